@@ -1,0 +1,262 @@
+#include "ctx.h"
+#include "input/input.h"
+#include "fsdpa_config.h"
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t fsdpa_version(void) { return FSDPA_VERSION_HEX; }
+
+const char *fsdpa_version_string(void) { return FSDPA_VERSION_STRING; }
+
+const char *fsdpa_status_str(fsdpa_status st) {
+  switch (st) {
+    case FSDPA_OK: return "FSDPA_OK: success";
+    case FSDPA_ENOMEM: return "FSDPA_ENOMEM: out of memory";
+    case FSDPA_EINVAL: return "FSDPA_EINVAL: invalid argument";
+    case FSDPA_EPARSE: return "FSDPA_EPARSE: malformed input";
+    case FSDPA_ENOTTRACE: return "FSDPA_ENOTTRACE: not a Kineto trace";
+    case FSDPA_ETRUNCATED: return "FSDPA_ETRUNCATED: input ended inside the document";
+    case FSDPA_ELIMIT: return "FSDPA_ELIMIT: a configured limit was reached";
+    case FSDPA_ESTATE: return "FSDPA_ESTATE: call not valid in this state";
+    case FSDPA_EBUFS: return "FSDPA_EBUFS: buffer too small";
+    case FSDPA_EIO: return "FSDPA_EIO: read error";
+  }
+  return "unknown status";
+}
+
+void fsdpa_options_init(fsdpa_options *o) {
+  if (!o) return;
+  memset(o, 0, sizeof *o);
+  o->size = sizeof *o;
+  o->rank = FSDPA_ABSENT;
+}
+
+int ctx_struct_ok(size_t given, size_t v1) { return given == 0 || given >= v1; }
+
+fsdpa_status ctx_fail(fsdpa_ctx *c, fsdpa_status st, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->err, sizeof c->err, fmt, ap);
+  va_end(ap);
+  return st;
+}
+
+static void set_name(fsdpa_ctx *c, const char *name) {
+  if (!name) name = "<input>";
+  size_t n = strlen(name) + 1;
+  char *p = fa_malloc(&c->alloc, n);
+  if (!p) return;  /* messages fall back to "<input>" */
+  memcpy(p, name, n);
+  fa_free(&c->alloc, c->name, c->name_cap);
+  c->name = p;
+  c->name_cap = n;
+}
+
+fsdpa_status fsdpa_ctx_new(fsdpa_ctx **out, const fsdpa_options *opts) {
+  if (!out) return FSDPA_EINVAL;
+  *out = NULL;
+  fsdpa_options o;
+  fsdpa_options_init(&o);
+  if (opts) {
+    if (opts->size < offsetof(fsdpa_options, rank) + sizeof(int64_t)) return FSDPA_EINVAL;
+    memcpy(&o, opts, sizeof o);
+  }
+  fa_alloc a;
+  fa_init(&a, o.allocator, o.max_memory_bytes);
+  fsdpa_ctx *c = fa_calloc(&a, sizeof *c);
+  if (!c) return fa_fail_status(&a);
+  c->alloc = a;
+  store_init(&c->st);
+  c->max_input_bytes = o.max_input_bytes;
+  c->rank_opt = o.rank;
+  fsdpa_trace_info_init(&c->info);
+  c->info.rank = o.rank;
+  c->err_offset = FSDPA_ABSENT;
+  static const int64_t defaults[P__COUNT] = {
+#define PARAM(id, name, def, desc) def,
+#include "params.def"
+#undef PARAM
+  };
+  memcpy(c->params, defaults, sizeof defaults);
+  set_name(c, o.name);
+  *out = c;
+  return FSDPA_OK;
+}
+
+void fsdpa_ctx_free(fsdpa_ctx *c) {
+  if (!c) return;
+  if (c->input) input_free(c->input);
+  store_free(&c->alloc, &c->st);
+  fa_free(&c->alloc, c->name, c->name_cap);
+  fa_alloc a = c->alloc;
+  fa_free(&a, c, sizeof *c);
+}
+
+const char *fsdpa_errmsg(const fsdpa_ctx *c) { return c ? c->err : "no context"; }
+int64_t fsdpa_error_offset(const fsdpa_ctx *c) { return c ? c->err_offset : FSDPA_ABSENT; }
+
+
+/* ---- events ---- */
+
+void fsdpa_event_init(fsdpa_event *ev) {
+  if (!ev) return;
+  memset(ev, 0, sizeof *ev);
+  ev->size = sizeof *ev;
+  ev->pid = ev->tid = ev->ts_ns = ev->dur_ns = FSDPA_ABSENT;
+  ev->correlation = ev->external_id = ev->stream = ev->device = FSDPA_ABSENT;
+  ev->bytes = ev->total_allocated = ev->total_reserved = FSDPA_ABSENT;
+  ev->device_type = ev->device_id = FSDPA_ABSENT;
+  ev->in_msg_nelems = ev->out_msg_nelems = ev->group_size = ev->seq = FSDPA_ABSENT;
+  ev->wait_on_stream = ev->wait_on_event_corr = FSDPA_ABSENT;
+}
+
+static fsdpa_status add_event(fsdpa_ctx *c, const fsdpa_event *ev) {
+  fsdpa_status st = store_add(&c->alloc, &c->st, ev);
+  if (st != FSDPA_OK)
+    return ctx_fail(c, st, "%s: %s while storing event %llu", c->name ? c->name : "<input>",
+                    st == FSDPA_ELIMIT ? "memory cap reached" : "out of memory",
+                    (unsigned long long)c->st.stats.events);
+  return FSDPA_OK;
+}
+
+fsdpa_status fsdpa_add_event(fsdpa_ctx *c, const fsdpa_event *ev) {
+  if (!c || !ev) return FSDPA_EINVAL;
+  ctx_clear(c);
+  if (ev->size < sizeof(fsdpa_event)) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_event.size too small");
+  return add_event(c, ev);
+}
+
+void fsdpa_trace_info_init(fsdpa_trace_info *i) {
+  if (!i) return;
+  i->size = sizeof *i;
+  i->rank = i->world_size = i->base_time_ns = FSDPA_ABSENT;
+}
+
+fsdpa_status fsdpa_set_trace_info(fsdpa_ctx *c, const fsdpa_trace_info *i) {
+  if (!c || !i) return FSDPA_EINVAL;
+  if (!ctx_struct_ok(i->size, sizeof *i)) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_trace_info.size");
+  /* an explicit rank option wins over the trace's own distributedInfo */
+  if (i->rank != FSDPA_ABSENT && c->rank_opt == FSDPA_ABSENT) c->info.rank = i->rank;
+  if (i->world_size != FSDPA_ABSENT) c->info.world_size = i->world_size;
+  if (i->base_time_ns != FSDPA_ABSENT) c->info.base_time_ns = i->base_time_ns;
+  return FSDPA_OK;
+}
+
+fsdpa_status fsdpa_get_trace_info(const fsdpa_ctx *c, fsdpa_trace_info *i) {
+  if (!c || !i) return FSDPA_EINVAL;
+  *i = c->info;
+  return FSDPA_OK;
+}
+
+/* ---- feeding ---- */
+
+static fsdpa_status sink_event(void *ud, const fsdpa_event *ev) { return add_event(ud, ev); }
+static fsdpa_status sink_meta(void *ud, const fsdpa_trace_info *i) {
+  return fsdpa_set_trace_info(ud, i);
+}
+
+static fsdpa_status input_error(fsdpa_ctx *c, fsdpa_status st) {
+  c->failed = 1;
+  if (!c->err[0]) {
+    const char *m = c->input ? input_errmsg(c->input) : "";
+    snprintf(c->err, sizeof c->err, "%s", m[0] ? m : fsdpa_status_str(st));
+  }
+  if (c->input) c->err_offset = input_error_offset(c->input);
+  return st;
+}
+
+static fsdpa_status ensure_input(fsdpa_ctx *c) {
+  if (c->input) return FSDPA_OK;
+  input_sink sink = {sink_event, sink_meta, c};
+  fsdpa_status st = input_new(&c->input, &c->alloc, c->name ? c->name : "<input>",
+                              c->max_input_bytes, &sink);
+  if (st != FSDPA_OK)
+    return ctx_fail(c, st, "%s: cannot create the input parser: %s",
+                    c->name ? c->name : "<input>", fsdpa_status_str(st));
+  return FSDPA_OK;
+}
+
+fsdpa_status fsdpa_feed(fsdpa_ctx *c, const void *data, size_t len) {
+  if (!c || (!data && len)) return FSDPA_EINVAL;
+  if (c->failed || c->finished) {
+    ctx_clear(c);
+    return ctx_fail(c, FSDPA_ESTATE, "%s: %s", c->name ? c->name : "<input>",
+                    c->failed ? "input already failed; no more bytes accepted"
+                              : "fsdpa_finish() was already called");
+  }
+  ctx_clear(c);
+  fsdpa_status st = ensure_input(c);
+  if (st != FSDPA_OK) return st;
+  st = input_feed(c->input, data, len);
+  c->st.stats.input_bytes = input_bytes_in(c->input);
+  c->st.stats.json_bytes = input_json_bytes(c->input);
+  return st == FSDPA_OK ? st : input_error(c, st);
+}
+
+fsdpa_status fsdpa_finish(fsdpa_ctx *c) {
+  if (!c) return FSDPA_EINVAL;
+  if (c->failed || c->finished) {
+    ctx_clear(c);
+    return ctx_fail(c, FSDPA_ESTATE, "%s: %s", c->name ? c->name : "<input>",
+                    c->failed ? "input already failed" : "fsdpa_finish() was already called");
+  }
+  ctx_clear(c);
+  fsdpa_status st = ensure_input(c);
+  if (st != FSDPA_OK) return st;
+  c->finished = 1;
+  st = input_finish(c->input);
+  c->st.stats.input_bytes = input_bytes_in(c->input);
+  c->st.stats.json_bytes = input_json_bytes(c->input);
+  return st == FSDPA_OK ? st : input_error(c, st);
+}
+
+fsdpa_status fsdpa_feed_file(fsdpa_ctx *c, const char *path) {
+  if (!c || !path) return FSDPA_EINVAL;
+  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+  if (!f) {
+    ctx_clear(c);
+    c->failed = 1;
+    return ctx_fail(c, FSDPA_EIO, "%s: cannot open: %s", path, strerror(errno));
+  }
+  enum { BUF = 1 << 20 };
+  char *buf = fa_malloc(&c->alloc, BUF);
+  fsdpa_status st = FSDPA_OK;
+  if (!buf) {
+    st = ctx_fail(c, fa_fail_status(&c->alloc), "%s: out of memory", path);
+  } else {
+    size_t n;
+    while ((n = fread(buf, 1, BUF, f)) > 0) {
+      st = fsdpa_feed(c, buf, n);
+      if (st != FSDPA_OK) break;
+    }
+    if (st == FSDPA_OK && ferror(f)) {
+      c->failed = 1;
+      st = ctx_fail(c, FSDPA_EIO, "%s: read error: %s", path, strerror(errno));
+    }
+    if (st == FSDPA_OK) st = fsdpa_finish(c);
+  }
+  fa_free(&c->alloc, buf, BUF);
+  if (f != stdin) fclose(f);
+  return st;
+}
+
+fsdpa_status fsdpa_get_stats(const fsdpa_ctx *c, fsdpa_stats *out) {
+  if (!c || !out) return FSDPA_EINVAL;
+  size_t n = out->size;
+  if (!ctx_struct_ok(n, sizeof *out)) return FSDPA_EINVAL;
+  fsdpa_stats s = c->st.stats;
+  s.size = sizeof s;
+  s.memory_bytes = c->alloc.used;
+  s.names = intern_count(&c->st.names);
+  *out = s;
+  return FSDPA_OK;
+}
+
+const store_views *ctx_views(fsdpa_ctx *c) {
+  const store_views *v = store_get_views(&c->alloc, &c->st);
+  if (!v) ctx_fail(c, fa_fail_status(&c->alloc), "out of memory building the timeline views");
+  return v;
+}

@@ -1,0 +1,60 @@
+/* The context: one trace (one rank), its allocator, input pipeline, event
+ * store and analysis parameters. */
+#ifndef FSDPA_CTX_H
+#define FSDPA_CTX_H
+#include "fsdpa/fsdpa.h"
+#include "util/alloc.h"
+#include "events/store.h"
+
+enum {
+#define PARAM(id, name, def, desc) P_##id,
+#include "params.def"
+#undef PARAM
+  P__COUNT
+};
+
+struct fsdpa_input;
+
+struct fsdpa_ctx {
+  fa_alloc alloc;
+  char *name;                 /* input name for messages */
+  size_t name_cap;
+  struct fsdpa_input *input;  /* created on first feed */
+  uint64_t max_input_bytes;
+  int finished;               /* fsdpa_finish() called */
+  int failed;                 /* an input error happened: refuse more bytes */
+  store st;
+  int64_t rank_opt;           /* from options */
+  fsdpa_trace_info info;
+  int64_t params[P__COUNT];
+  char err[512];
+  int64_t err_offset;
+};
+
+/* Absolute ns on the trace clock for a stored (relative) time. */
+static inline int64_t ctx_abs(const fsdpa_ctx *c, int64_t rel) {
+  int64_t b = c->info.base_time_ns == FSDPA_ABSENT ? 0 : c->info.base_time_ns;
+  return rel + b;
+}
+static inline int64_t ctx_base(const fsdpa_ctx *c) {
+  return c->info.base_time_ns == FSDPA_ABSENT ? 0 : c->info.base_time_ns;
+}
+
+/* printf-style message into ctx->err; returns st for tail calls. */
+fsdpa_status ctx_fail(fsdpa_ctx *c, fsdpa_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Clear the message at the start of a public call. */
+static inline void ctx_clear(fsdpa_ctx *c) { c->err[0] = 0; }
+/* Resolve a query to a relative window [t0,t1) and selection; EINVAL on a bad step. */
+typedef struct qwin {
+  int64_t t0, t1;      /* relative ns */
+  int64_t device, stream;  /* FSDPA_ABSENT = all */
+} qwin;
+fsdpa_status ctx_resolve_query(fsdpa_ctx *c, const fsdpa_query *q, qwin *w);
+/* Views or an ENOMEM message. */
+const store_views *ctx_views(fsdpa_ctx *c);
+/* Steps sorted by start (cached in a scratch buffer owned by ctx). */
+size_t ctx_sorted_steps(const fsdpa_ctx *c, step_rec *out, size_t cap);
+/* Check a caller's struct size field: must be 0 (= current) or >= the v1 size. */
+int ctx_struct_ok(size_t given, size_t v1);
+#endif

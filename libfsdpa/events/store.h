@@ -1,0 +1,148 @@
+/* The event store: compact records decoded from the trace, by kind, plus
+ * tracks (CPU threads, GPU streams) and interned names.  Analyses read it;
+ * nothing in it depends on any analysis.
+ *
+ * Times are kept relative to the trace clock as parsed (ts as in the file,
+ * in ns); the public API adds ctx->base_ns.  Records arrive in file order,
+ * which is not time order; store_views() builds sorted per-track indexes on
+ * demand and caches them until more events arrive. */
+#ifndef FSDPA_EVENTS_STORE_H
+#define FSDPA_EVENTS_STORE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "fsdpa/fsdpa.h"
+#include "util/alloc.h"
+#include "util/intern.h"
+#include "timeline/interval.h"
+
+#define AUX_NONE UINT32_MAX
+
+/* 48 bytes: kernels, memcpy/memset, cuda_sync, runtime calls, cpu ops,
+ * annotations. */
+typedef struct ev_rec {
+  int64_t ts;      /* start, ns (relative clock) */
+  int64_t end;     /* ts + dur (dur clamped >= 0) */
+  int64_t corr;    /* correlation id or FSDPA_ABSENT */
+  int64_t ext;     /* External id or FSDPA_ABSENT */
+  uint32_t name;   /* intern id */
+  uint32_t track;  /* track id */
+  uint32_t aux;    /* kernels / record_param_comms: coll_info index; runtime: i64 side value
+                      (bytes) index; cuda_sync: sync_info index; else AUX_NONE */
+  uint8_t kind;    /* enum rec_kind */
+  uint8_t pad8;
+  uint16_t pad16;
+} ev_rec;
+
+/* Collective metadata from kernel args or record_param_comms. */
+typedef struct coll_info {
+  uint32_t coll_name;  /* intern id of "Collective name" or INTERN_NONE */
+  uint32_t dtype;      /* intern id or INTERN_NONE */
+  uint32_t pg_name;    /* intern id or INTERN_NONE */
+  int32_t group_size;  /* -1 unknown */
+  int64_t in_nelems, out_nelems, seq;  /* FSDPA_ABSENT if unknown */
+} coll_info;
+
+/* cuda_sync extras. */
+typedef struct sync_info {
+  uint32_t sync_kind;  /* intern id of cuda_sync_kind or INTERN_NONE */
+  uint32_t pad;
+  int64_t wait_on_stream, wait_on_event_corr;
+} sync_info;
+
+/* [memory] / [OutOfMemory] instant. 48 bytes. */
+typedef struct mem_rec {
+  int64_t ts;
+  int64_t bytes;           /* > 0 alloc, < 0 free; ABSENT if missing */
+  int64_t total_allocated; /* ABSENT if missing */
+  int64_t total_reserved;  /* ABSENT if missing */
+  int32_t device_type;     /* c10::DeviceType (0 CPU, 1 CUDA ...), -1 unknown */
+  int32_t device_id;
+  uint32_t track;
+  uint8_t oom;             /* [OutOfMemory] */
+  uint8_t pad[3];
+} mem_rec;
+
+enum {
+  TRACK_GPU = 1u << 0,
+  TRACK_AUTOGRAD = 1u << 1,  /* thread named pt_autograd_* */
+  TRACK_MAIN = 1u << 2       /* thread holding ProfilerStep annotations */
+};
+
+typedef struct track {
+  int64_t pid, tid;   /* GPU: pid = device, tid = stream */
+  uint32_t flags;
+  uint32_t label;     /* thread_name (intern id) or INTERN_NONE */
+} track;
+
+typedef struct step_rec {
+  int64_t number;
+  int64_t ts, end;    /* relative */
+  uint32_t track;
+} step_rec;
+
+/* Sorted, per-GPU-stream view of GPU activity (built on demand). */
+typedef struct gpu_stream_view {
+  uint32_t track;
+  int64_t device, stream;
+  uint32_t *ops;      /* indices into store.gpu, sorted by (ts, end) */
+  size_t nops;
+  iv *busy;           /* union of the ops (relative ns) */
+  size_t nbusy;
+  uint64_t kernels, comm_kernels, memops;
+  int role;           /* fsdpa_stream_role */
+} gpu_stream_view;
+
+typedef struct store_views {
+  uint64_t gen;              /* store generation these views were built at; 0 = never */
+  gpu_stream_view *streams;  /* sorted by (device, stream) */
+  size_t nstreams;
+  iv *all_busy;              /* union over all streams of GPU activity */
+  size_t nall, nall_alloc;
+  /* correlation -> runtime record, open addressing; keys FSDPA_ABSENT = empty */
+  int64_t *corr_keys;
+  uint32_t *corr_vals;
+  size_t corr_slots;
+  size_t bytes;              /* memory held by the views */
+} store_views;
+
+typedef struct store {
+  intern_table names;
+  fa_vec name_info;   /* uint32_t per name id: classify_name() bits */
+  fa_vec gpu;         /* ev_rec: kernel, memcpy, memset */
+  fa_vec gsync;       /* ev_rec: cuda_sync */
+  fa_vec gannot;      /* ev_rec: gpu_user_annotation */
+  fa_vec rt;          /* ev_rec: runtime / driver calls */
+  fa_vec cpu;         /* ev_rec: cpu_op and user_annotation */
+  fa_vec mem;         /* mem_rec */
+  fa_vec colls;       /* coll_info */
+  fa_vec syncs;       /* sync_info */
+  fa_vec side;        /* int64_t values referenced by runtime aux (bytes) */
+  fa_vec steps;       /* step_rec, in arrival order */
+  fa_vec tracks;      /* track */
+  uint32_t *track_slots;  /* hash (pid,tid,gpu) -> id+1 */
+  size_t track_nslots;
+  uint64_t gen;       /* bumped on every retained event */
+  fsdpa_stats stats;
+  store_views views;
+} store;
+
+void store_init(store *s);
+void store_free(fa_alloc *a, store *s);
+/* Decode one event into the store (or count and drop it). */
+fsdpa_status store_add(fa_alloc *a, store *s, const fsdpa_event *ev);
+/* Build (or reuse) the sorted views.  NULL on allocation failure. */
+const store_views *store_get_views(fa_alloc *a, store *s);
+/* Runtime record index for a correlation id, or UINT32_MAX. */
+uint32_t store_runtime_for_corr(const store_views *v, int64_t corr);
+
+static inline uint32_t store_name_info(const store *s, uint32_t name) {
+  return name < s->name_info.len ? FA_VEC_AT(&s->name_info, uint32_t, name) : 0;
+}
+static inline const char *store_name(const store *s, uint32_t name) {
+  return intern_str(&s->names, name);
+}
+static inline const track *store_track(const store *s, uint32_t id) {
+  return &FA_VEC_AT(&s->tracks, track, id);
+}
+#define STORE_REC(v, i) (&FA_VEC_AT(v, ev_rec, i))
+#endif

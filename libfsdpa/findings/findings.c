@@ -1,0 +1,118 @@
+#include "findings/findings.h"
+#include "fsdpa/fsdpa.h"
+#include <stdlib.h>
+#include <string.h>
+
+void findings_init(findings *f, fa_alloc *a) { memset(f, 0, sizeof *f); f->a = a; }
+
+static void finding_free(fa_alloc *a, finding *x) {
+  fa_free(a, x->title, x->title_n);
+  fa_free(a, x->detail, x->detail_n);
+  fa_free(a, x->advice, x->advice_n);
+  fa_free(a, x->evidence, x->evidence_n);
+}
+
+void findings_free(findings *f) {
+  for (size_t i = 0; i < f->n; i++) finding_free(f->a, &f->v[i]);
+  fa_free(f->a, f->v, f->cap * sizeof(finding));
+  f->v = NULL;
+  f->n = f->cap = 0;
+}
+
+static char *dup(fa_alloc *a, const char *s, size_t *n) {
+  if (!s) s = "";
+  *n = strlen(s) + 1;
+  char *p = fa_malloc(a, *n);
+  if (p) memcpy(p, s, *n);
+  return p;
+}
+
+finding *findings_add(findings *f, const char *id, int severity, int64_t rank, int64_t step,
+                      int64_t cost_ns, const char *title, const char *detail, const char *advice,
+                      const char *evidence_json) {
+  if (f->failed) return NULL;
+  if (f->n == f->cap) {
+    size_t nc = f->cap ? f->cap * 2 : 16;
+    finding *nv = fa_realloc(f->a, f->v, f->cap * sizeof(finding), nc * sizeof(finding));
+    if (!nv) { f->failed = fa_fail_status(f->a); return NULL; }
+    f->v = nv;
+    f->cap = nc;
+  }
+  finding x;
+  memset(&x, 0, sizeof x);
+  x.id = id;
+  x.severity = severity;
+  x.rank = rank;
+  x.step = step;
+  x.cost_ns = cost_ns < 0 ? 0 : cost_ns;
+  x.title = dup(f->a, title, &x.title_n);
+  x.detail = dup(f->a, detail, &x.detail_n);
+  x.advice = dup(f->a, advice, &x.advice_n);
+  x.evidence = dup(f->a, evidence_json && *evidence_json ? evidence_json : "{}", &x.evidence_n);
+  if (!x.title || !x.detail || !x.advice || !x.evidence) {
+    finding_free(f->a, &x);
+    f->failed = fa_fail_status(f->a);
+    return NULL;
+  }
+  f->v[f->n] = x;
+  return &f->v[f->n++];
+}
+
+void finding_add_range(finding *x, int64_t t0, int64_t t1) {
+  if (!x || x->nranges >= FINDING_MAX_RANGES) return;
+  x->ranges[x->nranges++] = (iv){t0, t1};
+}
+
+static int cmp_finding(const void *pa, const void *pb) {
+  const finding *a = pa, *b = pb;
+  if (a->cost_ns != b->cost_ns) return a->cost_ns > b->cost_ns ? -1 : 1;
+  if (a->severity != b->severity) return a->severity > b->severity ? -1 : 1;
+  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+  if (a->step != b->step) return a->step < b->step ? -1 : 1;
+  return strcmp(a->id, b->id);
+}
+
+void findings_sort(findings *f) {
+  if (f->n > 1) qsort(f->v, f->n, sizeof *f->v, cmp_finding);
+}
+
+static const char *sev_name(int s) {
+  return s == SEV_CRITICAL ? "critical" : s == SEV_WARNING ? "warning" : "info";
+}
+
+void findings_write_json(const findings *f, jsonw *w) {
+  jw_arr(w);
+  for (size_t i = 0; i < f->n; i++) {
+    const finding *x = &f->v[i];
+    jw_obj(w);
+    jw_kstr(w, "id", x->id);
+    jw_kstr(w, "severity", sev_name(x->severity));
+    jw_ki64(w, "rank", x->rank);
+    jw_ki64(w, "step", x->step);
+    jw_kstr(w, "title", x->title);
+    jw_kstr(w, "detail", x->detail);
+    jw_kstr(w, "advice", x->advice);
+    jw_ki64(w, "cost_ns", x->cost_ns);
+    jw_key(w, "evidence");
+    /* evidence object plus the time ranges a viewer should jump to */
+    size_t n = strlen(x->evidence);
+    while (n && x->evidence[n - 1] != '}') n--;
+    if (n >= 2) {
+      sbuf *b = w->b;
+      size_t body = n - 1;  /* without the closing brace */
+      int empty = 1;
+      for (size_t k = 1; k < body; k++)
+        if (x->evidence[k] != ' ' && x->evidence[k] != '\n') { empty = 0; break; }
+      jw_raw(w, x->evidence, body);
+      sb_puts(b, empty ? "\"ranges\":[" : ",\"ranges\":[");
+      for (int r = 0; r < x->nranges; r++)
+        sb_printf(b, "%s{\"start_ns\":%lld,\"end_ns\":%lld}", r ? "," : "",
+                  (long long)x->ranges[r].s, (long long)x->ranges[r].e);
+      sb_puts(b, "]}");
+    } else {
+      jw_null(w);
+    }
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
+}

@@ -1,0 +1,47 @@
+/* Findings: the one place diagnoses are collected.  Each analysis appends
+ * findings (id from the report contract, severity, the time they cost, a
+ * sentence with the numbers, advice, evidence); the report orders them by
+ * cost, worst first. */
+#ifndef FSDPA_FINDINGS_H
+#define FSDPA_FINDINGS_H
+#include <stdint.h>
+#include "util/alloc.h"
+#include "util/jsonw.h"
+#include "timeline/interval.h"
+
+enum { SEV_INFO = 0, SEV_WARNING = 1, SEV_CRITICAL = 2 };
+
+#define FINDING_MAX_RANGES 4
+
+typedef struct finding {
+  const char *id;        /* static: "gpu-starvation", ... */
+  int severity;
+  int64_t rank;          /* FSDPA_ABSENT if unknown */
+  int64_t step;          /* ProfilerStep number, FSDPA_ABSENT = whole trace */
+  int64_t cost_ns;       /* time the problem costs (ordering key) */
+  char *title, *detail, *advice;  /* owned (fa_alloc) */
+  char *evidence;        /* JSON object text, owned; ranges are added by the writer */
+  size_t title_n, detail_n, advice_n, evidence_n;  /* allocation sizes */
+  iv ranges[FINDING_MAX_RANGES];  /* absolute ns, worst first */
+  int nranges;
+} finding;
+
+typedef struct findings {
+  fa_alloc *a;
+  finding *v;
+  size_t n, cap;
+  int failed;            /* fsdpa_status of the first failure */
+} findings;
+
+void findings_init(findings *f, fa_alloc *a);
+void findings_free(findings *f);
+/* Add a finding; strings are copied; evidence_json may be NULL ("{}").
+ * Returns the stored finding (to add ranges) or NULL on failure. */
+finding *findings_add(findings *f, const char *id, int severity, int64_t rank, int64_t step,
+                      int64_t cost_ns, const char *title, const char *detail, const char *advice,
+                      const char *evidence_json);
+void finding_add_range(finding *x, int64_t t0_abs, int64_t t1_abs);
+/* Sort by cost (desc), then severity (desc), then rank, step, id. */
+void findings_sort(findings *f);
+void findings_write_json(const findings *f, jsonw *w);
+#endif

@@ -1,0 +1,29 @@
+/* Report layer: turns the analyses of one or more contexts into the JSON
+ * contract, text for people, or an HTML page. */
+#ifndef FSDPA_REPORT_H
+#define FSDPA_REPORT_H
+#include "ctx.h"
+#include "util/jsonw.h"
+#include "findings/findings.h"
+
+typedef struct report_in {
+  fsdpa_ctx *const *ctxs;
+  const char *const *paths;
+  size_t n;
+  int64_t *ranks;            /* resolved rank per context */
+  findings all;              /* every finding, sorted by cost */
+  const fsdpa_report_options *opts;
+} report_in;
+
+/* Write the whole JSON report (contract fsdpa.report/1). */
+fsdpa_status report_json(report_in *in, sbuf *out, int pretty);
+/* Text for a terminal (uses the same analyses and findings). */
+fsdpa_status report_text(report_in *in, sbuf *out);
+/* One self-contained HTML page. */
+fsdpa_status report_html(report_in *in, sbuf *out);
+/* The rank section of one context (also used by the HTML page's data). */
+fsdpa_status report_rank_json(fsdpa_ctx *c, int64_t rank, jsonw *w);
+static inline const char *report_path(const report_in *in, size_t i) {
+  return in->paths && in->paths[i] ? in->paths[i] : "<input>";
+}
+#endif

@@ -1,0 +1,122 @@
+#include "util/alloc.h"
+#include "fsdpa_config.h"
+#include <stdlib.h>
+#include <string.h>
+#if FSDPA_HAVE_MIMALLOC
+#include <mimalloc.h>
+#endif
+
+/* Only mi_* names are used (never malloc through libmimalloc's exported
+ * override symbols), and never a per-context mi_heap_t: a mimalloc v2 heap
+ * allocates only on its creating thread, and Go/Python callers switch threads. */
+static void *def_malloc(size_t n) {
+#if FSDPA_HAVE_MIMALLOC
+  return mi_malloc(n);
+#else
+  return malloc(n);
+#endif
+}
+static void *def_realloc(void *p, size_t n) {
+#if FSDPA_HAVE_MIMALLOC
+  return mi_realloc(p, n);
+#else
+  return realloc(p, n);
+#endif
+}
+static void def_free(void *p) {
+#if FSDPA_HAVE_MIMALLOC
+  mi_free(p);
+#else
+  free(p);
+#endif
+}
+
+void fa_init(fa_alloc *a, const fsdpa_allocator *user, uint64_t cap) {
+  memset(a, 0, sizeof *a);
+  if (user && user->malloc_fn && user->free_fn) a->user = *user;
+  a->cap = cap;
+}
+
+static int over_cap(fa_alloc *a, size_t add) {
+  if (a->cap && (a->used + add > a->cap || a->used + add < a->used)) {
+    a->limit_hit = 1;
+    return 1;
+  }
+  return 0;
+}
+
+void *fa_malloc(fa_alloc *a, size_t n) {
+  if (n == 0) n = 1;
+  if (over_cap(a, n)) return NULL;
+  void *p = a->user.malloc_fn ? a->user.malloc_fn(a->user.ud, n) : def_malloc(n);
+  if (!p) { a->limit_hit = 0; return NULL; }
+  a->used += n;
+  if (a->used > a->peak) a->peak = a->used;
+  return p;
+}
+
+void *fa_calloc(fa_alloc *a, size_t n) {
+  void *p = fa_malloc(a, n);
+  if (p) memset(p, 0, n);
+  return p;
+}
+
+void *fa_realloc(fa_alloc *a, void *p, size_t old_n, size_t new_n) {
+  if (!p) return fa_malloc(a, new_n);
+  if (new_n == 0) new_n = 1;
+  if (new_n > old_n && over_cap(a, new_n - old_n)) return NULL;
+  void *q;
+  if (a->user.malloc_fn) {
+    if (a->user.realloc_fn) {
+      q = a->user.realloc_fn(a->user.ud, p, old_n, new_n);
+    } else {
+      q = a->user.malloc_fn(a->user.ud, new_n);
+      if (q) {
+        memcpy(q, p, old_n < new_n ? old_n : new_n);
+        a->user.free_fn(a->user.ud, p, old_n);
+      }
+    }
+  } else {
+    q = def_realloc(p, new_n);
+  }
+  if (!q) { a->limit_hit = 0; return NULL; }
+  a->used = a->used - old_n + new_n;
+  if (a->used > a->peak) a->peak = a->used;
+  return q;
+}
+
+void fa_free(fa_alloc *a, void *p, size_t n) {
+  if (!p) return;
+  if (n == 0) n = 1;
+  a->used -= n;
+  if (a->user.malloc_fn) a->user.free_fn(a->user.ud, p, n);
+  else def_free(p);
+}
+
+int fa_vec_reserve(fa_alloc *a, fa_vec *v, size_t item, size_t extra) {
+  if (v->len + extra <= v->cap) return 0;
+  size_t nc = v->cap ? v->cap : 16;
+  while (nc < v->len + extra) {
+    if (nc > SIZE_MAX / 2 / item) return -1;
+    nc *= 2;
+  }
+  void *nd = fa_realloc(a, v->data, v->cap * item, nc * item);
+  if (!nd) return -1;
+  v->data = nd;
+  v->cap = nc;
+  return 0;
+}
+
+void *fa_vec_push(fa_alloc *a, fa_vec *v, size_t item, const void *src) {
+  if (fa_vec_reserve(a, v, item, 1)) return NULL;
+  void *dst = (char *)v->data + v->len * item;
+  memcpy(dst, src, item);
+  v->len++;
+  return dst;
+}
+
+void fa_vec_free(fa_alloc *a, fa_vec *v, size_t item) {
+  fa_free(a, v->data, v->cap * item);
+  v->data = NULL;
+  v->len = v->cap = 0;
+}

@@ -1,0 +1,404 @@
+/* fsdpa: command-line front end of libfsdpa.
+ *
+ *   fsdpa analyze [options] TRACE [TRACE ...]
+ *
+ * Exit status (report contract): 0 report written; 1 findings at or above
+ * --fail-on; 2 bad usage; 3 an input could not be read or is not a trace. */
+#include <fsdpa/fsdpa.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_INPUT = 3 };
+
+static const char *prog = "fsdpa";
+
+static void usage_main(FILE *f) {
+  fprintf(f,
+          "usage: fsdpa <command> [options]\n"
+          "\n"
+          "Reads PyTorch profiler (Kineto) traces of distributed training and says, with\n"
+          "numbers and evidence, why the GPUs are not busy.\n"
+          "\n"
+          "commands:\n"
+          "  analyze    analyze one trace per rank and print a report (text, json, html)\n"
+          "  params     list the analysis thresholds that --set can change\n"
+          "  version    print the version\n"
+          "  help CMD   help for a command\n"
+          "\n"
+          "Run 'fsdpa help analyze' for the options of analyze.\n");
+}
+
+static void usage_analyze(FILE *f) {
+  fprintf(f,
+          "usage: fsdpa analyze [options] TRACE [TRACE ...]\n"
+          "\n"
+          "TRACE is a Kineto / PyTorch-profiler Chrome trace, plain or gzip (.json, .json.gz),\n"
+          "or '-' for standard input.  Several TRACEs are the ranks of one job (rank taken from\n"
+          "distributedInfo.rank, else the order given).\n"
+          "\n"
+          "options:\n"
+          "  -f, --format FMT     text (default on a terminal), json (default otherwise), html\n"
+          "  -o, --output FILE    write the report to FILE instead of standard output\n"
+          "      --fail-on SEV    exit 1 if a finding of severity SEV or worse exists\n"
+          "                       (info, warning, critical); off by default\n"
+          "      --set KEY=VALUE  change an analysis threshold (see 'fsdpa params')\n"
+          "  -j, --jobs N         read N ranks in parallel (default 1)\n"
+          "      --color          color the text report even when not on a terminal\n"
+          "      --no-color       never color (NO_COLOR in the environment does the same)\n"
+          "      --no-progress    no progress bar on stderr\n"
+          "      --max-memory MB  refuse to hold more than MB MiB per trace\n"
+          "  -h, --help           this help\n"
+          "\n"
+          "exit status: 0 report written, 1 findings at or above --fail-on, 2 bad usage,\n"
+          "3 an input could not be read or is not a trace.\n");
+}
+
+typedef struct kv {
+  const char *key, *value;
+} kv;
+
+typedef struct job {
+  const char *path;
+  fsdpa_ctx *ctx;
+  fsdpa_status st;
+  uint64_t size, done;      /* for the progress bar */
+} job;
+
+typedef struct shared {
+  job *jobs;
+  size_t n, next;
+  pthread_mutex_t mu;
+  kv *sets;
+  size_t nsets;
+  uint64_t max_memory;
+  int progress;
+  uint64_t total_size;
+  time_t last_draw;
+} shared;
+
+static void draw_progress(shared *sh, int final) {
+  uint64_t done = 0;
+  for (size_t i = 0; i < sh->n; i++) done += sh->jobs[i].done;
+  double frac = sh->total_size ? (double)done / (double)sh->total_size : 1.0;
+  if (frac > 1) frac = 1;
+  int w = 40, full = (int)(frac * w);
+  fprintf(stderr, "\rreading [");
+  for (int i = 0; i < w; i++) fputc(i < full ? '=' : ' ', stderr);
+  fprintf(stderr, "] %3d%% %llu MB", (int)(frac * 100), (unsigned long long)(done >> 20));
+  if (final) fprintf(stderr, "\n");
+  fflush(stderr);
+}
+
+static fsdpa_status read_one(shared *sh, job *j) {
+  fsdpa_options o;
+  fsdpa_options_init(&o);
+  o.name = j->path;
+  o.max_memory_bytes = sh->max_memory;
+  fsdpa_status st = fsdpa_ctx_new(&j->ctx, &o);
+  if (st) return st;
+  for (size_t i = 0; i < sh->nsets; i++) {
+    st = fsdpa_set_param(j->ctx, sh->sets[i].key, sh->sets[i].value);
+    if (st) return st;
+  }
+  FILE *f = strcmp(j->path, "-") == 0 ? stdin : fopen(j->path, "rb");
+  if (!f) {
+    fprintf(stderr, "%s: %s: cannot open: %s\n", prog, j->path, strerror(errno));
+    return FSDPA_EIO;
+  }
+  enum { BUF = 1 << 20 };
+  char *buf = malloc(BUF);
+  if (!buf) {
+    if (f != stdin) fclose(f);
+    return FSDPA_ENOMEM;
+  }
+  size_t n;
+  st = FSDPA_OK;
+  while ((n = fread(buf, 1, BUF, f)) > 0) {
+    st = fsdpa_feed(j->ctx, buf, n);
+    if (st) break;
+    pthread_mutex_lock(&sh->mu);
+    j->done += n;
+    if (sh->progress) {
+      time_t now = time(NULL);
+      if (now != sh->last_draw) {
+        sh->last_draw = now;
+        draw_progress(sh, 0);
+      }
+    }
+    pthread_mutex_unlock(&sh->mu);
+  }
+  if (!st && ferror(f)) {
+    fprintf(stderr, "%s: %s: read error: %s\n", prog, j->path, strerror(errno));
+    st = FSDPA_EIO;
+  } else if (!st) {
+    st = fsdpa_finish(j->ctx);
+  }
+  free(buf);
+  if (f != stdin) fclose(f);
+  return st;
+}
+
+static void *worker(void *arg) {
+  shared *sh = arg;
+  for (;;) {
+    pthread_mutex_lock(&sh->mu);
+    size_t i = sh->next++;
+    pthread_mutex_unlock(&sh->mu);
+    if (i >= sh->n) break;
+    sh->jobs[i].st = read_one(sh, &sh->jobs[i]);
+  }
+  return NULL;
+}
+
+static int sev_rank(const char *s) {
+  if (!strcmp(s, "info")) return 0;
+  if (!strcmp(s, "warning")) return 1;
+  if (!strcmp(s, "critical")) return 2;
+  return -1;
+}
+
+/* highest severity among findings in a JSON report (cheap scan of the
+ * "severity" values we wrote ourselves) */
+static int max_severity(const char *json) {
+  int best = -1;
+  const char *p = json;
+  while ((p = strstr(p, "\"severity\": \"")) != NULL) {
+    p += 13;
+    int r = !strncmp(p, "critical", 8) ? 2 : !strncmp(p, "warning", 7) ? 1 : 0;
+    if (r > best) best = r;
+  }
+  return best;
+}
+
+static int cmd_analyze(int argc, char **argv) {
+  const char *format = NULL, *output = NULL, *fail_on = NULL;
+  int color = -1, progress = 1, jobs = 1;
+  uint64_t max_mem = 0;
+  kv *sets = calloc((size_t)argc, sizeof *sets);
+  const char **paths = calloc((size_t)argc, sizeof *paths);
+  size_t nsets = 0, npaths = 0;
+  int rc = 0;
+  if (!sets || !paths) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    return EXIT_INPUT;
+  }
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+#define NEED_ARG()                                                      \
+  do {                                                                  \
+    if (i + 1 >= argc) {                                                \
+      fprintf(stderr, "%s: %s needs an argument\n", prog, a);           \
+      rc = EXIT_USAGE;                                                  \
+      goto out;                                                         \
+    }                                                                   \
+  } while (0)
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage_analyze(stdout);
+      goto out;
+    } else if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
+      NEED_ARG();
+      format = argv[++i];
+    } else if (!strncmp(a, "--format=", 9)) {
+      format = a + 9;
+    } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+      NEED_ARG();
+      output = argv[++i];
+    } else if (!strcmp(a, "--fail-on")) {
+      NEED_ARG();
+      fail_on = argv[++i];
+    } else if (!strcmp(a, "--set")) {
+      NEED_ARG();
+      const char *s = argv[++i];
+      const char *eq = strchr(s, '=');
+      if (!eq) {
+        fprintf(stderr, "%s: --set needs KEY=VALUE, got '%s'\n", prog, s);
+        rc = EXIT_USAGE;
+        goto out;
+      }
+      char *key = strndup(s, (size_t)(eq - s));
+      sets[nsets].key = key;
+      sets[nsets++].value = eq + 1;
+    } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+      NEED_ARG();
+      jobs = atoi(argv[++i]);
+      if (jobs < 1) {
+        fprintf(stderr, "%s: -j needs a positive number\n", prog);
+        rc = EXIT_USAGE;
+        goto out;
+      }
+    } else if (!strcmp(a, "--color")) {
+      color = 1;
+    } else if (!strcmp(a, "--no-color")) {
+      color = 0;
+    } else if (!strcmp(a, "--no-progress")) {
+      progress = 0;
+    } else if (!strcmp(a, "--max-memory")) {
+      NEED_ARG();
+      max_mem = strtoull(argv[++i], NULL, 10) << 20;
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "%s: unknown option '%s' (see 'fsdpa help analyze')\n", prog, a);
+      rc = EXIT_USAGE;
+      goto out;
+    } else {
+      paths[npaths++] = a;
+    }
+  }
+  if (!npaths) {
+    fprintf(stderr, "%s: analyze needs at least one TRACE (see 'fsdpa help analyze')\n", prog);
+    rc = EXIT_USAGE;
+    goto out;
+  }
+  int to_tty = output == NULL && isatty(1);
+  fsdpa_report_options ro;
+  fsdpa_report_options_init(&ro);
+  if (!format) format = to_tty ? "text" : "json";
+  if (!strcmp(format, "json")) ro.format = FSDPA_FORMAT_JSON;
+  else if (!strcmp(format, "text")) ro.format = FSDPA_FORMAT_TEXT;
+  else if (!strcmp(format, "html")) ro.format = FSDPA_FORMAT_HTML;
+  else {
+    fprintf(stderr, "%s: unknown format '%s' (text, json, html)\n", prog, format);
+    rc = EXIT_USAGE;
+    goto out;
+  }
+  if (fail_on && sev_rank(fail_on) < 0) {
+    fprintf(stderr, "%s: --fail-on takes info, warning or critical\n", prog);
+    rc = EXIT_USAGE;
+    goto out;
+  }
+  const char *nc = getenv("NO_COLOR");
+  ro.color = color >= 0 ? color : (to_tty && !(nc && *nc));
+
+  /* validate --set keys before reading anything */
+  {
+    fsdpa_ctx *probe = NULL;
+    if (fsdpa_ctx_new(&probe, NULL) == FSDPA_OK) {
+      for (size_t i = 0; i < nsets; i++) {
+        if (fsdpa_set_param(probe, sets[i].key, sets[i].value) != FSDPA_OK) {
+          fprintf(stderr, "%s: --set: %s\n", prog, fsdpa_errmsg(probe));
+          rc = EXIT_USAGE;
+          fsdpa_ctx_free(probe);
+          goto out;
+        }
+      }
+      fsdpa_ctx_free(probe);
+    }
+  }
+
+  shared sh;
+  memset(&sh, 0, sizeof sh);
+  sh.jobs = calloc(npaths, sizeof(job));
+  sh.n = npaths;
+  sh.sets = sets;
+  sh.nsets = nsets;
+  sh.max_memory = max_mem;
+  pthread_mutex_init(&sh.mu, NULL);
+  if (!sh.jobs) {
+    rc = EXIT_INPUT;
+    goto out;
+  }
+  for (size_t i = 0; i < npaths; i++) {
+    sh.jobs[i].path = paths[i];
+    struct stat stt;
+    if (strcmp(paths[i], "-") && stat(paths[i], &stt) == 0) sh.total_size += (uint64_t)stt.st_size;
+  }
+  sh.progress = progress && isatty(2) && sh.total_size >= (64u << 20);
+  if ((size_t)jobs > npaths) jobs = (int)npaths;
+  if (jobs <= 1) {
+    worker(&sh);
+  } else {
+    pthread_t *th = calloc((size_t)jobs, sizeof *th);
+    int started = 0;
+    for (int t = 0; th && t < jobs; t++)
+      if (pthread_create(&th[t], NULL, worker, &sh) == 0) started++;
+    if (!started) worker(&sh);
+    for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+    free(th);
+  }
+  if (sh.progress) draw_progress(&sh, 1);
+
+  fsdpa_ctx **ctxs = calloc(npaths, sizeof *ctxs);
+  for (size_t i = 0; i < npaths; i++) {
+    job *j = &sh.jobs[i];
+    if (j->st != FSDPA_OK) {
+      const char *m = j->ctx ? fsdpa_errmsg(j->ctx) : "";
+      if (j->st != FSDPA_EIO || (m && *m))
+        fprintf(stderr, "%s: %s\n", prog, m && *m ? m : fsdpa_status_str(j->st));
+      rc = EXIT_INPUT;
+    }
+    if (ctxs) ctxs[i] = j->ctx;
+  }
+  if (!rc && ctxs) {
+    char *rep = NULL;
+    size_t len = 0;
+    fsdpa_status st = fsdpa_report(ctxs, paths, npaths, &ro, &rep, &len);
+    if (st) {
+      fprintf(stderr, "%s: report: %s\n", prog, fsdpa_errmsg(ctxs[0]));
+      rc = EXIT_INPUT;
+    } else {
+      FILE *out = output ? fopen(output, "wb") : stdout;
+      if (!out) {
+        fprintf(stderr, "%s: %s: cannot write: %s\n", prog, output, strerror(errno));
+        rc = EXIT_USAGE;
+      } else {
+        fwrite(rep, 1, len, out);
+        if (output) fclose(out);
+      }
+      if (!rc && fail_on) {
+        char *js = rep;
+        char *jrep = NULL;
+        if (ro.format != FSDPA_FORMAT_JSON) {
+          fsdpa_report_options jo;
+          fsdpa_report_options_init(&jo);
+          if (fsdpa_report(ctxs, paths, npaths, &jo, &jrep, NULL) == FSDPA_OK) js = jrep;
+        }
+        if (max_severity(js) >= sev_rank(fail_on)) rc = EXIT_FINDINGS;
+        fsdpa_free(jrep);
+      }
+      fsdpa_free(rep);
+    }
+  }
+  for (size_t i = 0; i < npaths; i++) fsdpa_ctx_free(sh.jobs[i].ctx);
+  free(ctxs);
+  free(sh.jobs);
+  pthread_mutex_destroy(&sh.mu);
+out:
+  for (size_t i = 0; i < nsets; i++) free((char *)sets[i].key);
+  free(sets);
+  free(paths);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage_main(stderr);
+    return EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+    printf("fsdpa %s\n", fsdpa_version_string());
+    return 0;
+  }
+  if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
+    usage_main(stdout);
+    return 0;
+  }
+  if (!strcmp(cmd, "help")) {
+    if (argc > 2 && !strcmp(argv[2], "analyze")) usage_analyze(stdout);
+    else usage_main(stdout);
+    return 0;
+  }
+  if (!strcmp(cmd, "params")) {
+    fputs(fsdpa_param_list(), stdout);
+    return 0;
+  }
+  if (!strcmp(cmd, "analyze")) return cmd_analyze(argc - 2, argv + 2);
+  fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
+  usage_main(stderr);
+  return EXIT_USAGE;
+}
