@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/** Marks a symbol as part of the exported API (everything else is hidden). */
 #if defined(_WIN32)
 #  define FSDPA_API __declspec(dllexport)
 #elif defined(__GNUC__) && __GNUC__ >= 4
@@ -326,8 +327,11 @@ FSDPA_API fsdpa_status fsdpa_query_timeline(fsdpa_ctx *ctx, const fsdpa_query *q
 /* ==== BEGIN overlap (issue 4) ==== */
 /* ==== END overlap ==== */
 
-/* ==== BEGIN backward_sync (issue 5) ==== */
-/* ==== END backward_sync ==== */
+/* ==== BEGIN backward (issue 5) ==== */
+/* ==== END backward ==== */
+
+/* ==== BEGIN sync_waits (issue 5) ==== */
+/* ==== END sync_waits ==== */
 
 /* ==== BEGIN allocator (issue 6) ==== */
 /* ==== END allocator ==== */
@@ -360,6 +364,8 @@ FSDPA_API void fsdpa_report_options_init(fsdpa_report_options *opts);
  * Write the report over one or more contexts (one per rank of a job).
  * @param ctxs    array of n contexts (each fed and, usually, finished)
  * @param paths   n input names for the `inputs` section (NULL entries or NULL array: "<input>")
+ * @param n       number of contexts (ranks)
+ * @param opts    format and options, or NULL for JSON
  * @param[out] out      receives a NUL-terminated buffer, release with fsdpa_free()
  * @param[out] out_len  receives its length in bytes (may be NULL)
  * @return ::FSDPA_OK, ::FSDPA_ENOMEM, ::FSDPA_EINVAL.  Errors are reported in
