@@ -1,0 +1,1798 @@
+#!/usr/bin/env python3
+"""tracegen: synthetic PyTorch-profiler (Kineto) Chrome traces of FSDP training
+with exactly known ground truth.
+
+Python 3 standard library only.  Usage:
+
+    python3 tools/tracegen/tracegen.py SCENARIO -o OUT.json[.gz] [--ranks N]
+        [--steps N] [--layers N] [--seed S] [--target-bytes BYTES]
+        [--format new|old|legacy19] [--nccl-names new|old]
+
+or, as a module:
+
+    import tracegen
+    truth = tracegen.generate("fsdp2_healthy", "out.json.gz", steps=4)
+
+Every trace gets a `<name>.truth.json` next to it (see README.md).  The
+simulation works in integer nanoseconds; the trace is streamed to disk one
+profiler step at a time and the ground truth is computed from the intervals
+actually emitted (own interval-union code, independent of libfsdpa).
+"""
+
+import argparse
+import gzip
+import json
+import os
+import random
+import sys
+import time
+import zlib
+
+US = 1000          # ns per microsecond
+MS = 1000 * US
+MIB = 1 << 20
+GIB = 1 << 30
+INF = 1 << 62
+
+KW_THRESHOLD_NS = 30 * US   # HTA consecutive_kernel_delay (30 us)
+
+# --------------------------------------------------------------------------
+# Kernel catalogue: name -> (regs/thread, shared mem, grid, block, blocks/SM,
+# warps/SM, est. occupancy).  Names copied from real traces / libraries.
+# --------------------------------------------------------------------------
+
+K_LN = ("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel"
+        "<c10::BFloat16, float>(int, float, c10::BFloat16 const*, c10::BFloat16 const*, "
+        "c10::BFloat16 const*, float*, float*, c10::BFloat16*)")
+K_GEMM = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas"
+K_GEMM_NT = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize128x256x64_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas"
+K_GEMM_NN = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize256x128x64_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas"
+K_FLASH = ("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, "
+           "cutlass::bfloat16_t, Flash_kernel_traits<128, 128, 64, 4, cutlass::bfloat16_t> >, false, true, "
+           "false, false, true, true, false, false>(pytorch_flash::Flash_fwd_params)")
+K_FLASH_BWD = ("void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<128, 64, 128, 8, "
+               "2, 4, 2, false, false, cutlass::bfloat16_t, Flash_kernel_traits<128, 64, 128, 8, cutlass::bfloat16_t> >, "
+               "true, false, false, false, false, true, false, false>(pytorch_flash::Flash_bwd_params)")
+K_FLASH_DOT = ("void pytorch_flash::flash_bwd_dot_do_o_kernel<true, Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, "
+               "false, false, cutlass::bfloat16_t, Flash_kernel_traits<128, 64, 128, 8, cutlass::bfloat16_t> > >"
+               "(pytorch_flash::Flash_bwd_params)")
+K_ADD = ("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, "
+         "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)")
+K_GELU = ("void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, "
+          "at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::"
+          "{lambda(c10::BFloat16)#1}, std::array<char*, 2ul> >(int, at::native::GeluCUDAKernelImpl("
+          "at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::"
+          "operator()() const::{lambda(c10::BFloat16)#1}, std::array<char*, 2ul>)")
+K_GELU_BWD = ("void at::native::vectorized_elementwise_kernel<4, at::native::GeluBackwardCUDAKernelImpl("
+              "at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::"
+              "operator()() const::{lambda(c10::BFloat16, c10::BFloat16)#1}, std::array<char*, 3ul> >(int, "
+              "at::native::GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::"
+              "{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::"
+              "{lambda(c10::BFloat16, c10::BFloat16)#1}, std::array<char*, 3ul>)")
+K_LN_BWD = ("void at::native::(anonymous namespace)::layer_norm_grad_input_kernel_vectorized<c10::BFloat16, float>"
+            "(c10::BFloat16 const*, c10::BFloat16 const*, float const*, float const*, c10::BFloat16 const*, "
+            "c10::BFloat16*, int)")
+K_LN_GB = ("void at::native::(anonymous namespace)::GammaBetaBackwardCUDAKernelTemplate<c10::BFloat16, float, "
+           "32u, 32u, 256u, false, true>(long, long, c10::BFloat16 const*, c10::BFloat16 const*, float const*, "
+           "float const*, c10::BFloat16*, c10::BFloat16*)")
+K_INDEX = ("void at::native::(anonymous namespace)::indexSelectLargeIndex<c10::BFloat16, long, unsigned int, 2, 2, "
+           "-2, true>(at::cuda::detail::TensorInfo<c10::BFloat16, unsigned int>, "
+           "at::cuda::detail::TensorInfo<c10::BFloat16, unsigned int>, at::cuda::detail::TensorInfo<long, unsigned int>, "
+           "int, int, unsigned int, unsigned int, long)")
+K_EMB_BWD = ("void at::native::(anonymous namespace)::embedding_backward_feature_kernel<c10::BFloat16, float, long>"
+             "(long const*, c10::BFloat16 const*, c10::BFloat16*, int, long, int, int)")
+K_LOGSOFTMAX = ("void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, c10::BFloat16, float, c10::BFloat16, "
+                "at::native::(anonymous namespace)::LogSoftMaxForwardEpilogue>(c10::BFloat16*, c10::BFloat16 const*, int)")
+K_LOGSOFTMAX_BWD = ("void at::native::(anonymous namespace)::cunn_SoftMaxBackward<4, c10::BFloat16, float, "
+                    "c10::BFloat16, at::native::(anonymous namespace)::LogSoftMaxBackwardEpilogue>(c10::BFloat16*, "
+                    "c10::BFloat16 const*, c10::BFloat16 const*, long)")
+K_NLL = ("void at::native::(anonymous namespace)::nll_loss_forward_reduce_cuda_kernel_2d<c10::BFloat16, float, long>"
+         "(c10::BFloat16*, c10::BFloat16*, c10::BFloat16 const*, long const*, c10::BFloat16 const*, bool, long, long, long, long)")
+K_NLL_BWD = ("void at::native::(anonymous namespace)::nll_loss_backward_reduce_cuda_kernel_2d<c10::BFloat16, long>"
+             "(c10::BFloat16*, c10::BFloat16 const*, long const*, c10::BFloat16 const*, c10::BFloat16 const*, bool, int, int, long, long)")
+K_COPY_IN = ("void at::native::(anonymous namespace)::CatArrayBatchedCopy_aligned16_contig<at::native::"
+             "(anonymous namespace)::OpaqueType<2u>, unsigned int, 1, 128, 1>(at::native::(anonymous namespace)::"
+             "OpaqueType<2u>*, at::native::(anonymous namespace)::CatArrInputTensorMetadata<at::native::"
+             "(anonymous namespace)::OpaqueType<2u>, unsigned int, 128, 1>, at::native::(anonymous namespace)::"
+             "TensorSizeStride<unsigned int, 4u>, int, unsigned int)")
+K_SPLIT = ("void at::native::(anonymous namespace)::split_with_sizes_copy_out_contiguous_no_cast_kernel"
+           "<(unsigned int)128>(char**, char**, long const*, long const*, long const*, long, long, long)")
+K_CHUNK_CAT = ("void at::native::(anonymous namespace)::chunk_cat_cuda_kernel<float, float>(at::native::"
+               "(anonymous namespace)::CatArrInputTensorMetadata<float, long, 128, 1>, long, long, long, long, "
+               "float*, long)")
+K_MTA = ("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::"
+         "TensorListMetadata<4>, at::native::(anonymous namespace)::FusedAdamMathFunctor<float, 4, "
+         "(at::native::ADAM_MODE)1, false>, double*, double, double, double, double, double, bool, double*, "
+         "double*>(at::native::(anonymous namespace)::TensorListMetadata<4>, at::native::(anonymous namespace)::"
+         "FusedAdamMathFunctor<float, 4, (at::native::ADAM_MODE)1, false>, double*, double, double, double, double, "
+         "double, bool, double*, double*)")
+K_FILL = ("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, std::array<char*, 1ul> >"
+          "(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)")
+K_MUL = ("void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float, float, float, "
+         "at::native::binary_internal::MulFunctor<float> >, std::array<char*, 2ul> >(int, at::native::AUnaryFunctor"
+         "<float, float, float, at::native::binary_internal::MulFunctor<float> >, std::array<char*, 2ul>)")
+K_RELU = ("void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar("
+          "at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::"
+          "operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul> >(int, "
+          "at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "
+          "at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::"
+          "{lambda(float)#1}, std::array<char*, 2ul>)")
+K_SUM = ("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, "
+         "at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, "
+         "unsigned int, float, 4, 4> >(at::native::ReduceOp<float, at::native::func_wrapper_t<float, "
+         "at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, "
+         "unsigned int, float, 4, 4>)")
+K_SIGMOID = ("void at::native::vectorized_elementwise_kernel<4, at::native::sigmoid_kernel_cuda(at::TensorIteratorBase&)"
+             "::{lambda()#2}::operator()() const::{lambda()#3}::operator()() const::{lambda(float)#1}, "
+             "std::array<char*, 2ul> >(int, at::native::sigmoid_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::"
+             "operator()() const::{lambda()#3}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>)")
+K_TRITON_1 = "triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_0"
+K_TRITON_2 = "triton_poi_fused__unsafe_view_add_gelu_mul_view_1"
+K_TRITON_3 = "triton_per_fused__log_softmax__to_copy_nll_loss_forward_2"
+K_SGEMM = "void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_256x128_16x3_nt_align4>(cutlass_80_tensorop_s1688gemm_256x128_16x3_nt_align4::Params)"
+
+NCCL_NEW = {
+    "AllGather": "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+    "ReduceScatter": "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+    "AllReduce": "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+}
+NCCL_OLD = {
+    "AllGather": "ncclKernel_AllGather_RING_LL_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)",
+    "ReduceScatter": "ncclKernel_ReduceScatter_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
+    "AllReduce": "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
+}
+
+_KPROF = {
+    K_LN: (24, 0, (16384, 1, 1), (128, 1, 1), 124.121216, 496.484863, 100),
+    K_GEMM: (168, 232448, (132, 1, 1), (384, 1, 1), 1.0, 12.0, 0),
+    K_GEMM_NT: (168, 232448, (132, 1, 1), (384, 1, 1), 1.0, 12.0, 0),
+    K_GEMM_NN: (168, 232448, (132, 1, 1), (384, 1, 1), 1.0, 12.0, 0),
+    K_FLASH: (255, 49152, (16, 32, 8), (128, 1, 1), 31.030302, 124.121216, 12),
+    K_FLASH_BWD: (255, 98304, (8, 8, 32), (256, 1, 1), 15.515151, 124.121216, 12),
+    K_FLASH_DOT: (32, 0, (32, 8, 32), (128, 1, 1), 62.060608, 248.121216, 100),
+    K_ADD: (18, 0, (4096, 1, 1), (128, 1, 1), 31.030302, 124.121216, 100),
+    K_GELU: (22, 0, (8192, 1, 1), (128, 1, 1), 62.060608, 248.242432, 100),
+    K_GELU_BWD: (26, 0, (8192, 1, 1), (128, 1, 1), 62.060608, 248.242432, 100),
+    K_LN_BWD: (40, 0, (16384, 1, 1), (128, 1, 1), 124.121216, 496.484863, 100),
+    K_LN_GB: (64, 16896, (128, 1, 1), (32, 32, 1), 0.969697, 31.030302, 48),
+    K_INDEX: (30, 0, (1024, 1, 1), (128, 1, 1), 7.757576, 31.030302, 100),
+    K_EMB_BWD: (40, 8192, (64, 1, 1), (32, 32, 1), 0.484848, 15.515152, 48),
+    K_LOGSOFTMAX: (38, 0, (4096, 1, 1), (1024, 1, 1), 31.030302, 992.969727, 100),
+    K_LOGSOFTMAX_BWD: (38, 0, (4096, 1, 1), (1024, 1, 1), 31.030302, 992.969727, 100),
+    K_NLL: (32, 0, (1, 1, 1), (32, 1, 1), 0.007576, 0.007576, 0),
+    K_NLL_BWD: (32, 0, (1, 1, 1), (32, 1, 1), 0.007576, 0.007576, 0),
+    K_COPY_IN: (30, 0, (264, 1, 1), (128, 1, 1), 2.0, 8.0, 100),
+    K_SPLIT: (32, 0, (528, 1, 1), (128, 1, 1), 4.0, 16.0, 100),
+    K_CHUNK_CAT: (36, 0, (528, 1, 1), (256, 1, 1), 4.0, 32.0, 100),
+    K_MTA: (96, 0, (320, 1, 1), (512, 1, 1), 2.424242, 38.787880, 100),
+    K_FILL: (16, 0, (1024, 1, 1), (128, 1, 1), 7.757576, 31.030302, 100),
+    K_MUL: (16, 0, (1, 1, 1), (128, 1, 1), 0.007576, 0.030303, 0),
+    K_RELU: (16, 0, (1, 1, 1), (128, 1, 1), 0.007576, 0.030303, 0),
+    K_SUM: (32, 16, (1, 1, 1), (32, 16, 1), 0.007576, 0.121212, 0),
+    K_SIGMOID: (16, 0, (1, 1, 1), (128, 1, 1), 0.007576, 0.030303, 0),
+    K_TRITON_1: (32, 0, (8192, 1, 1), (256, 1, 1), 62.060608, 496.484863, 100),
+    K_TRITON_2: (30, 0, (65536, 1, 1), (512, 1, 1), 496.484863, 7943.757812, 100),
+    K_TRITON_3: (40, 8, (4096, 1, 1), (1024, 1, 1), 31.030302, 992.969727, 100),
+    K_SGEMM: (222, 81920, (16, 1, 32), (128, 1, 1), 3.878788, 15.515152, 0),
+}
+for _n in list(NCCL_NEW.values()) + list(NCCL_OLD.values()):
+    _KPROF[_n] = (96, 103808, (24, 1, 1), (512, 1, 1), 0.181818, 2.909091, 0)
+
+COMM_PREFIXES = ("nccl", "rccl", "msccl")
+
+
+def is_comm_name(name):
+    return name.lower().startswith(COMM_PREFIXES)
+
+
+# Name with JSON escapes (quote, backslash, non-ASCII) used once per step.
+ESCAPE_OP = 'my_ext::fused_op "caf\u00e9" C:\\kernels\\v2'
+
+DEVICE_PROPS = {
+    "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85029158912, "computeMajor": 9, "computeMinor": 0,
+    "maxThreadsPerBlock": 1024, "maxThreadsPerMultiprocessor": 2048, "regsPerBlock": 65536,
+    "regsPerMultiprocessor": 65536, "warpSize": 32, "sharedMemPerBlock": 49152,
+    "sharedMemPerMultiprocessor": 233472, "numSms": 132, "sharedMemPerBlockOptin": 232448,
+}
+
+# --------------------------------------------------------------------------
+# Scenarios
+# --------------------------------------------------------------------------
+
+ALL_FINDINGS = ["gpu-starvation", "launch-overhead", "comm-serialized", "exposed-comm",
+                "backward-prefetch-missing", "cpu-sync-stall", "allocator-thrash",
+                "allocator-fragmentation"]
+
+SCENARIOS = {
+    "fsdp2_healthy": dict(
+        kind="fsdp", version=2, desc="FSDP2, forward AG(i+1) under compute(i), backward zigzag; malloc only in step 0",
+        expected=[], absent=["gpu-starvation", "launch-overhead", "comm-serialized", "exposed-comm",
+                             "backward-prefetch-missing", "cpu-sync-stall", "allocator-thrash"]),
+    "fsdp2_no_prefetch": dict(
+        kind="fsdp", version=2, prefetch="none", desc="FSDP2, backward AG(i-1) only after compute(i) and RS(i)",
+        expected=["backward-prefetch-missing"], absent=["launch-overhead", "cpu-sync-stall", "allocator-thrash"]),
+    "fsdp1_serialized": dict(
+        kind="fsdp", version=1, serial=True, ag_scale=0.6, rs_scale=0.6,
+        desc="FSDP1, one NCCL stream, comm strictly after compute",
+        expected=["comm-serialized", "exposed-comm", "backward-prefetch-missing"],
+        absent=["launch-overhead", "cpu-sync-stall", "allocator-thrash"]),
+    "network_bound": dict(
+        kind="fsdp", version=2, ag_scale=3.0, rs_scale=3.0 * 2.0 / 0.9,
+        desc="FSDP2 with T_comm ~ 3x T_compute per unit",
+        expected=["exposed-comm"], absent=["launch-overhead", "cpu-sync-stall", "allocator-thrash",
+                                           "backward-prefetch-missing"]),
+    "comm_on_compute_stream": dict(
+        kind="fsdp", version=2, comm_on_compute=True,
+        desc="FSDP2-like, NCCL kernels on compute stream 7 (PyTorch >= 2.8 sync collectives)",
+        expected=["comm-serialized"], absent=["launch-overhead", "cpu-sync-stall", "allocator-thrash"]),
+    "launch_bound": dict(
+        kind="launch", desc="eager loop of thousands of tiny kernels with host-bound gaps",
+        expected=["gpu-starvation", "launch-overhead"],
+        absent=["comm-serialized", "exposed-comm", "backward-prefetch-missing", "allocator-thrash",
+                "cpu-sync-stall"]),
+    "fused_healthy": dict(
+        kind="fused", desc="few large kernels back to back, launches queued well ahead",
+        expected=[], absent=["gpu-starvation", "launch-overhead", "comm-serialized", "exposed-comm",
+                             "backward-prefetch-missing", "allocator-thrash", "cpu-sync-stall"]),
+    "sync_stall": dict(
+        kind="sync", desc="cudaStreamSynchronize every step (+cudaDeviceSynchronize on odd steps), GPU idle after",
+        expected=["cpu-sync-stall"], absent=["launch-overhead", "comm-serialized", "exposed-comm",
+                                             "allocator-thrash"]),
+    "allocator_thrash": dict(
+        kind="fsdp", version=2, thrash_segments=INF,
+        desc="FSDP2 with cudaFree/cudaMalloc every steady-state step",
+        expected=["allocator-thrash"], absent=["launch-overhead", "backward-prefetch-missing"]),
+    "allocator_healthy": dict(
+        kind="fsdp", version=2, lazy_optimizer=True,
+        desc="FSDP2, cudaMalloc only in steps 0 and 1 (lazy optimizer state), sawtooth back to baseline",
+        expected=[], absent=["allocator-thrash", "allocator-fragmentation", "launch-overhead",
+                             "backward-prefetch-missing", "cpu-sync-stall"]),
+    "straggler": dict(
+        kind="fsdp", version=2, ranks=4, straggler_delay=1500 * US,
+        desc="N ranks, one rank late by a known delay every step; others wait inside the first collective",
+        expected=[], absent=["launch-overhead", "allocator-thrash", "backward-prefetch-missing"]),
+    "mixed": dict(
+        kind="fsdp", version=2, broken_units=(2, 5), sync_stall=True, thrash_segments=1,
+        desc="FSDP2 healthy forward, missing backward prefetch on some units, sync stall, a few steady-state mallocs",
+        expected=["backward-prefetch-missing", "cpu-sync-stall", "allocator-thrash"],
+        absent=["launch-overhead"]),
+}
+
+
+# --------------------------------------------------------------------------
+# Interval helpers (own implementation, exact integer ns)
+# --------------------------------------------------------------------------
+
+def merge_intervals(iv):
+    """Sorted, disjoint union of (start, end) pairs."""
+    if not iv:
+        return []
+    iv = sorted(iv)
+    out = []
+    cs, ce = iv[0]
+    for s, e in iv:
+        if s <= ce:
+            if e > ce:
+                ce = e
+        else:
+            out.append((cs, ce))
+            cs, ce = s, e
+    out.append((cs, ce))
+    return out
+
+
+def union_len(iv):
+    return sum(e - s for s, e in merge_intervals(iv))
+
+
+def inter_len(a, b):
+    """|A ∩ B| of two sorted disjoint lists."""
+    i = j = 0
+    tot = 0
+    while i < len(a) and j < len(b):
+        s = max(a[i][0], b[j][0])
+        e = min(a[i][1], b[j][1])
+        if e > s:
+            tot += e - s
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return tot
+
+
+class StreamingUnion:
+    """Union of intervals fed in batches; cut(safe) finalises everything
+    before `safe` (no later interval may start before it)."""
+
+    def __init__(self):
+        self.pend = []
+        self.total = 0
+
+    def add(self, s, e):
+        self.pend.append((s, e))
+
+    def cut(self, safe):
+        if not self.pend:
+            return []
+        m = merge_intervals(self.pend)
+        fin, rest = [], []
+        for s, e in m:
+            if e <= safe:
+                fin.append((s, e))
+            elif s >= safe:
+                rest.append((s, e))
+            else:
+                fin.append((s, safe))
+                rest.append((safe, e))
+        self.pend = rest
+        for s, e in fin:
+            self.total += e - s
+        return fin
+
+
+# --------------------------------------------------------------------------
+# Output
+# --------------------------------------------------------------------------
+
+class Writer:
+    def __init__(self, path, gz_level=6):
+        self.path = path
+        self.raw = open(path, "wb")
+        if path.endswith(".gz"):
+            self.out = gzip.GzipFile(filename="", mode="wb", fileobj=self.raw,
+                                     compresslevel=gz_level, mtime=0)
+        else:
+            self.out = self.raw
+        self.ubytes = 0
+        self.first_event = True
+
+    def write(self, s):
+        b = s.encode("ascii")
+        self.ubytes += len(b)
+        self.out.write(b)
+
+    def size(self):
+        """Bytes of the output file so far (compressed size for .gz)."""
+        if self.out is self.raw:
+            return self.ubytes
+        return self.raw.tell()
+
+    def close(self):
+        if self.out is not self.raw:
+            self.out.close()
+        self.raw.close()
+
+
+_JCACHE = {}
+
+
+def jstr(s):
+    r = _JCACHE.get(s)
+    if r is None:
+        r = json.dumps(s)  # ensure_ascii: \u00e9, \" and \\ escapes
+        if len(_JCACHE) < 50000:
+            _JCACHE[s] = r
+    return r
+
+
+class Fmt:
+    """Event string builders for one trace format."""
+
+    def __init__(self, fmt, base_ns):
+        self.fmt = fmt
+        self.base = base_ns
+        self.new = fmt == "new"
+        self.legacy = fmt == "legacy19"
+        self.pretty = self.new
+        self.q = 1 if self.new else 1000
+        self.kcache = {}
+
+    # time
+    def ts(self, t):
+        if self.new:
+            r = t - self.base
+            return "%d.%03d" % divmod(r, 1000)
+        return str(t // 1000)
+
+    def dur(self, d):
+        if self.new:
+            return "%d.%03d" % divmod(d, 1000)
+        return str(d // 1000)
+
+    def cat(self, c):
+        if self.legacy:
+            return LEGACY_CAT.get(c, c)
+        return c
+
+    def x(self, cat, name_j, pid, tid, t, d, args):
+        if self.pretty:
+            return ('  {\n    "ph": "X", "cat": "' + cat + '", "name": ' + name_j + ', "pid": ' + pid +
+                    ', "tid": ' + tid + ',\n    "ts": ' + self.ts(t) + ', "dur": ' + self.dur(d) +
+                    ',\n    "args": {\n      ' + args + '\n    }\n  }')
+        return ('{"ph": "X", "cat": "' + cat + '", "name": ' + name_j + ', "pid": ' + pid + ', "tid": ' + tid +
+                ', "ts": ' + self.ts(t) + ', "dur": ' + self.dur(d) + ', "args": {' + args + '}}')
+
+    def x_noargs(self, cat, name_j, pid, tid, t, d):
+        if self.pretty:
+            return ('  {\n    "ph": "X", "cat": "' + cat + '", "name": ' + name_j + ', "pid": ' + pid +
+                    ', "tid": ' + tid + ',\n    "ts": ' + self.ts(t) + ', "dur": ' + self.dur(d) + '\n  }')
+        return ('{"ph": "X", "cat": "' + cat + '", "name": ' + name_j + ', "pid": ' + pid + ', "tid": ' + tid +
+                ', "ts": ' + self.ts(t) + ', "dur": ' + self.dur(d) + '}')
+
+    def flow(self, ph, fid, pid, tid, t):
+        if self.legacy:
+            cat = '"async", "name": "launch"'
+        else:
+            cat = '"ac2g", "name": "ac2g"'
+        bp = ', "bp": "e"' if ph == "f" else ""
+        if self.pretty:
+            return ('  {\n    "ph": "' + ph + '", "id": ' + str(fid) + ', "pid": ' + pid + ', "tid": ' + tid +
+                    ', "ts": ' + self.ts(t) + ',\n    "cat": ' + cat + bp + '\n  }')
+        return ('{"ph": "' + ph + '", "id": ' + str(fid) + ', "pid": ' + pid + ', "tid": ' + tid +
+                ', "ts": ' + self.ts(t) + ', "cat": ' + cat + bp + '}')
+
+    def instant(self, name_j, pid, tid, t, args, cat=True):
+        c = '"cat": "cpu_instant_event", ' if cat else ""
+        if self.pretty:
+            return ('  {\n    "ph": "i", ' + c + '"s": "t", "name": ' + name_j + ',\n    "pid": ' + pid +
+                    ', "tid": ' + tid + ',\n    "ts": ' + self.ts(t) + ',\n    "args": {\n      ' + args +
+                    '\n    }\n  }')
+        return ('{"ph": "i", ' + c + '"s": "t", "name": ' + name_j + ', "pid": ' + pid + ', "tid": ' + tid +
+                ', "ts": ' + self.ts(t) + ', "args": {' + args + '}}')
+
+    def meta(self, name, pid, tid, t, args):
+        if self.pretty:
+            return ('  {\n    "name": "' + name + '", "ph": "M", "ts": ' + self.ts(t) + ', "pid": ' + pid +
+                    ', "tid": ' + tid + ',\n    "args": {\n      ' + args + '\n    }\n  }')
+        return ('{"name": "' + name + '", "ph": "M", "ts": ' + self.ts(t) + ', "pid": ' + pid + ', "tid": ' +
+                tid + ', "args": {' + args + '}}')
+
+    def sep(self):
+        return ",\n"
+
+    def ktail(self, kname):
+        r = self.kcache.get(kname)
+        if r is None:
+            regs, smem, grid, block, bps, wps, occ = _KPROF[kname]
+            sp = "      " if self.pretty else " "
+            r = ('"registers per thread": %d,%s"shared memory": %d,%s"blocks per SM": %s,%s"warps per SM": %s,%s'
+                 '"grid": [%d, %d, %d],%s"block": [%d, %d, %d],%s"est. achieved occupancy %%": %d'
+                 % (regs, sp, smem, sp, _fnum(bps), sp, _fnum(wps), sp, grid[0], grid[1], grid[2], sp,
+                    block[0], block[1], block[2], sp, occ))
+            self.kcache[kname] = r
+        return r
+
+
+def _fnum(v):
+    s = "%.6f" % v
+    return s
+
+
+LEGACY_CAT = {"cpu_op": "Operator", "user_annotation": "Operator", "cuda_runtime": "Runtime",
+              "cuda_driver": "Runtime", "kernel": "Kernel", "gpu_memcpy": "Memcpy", "gpu_memset": "Memset"}
+
+# --------------------------------------------------------------------------
+# The simulator (one rank)
+# --------------------------------------------------------------------------
+
+
+def _crc(*parts):
+    return zlib.crc32(("|".join(str(p) for p in parts)).encode())
+
+
+class Rank:
+    def __init__(self, scenario, sc, opts, rank, world, writer, fmt):
+        self.scenario = scenario
+        self.sc = sc
+        self.o = opts
+        self.rank = rank
+        self.world = world
+        self.w = writer
+        self.f = fmt
+        self.q = fmt.q
+        self.legacy = fmt.legacy
+        seed = opts["seed"]
+        # duration RNG: identical for every rank (collectives line up)
+        self.dr = random.Random(_crc("dur", seed, scenario))
+        # cosmetic RNG: per rank
+        self.cr = random.Random(_crc("cos", seed, scenario, rank))
+        self.pid = 1000 + self.cr.randrange(1000, 3000000)
+        self.tid_main = self.pid
+        self.tid_bwd = self.pid + 7 + self.cr.randrange(20, 5000)
+        self.device = rank % 8
+        self.pid_s = str(self.pid)
+        self.dev_s = str(self.device)
+        self.tid_s = {}
+        for th in (self.tid_main, self.tid_bwd):
+            self.tid_s[th] = ('"%d"' % th) if self.legacy else str(th)
+        self.tid_int_s = {th: str(th) for th in (self.tid_main, self.tid_bwd)}
+        self.stream_tid = {}
+        self.off = opts["clock_offsets"][rank]
+        self.T0 = opts["t0"]
+        self.t = {self.tid_main: self.T0, self.tid_bwd: self.T0}
+        self.stack = {self.tid_main: [], self.tid_bwd: []}
+        self.ready = {}
+        self.ext = 0
+        self.corr = 0
+        self.rfid = 0
+        self.evidx = 0
+        self.seq = 0
+        self.cpu_buf = []
+        self.gpu_buf = []
+        self.cats = {}
+        self.nseq = 0
+        # CPU overhead profile (us ranges)
+        self.ov = dict(gap=(1, 3), entry=(2, 6), tail=(1, 4), pre=(1, 2), rt=(4, 8), lat=(2, 5), ig=(0.5, 1.5))
+        # truth accumulators
+        self.u_all = StreamingUnion()
+        self.u_comm = StreamingUnion()
+        self.u_comp = StreamingUnion()
+        self.u_stream = {}
+        self.overlap_ns = 0
+        self.stream_kernels = {}
+        self.stream_has = {}
+        self.stream_last = {}
+        self.host_wait = 0
+        self.kernel_wait = 0
+        self.other_wait = 0
+        self.first_gpu = INF
+        self.last_gpu = -INF
+        self.steps = []
+        self.sync = {}
+        self.malloc_calls = 0
+        self.free_calls = 0
+        self.malloc_by_step = []
+        self.cur_step_mallocs = 0
+        self.peak_alloc = 0
+        self.peak_res = 0
+        self.unit_ctx = {self.tid_main: None, self.tid_bwd: None}
+        self.unit_iv = {}
+        self.unit_tot = {}
+        self.unit_order = []
+        self.prefetch_obs = {}
+        # memory model
+        self.allocated = 0
+        self.reserved = 0
+        self.segments = []
+        self.addr_next = 0x7F2A00000000 + self.cr.randrange(0, 4096) * 2 * MIB
+        self.cpu_alloc = 0
+        self.cpu_last = 0
+        self.coll_starts = {}
+        self.peer_starts = opts.get("peer_starts")
+
+    # ---- random helpers (rank independent) --------------------------------
+    def r(self, lo, hi):
+        q = self.q
+        a = max(1, lo // q)
+        b = max(a, hi // q)
+        return q * self.dr.randint(a, b)
+
+    def rus(self, rng):
+        return self.r(int(rng[0] * US), int(rng[1] * US))
+
+    def jit(self, base, pct=0.08):
+        return self.r(int(base * (1 - pct)), int(base * (1 + pct)))
+
+    # ---- emission helpers -------------------------------------------------
+    def count(self, cat, n=1):
+        self.cats[cat] = self.cats.get(cat, 0) + n
+
+    def stid(self, stream):
+        s = self.stream_tid.get(stream)
+        if s is None:
+            s = ('"stream %d"' % stream) if self.legacy else str(stream)
+            self.stream_tid[stream] = s
+        return s
+
+    def E(self, t):
+        return t + self.off
+
+    def cpu_args(self, ext, rfid, extra):
+        self.evidx += 1
+        if self.legacy:
+            a = '"Device": %d, "External id": %d, "Trace name": "PyTorch Profiler", "Trace iteration": 0' % (
+                self.pid, ext)
+        else:
+            a = '"External id": %d,"Record function id": %d, "Ev Idx": %d' % (ext, rfid, self.evidx)
+        if extra:
+            a += ", " + extra
+        return a
+
+    def push(self, th, cat, name, extra="", gap=None):
+        t = self.t[th] + (self.rus(self.ov["gap"]) if gap is None else gap)
+        self.ext += 1
+        self.rfid += 1
+        rec = [cat, name, t, self.ext, extra, None, self.rfid]
+        self.stack[th].append(rec)
+        self.t[th] = t + self.rus(self.ov["entry"])
+        return rec
+
+    def pop(self, th, tail=None):
+        rec = self.stack[th].pop()
+        t = self.t[th] + (self.rus(self.ov["tail"]) if tail is None else tail)
+        self.t[th] = t
+        cat, name, start, ext, extra, ranges, rfid = rec
+        c = self.f.cat(cat)
+        self.count(c)
+        self.nseq += 1
+        self.cpu_buf.append((start, start - t, self.nseq,
+                             self.f.x(c, jstr(name), self.pid_s, self.tid_s[th], self.E(start), t - start,
+                                      self.cpu_args(ext, rfid, extra))))
+        if ranges and not self.legacy:
+            q = self.q
+            for stream, (s, e) in ranges.items():
+                self.count("gpu_user_annotation")
+                self.gpu_buf.append(self.f.x("gpu_user_annotation", jstr(name), self.dev_s, self.stid(stream),
+                                             self.E(s - q), e - s + 2 * q, '"External id": %d' % ext))
+        return start, t
+
+    def op(self, th, name, cat="cpu_op", extra=""):
+        """Empty op (no kernels)."""
+        self.push(th, cat, name, extra)
+        return self.pop(th)
+
+    def cur_ext(self, th):
+        st = self.stack[th]
+        return st[-1][3] if st else 0
+
+    def runtime(self, th, name, cbid, dur, ext=None, sync_api=False):
+        start = self.t[th] + self.rus(self.ov["pre"])
+        self.corr += 1
+        if ext is None:
+            ext = self.cur_ext(th)
+        self.emit_runtime(th, "cuda_runtime", name, start, dur, cbid, self.corr, ext)
+        self.t[th] = start + dur
+        if sync_api:
+            s = self.sync.setdefault(name, [0, 0, 0])
+            s[0] += 1
+            s[1] += dur
+            s[2] = max(s[2], dur)
+        return start, start + dur
+
+    def emit_runtime(self, th, cat, name, start, dur, cbid, corr, ext):
+        c = self.f.cat(cat)
+        self.count(c)
+        if self.legacy:
+            args = '"cbid": %d, "correlation": %d, "external id": %d, "external ts": %s' % (
+                cbid, corr, ext, self.f.ts(self.E(start)))
+        elif self.f.pretty:
+            args = '"External id": %d,      "cbid": %d, "correlation": %d' % (ext, cbid, corr)
+        else:
+            args = '"External id": %d, "cbid": %d, "correlation": %d' % (ext, cbid, corr)
+        self.gpu_buf.append(self.f.x(c, jstr(name), self.pid_s, self.tid_s[th], self.E(start), dur, args))
+
+    def sync_call(self, th, name, cbid, until):
+        """Blocking sync API: returns when `until` (GPU time) has passed."""
+        start = self.t[th] + self.rus(self.ov["pre"])
+        end = max(start + self.r(3 * US, 6 * US), until + self.r(4 * US, 9 * US))
+        self.corr += 1
+        self.emit_runtime(th, "cuda_runtime", name, start, end - start, cbid, self.corr, self.cur_ext(th))
+        self.t[th] = end
+        s = self.sync.setdefault(name, [0, 0, 0])
+        s[0] += 1
+        s[1] += end - start
+        s[2] = max(s[2], end - start)
+        return start, end
+
+    def launch(self, th, stream, kname, dur, deps=(), kind="kernel", ext=None, extra="", align=None,
+               api=("cudaLaunchKernel", 211, "cuda_runtime"), nbytes=0):
+        """CPU launch call + GPU activity.  Returns (gpu_start, gpu_end)."""
+        ov = self.ov
+        rt_start = self.t[th] + self.rus(ov["pre"])
+        rt_dur = self.rus(ov["rt"])
+        start = rt_start + self.rus(ov["lat"])
+        rd = self.ready.get(stream)
+        ig = self.rus(ov["ig"])
+        if rd is not None and rd + ig > start:
+            start = rd + ig
+        for d in deps:
+            if d is not None and d + ig > start:
+                start = d + ig
+        # collectives: the kernel runs from this rank's arrival until the last
+        # rank has arrived (`align`, true time) plus the transfer time
+        end = (max(start, align) if align is not None else start) + dur
+        self.ready[stream] = end
+        self.t[th] = rt_start + rt_dur
+        self.corr += 1
+        corr = self.corr
+        if ext is None:
+            ext = self.cur_ext(th)
+        f = self.f
+        stid = self.stid(stream)
+        comm = False
+        if kind == "kernel":
+            comm = is_comm_name(kname)
+            c = f.cat("kernel")
+            if self.legacy:
+                args = ('"queued": 0, "device": %d, "context": 1, "stream": %d, "correlation": %d, '
+                        '"external id": %d, ' % (self.device, stream, corr, ext)) + f.ktail(kname)
+            elif f.pretty:
+                args = ('"External id": %d,      "queued": 0, "device": %d, "context": 1,      "stream": %d, '
+                        '"correlation": %d,      ' % (ext, self.device, stream, corr)) + f.ktail(kname) + extra
+            else:
+                args = ('"External id": %d, "queued": 0, "device": %d, "context": 1, "stream": %d, '
+                        '"correlation": %d, ' % (ext, self.device, stream, corr)) + f.ktail(kname) + extra
+        else:
+            c = f.cat(kind)
+            bw = nbytes / max(1, (end - start))  # bytes/ns == GB/s
+            ek = '"external id"' if self.legacy else '"External id"'
+            if self.legacy:
+                args = ('"device": %d, "context": 1, "stream": %d, "correlation": %d, %s: %d, "bytes": %d, '
+                        '"memory bandwidth (GB/s)": %s' % (self.device, stream, corr, ek, ext, nbytes, repr(bw)))
+            else:
+                args = ('%s: %d,      "device": %d, "context": 1,      "stream": %d, "correlation": %d,      '
+                        '"bytes": %d, "memory bandwidth (GB/s)": %s' % (ek, ext, self.device, stream, corr,
+                                                                       nbytes, repr(bw)))
+        self.count(c)
+        gb = self.gpu_buf
+        gb.append(f.x(c, jstr(kname), self.dev_s, stid, self.E(start), end - start, args))
+        gb.append(f.flow("f", corr, self.dev_s, stid, self.E(start)))
+        self.emit_runtime(th, api[2], api[0], rt_start, rt_dur, api[1], corr, ext)
+        gb.append(f.flow("s", corr, self.pid_s, self.tid_int_s[th], self.E(rt_start)))
+        self.count(f.cat("ac2g") if not self.legacy else "async", 2)
+        # ---- truth ----
+        es, ee = self.E(start), self.E(end)
+        self.u_all.add(es, ee)
+        if kind == "kernel":
+            (self.u_comm if comm else self.u_comp).add(es, ee)
+            self.stream_kernels[stream] = self.stream_kernels.get(stream, 0) + 1
+            h = self.stream_has.setdefault(stream, set())
+            h.add("comm" if comm else "compute")
+        else:
+            self.stream_has.setdefault(stream, set()).add("memory")
+        us = self.u_stream.get(stream)
+        if us is None:
+            us = self.u_stream[stream] = StreamingUnion()
+        us.add(es, ee)
+        last = self.stream_last.get(stream)
+        if last is not None:
+            gap = start - last
+            if rt_start > last:
+                self.host_wait += gap
+            elif gap < KW_THRESHOLD_NS:
+                self.kernel_wait += gap
+            else:
+                self.other_wait += gap
+        self.stream_last[stream] = end
+        if es < self.first_gpu:
+            self.first_gpu = es
+        if ee > self.last_gpu:
+            self.last_gpu = ee
+        # gpu_user_annotation ranges
+        for rec in self.stack[th]:
+            if rec[0] == "user_annotation":
+                rg = rec[5]
+                if rg is None:
+                    rg = rec[5] = {}
+                cur = rg.get(stream)
+                if cur is None:
+                    rg[stream] = [start, end]
+                else:
+                    if end > cur[1]:
+                        cur[1] = end
+        u = self.unit_ctx[th]
+        if u is not None and kind == "kernel" and not comm:
+            self.unit_add(u, "compute", es, ee)
+            self.unit_last_end[u] = end
+        return start, end
+
+    def unit_add(self, key, what, s, e):
+        d = self.unit_iv.get(key)
+        if d is None:
+            d = self.unit_iv[key] = {"comm": [], "compute": []}
+            if key not in self.unit_tot:
+                self.unit_order.append(key)
+        d[what].append((s, e))
+
+    # ---- memory -----------------------------------------------------------
+    def mem_event(self, th, addr, nbytes, device=True):
+        t = self.t[th]
+        if device:
+            tot_a, tot_r, dt, di = self.allocated, self.reserved, 1, self.device
+            if not self.legacy:
+                self.peak_alloc = max(self.peak_alloc, tot_a)
+                self.peak_res = max(self.peak_res, tot_r)
+        else:
+            tot_a, tot_r, dt, di = self.cpu_alloc, 0, 0, -1
+        self.evidx += 1
+        if self.legacy:
+            args = '"Device Type": %d, "Device Id": %d, "Bytes": %d' % (dt, di, nbytes)
+            s = self.f.instant('"[memory]"', self.pid_s, self.tid_int_s[th], self.E(t), args, cat=False)
+            self.count("")
+        else:
+            args = ('"Total Reserved": %d, "Total Allocated": %d, "Bytes": %d, "Addr": %d, "Device Id": %d, '
+                    '"Device Type": %d, "Ev Idx": %d' % (tot_r, tot_a, nbytes, addr, di, dt, self.evidx))
+            s = self.f.instant('"[memory]"', self.pid_s, self.tid_int_s[th], self.E(t), args)
+            self.count("cpu_instant_event")
+        self.nseq += 1
+        self.cpu_buf.append((t, 0, self.nseq, s))
+        self.t[th] = t + self.q
+
+    def alloc(self, th, nbytes):
+        if self.allocated + nbytes > self.reserved:
+            need = self.allocated + nbytes - self.reserved
+            seg = max(need, 64 * MIB)
+            seg = (seg + 2 * MIB - 1) // (2 * MIB) * (2 * MIB)
+            self.runtime(th, "cudaMalloc", 20, self.r(60 * US, 350 * US))
+            self.reserved += seg
+            self.segments.append(seg)
+            self.malloc_calls += 1
+            self.cur_step_mallocs += 1
+        self.allocated += nbytes
+        addr = self.addr_next
+        self.addr_next += (nbytes + 511) // 512 * 512
+        self.mem_event(th, addr, nbytes)
+        return (addr, nbytes)
+
+    def free(self, th, h):
+        if h is None:
+            return
+        addr, nbytes = h
+        self.allocated -= nbytes
+        self.mem_event(th, addr, -nbytes)
+
+    def release_cached(self, th, max_segments):
+        """empty_cache-like: cudaFree unused segments (newest first)."""
+        n = 0
+        while self.segments and n < max_segments and len(self.segments) > 1:
+            seg = self.segments[-1]
+            if self.reserved - seg < self.allocated:
+                break
+            self.segments.pop()
+            self.reserved -= seg
+            self.runtime(th, "cudaFree", 22, self.r(150 * US, 600 * US))
+            self.free_calls += 1
+            n += 1
+        return n
+
+    def cpu_mem(self, th, nbytes):
+        self.cpu_alloc += nbytes
+        self.mem_event(th, 0x55D0_0000_0000 + 4096 * (self.nseq % 4096 if nbytes > 0 else self.cpu_last),
+                       nbytes, device=False)
+        if nbytes > 0:
+            self.cpu_last = self.nseq % 4096
+
+    # ---- steps --------------------------------------------------------------
+    def begin_step(self, k):
+        th = self.tid_main
+        self.unit_last_end = {}
+        self.cur_step_mallocs = 0
+        self.step_rec = self.push(th, "user_annotation", "ProfilerStep#%d" % k, gap=self.r(2 * US, 4 * US))
+        self.step_name = "ProfilerStep#%d" % k
+
+    def end_step(self, host_gap):
+        th = self.tid_main
+        gpu_done = max(self.ready.values()) if self.ready else self.t[th]
+        if self.t[th] > gpu_done:
+            gpu_done = self.t[th]
+        end = gpu_done + host_gap
+        self.t[th] = end
+        start, e2 = self.pop(th, tail=0)
+        self.t[self.tid_bwd] = max(self.t[self.tid_bwd], end)
+        self.steps.append({"name": self.step_name, "start_ns": self.E(start), "dur_ns": e2 - start})
+        self.malloc_by_step.append(self.cur_step_mallocs)
+        self.flush(self.E(end))
+
+    def flush(self, safe):
+        buf = self.cpu_buf
+        buf.sort(key=lambda x: (x[0], x[1], x[2]))
+        parts = [x[3] for x in buf]
+        parts.extend(self.gpu_buf)
+        self.cpu_buf = []
+        self.gpu_buf = []
+        self.write_events(parts)
+        # truth: unions up to `safe`
+        fc = self.u_comm.cut(safe)
+        fp = self.u_comp.cut(safe)
+        self.overlap_ns += inter_len(fc, fp)
+        self.u_all.cut(safe)
+        for us in self.u_stream.values():
+            us.cut(safe)
+        # per unit
+        for key, d in self.unit_iv.items():
+            tot = self.unit_tot.setdefault(key, [0, 0, 0])
+            c = union_len(d["comm"])
+            p = union_len(d["compute"])
+            tot[0] += c
+            tot[1] += p
+            tot[2] += max(0, c - p)
+        self.unit_iv = {}
+
+    def write_events(self, parts):
+        if not parts:
+            return
+        w = self.w
+        s = ",\n".join(parts)
+        if w.first_event:
+            w.first_event = False
+            w.write("\n" + s)
+        else:
+            w.write(",\n" + s)
+
+
+# --------------------------------------------------------------------------
+# Workloads
+# --------------------------------------------------------------------------
+
+# forward layer ops: (outer op, inner op, kernel, share of layer fwd time, activation MiB, backward node)
+FWD_OPS = [
+    ("aten::layer_norm", "aten::native_layer_norm", K_LN, 0.04, 16, "NativeLayerNormBackward0"),
+    ("aten::linear", "aten::mm", K_GEMM, 0.18, 48, "MmBackward0"),
+    ("aten::scaled_dot_product_attention", "aten::_scaled_dot_product_flash_attention", K_FLASH, 0.22, 32,
+     "ScaledDotProductFlashAttentionBackward0"),
+    ("aten::linear", "aten::mm", K_GEMM, 0.08, 16, "MmBackward0"),
+    ("aten::add", None, K_ADD, 0.03, 16, "AddBackward0"),
+    ("aten::layer_norm", "aten::native_layer_norm", K_LN, 0.04, 16, "NativeLayerNormBackward0"),
+    ("aten::linear", "aten::mm", K_GEMM, 0.17, 64, "MmBackward0"),
+    ("aten::gelu", None, K_GELU, 0.05, 64, "GeluBackward0"),
+    ("aten::linear", "aten::mm", K_GEMM, 0.16, 16, "MmBackward0"),
+    ("aten::add", None, K_ADD, 0.03, 16, "AddBackward0"),
+]
+
+# backward kernels per node: list of (inner op, kernel, share relative to the fwd share)
+BWD_KERNELS = {
+    "NativeLayerNormBackward0": [("aten::native_layer_norm_backward", K_LN_BWD, 1.2),
+                                 (None, K_LN_GB, 0.6)],
+    "MmBackward0": [("aten::mm", K_GEMM_NT, 1.0), ("aten::mm", K_GEMM_NN, 1.0)],
+    "ScaledDotProductFlashAttentionBackward0": [("aten::_scaled_dot_product_flash_attention_backward",
+                                                 K_FLASH_DOT, 0.1),
+                                                (None, K_FLASH_BWD, 2.0)],
+    "AddBackward0": [],
+    "GeluBackward0": [("aten::gelu_backward", K_GELU_BWD, 1.5)],
+}
+
+
+class FSDPWorkload:
+    def __init__(self, R, sc, opts):
+        self.R = R
+        self.sc = sc
+        self.L = opts["layers"]
+        self.W = R.world
+        self.version = sc.get("version", 2)
+        self.fwd_layer = 1200 * US
+        self.ag_dur = int(self.fwd_layer * sc.get("ag_scale", 0.45))
+        self.rs_dur = int(self.fwd_layer * sc.get("rs_scale", 0.9))
+        coc = sc.get("comm_on_compute", False)
+        if self.version == 1:
+            self.s_comp, self.s_ag, self.s_rs, self.s_copyin = 7, 13, 13, 7
+        elif coc:
+            self.s_comp, self.s_ag, self.s_rs, self.s_copyin = 7, 7, 7, 7
+        else:
+            self.s_comp, self.s_ag, self.s_rs, self.s_copyin = 7, 20, 24, 16
+        self.serial = sc.get("serial", False)
+        broken = sc.get("broken_units")
+        if sc.get("prefetch") == "none":
+            self.prefetch = {i: False for i in range(self.L)}
+        else:
+            self.prefetch = {i: True for i in range(self.L)}
+            if broken:
+                for b in broken:
+                    if b < self.L - 1:
+                        self.prefetch[b] = False
+        if self.serial:
+            self.prefetch = {i: False for i in range(self.L)}
+        nn = NCCL_OLD if opts["nccl_names"] == "old" else NCCL_NEW
+        self.k_ag = nn["AllGather"]
+        self.k_rs = nn["ReduceScatter"]
+        self.param_elems = 50331648  # per layer (bf16 AG output)
+        self.ag_bytes = self.param_elems * 2
+        self.grad_bytes = self.param_elems * 4
+        self.pg_ranks = "[" + ", ".join(str(i) for i in range(self.W)) + "]"
+        self.seq = 0
+        self.baseline = 6 * GIB + 123 * MIB
+        self.states_bytes = 3 * GIB // 2
+        self.lazy_opt = sc.get("lazy_optimizer", False)
+        self.opt_states = None
+        base = self.baseline if self.lazy_opt else self.baseline + self.states_bytes
+        R.allocated = base
+        R.reserved = (base + 2 * MIB - 1) // (2 * MIB) * (2 * MIB) + 20 * MIB
+        R.segments = [R.reserved]
+        self.delay = 0
+        sd = sc.get("straggler_delay")
+        if sd and R.rank == opts["straggler_rank"]:
+            self.delay = sd
+        self.thrash = sc.get("thrash_segments", 0)
+        self.sync_stall = sc.get("sync_stall", False)
+        self.unit_names = ["layers.%d" % i if self.version == 2 else "unit%d" % i for i in range(self.L)]
+
+    # collective helpers ---------------------------------------------------
+    def coll_args(self, coll, dtype, in_n, out_n):
+        self.seq += 1
+        R = self.R
+        if R.legacy:
+            return "", ""
+        a = ('"Collective name": "%s", "dtype": "%s", "In msg nelems": %d, "Out msg nelems": %d, "Group size": %d, '
+             '"In split size": "[]", "Out split size": "[]", "Global rank start": 0, "Global rank stride": 1, '
+             '"Process Group Name": "0", "Process Group Description": "default_pg", "Process Group Ranks": "%s", '
+             '"Rank": %d' % (coll, dtype, in_n, out_n, self.W, self.pg_ranks, R.rank))
+        k = (', "Collective name": "%s", "In msg nelems": %d, "Out msg nelems": %d, "Group size": %d, '
+             '"dtype": "%s", "In split size": "[]", "Out split size": "[]", "Process Group Name": "0", '
+             '"Process Group Description": "default_pg", "Process Group Ranks": "%s"'
+             % (coll, in_n, out_n, self.W, dtype, self.pg_ranks))
+        if R.f.new:
+            a += ', "Seq": %d' % self.seq
+            k += ', "Seq": %d' % self.seq
+        return a, k
+
+    def collective(self, th, c10d_op, coll, nccl_ann, kname, stream, dur, dtype, in_n, out_n, deps):
+        R = self.R
+        ra, ka = self.coll_args(coll, dtype, in_n, out_n)
+        R.push(th, "cpu_op", c10d_op)
+        rec = R.push(th, "cpu_op", "record_param_comms", ra)
+        R.push(th, "user_annotation", nccl_ann)
+        align = R.peer_starts.get(self.seq) if R.peer_starts is not None else None
+        se = R.launch(th, stream, kname, dur, deps=deps, ext=rec[3], extra=ka, align=align,
+                      api=("cudaLaunchKernelExC", 430, "cuda_runtime"))
+        R.coll_starts[self.seq] = se[0]
+        R.pop(th)
+        R.pop(th)
+        R.pop(th)
+        return se
+
+    def all_gather(self, i, th, phase, deps):
+        """Issue AG of unit i; returns (handle of AG output, gpu (start,end))."""
+        R = self.R
+        v2 = self.version == 2
+        if v2:
+            R.push(th, "user_annotation", "FSDP::all_gather (%s)" % self.unit_names[i])
+            R.push(th, "cpu_op", "fsdp::all_gather_copy_in")
+            buf = R.alloc(th, self.ag_bytes)
+            ci = R.launch(th, self.s_copyin, K_COPY_IN, self.jitd(self.ag_dur * 0.04 + 8 * US))
+            R.pop(th)
+            deps = list(deps) + [ci[1]]
+            se = self.collective(th, "c10d::_allgather_base_", "_allgather_base", "nccl:_all_gather_base",
+                                 self.k_ag, self.s_ag, self.jitd(self.ag_dur), "BFloat16",
+                                 self.param_elems // self.W, self.param_elems, deps)
+            R.pop(th)
+        else:
+            buf = R.alloc(th, self.ag_bytes)
+            se = self.collective(th, "c10d::_allgather_base_", "_allgather_base", "nccl:_all_gather_base",
+                                 self.k_ag, self.s_ag, self.jitd(self.ag_dur), "BFloat16",
+                                 self.param_elems // self.W, self.param_elems, deps)
+        R.unit_add((self.unit_names[i], phase), "comm", R.E(se[0]), R.E(se[1]))
+        return buf, se
+
+    def jitd(self, base):
+        return self.R.jit(int(base))
+
+    def copy_out(self, i, th, ag_end, buf):
+        R = self.R
+        v2 = self.version == 2
+        if v2:
+            R.push(th, "user_annotation", "FSDP::all_gather_copy_out (%s)" % self.unit_names[i])
+        R.runtime(th, "cudaStreamWaitEvent", 147, R.rus((2, 4)))
+        if v2:
+            R.push(th, "cpu_op", "fsdp::split_with_sizes_copy")
+            unsh = R.alloc(th, self.ag_bytes)
+            R.launch(th, self.s_comp, K_SPLIT, self.jitd(self.ag_dur * 0.05 + 10 * US), deps=[ag_end])
+            R.pop(th)
+            R.free(th, buf)
+            R.pop(th)
+            return unsh, None
+        return buf, ag_end
+
+    def layer_forward(self, th, i):
+        R = self.R
+        acts = []
+        dep0 = self.fsdp1_dep
+        for outer, inner, k, share, amib, node in FWD_OPS:
+            R.push(th, "cpu_op", outer)
+            if outer == "aten::linear":
+                R.op(th, "aten::t")
+            if inner:
+                R.push(th, "cpu_op", inner)
+            acts.append(R.alloc(th, amib * MIB))
+            R.launch(th, self.s_comp, k, self.jitd(self.fwd_layer * share),
+                     deps=[dep0] if dep0 else (),
+                     api=("cudaLaunchKernelExC", 430, "cuda_runtime") if k is K_FLASH else
+                     ("cudaLaunchKernel", 211, "cuda_runtime"))
+            dep0 = None
+            if inner:
+                R.pop(th)
+            R.pop(th)
+        self.fsdp1_dep = None
+        return acts
+
+    def layer_backward(self, th, i, acts):
+        R = self.R
+        seqn = 1000 + i * 20
+        dep0 = self.fsdp1_dep
+        for idx in range(len(FWD_OPS) - 1, -1, -1):
+            outer, inner, k, share, amib, node = FWD_OPS[idx]
+            extra = '"Sequence number": %d, "Fwd thread id": 1' % (seqn + idx) if not R.legacy else ""
+            R.push(th, "cpu_op", "autograd::engine::evaluate_function: " + node, extra)
+            R.push(th, "cpu_op", node, extra)
+            g = None
+            for (iop, kk, sh) in BWD_KERNELS[node]:
+                if iop:
+                    R.push(th, "cpu_op", iop)
+                if g is None:
+                    g = R.alloc(th, amib * MIB)
+                R.launch(th, self.s_comp, kk, self.jitd(self.fwd_layer * share * sh),
+                         deps=[dep0] if dep0 else ())
+                dep0 = None
+                if iop:
+                    R.pop(th)
+            R.pop(th)
+            R.free(th, acts[idx])
+            R.pop(th)
+            if node == "MmBackward0":
+                R.op(th, "autograd::engine::evaluate_function: TBackward0", extra=extra)
+            R.free(th, g)
+        self.fsdp1_dep = None
+
+    # steps -------------------------------------------------------------------
+    def step(self, k):
+        R = self.R
+        main, bwd = R.tid_main, R.tid_bwd
+        v2 = self.version == 2
+        L = self.L
+        names = self.unit_names
+        self.fsdp1_dep = None
+        R.begin_step(k)
+        if self.thrash and k >= 1:
+            R.release_cached(main, self.thrash)
+        # data loading
+        R.push(main, "user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__")
+        R.cpu_mem(main, 1048576)
+        R.t[main] += R.r(150 * US, 250 * US) + self.delay
+        R.cpu_mem(main, -1048576)
+        R.pop(main)
+        # input copy
+        R.push(main, "cpu_op", "aten::to")
+        R.push(main, "cpu_op", "aten::_to_copy")
+        inp = R.alloc(main, 65536)
+        R.push(main, "cpu_op", "aten::copy_")
+        R.launch(main, self.s_comp, "Memcpy HtoD (Pinned -> Device)", R.r(3 * US, 6 * US), kind="gpu_memcpy",
+                 api=("cudaMemcpyAsync", 41, "cuda_runtime"), nbytes=65536)
+        R.pop(main)
+        R.pop(main)
+        R.pop(main)
+        # root pre-forward
+        if v2:
+            R.push(main, "user_annotation", "FSDP::root_pre_forward")
+            R.op(main, "FSDP::inputs_to_device", cat="user_annotation")
+            R.pop(main)
+        else:
+            R.push(main, "user_annotation", "FullyShardedDataParallel.forward")
+            R.op(main, "FullyShardedDataParallel._root_pre_forward", cat="user_annotation")
+        R.push(main, "cpu_op", "aten::embedding")
+        R.push(main, "cpu_op", "aten::index_select")
+        emb = R.alloc(main, 32 * MIB)
+        R.launch(main, self.s_comp, K_INDEX, R.r(20 * US, 30 * US))
+        R.pop(main)
+        R.pop(main)
+        # ---- forward ----
+        comp_end_fwd = {}
+        acts = {}
+        for i in range(L):
+            if v2:
+                R.push(main, "user_annotation", "FSDP::pre_forward (%s)" % names[i])
+                deps = [comp_end_fwd.get(i - 2)]
+                buf, se = self.all_gather(i, main, "forward", deps)
+                unsh, _ = self.copy_out(i, main, se[1], buf)
+                R.pop(main)
+            else:
+                R.push(main, "user_annotation", "FullyShardedDataParallel.forward")
+                R.push(main, "user_annotation", "FullyShardedDataParallel._pre_forward")
+                deps = [R.ready.get(self.s_comp)] if self.serial else [comp_end_fwd.get(i - 2)]
+                buf, se = self.all_gather(i, main, "forward", deps)
+                R.runtime(main, "cudaStreamWaitEvent", 147, R.rus((2, 4)))
+                unsh = buf
+                self.fsdp1_dep = se[1]
+                R.pop(main)
+            if i == 0 and k % 2 == 0:
+                R.op(main, ESCAPE_OP)
+            key = (names[i], "forward")
+            R.unit_ctx[main] = key
+            acts[i] = self.layer_forward(main, i)
+            R.unit_ctx[main] = None
+            comp_end_fwd[i] = R.unit_last_end.get(key)
+            if v2:
+                R.push(main, "user_annotation", "FSDP::post_forward (%s)" % names[i])
+                R.free(main, unsh)
+                R.pop(main)
+            else:
+                R.push(main, "user_annotation", "FullyShardedDataParallel._post_forward")
+                R.free(main, unsh)
+                R.pop(main)
+                R.pop(main)
+        # head + loss
+        R.push(main, "cpu_op", "aten::linear")
+        R.op(main, "aten::t")
+        R.push(main, "cpu_op", "aten::mm")
+        logits = R.alloc(main, 256 * MIB)
+        R.launch(main, self.s_comp, K_GEMM, self.jitd(self.fwd_layer * 0.6))
+        R.pop(main)
+        R.pop(main)
+        R.push(main, "cpu_op", "aten::cross_entropy_loss")
+        R.push(main, "cpu_op", "aten::log_softmax")
+        lsm = R.alloc(main, 256 * MIB)
+        R.launch(main, self.s_comp, K_LOGSOFTMAX, self.jitd(self.fwd_layer * 0.15))
+        R.pop(main)
+        R.push(main, "cpu_op", "aten::nll_loss_forward")
+        loss = R.alloc(main, 512)
+        R.launch(main, self.s_comp, K_NLL, R.r(4 * US, 8 * US))
+        R.pop(main)
+        R.pop(main)
+        if not v2:
+            R.op(main, "FullyShardedDataParallel._post_forward", cat="user_annotation")
+            R.pop(main)  # root FullyShardedDataParallel.forward
+        # ---- backward (autograd thread) ----
+        R.t[bwd] = max(R.t[bwd], R.t[main]) + R.r(20 * US, 40 * US)
+        g_nll = None
+        for node, kk, share, hbytes in (("NllLossBackward0", K_NLL_BWD, 0.01, 256 * MIB),
+                                        ("LogSoftmaxBackward0", K_LOGSOFTMAX_BWD, 0.15, 0),
+                                        ("MmBackward0", K_GEMM_NT, 1.2, 0)):
+            R.push(bwd, "cpu_op", "autograd::engine::evaluate_function: " + node)
+            R.push(bwd, "cpu_op", node)
+            if hbytes:
+                g_nll = R.alloc(bwd, hbytes)
+            R.launch(bwd, self.s_comp, kk, self.jitd(self.fwd_layer * share))
+            R.pop(bwd)
+            R.pop(bwd)
+            if node == "LogSoftmaxBackward0":
+                R.free(bwd, lsm)
+                R.free(bwd, g_nll)
+        R.free(bwd, logits)
+        rs_end = {}
+        comp_end_bwd = {}
+        ag_issued = {}
+        grads = []
+        for i in range(L - 1, -1, -1):
+            key = (names[i], "backward")
+            if v2:
+                R.push(bwd, "user_annotation", "FSDP::pre_backward (%s)" % names[i])
+                if i not in ag_issued:
+                    if i == L - 1:
+                        deps = []
+                    else:
+                        deps = [comp_end_bwd.get(i + 1), rs_end.get(i + 1)]
+                    ag_issued[i] = self.all_gather(i, bwd, "backward", deps)
+                buf, se = ag_issued[i]
+                unsh, _ = self.copy_out(i, bwd, se[1], buf)
+                if i > 0 and self.prefetch.get(i - 1):
+                    R.push(bwd, "user_annotation", "FSDP::backward_prefetch for %s" % names[i - 1])
+                    ag_issued[i - 1] = self.all_gather(i - 1, bwd, "backward", [comp_end_bwd.get(i + 1)])
+                    R.pop(bwd)
+                R.pop(bwd)
+            else:
+                R.push(bwd, "user_annotation", "FullyShardedDataParallel._pre_backward_hook")
+                if i == L - 1:
+                    deps = [R.ready.get(self.s_comp)]
+                else:
+                    deps = [comp_end_bwd.get(i + 1), rs_end.get(i + 1)]
+                buf, se = self.all_gather(i, bwd, "backward", deps)
+                ag_issued[i] = (buf, se)
+                R.runtime(bwd, "cudaStreamWaitEvent", 147, R.rus((2, 4)))
+                unsh = buf
+                self.fsdp1_dep = se[1]
+                R.pop(bwd)
+            R.unit_ctx[bwd] = key
+            self.layer_backward(bwd, i, acts[i])
+            R.unit_ctx[bwd] = None
+            comp_end_bwd[i] = R.unit_last_end.get(key)
+            # post backward: reshard + reduce-scatter
+            if v2:
+                R.push(bwd, "user_annotation", "FSDP::post_backward_reshard (%s)" % names[i])
+                R.free(bwd, unsh)
+                R.pop(bwd)
+                R.push(bwd, "user_annotation", "FSDP::post_backward_reduce (%s)" % names[i])
+                R.runtime(bwd, "cudaStreamWaitEvent", 147, R.rus((2, 4)))
+                R.push(bwd, "cpu_op", "fsdp::chunk_cat")
+                rs_in = R.alloc(bwd, self.grad_bytes)
+                cc = R.launch(bwd, self.s_rs, K_CHUNK_CAT, self.jitd(self.rs_dur * 0.05 + 10 * US),
+                              deps=[comp_end_bwd[i]])
+                R.pop(bwd)
+                rs_out = R.alloc(bwd, self.grad_bytes // self.W)
+                se = self.collective(bwd, "c10d::_reduce_scatter_base_", "_reduce_scatter_base",
+                                     "nccl:_reduce_scatter_base", self.k_rs, self.s_rs, self.jitd(self.rs_dur),
+                                     "Float", self.param_elems, self.param_elems // self.W, [cc[1]])
+                R.free(bwd, rs_in)
+                R.pop(bwd)
+            else:
+                R.push(bwd, "user_annotation", "FullyShardedDataParallel._post_backward_hook")
+                R.free(bwd, unsh)
+                rs_in = R.alloc(bwd, self.grad_bytes)
+                rs_out = R.alloc(bwd, self.grad_bytes // self.W)
+                se = self.collective(bwd, "c10d::_reduce_scatter_base_", "_reduce_scatter_base",
+                                     "nccl:_reduce_scatter_base", self.k_rs, self.s_rs, self.jitd(self.rs_dur),
+                                     "Float", self.param_elems, self.param_elems // self.W, [comp_end_bwd[i]])
+                R.free(bwd, rs_in)
+                R.pop(bwd)
+            grads.append(rs_out)
+            rs_end[i] = se[1]
+            R.unit_add(key, "comm", R.E(se[0]), R.E(se[1]))
+        # observed prefetch: the backward AG of unit u started before the
+        # backward compute of unit u+1 ended, on a stream other than compute
+        for i in range(L - 1):
+            ag = ag_issued[i][1]
+            ok = ag[0] < comp_end_bwd[i + 1] and self.s_ag != self.s_comp
+            R.prefetch_obs[names[i]] = R.prefetch_obs.get(names[i], True) and ok
+        # embedding backward
+        R.push(bwd, "cpu_op", "autograd::engine::evaluate_function: EmbeddingBackward0")
+        R.push(bwd, "cpu_op", "EmbeddingBackward0")
+        R.launch(bwd, self.s_comp, K_EMB_BWD, R.r(40 * US, 60 * US),
+                 deps=[rs_end[0]] if self.serial else ())
+        R.pop(bwd)
+        R.pop(bwd)
+        R.free(bwd, emb)
+        all_rs = max(v for v in rs_end.values())
+        if v2:
+            R.push(bwd, "user_annotation", "FSDP::root_post_backward_callback")
+            R.runtime(bwd, "cudaStreamWaitEvent", 147, R.rus((2, 4)))
+            R.pop(bwd)
+        R.t[main] = max(R.t[main], R.t[bwd]) + R.r(10 * US, 30 * US)
+        # ---- optional sync stall: loss.item() ----
+        if self.sync_stall:
+            R.push(main, "cpu_op", "aten::item")
+            R.push(main, "cpu_op", "aten::_local_scalar_dense")
+            _, me = R.launch(main, self.s_comp, "Memcpy DtoH (Device -> Pinned)", R.r(2 * US, 3 * US),
+                             kind="gpu_memcpy", api=("cudaMemcpyAsync", 41, "cuda_runtime"), nbytes=4,
+                             deps=[all_rs])
+            R.sync_call(main, "cudaStreamSynchronize", 131, me)
+            R.pop(main)
+            R.pop(main)
+            R.t[main] += R.r(400 * US, 700 * US)   # host-side logging: GPU idle
+        # ---- optimizer ----
+        R.push(main, "user_annotation", "Optimizer.step#AdamW.step")
+        if self.lazy_opt and self.opt_states is None:
+            self.opt_states = []
+            for j in range(6):
+                R.push(main, "cpu_op", "aten::zeros_like")
+                R.push(main, "cpu_op", "aten::empty_like")
+                self.opt_states.append(R.alloc(main, self.states_bytes // 6))
+                R.pop(main)
+                R.push(main, "cpu_op", "aten::zero_")
+                R.launch(main, self.s_comp, K_FILL, R.r(30 * US, 60 * US), deps=[all_rs])
+                R.pop(main)
+                R.pop(main)
+        R.push(main, "cpu_op", "aten::zero_")
+        R.launch(main, self.s_comp, "Memset (Device)", R.r(2 * US, 4 * US), kind="gpu_memset",
+                 api=("cudaMemsetAsync", 51, "cuda_runtime"), nbytes=4096, deps=[all_rs])
+        R.pop(main)
+        for j in range(4):
+            R.push(main, "cpu_op", "aten::_fused_adamw_")
+            R.launch(main, self.s_comp, K_MTA, self.jitd(self.fwd_layer * 0.2 * L / 4), deps=[all_rs])
+            R.pop(main)
+        R.pop(main)
+        R.push(main, "user_annotation", "Optimizer.zero_grad#AdamW.zero_grad")
+        for g in grads:
+            R.free(main, g)
+        R.pop(main)
+        R.free(main, loss)
+        R.free(main, inp)
+        R.end_step(R.r(60 * US, 150 * US))
+
+    def truth_fsdp(self):
+        R = self.R
+        units = []
+        for key in R.unit_order:
+            c, p, e = R.unit_tot.get(key, (0, 0, 0))
+            units.append({"name": key[0], "phase": key[1], "comm_ns": c, "compute_ns": p,
+                          "exposed_ns": max(0, c - p), "exposed_sum_of_steps_ns": e})
+        if self.serial or self.s_ag == self.s_comp:
+            pattern = "serialized"
+        elif all(self.prefetch.get(i) for i in range(self.L - 1)):
+            pattern = "zigzag"
+        else:
+            pattern = "no_prefetch"
+        return {"version": "fsdp%d" % self.version, "units": units,
+                "backward": {"pattern": pattern, "prefetched": dict(R.prefetch_obs)}}
+
+
+class SimpleWorkload:
+    """Non-FSDP single-GPU loops: launch_bound, fused_healthy, sync_stall."""
+
+    def __init__(self, R, sc, opts):
+        self.R = R
+        self.kind = sc["kind"]
+        self.L = opts["layers"]
+        R.allocated = 2 * GIB
+        R.reserved = 2 * GIB + 20 * MIB
+        R.segments = [R.reserved]
+        if self.kind == "launch":
+            R.ov = dict(gap=(1, 3), entry=(3, 6), tail=(1, 2), pre=(1, 2), rt=(3, 5), lat=(2, 3), ig=(0.5, 1.5))
+
+    def step(self, k):
+        R = self.R
+        main = R.tid_main
+        R.begin_step(k)
+        R.push(main, "user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__")
+        R.t[main] += R.r(80 * US, 120 * US)
+        R.pop(main)
+        R.push(main, "cpu_op", "aten::to")
+        R.push(main, "cpu_op", "aten::copy_")
+        inp = R.alloc(main, 4 * MIB)
+        R.launch(main, 7, "Memcpy HtoD (Pinned -> Device)", R.r(20 * US, 30 * US), kind="gpu_memcpy",
+                 api=("cudaMemcpyAsync", 41, "cuda_runtime"), nbytes=4 * MIB)
+        R.pop(main)
+        R.pop(main)
+        if self.kind == "launch":
+            self.launch_bound(k)
+        elif self.kind == "fused":
+            self.fused(k)
+        else:
+            self.sync(k)
+        R.free(main, inp)
+        R.end_step(R.r(60 * US, 120 * US))
+
+    def launch_bound(self, k):
+        R = self.R
+        main = R.tid_main
+        ops = [("aten::add", K_ADD), ("aten::mul", K_MUL), ("aten::relu", K_RELU), ("aten::sigmoid", K_SIGMOID),
+               ("aten::sum", K_SUM), ("aten::mul", K_MUL), ("aten::add_", K_ADD)]
+        n = 150 * self.L
+        hs = []
+        R.push(main, "user_annotation", "## forward ##")
+        for j in range(n):
+            name, kern = ops[j % len(ops)]
+            R.push(main, "cpu_op", name)
+            if j % 64 == 0:
+                hs.append(R.alloc(main, 2 * MIB))
+            R.launch(main, 7, kern, R.r(2 * US, 5 * US))
+            R.pop(main)
+            if j == 10 and k % 2 == 0:
+                R.op(main, ESCAPE_OP)
+        R.pop(main)
+        for h in hs:
+            R.free(main, h)
+
+    def fused(self, k):
+        R = self.R
+        main = R.tid_main
+        R.push(main, "user_annotation", "Torch-Compiled Region: 0/0")
+        R.push(main, "cpu_op", "CompiledFunction")
+        hs = []
+        for j in range(3 * self.L):
+            if j % 3 == 1:
+                R.push(main, "cpu_op", "aten::mm")
+                hs.append(R.alloc(main, 64 * MIB))
+                R.launch(main, 7, K_SGEMM, R.r(1500 * US, 2500 * US))
+                R.pop(main)
+            else:
+                kern = (K_TRITON_1, K_TRITON_2, K_TRITON_3)[j % 3]
+                R.launch(main, 7, kern, R.r(400 * US, 900 * US),
+                         api=("cuLaunchKernel", 307, "cuda_driver"))
+            if j == 2 and k % 2 == 0:
+                R.op(main, ESCAPE_OP)
+        R.pop(main)
+        R.pop(main)
+        for h in hs:
+            R.free(main, h)
+
+    def sync(self, k):
+        R = self.R
+        main = R.tid_main
+        hs = []
+        for j in range(5 * self.L):
+            R.push(main, "cpu_op", "aten::mm" if j % 2 else "aten::add")
+            if j % 4 == 0:
+                hs.append(R.alloc(main, 32 * MIB))
+            R.launch(main, 7, K_SGEMM if j % 2 else K_ADD, R.r(150 * US, 600 * US) if j % 2 else R.r(30 * US, 60 * US))
+            R.pop(main)
+            if j == 3 and k % 2 == 0:
+                R.op(main, ESCAPE_OP)
+        R.push(main, "cpu_op", "aten::item")
+        R.push(main, "cpu_op", "aten::_local_scalar_dense")
+        _, me = R.launch(main, 7, "Memcpy DtoH (Device -> Pinned)", R.r(2 * US, 3 * US), kind="gpu_memcpy",
+                         api=("cudaMemcpyAsync", 41, "cuda_runtime"), nbytes=4)
+        R.sync_call(main, "cudaStreamSynchronize", 131, me)
+        R.pop(main)
+        R.pop(main)
+        R.t[main] += R.r(1500 * US, 2500 * US)   # host work, GPU idle
+        for j in range(self.L):
+            R.push(main, "cpu_op", "aten::mul")
+            R.launch(main, 7, K_MUL, R.r(100 * US, 200 * US))
+            R.launch(main, 7, "Memset (Device)", R.r(3 * US, 6 * US), kind="gpu_memset",
+                     api=("cudaMemsetAsync", 51, "cuda_runtime"), nbytes=1 * MIB)
+            R.pop(main)
+        if k % 2 == 1:
+            R.sync_call(main, "cudaDeviceSynchronize", 165, R.ready[7])
+            R.t[main] += R.r(300 * US, 500 * US)
+        for h in hs:
+            R.free(main, h)
+
+    def truth_fsdp(self):
+        return {"version": None, "units": [], "backward": {"pattern": "unknown", "prefetched": {}}}
+
+
+# --------------------------------------------------------------------------
+# Trace assembly
+# --------------------------------------------------------------------------
+
+BUCKET_S = 7889238
+BASE_NS = 224 * BUCKET_S * 10 ** 9          # 1767189312000000000
+T0_REL_NS = 1365627862757064               # ~15.8 days into the bucket
+
+
+def header(R, fmtname, opts):
+    parts = ['{\n  "schemaVersion": 1,\n  "deviceProperties": [\n']
+    devs = []
+    for d in range(8):
+        p = dict(DEVICE_PROPS)
+        devs.append('    {\n      "id": %d, ' % d + ", ".join('"%s": %s' % (k, json.dumps(v)) for k, v in p.items())
+                    + "\n    }")
+    parts.append(",\n".join(devs))
+    parts.append("\n  ],\n")
+    di = distributed_info(R, opts, ranks_as_string=(fmtname == "old"))
+    if fmtname == "new":
+        if di is not None:
+            parts.append('  "distributedInfo": %s,\n' % json.dumps(di))
+        parts.append('  "cupti_version": 24,\n  "cuda_runtime_version": 12060,\n  "cuda_driver_version": 12080,\n')
+        parts.append('  "trace_id": "%032X",\n' % (_crc("tid", opts["seed"], R.rank) * 0x9E3779B97F4A7C15
+                                                     % (1 << 128)))
+        parts.append('  "displayTimeUnit": "ms",\n  "baseTimeNanoseconds": %d,\n' % BASE_NS)
+    elif fmtname == "old":
+        parts.append('  "record_shapes": 1,\n  "profile_memory": 1,\n')
+    parts.append('  "traceEvents": [')
+    return "".join(parts)
+
+
+def distributed_info(R, opts, ranks_as_string=False):
+    if not opts["distributed"]:
+        return None
+    ranks = list(range(R.world))
+    return {"backend": "nccl", "rank": R.rank, "world_size": R.world, "pg_count": 1,
+            "pg_config": [{"pg_name": "0", "pg_desc": "default_pg", "backend_config": "cuda:nccl",
+                           "pg_size": R.world, "ranks": str(ranks) if ranks_as_string else ranks}],
+            "nccl_version": "2.21.5"}
+
+
+def trailer_events(R, t_start, t_end):
+    """Metadata, spans, overhead, Record Window End (emitted after the steps)."""
+    f = R.f
+    ev = []
+    tm = R.E(t_start)
+
+    def meta(name, pid, tid, args):
+        ev.append(f.meta(name, pid, tid, tm, args))
+        R.count("")
+
+    meta("process_name", R.pid_s, "0", '"name": "python3"')
+    meta("process_labels", R.pid_s, "0", '"labels": "CPU"')
+    meta("process_sort_index", R.pid_s, "0", '"sort_index": %d' % R.pid)
+    for d in range(8):
+        meta("process_name", str(d), "0", '"name": "python3"')
+        meta("process_labels", str(d), "0", '"labels": "GPU %d"' % d)
+        meta("process_sort_index", str(d), "0", '"sort_index": %d' % (16777216 + d))
+    if not R.legacy:
+        for s in sorted(R.stream_last):
+            meta("thread_name", R.dev_s, str(s), '"name": "stream %d "' % s)
+            meta("thread_sort_index", R.dev_s, str(s), '"sort_index": %d' % s)
+    meta("thread_name", R.pid_s, R.tid_s[R.tid_main], '"name": "thread %d (pt_main_thread)"' % R.tid_main)
+    meta("thread_sort_index", R.pid_s, R.tid_s[R.tid_main], '"sort_index": %d' % R.tid_main)
+    meta("thread_name", R.pid_s, R.tid_s[R.tid_bwd], '"name": "thread %d (pt_main_thread)"' % R.tid_bwd)
+    meta("thread_name", R.pid_s, R.tid_s[R.tid_bwd], '"name": "thread %d (pt_autograd_0)"' % R.tid_bwd)
+    meta("thread_sort_index", R.pid_s, R.tid_s[R.tid_bwd], '"sort_index": %d' % R.tid_bwd)
+    if not R.legacy:
+        c = "overhead"
+        ev.append(f.x_noargs(c, '"Activity Buffer Request"', "-1", "0", R.E(t_start + 40 * US), 1500 * US))
+        R.count(c)
+    span_pid = '"Traces"' if R.legacy else '"Spans"'
+    ev.append(f.x("Trace", '"PyTorch Profiler (0)"', span_pid, '"PyTorch Profiler"', tm,
+                  t_end - t_start, '"Op count": 0'))
+    R.count("Trace")
+    if not R.legacy:
+        ev.append(f.meta("process_sort_index", '"Spans"', "0", tm, '"sort_index": 536870912'))
+        R.count("")
+    if f.pretty:
+        ev.append('  {\n    "name": "Iteration Start: PyTorch Profiler", "ph": "i", "s": "g",\n    "pid": "Traces", '
+                  '"tid": "Trace PyTorch Profiler", "ts": %s\n  }' % f.ts(tm))
+        ev.append('  {\n    "name": "Record Window End", "ph": "i", "s": "g",\n    "pid": "", "tid": "", "ts": %s\n  }'
+                  % f.ts(R.E(t_end)))
+    else:
+        ev.append('{"name": "Iteration Start: PyTorch Profiler", "ph": "i", "s": "g", "pid": "Traces", '
+                  '"tid": "Trace PyTorch Profiler", "ts": %s}' % f.ts(tm))
+        ev.append('{"name": "Record Window End", "ph": "i", "s": "g", "pid": "", "tid": "", "ts": %s}'
+                  % f.ts(R.E(t_end)))
+    R.count("", 2)
+    return ev
+
+
+def footer(R, fmtname, opts, trace_name):
+    parts = ["\n  ]"]
+    if fmtname == "new":
+        parts.append(',\n  "traceName": %s\n}\n' % json.dumps(trace_name))
+    elif fmtname == "old":
+        di = distributed_info(R, opts, ranks_as_string=True)
+        if di is not None:
+            parts.append(',\n  "distributedInfo": %s' % json.dumps(di))
+        parts.append(',\n  "traceName": %s\n}\n' % json.dumps(trace_name))
+    else:
+        parts.append("\n}\n")
+    return "".join(parts)
+
+
+def rank_path(path, rank, nranks):
+    if nranks <= 1:
+        return path
+    for ext in (".json.gz", ".json", ".gz"):
+        if path.endswith(ext):
+            return path[: -len(ext)] + ".rank%d" % rank + ext
+    return path + ".rank%d" % rank
+
+
+def truth_path(trace_path):
+    for ext in (".json.gz", ".json", ".gz"):
+        if trace_path.endswith(ext):
+            return trace_path[: -len(ext)] + ".truth.json"
+    return trace_path + ".truth.json"
+
+
+def _generate_rank(scenario, sc, path, opts, rank, world, steps, target):
+    fmt = Fmt(opts["format"], BASE_NS if opts["format"] == "new" else 0)
+    w = Writer(path, opts["gz_level"])
+    R = Rank(scenario, sc, opts, rank, world, w, fmt)
+    wl = FSDPWorkload(R, sc, opts) if sc["kind"] == "fsdp" else SimpleWorkload(R, sc, opts)
+    w.write(header(R, opts["format"], opts))
+    t_start = R.T0
+    R.t[R.tid_main] = R.T0 + 200 * US
+    R.t[R.tid_bwd] = R.T0 + 200 * US
+    tail_est = 40000 if fmt.pretty else 20000
+    k = 0
+    t_wall = time.time()
+    while True:
+        if target:
+            if w.ubytes + tail_est >= target:
+                break
+        elif k >= steps:
+            break
+        wl.step(k)
+        k += 1
+    t_end = R.t[R.tid_main] + 50 * US
+    R.write_events(trailer_events(R, t_start, t_end))
+    w.write(footer(R, opts["format"], opts, "/tmp/" + os.path.basename(path)))
+    w.close()
+    elapsed = time.time() - t_wall
+    truth = build_truth(R, wl, scenario, sc, opts, k)
+    truth["generator"] = {"bytes_uncompressed": w.ubytes, "bytes_file": os.path.getsize(path),
+                          "format": opts["format"],
+                          "nccl_names": opts["nccl_names"], "seed": opts["seed"], "layers": opts["layers"]}
+    with open(truth_path(path), "w") as fh:
+        json.dump(truth, fh, indent=1, sort_keys=False)
+        fh.write("\n")
+    return truth, k, R.coll_starts
+
+
+def build_truth(R, wl, scenario, sc, opts, nsteps):
+    span = (R.last_gpu - R.first_gpu) if R.last_gpu > R.first_gpu else 0
+    busy = R.u_all.total
+    streams = []
+    for s in sorted(R.stream_last):
+        has = R.stream_has.get(s, set())
+        kinds = has - {"memory"}
+        if kinds == {"comm"}:
+            role = "communication"
+        elif kinds == {"compute"}:
+            role = "compute"
+        elif kinds:
+            role = "mixed"
+        else:
+            role = "memory"
+        streams.append({"device": R.device, "stream": s, "kernels": R.stream_kernels.get(s, 0),
+                        "busy_ns": R.u_stream[s].total, "role": role})
+    comm = R.u_comm.total
+    comp = R.u_comp.total
+    if comm > 0:
+        overlap = {"comm_ns": comm, "compute_ns": comp, "overlap_ns": R.overlap_ns,
+                   "exposed_comm_ns": comm - R.overlap_ns, "overlap_pct": 100.0 * R.overlap_ns / comm}
+    else:
+        overlap = {"comm_ns": None, "compute_ns": comp, "overlap_ns": None, "exposed_comm_ns": None,
+                   "overlap_pct": None}
+    warm = 1
+    if sc.get("lazy_optimizer"):
+        warm = 2
+    steady = sum(R.malloc_by_step[warm:])
+    legacy = R.legacy
+    truth = {
+        "scenario": scenario,
+        "description": sc["desc"],
+        "rank": R.rank,
+        "world_size": R.world,
+        "base_time_ns": BASE_NS if opts["format"] == "new" else 0,
+        "clock_offset_ns": R.off,
+        "steps": R.steps,
+        "events_by_cat": dict(sorted(R.cats.items())),
+        "gpu": {"span_ns": span, "busy_ns": busy, "density": (busy / span) if span else None,
+                "streams": streams},
+        "overlap": overlap,
+        "fsdp": wl.truth_fsdp(),
+        "sync": {k: {"count": v[0], "total_ns": v[1], "max_ns": v[2]} for k, v in sorted(R.sync.items())},
+        "allocator": {"malloc_calls": R.malloc_calls, "free_calls": R.free_calls,
+                      "steady_state_malloc_calls": steady, "warmup_steps": warm,
+                      "malloc_calls_by_step": R.malloc_by_step,
+                      "peak_allocated_bytes": None if legacy else R.peak_alloc,
+                      "peak_reserved_bytes": None if legacy else R.peak_res},
+        "launch": {"host_wait_ns": R.host_wait, "kernel_wait_ns": R.kernel_wait, "other_ns": R.other_wait},
+        "expected_findings": list(sc["expected"]),
+        "absent_findings": list(sc["absent"]),
+        "straggler": None,
+    }
+    if sc.get("straggler_delay"):
+        truth["straggler"] = {"rank": opts["straggler_rank"], "delay_ns": sc["straggler_delay"]}
+    return truth
+
+
+def generate(scenario, path, ranks=None, steps=4, layers=8, seed=1, target_bytes=None, format="new",
+             nccl_names="new", gz_level=6, straggler_rank=None):
+    """Write trace(s) + truth file(s).  Returns the truth dict (one rank) or
+    a list of truth dicts (several ranks)."""
+    if scenario not in SCENARIOS:
+        raise ValueError("unknown scenario %r (known: %s)" % (scenario, ", ".join(SCENARIOS)))
+    if format not in ("new", "old", "legacy19"):
+        raise ValueError("format must be new, old or legacy19")
+    sc = SCENARIOS[scenario]
+    if ranks is None:
+        ranks = sc.get("ranks", 1)
+    ranks = int(ranks)
+    if layers < 2:
+        raise ValueError("layers must be >= 2")
+    distributed = sc["kind"] == "fsdp" and format != "legacy19"
+    world = ranks if ranks > 1 else (8 if sc["kind"] == "fsdp" else 1)
+    if straggler_rank is None:
+        straggler_rank = min(2, ranks - 1) if ranks > 1 else 0
+    q = 1 if format == "new" else 1000
+    t0 = (BASE_NS + T0_REL_NS) // q * q if format == "new" else (1717559238502437 * 1000)
+    offsets = [0] * ranks
+    if ranks > 1:
+        for r in range(ranks):
+            offsets[r] = (r * 1234567891 + (r * r) * 7654321) // q * q
+    opts = dict(seed=seed, layers=layers, format=format, nccl_names=nccl_names, gz_level=gz_level,
+                clock_offsets=offsets, t0=t0, distributed=distributed, straggler_rank=straggler_rank)
+    truths = [None] * ranks
+    nsteps = steps
+    # The straggler (the last rank to arrive at every collective) is simulated
+    # first; the other ranks' collective kernels then last until it arrived.
+    order = list(range(ranks))
+    if sc.get("straggler_delay") and ranks > 1:
+        order.remove(straggler_rank)
+        order.insert(0, straggler_rank)
+    first = True
+    for r in order:
+        p = rank_path(path, r, ranks)
+        tgt = target_bytes if first else None
+        tr, k, starts = _generate_rank(scenario, sc, p, opts, r, world, nsteps, tgt)
+        if first:
+            nsteps = k
+            if sc.get("straggler_delay") and ranks > 1:
+                opts["peer_starts"] = starts
+            first = False
+        truths[r] = tr
+    return truths[0] if ranks == 1 else truths
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="scenarios:\n" + "\n".join("  %-24s %s" % (k, v["desc"])
+                                                                   for k, v in SCENARIOS.items()))
+    ap.add_argument("scenario", choices=sorted(SCENARIOS))
+    ap.add_argument("-o", "--output", required=True, help="OUT.json or OUT.json.gz")
+    ap.add_argument("--ranks", type=int, default=None)
+    ap.add_argument("--steps", type=int, default=4)
+    ap.add_argument("--layers", type=int, default=8)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--target-bytes", type=lambda s: int(float(s)), default=None)
+    ap.add_argument("--format", choices=["new", "old", "legacy19"], default="new")
+    ap.add_argument("--nccl-names", choices=["new", "old"], default="new")
+    ap.add_argument("--gz-level", type=int, default=6)
+    ap.add_argument("--straggler-rank", type=int, default=None)
+    a = ap.parse_args(argv)
+    t = time.time()
+    res = generate(a.scenario, a.output, ranks=a.ranks, steps=a.steps, layers=a.layers, seed=a.seed,
+                   target_bytes=a.target_bytes, format=a.format, nccl_names=a.nccl_names, gz_level=a.gz_level,
+                   straggler_rank=a.straggler_rank)
+    dt = time.time() - t
+    res = res if isinstance(res, list) else [res]
+    total_u = sum(r["generator"]["bytes_uncompressed"] for r in res)
+    total_f = sum(r["generator"]["bytes_file"] for r in res)
+    sys.stderr.write("tracegen: %s: %d file(s), %d steps, %.1f MB written (%.1f MB JSON) in %.2fs = %.1f MB/s JSON\n"
+                     % (a.scenario, len(res), len(res[0]["steps"]), total_f / 1e6, total_u / 1e6, dt,
+                        total_u / 1e6 / max(dt, 1e-9)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
