@@ -15,6 +15,7 @@ PKGS=(
   valgrind                                      # leak checks
   golang-go                                     # Go binding tests
   python3-pytest                                # Python binding tests (also run with unittest)
+  python3-distributed                           # fsdpa.dask scale-out test (local cluster)
   chromium                                      # HTML report browser test
   cargo rustc                                   # Rust binding tests (skipped if absent)
 )

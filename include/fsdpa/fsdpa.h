@@ -322,21 +322,921 @@ FSDPA_API fsdpa_status fsdpa_query_timeline(fsdpa_ctx *ctx, const fsdpa_query *q
 /** @} */
 
 /* ==== BEGIN launch_gaps (issue 3) ==== */
+/** @defgroup launch_gaps Launch gaps, idle attribution, launch latency
+ *
+ * Definitions every number of this group keeps to:
+ *
+ * - **GPU op**: a kernel, memcpy or memset event (not cuda_sync, not
+ *   gpu_user_annotation).  Its **launch call** is the cuda_runtime /
+ *   cuda_driver event with the same correlation id (the first one in the
+ *   input if several); an op without one is **unlinked** (e.g. launched
+ *   before the profiler window opened).
+ * - **Busy union** of a set of streams: the union of their ops' [start, end);
+ *   overlapping and touching ops merge, so nothing is counted twice or
+ *   dropped.  Zero-duration ops add no busy time and split no gap.
+ * - **Gap** of a stream: an idle interval between two consecutive intervals
+ *   of that stream's busy union, from the end of one to the start of the
+ *   next; always > 0 ns.  Time before a stream's first op and after its last
+ *   op is not a gap.  Where no two ops of a stream overlap this is HTA's idle
+ *   interval start(k) − end(k−1) (HTA also counts the zero and negative ones,
+ *   which add nothing here).  **GPU gaps** are the same over the busy union of
+ *   all selected streams (time when none of them runs anything).
+ * - **Closing ops** of a gap: the non-empty ops of the stream (GPU gaps: of
+ *   the selected streams) that start where the gap ends.
+ * - **Idle category** of a gap, after HTA's get_idle_time_breakdown():
+ *   **host wait** if every closing op has a launch call and every such call
+ *   started after the gap began (the CPU had not yet issued the work when the
+ *   stream went idle); else **kernel wait** if the gap is shorter than
+ *   `launch.kernel_wait_ns` (30 µs); else **other** (e.g. waiting on another
+ *   stream or rank).  An unlinked gap (no closing op has a launch call) is
+ *   never host wait.  A gap is **launch-bound** if every closing op has a
+ *   launch call and every such call *returned* after the gap began (the
+ *   stream idled while the work was still being launched; includes host
+ *   wait).
+ * - **Window** (::fsdpa_query): a gap counts in the window if it intersects
+ *   it.  Durations (`*_ns` sums) add only the part inside the window, so
+ *   per-step sums add up to the whole trace; the category, counts, histogram
+ *   bins and percentiles use the full gap length (a 2 ms gap cut by a step
+ *   boundary is still a 2 ms gap).
+ * - **Percentiles** are nearest-rank: pN = the smallest value v such that at
+ *   least N % of the values are <= v; exact integers, no interpolation.
+ * - **Histograms** have fixed edges, 1-2-5 steps from 1 µs to 1 s
+ *   (`edges_ns` = 1000, 2000, 5000, 10000, ..., 500000000, 1000000000):
+ *   `counts[0]` counts values < 1 µs, `counts[i]` values in
+ *   [edges_ns[i−1], edges_ns[i]), `counts[FSDPA_GAP_BINS−1]` values >= 1 s.
+ *  @{ */
+
+/** Number of histogram edges (1 µs … 1 s in 1-2-5 steps). */
+#define FSDPA_GAP_EDGES 19
+/** Number of histogram bins: below the first edge, between edges, at or above the last. */
+#define FSDPA_GAP_BINS (FSDPA_GAP_EDGES + 1)
+
+/** Gaps between consecutive GPU ops and their idle attribution, over the
+ *  selected streams and window (see the group's definitions).  Per-stream
+ *  fields are sums over the selected streams; `gpu_*` fields and the
+ *  timeline fields are over the busy union of the selected streams. */
+typedef struct fsdpa_launch_gaps {
+  size_t size;                      /**< sizeof(fsdpa_launch_gaps) */
+  int64_t kernel_wait_threshold_ns; /**< `launch.kernel_wait_ns` used for the categories */
+  int64_t small_gap_threshold_ns;   /**< `launch.small_gap_ns` used for `small_launch_*` */
+  uint64_t streams;                 /**< selected streams that have GPU ops (anywhere in the trace) */
+  uint64_t gaps;                    /**< stream gaps intersecting the window, all selected streams */
+  int64_t idle_ns;                  /**< Σ |gap ∩ window| = host_wait_ns + kernel_wait_ns + other_ns */
+  int64_t host_wait_ns;             /**< idle in host-wait gaps (clipped to the window) */
+  int64_t kernel_wait_ns;           /**< idle in kernel-wait gaps (clipped) */
+  int64_t other_ns;                 /**< idle in other gaps (clipped) */
+  uint64_t host_wait_gaps;          /**< number of host-wait gaps */
+  uint64_t kernel_wait_gaps;        /**< number of kernel-wait gaps */
+  uint64_t other_gaps;              /**< number of other gaps */
+  uint64_t unlinked_gaps;           /**< gaps whose closing ops have no launch call (counted in kernel/other) */
+  int64_t unlinked_ns;              /**< their idle (clipped) */
+  uint64_t small_launch_gaps;       /**< launch-bound gaps no longer than `small_gap_threshold_ns` */
+  int64_t small_launch_ns;          /**< their idle (clipped) */
+  int64_t p50_ns;                   /**< median full gap length; ABSENT without gaps */
+  int64_t p90_ns;                   /**< 90th percentile of full gap lengths; ABSENT without gaps */
+  int64_t p99_ns;                   /**< 99th percentile of full gap lengths; ABSENT without gaps */
+  int64_t max_ns;                   /**< longest full gap; ABSENT without gaps */
+  int64_t edges_ns[FSDPA_GAP_EDGES];  /**< histogram edges (fixed, see the group) */
+  uint64_t counts[FSDPA_GAP_BINS];    /**< gaps per bin of full gap length */
+  int64_t bin_idle_ns[FSDPA_GAP_BINS];/**< idle (clipped) of the gaps of each bin */
+  int64_t span_ns;                  /**< as fsdpa_query_timeline(): last end − first start of the selected streams' GPU activity clipped to the window; ABSENT if none */
+  int64_t busy_ns;                  /**< |busy union of the selected streams ∩ window| */
+  double density;                   /**< busy_ns / span_ns; -1 if span is absent or 0 */
+  int64_t gpu_window_ns;            /**< |[first start, last end) of the selected streams' GPU activity in the whole trace ∩ window|; ABSENT if no activity.  Unlike span_ns it keeps the idle part of a window that begins or ends inside a GPU gap */
+  double utilization;               /**< busy_ns / gpu_window_ns; -1 if absent or 0.  Equals density for the whole trace */
+  uint64_t gpu_gaps;                /**< GPU gaps (busy union of the selected streams) intersecting the window */
+  int64_t gpu_idle_ns;              /**< Σ |GPU gap ∩ window| = gpu_window_ns − busy_ns */
+  int64_t gpu_host_wait_ns;         /**< of which host wait (closing ops on any selected stream) */
+  int64_t gpu_kernel_wait_ns;       /**< of which kernel wait */
+  int64_t gpu_other_ns;             /**< of which other */
+  int64_t gpu_small_launch_ns;      /**< idle (clipped) in launch-bound GPU gaps no longer than `small_gap_threshold_ns` */
+} fsdpa_launch_gaps;
+
+/**
+ * Gap statistics, idle attribution and density of the selected streams in
+ * the window (see the group for every definition).  Works between feeds, on
+ * the events so far.
+ * @return ::FSDPA_OK, ::FSDPA_EINVAL (bad argument or step), ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
+ */
+FSDPA_API fsdpa_status fsdpa_query_launch_gaps(fsdpa_ctx *ctx, const fsdpa_query *q,
+                                               fsdpa_launch_gaps *out);
+
+/** Launch latency of the GPU ops that start in the window on the selected
+ *  streams: latency = op start − end of its launch call, clipped at 0 like
+ *  HTA's launch_delay (it includes time queued behind earlier work).
+ *  Unlinked ops have no latency. */
+typedef struct fsdpa_launch_latency {
+  size_t size;                      /**< sizeof(fsdpa_launch_latency) */
+  uint64_t ops;                     /**< GPU ops of the selected streams starting in the window */
+  uint64_t linked;                  /**< of which have a launch call (the latency sample) */
+  int64_t min_ns;                   /**< smallest latency; ABSENT if linked == 0 (same for the next five) */
+  int64_t p50_ns;                   /**< median latency (nearest rank) */
+  int64_t p90_ns;                   /**< 90th percentile */
+  int64_t p99_ns;                   /**< 99th percentile */
+  int64_t max_ns;                   /**< largest latency */
+  int64_t total_ns;                 /**< Σ latency (mean = total_ns / linked) */
+  int64_t edges_ns[FSDPA_GAP_EDGES];  /**< histogram edges (fixed, see the group) */
+  uint64_t counts[FSDPA_GAP_BINS];    /**< latencies per bin (0 falls in the first bin) */
+  uint64_t kernels;                 /**< kernels among `ops` (memcpy/memset excluded from the next three) */
+  uint64_t kernels_linked;          /**< kernels with a launch call */
+  uint64_t kernels_shorter_than_launch; /**< linked kernels whose duration is below their launch call's duration */
+  double short_kernel_share;        /**< kernels_shorter_than_launch / kernels_linked; -1 if none linked */
+} fsdpa_launch_latency;
+
+/** Launch latency distribution and the share of kernels shorter than their
+ *  own launch call.  Works between feeds.
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
+FSDPA_API fsdpa_status fsdpa_query_launch_latency(fsdpa_ctx *ctx, const fsdpa_query *q,
+                                                  fsdpa_launch_latency *out);
+
+/** Launch-queue depth over time (HTA's queue length, §1.7 of its counters):
+ *  each linked op of the selected streams adds 1 from the start of its
+ *  launch call (or from its own start if that is earlier) until it starts on
+ *  the GPU.  depth(t) = number of ops launched but not yet started at t,
+ *  summed over the selected streams.  Measured over `range_ns` = the span of
+ *  fsdpa_query_timeline() for the same query.  Unlike HTA every linked op
+ *  counts, whatever its launch API (cudaGraphLaunch adds one per op). */
+typedef struct fsdpa_launch_queue {
+  size_t size;                      /**< sizeof(fsdpa_launch_queue) */
+  uint64_t ops;                     /**< linked ops whose queued time [launch start, op start) meets the range */
+  int64_t range_ns;                 /**< length of the measured range; ABSENT if no GPU activity selected */
+  int64_t max_depth;                /**< largest depth held for a positive time in the range; ABSENT if no range */
+  double mean_depth;                /**< ∫ depth dt / range_ns; -1 if no range */
+  int64_t depth0_ns;                /**< time in the range with depth 0 (nothing queued) */
+  int64_t starved_ns;               /**< time in the range with depth 0 while no selected stream runs anything: the GPU had nothing to do */
+} fsdpa_launch_queue;
+
+/** Launch-queue depth statistics.  Works between feeds.
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
+FSDPA_API fsdpa_status fsdpa_query_launch_queue(fsdpa_ctx *ctx, const fsdpa_query *q,
+                                                fsdpa_launch_queue *out);
+/** @} */
 /* ==== END launch_gaps ==== */
 
 /* ==== BEGIN overlap (issue 4) ==== */
+/** @defgroup overlap Communication/computation overlap and FSDP units
+ *
+ * Definitions every number of this group keeps to:
+ *
+ * - **Communication kernel**: a kernel whose name identifies a collective
+ *   library (NCCL / RCCL / MSCCL families: names starting with nccl, rccl or
+ *   msccl in any case, or containing ncclKernel / ncclDevKernel).  **Compute kernel**: every other
+ *   kernel.  memcpy / memset are neither.  A stream's role is never assumed
+ *   from its id: comm kernels count wherever they run, also on a stream that
+ *   runs compute too.
+ * - **C** = union of the selected communication kernels, **P** = union of
+ *   the selected compute kernels, each clipped to the window (an activity
+ *   counts by its part inside [t0, t1)).  Overlapping or touching kernels
+ *   merge, so nothing is counted twice.  |C ∩ P| is HTA's overlap; HTA's
+ *   `comp_comm_overlap_pctg` is 100·|C ∩ P| / |C| (computed by HTA on
+ *   whole µs after dropping kernels without a CPU launch and, by default,
+ *   the last ProfilerStep; here exact ns over every kernel in the window).
+ * - **Collective type** of a comm kernel: the kernel's (else its
+ *   `record_param_comms` op's, found by External id) `Collective name`
+ *   argument when it names a type (`_allgather_base` -> AllGather,
+ *   `reduce_scatter_tensor_coalesced` -> ReduceScatter, ...), else the token
+ *   in the kernel name (`ncclDevKernel_AllGather_RING_LL` -> AllGather;
+ *   `ncclDevKernel_Generic` -> Generic).  **Process group**: the `Process
+ *   Group Name` argument ("" when the trace does not carry it).
+ * - **Bandwidth**, as nccl-tests define it: algorithm bytes of one kernel =
+ *   `Out msg nelems` × dtype size for AllGather, `In msg nelems` × dtype
+ *   size for every other collective; algbw = bytes / kernel duration;
+ *   busbw = algbw × factor with factor 2(n−1)/n for AllReduce, (n−1)/n for
+ *   AllGather, ReduceScatter and AllToAll, 1 for Broadcast, Reduce, Send,
+ *   Recv and SendRecv (n = `Group size`).  Aggregates are duration-weighted:
+ *   Σ bytes / Σ durations over the kernels that carry sizes, in GB/s
+ *   (10^9 bytes per second = bytes per ns).
+ *  @{ */
+
+/** Communication/computation overlap of a window. */
+typedef struct fsdpa_overlap {
+  size_t size;              /**< sizeof(fsdpa_overlap) */
+  int64_t comm_ns;          /**< |C|; ABSENT when no communication kernel is selected */
+  int64_t compute_ns;       /**< |P| (0 when no compute kernel is selected) */
+  int64_t overlap_ns;       /**< |C ∩ P|; ABSENT without communication */
+  int64_t exposed_comm_ns;  /**< |C| − |C ∩ P| = communication time with no compute beside it; ABSENT without communication */
+  double overlap_pct;       /**< 100·overlap_ns / comm_ns (HTA's comp_comm_overlap_pctg); -1 when comm_ns is absent or 0 */
+  uint64_t comm_kernels;    /**< communication kernels overlapping the window */
+  uint64_t compute_kernels; /**< compute kernels overlapping the window */
+} fsdpa_overlap;
+
+/**
+ * Overlap of communication and computation on the selected streams in the
+ * query's window (all devices of the trace are unioned together; select a
+ * device to get one GPU).  Per step: set `q->step`.
+ * @return ::FSDPA_OK, ::FSDPA_EINVAL (bad size or step), ::FSDPA_ENOMEM.
+ */
+FSDPA_API fsdpa_status fsdpa_query_overlap(fsdpa_ctx *ctx, const fsdpa_query *q,
+                                           fsdpa_overlap *out);
+
+/** How fsdpa_query_comm_split() groups communication kernels. */
+typedef enum fsdpa_comm_split_by {
+  FSDPA_SPLIT_COLLECTIVE = 0,    /**< by collective type; entries in the order AllGather, ReduceScatter, AllReduce, Broadcast, Reduce, AllToAll, SendRecv, Send, Recv, Barrier, Generic, Other */
+  FSDPA_SPLIT_PROCESS_GROUP = 1  /**< by `Process Group Name`, sorted by name */
+} fsdpa_comm_split_by;
+
+/** The communication of one collective type or one process group. */
+typedef struct fsdpa_comm_split {
+  size_t size;            /**< sizeof(fsdpa_comm_split) */
+  char name[64];          /**< "AllGather", ... or the process-group name ("" = not in the trace); truncated to 63 bytes */
+  uint64_t count;         /**< its comm kernels overlapping the window */
+  int64_t comm_ns;        /**< |union of its kernels ∩ window| */
+  int64_t overlap_ns;     /**< |that union ∩ P| (P: all selected compute kernels) */
+  int64_t exposed_ns;     /**< comm_ns − overlap_ns.  Splits may overlap each other (an AllGather beside a ReduceScatter), so their exposed times can add up to more than the total exposed_comm_ns */
+  int64_t bytes;          /**< Σ algorithm bytes of its kernels that carry sizes; ABSENT if none does */
+  int64_t timed_ns;       /**< Σ full durations of those kernels (the bandwidth denominator); ABSENT if none */
+  double algbw_gbps;      /**< bytes / timed_ns in GB/s; -1 if absent */
+  double busbw_gbps;      /**< Σ (bytes × bus factor) / timed_ns in GB/s; -1 if absent or the group size is unknown */
+} fsdpa_comm_split;
+
+/** Number of entries fsdpa_query_comm_split() has for this selection
+ *  (distinct collective types or process groups among the selected comm
+ *  kernels).  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM. */
+FSDPA_API fsdpa_status fsdpa_comm_split_count(fsdpa_ctx *ctx, const fsdpa_query *q,
+                                              fsdpa_comm_split_by by, size_t *n);
+/** Entry i (0-based, order of ::fsdpa_comm_split_by) of the split of the
+ *  selection's communication.  @return ::FSDPA_OK, ::FSDPA_EINVAL (bad
+ *  size, `by` or index), ::FSDPA_ENOMEM. */
+FSDPA_API fsdpa_status fsdpa_query_comm_split(fsdpa_ctx *ctx, const fsdpa_query *q,
+                                              fsdpa_comm_split_by by, size_t i,
+                                              fsdpa_comm_split *out);
+
+/** FSDP version seen in the annotations: 2 (annotations starting with "FSDP::", fully_shard),
+ *  1 (annotations starting with "FullyShardedDataParallel."), or 0 (none). */
+FSDPA_API int fsdpa_fsdp_version(const fsdpa_ctx *ctx);
+
+/** Forward or backward pass. */
+typedef enum fsdpa_fsdp_phase {
+  FSDPA_PHASE_FORWARD = 0,   /**< forward pass */
+  FSDPA_PHASE_BACKWARD = 1   /**< backward pass */
+} fsdpa_fsdp_phase;
+
+/**
+ * One FSDP unit in one phase, summed over its instances (one instance per
+ * ProfilerStep in which the unit runs that phase).
+ *
+ * - **Unit**: FSDP2: the parameter group named by its module FQN in the
+ *   `FSDP::<hook> (<fqn>)` / `FSDP::<hook> for <fqn>` annotations ("(root)"
+ *   for the root group, whose FQN is empty).  FSDP1 annotations carry no
+ *   name: units are `unit0`, `unit1`, ... in the order their all-gathers are
+ *   issued in a step's forward; in backward the j-th all-gather /
+ *   reduce-scatter of a step is unit n−1−j (n units in that step).
+ * - **Its communication**: the comm kernels whose launching runtime call
+ *   (found by correlation id, else External id) lies, on the same CPU
+ *   thread, inside an FSDP annotation naming the unit (the innermost such:
+ *   `FSDP::all_gather (u)` inside `FSDP::backward_prefetch for u` inside
+ *   `FSDP::pre_backward (v)` belongs to u).  Phase: from the enclosing hook
+ *   (pre_forward / forward_prefetch: forward; pre_backward /
+ *   backward_prefetch / post_backward hooks: backward), else backward when
+ *   launched from the autograd thread or after the step's first backward
+ *   op.  Forward: the unit's AllGather; backward: its AllGather (also when
+ *   prefetched by another unit's hook) and ReduceScatter (and HSDP
+ *   AllReduce).
+ * - **Its compute**: the compute kernels launched inside the unit's window
+ *   on the same thread and inside no FSDP hook annotation (hooks launch
+ *   FSDP's own copy-in / copy-out / chunk-cat kernels).  Windows: FSDP2
+ *   [start of `pre_forward (u)`, end of `post_forward (u)`] and [start of
+ *   `pre_backward (u)`, end of the last post_backward hook of u]; FSDP1: the
+ *   unit's `FullyShardedDataParallel.forward` range, and in backward from the
+ *   last `_pre_backward_hook` before the `_post_backward_hook` that issues
+ *   the unit's reduce-scatter to that hook's end.  A kernel launched inside
+ *   nested windows (the root around its children) is the innermost unit's.
+ *   Kernels in no window (embedding, loss, optimizer) belong to no unit.
+ */
+typedef struct fsdpa_fsdp_unit {
+  size_t size;                  /**< sizeof(fsdpa_fsdp_unit) */
+  char name[256];               /**< unit name, NUL-terminated, truncated to 255 bytes */
+  size_t name_len;              /**< full length of the name */
+  fsdpa_fsdp_phase phase;       /**< forward or backward */
+  uint64_t instances;           /**< instances counted (steps in which the unit ran this phase, inside the query window) */
+  int64_t comm_ns;              /**< T_comm: Σ over instances of |union of the instance's comm kernels| */
+  int64_t compute_ns;           /**< T_compute: Σ over instances of |union of the instance's compute kernels| */
+  int64_t exposed_ns;           /**< T_exposed = max(0, T_comm − T_compute) on these sums (the primer's formula) */
+  int64_t exposed_sum_ns;       /**< Σ over instances of max(0, comm − compute) (>= exposed_ns) */
+  int64_t exposed_measured_ns;  /**< Σ over instances of |comm union − union of every compute kernel of the trace|: the unit's communication that actually ran with no compute beside it */
+  int64_t allgather_ns;         /**< Σ over instances of |union of its AllGather kernels| */
+  int64_t reducescatter_ns;     /**< Σ over instances of |union of its ReduceScatter kernels| */
+  uint64_t comm_kernels;        /**< its comm kernels */
+  uint64_t compute_kernels;     /**< its compute kernels */
+} fsdpa_fsdp_unit;
+
+/** Number of (unit, phase) entries with at least one instance in the trace
+ *  so far: units in the order they are first named, each unit's forward
+ *  entry, then all backward entries in the same unit order. */
+FSDPA_API size_t fsdpa_fsdp_unit_count(fsdpa_ctx *ctx);
+/** Entry i (see fsdpa_fsdp_unit_count()) summed over the whole trace.
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL (bad size or index), ::FSDPA_ENOMEM. */
+FSDPA_API fsdpa_status fsdpa_get_fsdp_unit(fsdpa_ctx *ctx, size_t i, fsdpa_fsdp_unit *out);
+/** Entry i summed over the instances that start inside the query window
+ *  (an instance starts at its first compute kernel, else its first comm
+ *  kernel; device and stream selection are ignored).  An entry with no
+ *  instance in the window has instances == 0 and zero times.
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM. */
+FSDPA_API fsdpa_status fsdpa_query_fsdp_unit(fsdpa_ctx *ctx, const fsdpa_query *q, size_t i,
+                                             fsdpa_fsdp_unit *out);
+
+/** @} */
 /* ==== END overlap ==== */
 
 /* ==== BEGIN backward (issue 5) ==== */
+/** @defgroup backward FSDP backward schedule (zigzag, prefetch)
+ *
+ * The backward pass of each step is read as a sequence of FSDP units in
+ * backward order (by their first compute kernel; units and their
+ * communication / compute as defined for ::fsdpa_fsdp_unit).  Per unit:
+ * AG = union of its backward AllGather kernels, C = union of its backward
+ * compute kernels, RS = union of its ReduceScatter kernels.  Between
+ * consecutive units i (computed first) and i+1 the stream-schedule pattern
+ * (docs/patterns.md) checks two links:
+ *
+ * - **prefetch**: `AG[i+1] overlaps C[i]`: the next unit's all-gather runs
+ *   while this unit computes.  When it does not (**broken link**) the next
+ *   unit's compute waits for a gather that started too late; the **idle**
+ *   it costs is the time in [end of C[i], start of C[i+1]) when no compute
+ *   kernel of the trace runs.
+ * - **rs_hidden**: `RS[i] overlaps C[i+1]`: this unit's reduce-scatter runs
+ *   while the next unit computes.
+ *
+ * A link whose sets are missing (first unit, no AG in backward because the
+ * unit was not resharded) is not evaluated.  Step patterns:
+ * **zigzag**: every evaluated prefetch link holds; **serialized**: no link
+ * of either kind holds and comm and compute overlap less than
+ * `overlap.serialized_max_ppm` of the step's communication (nothing runs
+ * beside anything: one stream, or every collective waited for); **no_prefetch**:
+ * otherwise (some gathers start only after the previous unit's compute
+ * and/or reduce-scatter ended); **unknown**: no prefetch link could be
+ * evaluated (fewer than two units, no FSDP annotations).
+ *  @{ */
+
+/** Backward schedule pattern. */
+typedef enum fsdpa_backward_pattern {
+  FSDPA_BWD_UNKNOWN = 0,      /**< not enough units to tell */
+  FSDPA_BWD_ZIGZAG = 1,       /**< every unit's all-gather was prefetched under the previous unit's compute */
+  FSDPA_BWD_NO_PREFETCH = 2,  /**< some all-gathers start only after the previous unit finished */
+  FSDPA_BWD_SERIALIZED = 3    /**< no communication runs beside compute at all */
+} fsdpa_backward_pattern;
+
+/** Static name of a pattern: "unknown", "zigzag", "no_prefetch", "serialized". */
+FSDPA_API const char *fsdpa_backward_pattern_name(fsdpa_backward_pattern p);
+
+/** Backward schedule over the whole trace. */
+typedef struct fsdpa_backward {
+  size_t size;                     /**< sizeof(fsdpa_backward) */
+  fsdpa_backward_pattern pattern;  /**< the pattern most steps show (a tie goes to the worse: serialized > no_prefetch > zigzag); unknown if no step has one */
+  uint64_t steps;                  /**< steps with at least one backward unit */
+  uint64_t units;                  /**< distinct units seen in backward */
+  uint64_t prefetched_units;       /**< units whose prefetch link held in every step where it was evaluated */
+  uint64_t links;                  /**< prefetch links evaluated, all steps */
+  uint64_t broken_links;           /**< of which broken */
+  int64_t idle_ns;                 /**< Σ idle of the broken links */
+} fsdpa_backward;
+
+/** Fill `out` with the backward summary of the events so far.
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM. */
+FSDPA_API fsdpa_status fsdpa_query_backward(fsdpa_ctx *ctx, fsdpa_backward *out);
+
+/** Backward schedule of one step. */
+typedef struct fsdpa_backward_step {
+  size_t size;                     /**< sizeof(fsdpa_backward_step) */
+  int64_t step;                    /**< ProfilerStep number; ABSENT for units before the first step or in a trace without steps */
+  fsdpa_backward_pattern pattern;  /**< the step's pattern (see the group) */
+  uint64_t units;                  /**< backward units in the step */
+  uint64_t links;                  /**< prefetch links evaluated */
+  uint64_t prefetched_links;       /**< of which held */
+  uint64_t rs_hidden_links;        /**< rs_hidden links that held */
+  int64_t idle_ns;                 /**< Σ idle of its broken links */
+  int64_t start_ns;                /**< first start of any kernel of its backward units (absolute) */
+  int64_t end_ns;                  /**< last end of any kernel of its backward units (absolute) */
+  double overlap_pct;              /**< 100·|C ∩ P| / |C| over the CPU step range (all comm / compute kernels of the trace); -1 without communication */
+} fsdpa_backward_step;
+
+/** Number of steps with backward units (in time order). */
+FSDPA_API size_t fsdpa_backward_step_count(fsdpa_ctx *ctx);
+/** Step i (0-based) of fsdpa_backward_step_count().
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL (bad size or index), ::FSDPA_ENOMEM. */
+FSDPA_API fsdpa_status fsdpa_get_backward_step(fsdpa_ctx *ctx, size_t i, fsdpa_backward_step *out);
+
+/** One unit of one step's backward, with its schedule.  Times are absolute;
+ *  a missing set has ABSENT start/end/stream. */
+typedef struct fsdpa_backward_unit {
+  size_t size;              /**< sizeof(fsdpa_backward_unit) */
+  char name[256];           /**< unit name (as ::fsdpa_fsdp_unit), truncated to 255 bytes */
+  size_t name_len;          /**< full length of the name */
+  uint32_t position;        /**< 0 = first unit in backward order */
+  int prefetched;           /**< 1: its AG overlapped the previous unit's compute; 0: broken link; -1: not evaluated (first unit, or a set missing) */
+  int rs_hidden;            /**< 1: its RS overlapped the next unit's compute; 0: no; -1: not evaluated */
+  int64_t idle_ns;          /**< idle the broken link into this unit costs (see the group); 0 when prefetched; ABSENT when not evaluated */
+  int64_t ag_start_ns;      /**< first AG kernel start */
+  int64_t ag_end_ns;        /**< last AG kernel end */
+  int64_t ag_stream;        /**< stream of its first AG kernel */
+  int64_t compute_start_ns; /**< first compute kernel start */
+  int64_t compute_end_ns;   /**< last compute kernel end */
+  int64_t compute_stream;   /**< stream of its first compute kernel */
+  int64_t rs_start_ns;      /**< first RS kernel start */
+  int64_t rs_end_ns;        /**< last RS kernel end */
+  int64_t rs_stream;        /**< stream of its first RS kernel */
+} fsdpa_backward_unit;
+
+/** Number of units in backward step i.  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM. */
+FSDPA_API fsdpa_status fsdpa_backward_unit_count(fsdpa_ctx *ctx, size_t step_i, size_t *n);
+/** Unit j (backward order) of backward step i.
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL (bad size or index), ::FSDPA_ENOMEM. */
+FSDPA_API fsdpa_status fsdpa_get_backward_unit(fsdpa_ctx *ctx, size_t step_i, size_t j,
+                                               fsdpa_backward_unit *out);
+
+/** @} */
 /* ==== END backward ==== */
 
 /* ==== BEGIN sync_waits (issue 5) ==== */
+/** @defgroup sync_waits CPU sync stalls
+ *
+ * Definitions every number of this group keeps to:
+ *
+ * - **Blocking call**: a `cuda_runtime` / `cuda_driver` event whose name is a
+ *   call that holds the CPU thread until GPU work ends: stream / event /
+ *   device synchronize (cudaStreamSynchronize, cudaEventSynchronize,
+ *   cudaDeviceSynchronize, cuCtxSynchronize, hip* equivalents), synchronous
+ *   copies (cudaMemcpy, hipMemcpy, cudaMemset ... without `Async`) and device
+ *   frees (cudaFree, hipFree, cudaFreeHost ...; cudaFree synchronizes the
+ *   device).  Its **duration** is the event's `dur` (the time the thread was
+ *   blocked, integer ns).
+ * - **Step of a call**: the `ProfilerStep#N` whose CPU range [start, end)
+ *   contains the call's *start*, on any thread (the latest-starting one if
+ *   ranges overlap); none if no step contains it.  A call is never split
+ *   between steps: a query window selects the calls whose start lies in
+ *   [t0, t1) and counts their whole duration, so a step window gives exactly
+ *   that step's calls.
+ * - **Waited-for GPU work**, by source (::fsdpa_wait_source):
+ *   - the call's `cuda_sync` event (same correlation id), when the trace has
+ *     them: `Stream Sync` waits on its stream; `Event Sync` waits on
+ *     `wait_on_stream` as it was when the event was recorded (the
+ *     `cudaEventRecord` whose correlation is
+ *     `wait_on_cuda_event_record_corr_id`; the sync call's start if that
+ *     record is missing); `Context Sync` waits on every stream of its device;
+ *   - for a synchronous copy that has its own GPU memcpy/memset (same
+ *     correlation): that op;
+ *   - otherwise inferred from the thread's **last launch**: the last runtime
+ *     call of the same thread, started before the blocking call, that queued
+ *     a GPU op; stream / event syncs and synchronous copies wait on that
+ *     op's stream, device syncs and frees on every stream of its device (every
+ *     device if the thread never launched anything).
+ *   The **waited-for op** is then the last GPU op *queued* on the waited
+ *   stream before that time (queued = its launch call started; an op without
+ *   a launch call counts as queued at its own start), or, for a device-wide
+ *   wait, the latest-ending such op over the device's streams.
+ * - **Device of a call**: the waited-for op's device, else the `cuda_sync`
+ *   event's device, else the device of the thread's last launch; unknown
+ *   (::FSDPA_ABSENT) when none applies, and the GPU idle is then measured
+ *   against the busy union of all devices.
+ * - **GPU idle during** a call: |[start, end) minus the busy union of the
+ *   call's device| (GPU activity = kernels, memcpy, memset).  **GPU idle
+ *   after**: if the device is busy at the call's end, 0; else the time from
+ *   the call's end to the start of the device's next GPU activity; absent
+ *   when no GPU activity follows (the trace ends idle: nothing to attribute).
+ *   Sums over calls add only calls whose idle-after is defined.  **GPU idle
+ *   (cost)** of a set of calls = |∪ [start, end + idle after) minus busy|
+ *   per device, summed over devices: the GPU time lost while the thread was
+ *   blocked and until the GPU got work again, overlapping calls counted once.
+ * - **cpu-sync-stall**: a step is flagged when the thread that spent the
+ *   most time in blocking calls during it spent at least `sync.min_stall_ns`
+ *   (1 ms) there and at least `sync.min_share_ppm` (2 %) of the step's CPU
+ *   duration.  The finding's cost is the GPU idle (cost) of the blocking calls
+ *   of the flagged steps.  Calls outside every step never flag.
+ *  @{ */
+
+/** How the waited-for GPU work of a blocking call was found (see the group). */
+typedef enum fsdpa_wait_source {
+  FSDPA_WAIT_UNKNOWN = 0,   /**< nothing found (no cuda_sync event, no earlier launch on the thread) */
+  FSDPA_WAIT_CUDA_SYNC = 1, /**< from the call's `cuda_sync` event */
+  FSDPA_WAIT_OWN_OP = 2,    /**< the call's own GPU op (a synchronous copy) */
+  FSDPA_WAIT_INFERRED = 3   /**< inferred from the thread's last launch */
+} fsdpa_wait_source;
+
+/** Blocking calls of one API (e.g. all cudaStreamSynchronize) selected by a
+ *  query: calls whose start lies in the window, whose device equals
+ *  `q->device` and whose waited stream equals `q->stream` (when those are
+ *  set). */
+typedef struct fsdpa_sync_wait {
+  size_t size;                  /**< sizeof(fsdpa_sync_wait) */
+  const char *api;              /**< API name, owned by the context (valid until fsdpa_ctx_free()) */
+  uint64_t count;               /**< selected calls */
+  int64_t total_ns;             /**< Σ call duration */
+  int64_t max_ns;               /**< longest call */
+  uint64_t in_steps;            /**< calls whose start lies inside a step */
+  uint64_t threads;             /**< distinct CPU threads (pid, tid) making these calls */
+  int64_t gpu_idle_during_ns;   /**< Σ GPU idle during the calls */
+  int64_t gpu_idle_after_ns;    /**< Σ GPU idle after the calls (calls where it is defined) */
+  uint64_t idle_after_calls;    /**< calls whose idle-after is defined (denominator of a mean) */
+  int64_t gpu_idle_ns;          /**< GPU idle (cost) of these calls, overlaps counted once */
+} fsdpa_sync_wait;
+
+/**
+ * Blocking calls per API, sorted by total_ns (largest first), then name.
+ * Array protocol: `*inout_n` is the capacity of `out` in elements on entry
+ * (out may be NULL when it is 0); `out[0].size` gives the element stride (0 =
+ * sizeof(fsdpa_sync_wait)); on return `*inout_n` is the number of rows.  If
+ * the capacity is too small the first rows are written and ::FSDPA_EBUFS is
+ * returned.  Works between feeds.
+ * @return ::FSDPA_OK, ::FSDPA_EBUFS, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
+ */
+FSDPA_API fsdpa_status fsdpa_query_sync_waits(fsdpa_ctx *ctx, const fsdpa_query *q,
+                                              fsdpa_sync_wait *out, size_t *inout_n);
+
+/** One blocking call with what it waited for and what it cost the GPU. */
+typedef struct fsdpa_sync_call {
+  size_t size;                  /**< sizeof(fsdpa_sync_call) */
+  const char *api;              /**< API name (owned by the context) */
+  int64_t pid;                  /**< CPU process of the calling thread */
+  int64_t tid;                  /**< CPU thread */
+  int64_t start_ns;             /**< absolute start */
+  int64_t dur_ns;               /**< duration (time blocked) */
+  int64_t step;                 /**< N of the ProfilerStep#N containing the start; ABSENT if none */
+  fsdpa_wait_source source;     /**< how the waited-for work was found */
+  int device_wide;              /**< 1: waited for every stream of the device; 0: one stream (or unknown) */
+  const char *sync_kind;        /**< `cuda_sync_kind` of the linked cuda_sync event, or NULL */
+  int64_t device;               /**< device of the call (see the group); ABSENT if unknown */
+  int64_t stream;               /**< waited stream; ABSENT if device-wide or unknown */
+  const char *waited_op;        /**< name of the waited-for GPU op, or NULL if none was found */
+  int64_t waited_op_stream;     /**< its stream; ABSENT if none */
+  int64_t waited_op_start_ns;   /**< its absolute start; ABSENT if none */
+  int64_t waited_op_end_ns;     /**< its absolute end; ABSENT if none */
+  int64_t gpu_idle_during_ns;   /**< GPU idle during the call */
+  int64_t gpu_idle_after_ns;    /**< GPU idle after the call; ABSENT if no GPU activity follows */
+} fsdpa_sync_call;
+
+/** The selected blocking calls (same selection as fsdpa_query_sync_waits()),
+ *  sorted by start.  Same array protocol.
+ *  @return ::FSDPA_OK, ::FSDPA_EBUFS, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
+FSDPA_API fsdpa_status fsdpa_query_sync_calls(fsdpa_ctx *ctx, const fsdpa_query *q,
+                                              fsdpa_sync_call *out, size_t *inout_n);
+
+/** Blocking calls of one step (the calls whose start the step contains,
+ *  all threads and APIs, filtered by `q->device` / `q->stream` when set). */
+typedef struct fsdpa_sync_step {
+  size_t size;                  /**< sizeof(fsdpa_sync_step) */
+  int64_t index;                /**< step index (fsdpa_get_step()) */
+  int64_t number;               /**< N of ProfilerStep#N */
+  int64_t step_dur_ns;          /**< CPU duration of the step */
+  uint64_t count;               /**< blocking calls */
+  int64_t total_ns;             /**< Σ their durations, all threads */
+  int64_t max_ns;               /**< longest call; 0 if none */
+  int64_t worst_thread_ns;      /**< largest per-thread Σ duration: the time one thread was blocked */
+  int64_t worst_pid;            /**< that thread's pid; ABSENT if no call */
+  int64_t worst_tid;            /**< that thread's tid; ABSENT if no call */
+  double share;                 /**< worst_thread_ns / step_dur_ns; -1 if the step has no duration */
+  int64_t gpu_idle_ns;          /**< GPU idle (cost) of the step's blocking calls */
+  int flagged;                  /**< 1 if the step meets the cpu-sync-stall thresholds */
+} fsdpa_sync_step;
+
+/** Per-step blocking time for the steps whose start lies in the query window
+ *  (a step query gives that step), in step order.  Same array protocol.
+ *  @return ::FSDPA_OK, ::FSDPA_EBUFS, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
+FSDPA_API fsdpa_status fsdpa_query_sync_steps(fsdpa_ctx *ctx, const fsdpa_query *q,
+                                              fsdpa_sync_step *out, size_t *inout_n);
+/** @} */
 /* ==== END sync_waits ==== */
 
 /* ==== BEGIN allocator (issue 6) ==== */
+/** @defgroup allocator Device memory and the caching allocator
+ *
+ * Definitions every number of this group keeps to:
+ *
+ * - **Allocator calls**: `cuda_runtime` / `cuda_driver` events of device (or
+ *   pinned-host) allocation APIs — **malloc**: cudaMalloc, cudaMallocAsync,
+ *   cudaMallocHost, cudaHostAlloc, cudaMallocManaged, cuMemAlloc_v2,
+ *   cuMemCreate, hipMalloc, hipMallocAsync, hipHostMalloc, hipMallocManaged,
+ *   hipExtMallocWithFlags; **free**: cudaFree, cudaFreeAsync, cudaFreeHost,
+ *   cuMemFree_v2, cuMemRelease, hipFree, hipFreeAsync, hipHostFree.  A call
+ *   belongs to the step whose CPU range contains its start (as in the
+ *   sync_waits group) and a window selects calls by their start.  `bytes` is
+ *   the call's `bytes` argument (ROCm records it; CUDA does not).
+ * - **Warm-up**: with `allocator.warmup_steps` >= 0, that many first steps
+ *   (at most all).  With the default -1: "until reserved memory stops
+ *   growing": step i *grows* if the largest Total Reserved of the primary
+ *   device's events inside it exceeds every Total Reserved seen before the
+ *   step began; warm-up ends at the first step i >= 1 that does not grow
+ *   (warmup_steps = i; all steps if every step grows).  Without reserved
+ *   figures: 1 step.  0 without steps.  **Steady state** = the steps after
+ *   warm-up; calls outside every step are never steady-state.
+ * - **Device memory events**: `[memory]` / `[OutOfMemory]` instants whose
+ *   `Device Type` is present and not CPU (0), grouped by (Device Type,
+ *   Device Id); **device** in this group is the `Device Id`.  Events are
+ *   ordered by time, then input order.  The **allocated level** after an
+ *   event is its `Total Allocated`, the **reserved level** its `Total
+ *   Reserved`.  A device whose events lack `Total Allocated` (PyTorch 1.8/1.9)
+ *   is **relative**: its allocated level is the running sum of `Bytes` from 0
+ *   before its first event (growth since the profile began), and its absolute
+ *   peaks are absent.
+ * - **Levels in a window** [t0, t1): the level in effect at t0 (after the
+ *   last event before t0, if any) and the levels after the events inside the
+ *   window.  Peak = largest of them, min = smallest; **start** level = the
+ *   level in effect at t0 (if no event precedes t0: the first event's level
+ *   minus its `Bytes`); **end** level = the level after the last event before
+ *   t1 (if none precedes t1: the level before the device's first event).
+ *   Absent when the device has no event, or (start/end) when `Bytes` is
+ *   missing where the level before an event is needed.
+ * - **Primary device**: the device with the largest peak reserved over the
+ *   whole trace (largest peak allocated if none has reserved figures, then
+ *   the most events).  Warm-up, per-step levels and per-call allocation sizes
+ *   use it unless a query names a device.
+ * - **Fragmentation** of a device in a window: 1 − A / R where R is its peak
+ *   reserved and A the largest allocated level seen while reserved was at R:
+ *   the share of the peak reservation that was never in use, even at the best
+ *   moment.  **Mean unallocated share**: ∫ (reserved − allocated) / reserved
+ *   dt / ∫ dt over the window, from the first level in it to its end (the last
+ *   event for an unbounded window).
+ * - **Allocation size of a malloc call**: its `bytes` argument if present,
+ *   else the primary device's reserved growth across the call (reserved
+ *   after the first device event at or after the call's end minus reserved
+ *   after the last event at or before its start), when positive.  **Request
+ *   size**: `Bytes` of the first positive device `[memory]` event at or after
+ *   the call's end (the allocation that missed the cache).
+ * - **GPU idle** of a set of allocator calls: as in the sync_waits group
+ *   (cudaFree synchronizes the device; the idle during and after each call,
+ *   overlaps counted once).
+ *  @{ */
+
+/** Allocator activity and memory levels for a window (see the group). */
+typedef struct fsdpa_memory_summary {
+  size_t size;                        /**< sizeof(fsdpa_memory_summary) */
+  uint64_t malloc_calls;              /**< malloc calls starting in the window */
+  uint64_t free_calls;                /**< free calls starting in the window */
+  int64_t malloc_ns;                  /**< Σ duration of those malloc calls (CPU time) */
+  int64_t free_ns;                    /**< Σ duration of those free calls (CPU time) */
+  int64_t malloc_bytes;               /**< Σ `bytes` of malloc calls that carry it; ABSENT if none does */
+  int64_t warmup_steps;               /**< warm-up steps (whole trace; see the group) */
+  uint64_t steady_steps;              /**< steps after warm-up whose start lies in the window */
+  uint64_t steady_state_malloc_calls; /**< malloc calls of the window in steady-state steps */
+  uint64_t steady_state_free_calls;   /**< free calls of the window in steady-state steps */
+  int64_t gpu_idle_ns;                /**< GPU idle of the window's malloc and free calls */
+  int64_t device;                     /**< Device Id the level fields describe (q->device, else primary); ABSENT without device memory events */
+  uint64_t memory_events;             /**< that device's memory events in the window */
+  uint64_t oom_events;                /**< `[OutOfMemory]` events in the window, all non-CPU devices */
+  int allocated_is_relative;          /**< 1 if that device is relative (allocated levels are growth since its first event) */
+  int64_t start_allocated_bytes;      /**< start allocated level of that device; ABSENT if unknown */
+  int64_t end_allocated_bytes;        /**< end allocated level; ABSENT if unknown */
+  int64_t min_allocated_bytes;        /**< min allocated level; ABSENT if unknown */
+  int64_t peak_allocated_bytes;       /**< peak allocated level; with q->device ABSENT the max over all non-relative devices.  ABSENT if relative or no events */
+  int64_t peak_allocated_delta_bytes; /**< relative device: peak of its running Σ Bytes (growth above the profile start); ABSENT otherwise */
+  int64_t peak_reserved_bytes;        /**< peak reserved level; with q->device ABSENT the max over all devices.  ABSENT without Total Reserved */
+  int64_t allocated_at_peak_reserved_bytes; /**< A of the fragmentation definition (that device); ABSENT if unknown */
+  double fragmentation;               /**< 1 − A / R of that device (0..1); -1 if unknown */
+  double mean_unallocated_share;      /**< time-weighted (reserved − allocated) / reserved of that device; -1 if unknown */
+} fsdpa_memory_summary;
+
+/** Allocator summary for the window (q->device picks the device of the
+ *  level fields; q->stream is ignored).  Works between feeds.
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
+FSDPA_API fsdpa_status fsdpa_query_memory(fsdpa_ctx *ctx, const fsdpa_query *q,
+                                          fsdpa_memory_summary *out);
+
+/** Memory levels of one device over the window, per device (rows sorted by
+ *  Device Type, then Device Id; levels as in the group). */
+typedef struct fsdpa_memory_device {
+  size_t size;                        /**< sizeof(fsdpa_memory_device) */
+  int64_t device_type;                /**< c10::DeviceType (1 = CUDA, also on ROCm) */
+  int64_t device;                     /**< Device Id */
+  int relative;                       /**< 1 if relative (no Total Allocated) */
+  int primary;                        /**< 1 for the primary device */
+  uint64_t events;                    /**< memory events in the window */
+  uint64_t oom_events;                /**< of which `[OutOfMemory]` */
+  int64_t peak_allocated_bytes;       /**< ABSENT if relative or no levels in the window */
+  int64_t peak_allocated_delta_bytes; /**< relative only: peak running Σ Bytes; else ABSENT */
+  int64_t peak_reserved_bytes;        /**< ABSENT without Total Reserved */
+  int64_t allocated_at_peak_reserved_bytes; /**< see fragmentation; ABSENT if unknown */
+  double fragmentation;               /**< 1 − A / R; -1 if unknown */
+  double mean_unallocated_share;      /**< -1 if unknown */
+} fsdpa_memory_device;
+
+/** Devices with memory events, levels over the window.  Array protocol as
+ *  fsdpa_query_sync_waits().
+ *  @return ::FSDPA_OK, ::FSDPA_EBUFS, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
+FSDPA_API fsdpa_status fsdpa_query_memory_devices(fsdpa_ctx *ctx, const fsdpa_query *q,
+                                                  fsdpa_memory_device *out, size_t *inout_n);
+
+/** One bucket of the downsampled memory timeline.  min/max include the level
+ *  in effect when the bucket begins, so the max over all buckets is the exact
+ *  peak of the range and a bucket's max is the exact peak of its time. */
+typedef struct fsdpa_memory_point {
+  size_t size;                        /**< sizeof(fsdpa_memory_point) */
+  int64_t t0_ns;                      /**< absolute bucket start */
+  int64_t t1_ns;                      /**< absolute bucket end (exclusive) */
+  uint64_t events;                    /**< memory events in the bucket */
+  int64_t allocated_min;              /**< smallest allocated level in the bucket; ABSENT before the first event */
+  int64_t allocated_max;              /**< largest allocated level in the bucket; ABSENT before the first event */
+  int64_t allocated_last;             /**< level at the bucket's end; ABSENT before the first event */
+  int64_t reserved_min;               /**< as allocated_min for reserved; ABSENT without Total Reserved */
+  int64_t reserved_max;               /**< as allocated_max for reserved */
+  int64_t reserved_last;              /**< as allocated_last for reserved */
+} fsdpa_memory_point;
+
+/**
+ * Downsampled allocated/reserved timeline of one device.  The range is
+ * [max(window start, first event), min(window end, last event + 1 ns)) of
+ * that device, cut into at most `buckets` equal buckets of
+ * ceil(range / buckets) ns (the last may be shorter).
+ * @param ctx      the context
+ * @param q        window (NULL = whole trace); its device and stream are ignored
+ * @param device   Device Id, ::FSDPA_ABSENT = the primary device
+ * @param buckets  wanted buckets (>= 1)
+ * @param out      caller array of rows (see the array protocol)
+ * @param inout_n  capacity of `out` in, number of rows out
+ * Array protocol as fsdpa_query_sync_waits(); no device or an empty range
+ * gives 0 rows.
+ * @return ::FSDPA_OK, ::FSDPA_EBUFS, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
+ */
+FSDPA_API fsdpa_status fsdpa_query_memory_series(fsdpa_ctx *ctx, const fsdpa_query *q, int64_t device,
+                                                 size_t buckets, fsdpa_memory_point *out,
+                                                 size_t *inout_n);
+
+/** Allocator activity and memory levels of one step (levels of q->device, else
+ *  the primary device, with the step's CPU range as the window). */
+typedef struct fsdpa_memory_step {
+  size_t size;                        /**< sizeof(fsdpa_memory_step) */
+  int64_t index;                      /**< step index (fsdpa_get_step()) */
+  int64_t number;                     /**< N of ProfilerStep#N */
+  int warmup;                         /**< 1 if the step is in warm-up */
+  uint64_t malloc_calls;              /**< malloc calls starting in the step */
+  uint64_t free_calls;                /**< free calls starting in the step */
+  int64_t malloc_ns;                  /**< their CPU time */
+  int64_t free_ns;                    /**< their CPU time */
+  int64_t gpu_idle_ns;                /**< GPU idle of those malloc and free calls (as fsdpa_memory_summary) */
+  int64_t start_allocated_bytes;      /**< baseline: level at the step's start; ABSENT if unknown */
+  int64_t end_allocated_bytes;        /**< level at the step's end; ABSENT if unknown */
+  int64_t min_allocated_bytes;        /**< ABSENT if unknown */
+  int64_t peak_allocated_bytes;       /**< ABSENT if unknown (relative devices give levels relative to their first event) */
+  int64_t peak_reserved_bytes;        /**< ABSENT without Total Reserved */
+  int returns_to_baseline;            /**< 1 if end − start <= peak / 100 (healthy sawtooth), 0 if not, -1 if unknown */
+} fsdpa_memory_step;
+
+/** Per-step allocator rows for the steps whose start lies in the window, in
+ *  step order.  Array protocol as fsdpa_query_sync_waits().
+ *  @return ::FSDPA_OK, ::FSDPA_EBUFS, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
+FSDPA_API fsdpa_status fsdpa_query_memory_steps(fsdpa_ctx *ctx, const fsdpa_query *q,
+                                                fsdpa_memory_step *out, size_t *inout_n);
+/** @} */
 /* ==== END allocator ==== */
 
 /* ==== BEGIN crossrank (issue 11) ==== */
+/** @defgroup crossrank Cross-rank collectives and mergeable summaries
+ *
+ * **Matching.**  The collectives of a rank are its collective-library
+ * kernels (NCCL/RCCL/MSCCL, as in the overlap analysis).  The same
+ * collective on different ranks is identified by (process group name, `Seq`)
+ * when the kernel, or the `record_param_comms` op around its launch, carries
+ * `Seq`; otherwise by (process group name, collective type, ProfilerStep
+ * number, ordinal of that type within the step), the ordinal counting the
+ * rank's kernels of that group and type by start time.  The type comes from
+ * `Collective name`, else the `nccl:<op>` annotation around the launch, else
+ * the kernel name; send, recv and SendRecv count as one type.  A kernel's
+ * step is the `ProfilerStep#N` whose CPU range holds its launch call.  Several
+ * kernels of one rank with the same identity count as one collective
+ * spanning them.  A *matched* collective is one found on at least 2 ranks.
+ *
+ * **Clocks.**  Ranks need not share a clock.  The reference rank is the one
+ * taking part in the most matched collectives (first in input order on a
+ * tie).  A rank's clock offset is the lower median, over the matched
+ * collectives it shares with the reference rank, of (its kernel end − the
+ * reference's kernel end); ranks sharing nothing with the reference are
+ * aligned the same way through ranks already aligned.  Aligned time = own
+ * time − offset.  Ranks that cannot be aligned are left out.
+ *
+ * **Transfer and wait.**  For a matched collective: duration on a rank =
+ * kernel end − start (clock-free); *transfer* = the minimum duration over
+ * its ranks (what the fastest rank spent: the data movement); a rank's
+ * *wait* = its duration − transfer.  *Arrival* = aligned kernel start; the
+ * *last* rank is the one with the strictly latest arrival (none on a tie);
+ * its *margin* = its arrival − the next-latest arrival; the time the others
+ * *lost* to it = Σ over the other ranks of (its arrival − their arrival).
+ * *Arrival skew* = latest − earliest arrival.  *End spread* = latest −
+ * earliest aligned end; a collective whose end spread exceeds its transfer
+ * is *unsynchronized* (its ranks did not finish together, so it is likely
+ * not one collective: a sign of a wrong match).
+ *
+ * **Stragglers.**  The steps are the ProfilerStep numbers of the matched
+ * collectives (a collective outside any step is a step of its own).  In each
+ * step the *latest arriver* is the rank with the largest margin among the
+ * step's collectives, if that margin is at least `crossrank.min_delay_ns`;
+ * that margin is the rank's *delay* in the step.  The straggler is the rank
+ * that is the latest arriver in the most steps (ties: more time lost by the
+ * others, then input order); finding `straggler-rank` fires when that count
+ * is at least `crossrank.straggler_min_steps` and more than
+ * `crossrank.straggler_min_share_ppm` of the steps (default: more than half,
+ * so two ranks taking turns are not a straggler).  Its cost is the time the
+ * others lost to it divided by the number of other aligned ranks.
+ *
+ * **Summaries** (`fsdpa.summary/1`, docs/summary-format.md) hold, per rank,
+ * its input entry, its rank section and findings of the report, the
+ * crossrank parameters and its collective table, so ranks can be analysed
+ * where their traces live and combined centrally: merging is concatenation
+ * of the rank lists (associative), and the report of a merged summary is
+ * byte-identical to fsdpa_report() over the same traces in the same order.
+ *  @{ */
+
+/** Result of fsdpa_query_crossrank() over the contexts of one job. */
+typedef struct fsdpa_crossrank {
+  size_t size;                   /**< sizeof(fsdpa_crossrank) */
+  uint64_t ranks;                /**< contexts given */
+  uint64_t collectives;          /**< matched collectives (0 with fewer than 2 ranks) */
+  uint64_t unmatched;            /**< collective kernels (per rank) whose identity no other rank has */
+  uint64_t unaligned;            /**< matched per-rank kernels left out because their rank could not be aligned */
+  uint64_t unsynchronized;       /**< matched collectives whose end spread exceeds their transfer */
+  int64_t reference_rank;        /**< rank whose clock the others are aligned to; ABSENT if nothing matched */
+  int64_t transfer_ns;           /**< Σ over matched collectives of transfer (once per collective); ABSENT if none */
+  int64_t wait_ns;               /**< Σ over matched collectives and their ranks of wait; ABSENT if none */
+  int64_t end_spread_p50_ns;     /**< lower median over matched collectives of the end spread; ABSENT if none */
+  int64_t end_spread_max_ns;     /**< largest end spread; ABSENT if none */
+  uint64_t steps;                /**< steps holding matched collectives (step-less collectives count one each) */
+  int64_t straggler_rank;        /**< rank named by `straggler-rank`, ABSENT if the rule does not fire */
+  uint64_t straggler_late_steps; /**< steps in which the straggler was the latest arriver (0 if none) */
+  int64_t straggler_mean_delay_ns; /**< mean of its delay over those steps (floor), ABSENT if none */
+  int64_t straggler_max_delay_ns;  /**< its largest delay in a step, ABSENT if none */
+  int64_t straggler_lost_ns;     /**< time the other ranks lost waiting for it (Σ over the collectives it arrived last at), ABSENT if none */
+} fsdpa_crossrank;
+
+/** One rank's part of the cross-rank analysis (fsdpa_query_crossrank_rank()). */
+typedef struct fsdpa_crossrank_rank {
+  size_t size;                   /**< sizeof(fsdpa_crossrank_rank) */
+  int64_t rank;                  /**< rank (distributedInfo.rank, else the context's index) */
+  int64_t clock_offset_ns;       /**< own clock − reference clock; ABSENT if the rank could not be aligned */
+  uint64_t collectives;          /**< matched collectives the rank took part in */
+  int64_t transfer_ns;           /**< Σ transfer of those collectives; ABSENT if none */
+  int64_t wait_ns;               /**< Σ of its wait in them (transfer_ns + wait_ns = Σ of its durations); ABSENT if none */
+  uint64_t last_count;           /**< matched collectives at which it arrived last */
+  uint64_t late_steps;           /**< steps in which it was the latest arriver */
+  int64_t mean_delay_ns;         /**< mean delay over those steps (floor); ABSENT if none */
+  int64_t max_delay_ns;          /**< largest delay over those steps; ABSENT if none */
+  int64_t lost_ns;               /**< time the other ranks lost waiting for it (0 if never last) */
+} fsdpa_crossrank_rank;
+
+/**
+ * Cross-rank analysis over the contexts of one job (one per rank), on the
+ * events fed so far.  Ranks are `distributedInfo.rank`, else the index.
+ * Parameters (`crossrank.*`) are read from ctxs[0].
+ * @return ::FSDPA_OK (with zero counts and ABSENT values when fewer than 2
+ *         contexts or nothing matched), ::FSDPA_EINVAL, ::FSDPA_ENOMEM,
+ *         ::FSDPA_ELIMIT.  Errors go to fsdpa_errmsg(ctxs[0]).
+ */
+FSDPA_API fsdpa_status fsdpa_query_crossrank(fsdpa_ctx *const *ctxs, size_t n, fsdpa_crossrank *out);
+/** The part of rank index `i` (0 ≤ i < n) of the analysis of fsdpa_query_crossrank(). */
+FSDPA_API fsdpa_status fsdpa_query_crossrank_rank(fsdpa_ctx *const *ctxs, size_t n, size_t i,
+                                                  fsdpa_crossrank_rank *out);
+
+struct fsdpa_report_options;  /* defined in the report group below */
+
+/** Options of the summary functions that have no context.  Initialise with
+ *  fsdpa_summary_options_init(). */
+typedef struct fsdpa_summary_options {
+  size_t size;                        /**< sizeof(fsdpa_summary_options) */
+  const fsdpa_allocator *allocator;   /**< NULL: the default allocator */
+  uint64_t max_memory_bytes;          /**< refuse to hold more than this (::FSDPA_ELIMIT); 0 = no cap */
+  char *errbuf;                       /**< if not NULL, receives a NUL-terminated message on failure */
+  size_t errbuf_len;                  /**< bytes available in errbuf */
+} fsdpa_summary_options;
+
+/** Defaults: default allocator, no cap, no message buffer. */
+FSDPA_API void fsdpa_summary_options_init(fsdpa_summary_options *opts);
+
+/**
+ * Write the summary (`fsdpa.summary/1`, one rank) of a context: its entry
+ * of the report's `inputs`, its `ranks[]` section and its findings exactly
+ * as fsdpa_report() writes them, its collective table and its `crossrank.*`
+ * parameters.  A trace without `distributedInfo.rank` (and no
+ * fsdpa_options.rank) is written as rank 0, as fsdpa_report() numbers a
+ * lone trace.
+ * @param path  input name for the `inputs` entry (NULL: "<input>")
+ * @param[out] out      NUL-terminated JSON, release with fsdpa_free()
+ * @param[out] out_len  its length (may be NULL)
+ * @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
+ */
+FSDPA_API fsdpa_status fsdpa_summary_write(fsdpa_ctx *ctx, const char *path, char **out,
+                                           size_t *out_len);
+/**
+ * Merge n summaries (each one rank or an earlier merge) into one: the rank
+ * lists are concatenated in the order given, so merging is associative and
+ * merge(merge(a,b),c) = merge(a,merge(b,c)) = merge(a,b,c) byte for byte.
+ * Each input is validated.
+ * @param sums  n summaries; lens: their lengths in bytes
+ * @param opts  allocator, cap and message buffer, or NULL
+ * @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_EPARSE (not a valid summary:
+ *         see opts->errbuf), ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
+ */
+FSDPA_API fsdpa_status fsdpa_summary_merge(const char *const *sums, const size_t *lens, size_t n,
+                                           const fsdpa_summary_options *opts, char **out,
+                                           size_t *out_len);
+/**
+ * The report of a (merged) summary: identical to fsdpa_report() over the
+ * ranks' traces in the summary's order (the cross-rank section and finding
+ * are computed here, over all ranks).  Only ::FSDPA_FORMAT_JSON: text and
+ * HTML need the events (::FSDPA_EINVAL).
+ * @param ropts  report options or NULL (JSON)
+ * @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_EPARSE, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
+ */
+FSDPA_API fsdpa_status fsdpa_summary_report(const char *sum, size_t len,
+                                            const fsdpa_summary_options *opts,
+                                            const struct fsdpa_report_options *ropts, char **out,
+                                            size_t *out_len);
+/** @} */
 /* ==== END crossrank ==== */
 
 /** @defgroup report Reports and findings

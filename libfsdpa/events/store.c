@@ -14,6 +14,7 @@ static void views_free(fa_alloc *a, store_views *v) {
   fa_free(a, v->all_busy, v->nall_alloc * sizeof(iv));
   fa_free(a, v->corr_keys, v->corr_slots * sizeof(int64_t));
   fa_free(a, v->corr_vals, v->corr_slots * sizeof(uint32_t));
+  fa_free(a, v->corr_dense, v->corr_range * sizeof(uint32_t));
   memset(v, 0, sizeof *v);
 }
 
@@ -234,6 +235,15 @@ fsdpa_status store_add(fa_alloc *a, store *s, const fsdpa_event *ev) {
   if ((kind == RK_ANNOT || kind == RK_CPU_OP) && (info & NC_STEP)) {
     step_rec sr = {step_number(name, nlen), r.ts, r.end, trk};
     if (!fa_vec_push(a, &s->steps, sizeof sr, &sr)) FAIL();
+    /* keep (ts, number) order, ties in arrival order: steps come almost in
+     * order, so this is O(1) per step, and the step getters need no sort */
+    step_rec *sv = s->steps.data;
+    size_t k = s->steps.len - 1;
+    while (k && (sv[k - 1].ts > sr.ts || (sv[k - 1].ts == sr.ts && sv[k - 1].number > sr.number))) {
+      sv[k] = sv[k - 1];
+      k--;
+    }
+    sv[k] = sr;
     FA_VEC_AT(&s->tracks, track, trk).flags |= TRACK_MAIN;
   }
   st->retained++;
@@ -268,6 +278,10 @@ static uint64_t corr_hash(int64_t k) {
 }
 
 uint32_t store_runtime_for_corr(const store_views *v, int64_t corr) {
+  if (v->corr_dense) {
+    uint64_t d = (uint64_t)corr - (uint64_t)v->corr_base;  /* FSDPA_ABSENT < base: wraps out of range */
+    return d < v->corr_range ? v->corr_dense[d] : UINT32_MAX;
+  }
   if (!v->corr_slots || corr == FSDPA_ABSENT) return UINT32_MAX;
   size_t mask = v->corr_slots - 1, i = corr_hash(corr) & mask;
   for (;;) {
@@ -277,7 +291,42 @@ uint32_t store_runtime_for_corr(const store_views *v, int64_t corr) {
   }
 }
 
+/* Kineto numbers correlation ids consecutively per process, so they are
+ * nearly dense: a direct table is one cache-friendly load per lookup (the
+ * analyses look up every kernel's launch, several times) and 4 bytes per id
+ * instead of 24-48 per runtime call in the hash table. */
+static int build_corr_dense(fa_alloc *a, store *s, store_views *v) {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  size_t cnt = 0;
+  for (size_t r = 0; r < s->rt.len; r++) {
+    int64_t c = STORE_REC(&s->rt, r)->corr;
+    if (c == FSDPA_ABSENT) continue;
+    if (c < lo) lo = c;
+    if (c > hi) hi = c;
+    cnt++;
+  }
+  if (!cnt) return 1;
+  uint64_t span = (uint64_t)hi - (uint64_t)lo;  /* exact even across the int64 range */
+  if (span >= 4 * (uint64_t)cnt + 1024 || span >= UINT32_MAX) return 1;  /* sparse: hash */
+  size_t range = (size_t)span + 1;
+  v->corr_dense = fa_malloc(a, range * sizeof(uint32_t));
+  if (!v->corr_dense) return -1;
+  memset(v->corr_dense, 0xFF, range * sizeof(uint32_t));
+  v->corr_base = lo;
+  v->corr_range = range;
+  for (size_t r = 0; r < s->rt.len; r++) {
+    int64_t c = STORE_REC(&s->rt, r)->corr;
+    if (c == FSDPA_ABSENT) continue;
+    uint32_t *slot = &v->corr_dense[(uint64_t)c - (uint64_t)lo];
+    if (*slot == UINT32_MAX) *slot = (uint32_t)r;  /* first runtime call with this id wins */
+  }
+  v->bytes += range * sizeof(uint32_t);
+  return 0;
+}
+
 static int build_corr(fa_alloc *a, store *s, store_views *v) {
+  int d = build_corr_dense(a, s, v);
+  if (d <= 0) return d;
   size_t n = 16;
   while (n < s->rt.len * 2) n *= 2;
   v->corr_keys = fa_malloc(a, n * sizeof(int64_t));

@@ -102,6 +102,11 @@ typedef struct store_views {
   int64_t *corr_keys;
   uint32_t *corr_vals;
   size_t corr_slots;
+  /* or, when the ids are dense (the usual case), a direct table:
+   * corr_dense[corr - corr_base] for corr_range ids, UINT32_MAX = none */
+  uint32_t *corr_dense;
+  int64_t corr_base;
+  size_t corr_range;
   size_t bytes;              /* memory held by the views */
 } store_views;
 
@@ -117,7 +122,7 @@ typedef struct store {
   fa_vec colls;       /* coll_info */
   fa_vec syncs;       /* sync_info */
   fa_vec side;        /* int64_t values referenced by runtime aux (bytes) */
-  fa_vec steps;       /* step_rec, in arrival order */
+  fa_vec steps;       /* step_rec, sorted by (ts, number), ties in arrival order */
   fa_vec tracks;      /* track */
   uint32_t *track_slots;  /* hash (pid,tid,gpu) -> id+1 */
   size_t track_nslots;

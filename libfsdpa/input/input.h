@@ -34,4 +34,19 @@ const char *input_errmsg(const fsdpa_input *in);   /* "" if no error */
 int64_t input_error_offset(const fsdpa_input *in); /* FSDPA_ABSENT if none */
 uint64_t input_bytes_in(const fsdpa_input *in);    /* as fed */
 uint64_t input_json_bytes(const fsdpa_input *in);  /* after inflate */
+
+/* ---- additions (input/) ---- */
+
+/* Events handed to sink->event that returned FSDPA_OK. */
+uint64_t input_events(const fsdpa_input *in);
+/* Tuning, for tests and benchmarks; call before the first input_feed().
+ * window: bytes of the decode window (0 = default 512 KiB, min 64);
+ * max_event: largest single event (0 = default 64 MiB);
+ * simd: 1 = AVX2 splitter if the CPU has it, 0 = scalar splitter, -1 = keep.
+ * Returns FSDPA_ESTATE after the first feed. */
+fsdpa_status input_tune(fsdpa_input *in, size_t window, size_t max_event, int simd);
+/* 1 if this input uses the AVX2/PCLMUL splitter. */
+int input_simd_active(const fsdpa_input *in);
+/* Name of the simdjson kernel in use ("icelake", "haswell", "fallback"...). */
+const char *input_json_impl(void);
 #endif

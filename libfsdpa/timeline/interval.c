@@ -42,13 +42,47 @@ int64_t iv_total(const iv *a, size_t n) {
   return t;
 }
 
+/* First index >= i whose end is > t, in a union (ends increase).  Galloping
+ * from i: O(1) when the answer is near, O(log distance) when far.  Analyses
+ * intersect a small set (one unit, one step) with a whole-trace union over
+ * and over; a plain merge walk made each call O(whole trace). */
+static size_t skip_to_end_after(const iv *a, size_t i, size_t n, int64_t t) {
+  if (i >= n || a[i].e > t) return i;
+  size_t lo = i, hi, step = 1; /* a[lo].e <= t */
+  for (;;) {
+    hi = lo + step;
+    if (hi >= n) {
+      hi = n;
+      break;
+    }
+    if (a[hi].e > t) break;
+    lo = hi;
+    step *= 2;
+  }
+  lo++; /* answer in [lo, hi] */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (a[mid].e > t) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
 int64_t iv_intersect_len(const iv *a, size_t na, const iv *b, size_t nb) {
   size_t i = 0, j = 0;
   int64_t t = 0;
   while (i < na && j < nb) {
+    if (a[i].e <= b[j].s) { /* nothing of b before a[i+..] can meet a[i] */
+      i = skip_to_end_after(a, i + 1, na, b[j].s);
+      continue;
+    }
+    if (b[j].e <= a[i].s) {
+      j = skip_to_end_after(b, j + 1, nb, a[i].s);
+      continue;
+    }
     int64_t s = a[i].s > b[j].s ? a[i].s : b[j].s;
     int64_t e = a[i].e < b[j].e ? a[i].e : b[j].e;
-    if (e > s) t += e - s;
+    if (e > s) t += e - s; /* empty inputs meet nothing */
     if (a[i].e < b[j].e) i++;
     else j++;
   }
@@ -58,6 +92,14 @@ int64_t iv_intersect_len(const iv *a, size_t na, const iv *b, size_t nb) {
 size_t iv_intersect(const iv *a, size_t na, const iv *b, size_t nb, iv *out) {
   size_t i = 0, j = 0, k = 0;
   while (i < na && j < nb) {
+    if (a[i].e <= b[j].s) {
+      i = skip_to_end_after(a, i + 1, na, b[j].s);
+      continue;
+    }
+    if (b[j].e <= a[i].s) {
+      j = skip_to_end_after(b, j + 1, nb, a[i].s);
+      continue;
+    }
     int64_t s = a[i].s > b[j].s ? a[i].s : b[j].s;
     int64_t e = a[i].e < b[j].e ? a[i].e : b[j].e;
     if (e > s) out[k++] = (iv){s, e};
@@ -71,7 +113,7 @@ size_t iv_subtract(const iv *a, size_t na, const iv *b, size_t nb, iv *out) {
   size_t j = 0, k = 0;
   for (size_t i = 0; i < na; i++) {
     int64_t s = a[i].s, e = a[i].e;
-    while (j < nb && b[j].e <= s) j++;
+    j = skip_to_end_after(b, j, nb, s);
     size_t jj = j;
     while (jj < nb && b[jj].s < e) {
       if (b[jj].s > s) out[k++] = (iv){s, b[jj].s};

@@ -4,20 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_step(const void *pa, const void *pb) {
-  const step_rec *a = pa, *b = pb;
-  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
-  return a->number < b->number ? -1 : a->number > b->number;
-}
-
-/* Steps are few (tens to thousands): sorting a copy per call keeps the store
- * append-only and the call free of hidden state. */
+/* The store keeps steps sorted by (ts, number), ties in arrival order
+ * (store_add), so these are a copy and an index: the report asks for every
+ * step by index, and a per-call sort or selection made that cubic. */
 size_t ctx_sorted_steps(const fsdpa_ctx *c, step_rec *out, size_t cap) {
   size_t n = c->st.steps.len;
   if (!out) return n;
   if (n > cap) n = cap;
-  memcpy(out, c->st.steps.data, n * sizeof(step_rec));
-  qsort(out, n, sizeof *out, cmp_step);
+  if (n) memcpy(out, c->st.steps.data, n * sizeof(step_rec));
   return n;
 }
 
@@ -27,22 +21,12 @@ fsdpa_status fsdpa_get_step(const fsdpa_ctx *c, size_t i, fsdpa_step *out) {
   if (!c || !out || !ctx_struct_ok(out->size, sizeof *out)) return FSDPA_EINVAL;
   size_t n = c->st.steps.len;
   if (i >= n) return FSDPA_EINVAL;
-  /* k-th smallest without allocating: steps are few, O(n) per call is fine
-   * compared with the cost of an allocation failure path in a getter. */
-  const step_rec *all = c->st.steps.data;
-  for (size_t j = 0; j < n; j++) {
-    size_t rank = 0;
-    for (size_t k = 0; k < n; k++)
-      if (cmp_step(&all[k], &all[j]) < 0 || (cmp_step(&all[k], &all[j]) == 0 && k < j)) rank++;
-    if (rank == i) {
-      out->size = sizeof *out;
-      out->number = all[j].number;
-      out->start_ns = ctx_abs(c, all[j].ts);
-      out->dur_ns = all[j].end - all[j].ts;
-      return FSDPA_OK;
-    }
-  }
-  return FSDPA_EINVAL;
+  const step_rec *r = &FA_VEC_AT(&c->st.steps, step_rec, i);
+  out->size = sizeof *out;
+  out->number = r->number;
+  out->start_ns = ctx_abs(c, r->ts);
+  out->dur_ns = r->end - r->ts;
+  return FSDPA_OK;
 }
 
 void fsdpa_query_init(fsdpa_query *q) {

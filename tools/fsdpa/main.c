@@ -374,6 +374,240 @@ out:
   return rc;
 }
 
+/* ---- summarize / merge (issue 11): per-rank summaries combined centrally ---- */
+
+static void usage_summary(FILE *f) {
+  fprintf(f,
+          "usage: fsdpa summarize [options] TRACE\n"
+          "       fsdpa merge [options] SUMMARY [SUMMARY ...]\n"
+          "\n"
+          "summarize writes the summary (fsdpa.summary/1) of one rank's trace: its part of the\n"
+          "report and its collective table, small enough to copy where the other ranks' are.\n"
+          "merge combines summaries (each one rank or an earlier merge) and prints the JSON report\n"
+          "that 'fsdpa analyze -f json' prints for all the traces in the same order, or with\n"
+          "--summary the merged summary (merging is associative: merge in any grouping).\n"
+          "\n"
+          "summarize options:\n"
+          "  -o, --output FILE    write the summary to FILE instead of standard output\n"
+          "      --rank N         rank of the trace (default: distributedInfo.rank, else 0)\n"
+          "      --set KEY=VALUE  change an analysis threshold (see 'fsdpa params')\n"
+          "      --max-memory MB  refuse to hold more than MB MiB\n"
+          "merge options:\n"
+          "  -o, --output FILE    write to FILE instead of standard output\n"
+          "      --summary        write the merged summary instead of the report\n"
+          "  -f, --format json    the only format (text and html need the traces)\n"
+          "      --fail-on SEV    exit 1 if a finding of severity SEV or worse exists\n"
+          "\n"
+          "exit status: 0 written, 1 findings at or above --fail-on, 2 bad usage,\n"
+          "3 an input could not be read or is not a trace / summary.\n");
+}
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 1 << 16, n = 0, r;
+  char *buf = malloc(cap);
+  while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
+    n += r;
+    if (n == cap) {
+      char *nb = realloc(buf, cap * 2);
+      if (!nb) { free(buf); buf = NULL; break; }
+      buf = nb;
+      cap *= 2;
+    }
+  }
+  if (buf && ferror(f)) { free(buf); buf = NULL; }
+  if (f != stdin) fclose(f);
+  *len = n;
+  return buf;
+}
+
+static int write_out(const char *output, const char *data, size_t len) {
+  FILE *out = output ? fopen(output, "wb") : stdout;
+  if (!out) {
+    fprintf(stderr, "%s: %s: cannot write: %s\n", prog, output, strerror(errno));
+    return EXIT_USAGE;
+  }
+  int bad = fwrite(data, 1, len, out) != len;
+  if (output && fclose(out)) bad = 1;
+  if (bad) {
+    fprintf(stderr, "%s: %s: write error\n", prog, output ? output : "<stdout>");
+    return EXIT_INPUT;
+  }
+  return 0;
+}
+
+static int cmd_summarize(int argc, char **argv) {
+  const char *output = NULL, *path = NULL;
+  int64_t rank = FSDPA_ABSENT;
+  uint64_t max_mem = 0;
+  fsdpa_ctx *c = NULL;
+  int rc = 0;
+  char **keys = calloc((size_t)argc + 1, sizeof *keys);
+  const char **vals = calloc((size_t)argc + 1, sizeof *vals);
+  size_t nsets = 0;
+  if (!keys || !vals) { rc = EXIT_INPUT; goto out; }
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    int has_next = i + 1 < argc;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage_summary(stdout);
+      goto out;
+    } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && has_next) {
+      output = argv[++i];
+    } else if (!strcmp(a, "--rank") && has_next) {
+      char *end;
+      long long v = strtoll(argv[++i], &end, 10);
+      if (*end || v < 0) {
+        fprintf(stderr, "%s: --rank needs a non-negative number\n", prog);
+        rc = EXIT_USAGE;
+        goto out;
+      }
+      rank = v;
+    } else if (!strcmp(a, "--set") && has_next) {
+      const char *s = argv[++i], *eq = strchr(s, '=');
+      if (!eq) {
+        fprintf(stderr, "%s: --set needs KEY=VALUE, got '%s'\n", prog, s);
+        rc = EXIT_USAGE;
+        goto out;
+      }
+      keys[nsets] = strndup(s, (size_t)(eq - s));
+      vals[nsets++] = eq + 1;
+    } else if (!strcmp(a, "--max-memory") && has_next) {
+      max_mem = strtoull(argv[++i], NULL, 10) << 20;
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "%s: bad option '%s' (see 'fsdpa summarize -h')\n", prog, a);
+      rc = EXIT_USAGE;
+      goto out;
+    } else if (path) {
+      fprintf(stderr, "%s: summarize takes one TRACE (one rank)\n", prog);
+      rc = EXIT_USAGE;
+      goto out;
+    } else {
+      path = a;
+    }
+  }
+  if (!path) {
+    fprintf(stderr, "%s: summarize needs a TRACE (see 'fsdpa summarize -h')\n", prog);
+    rc = EXIT_USAGE;
+    goto out;
+  }
+  fsdpa_options o;
+  fsdpa_options_init(&o);
+  o.name = path;
+  o.rank = rank;
+  o.max_memory_bytes = max_mem;
+  if (fsdpa_ctx_new(&c, &o)) { rc = EXIT_INPUT; goto out; }
+  for (size_t i = 0; i < nsets; i++) {
+    if (!keys[i] || fsdpa_set_param(c, keys[i], vals[i])) {
+      fprintf(stderr, "%s: --set: %s\n", prog, fsdpa_errmsg(c));
+      rc = EXIT_USAGE;
+      goto out;
+    }
+  }
+  if (fsdpa_feed_file(c, path)) {
+    fprintf(stderr, "%s: %s\n", prog, fsdpa_errmsg(c));
+    rc = EXIT_INPUT;
+    goto out;
+  }
+  char *sum = NULL;
+  size_t len = 0;
+  if (fsdpa_summary_write(c, path, &sum, &len)) {
+    fprintf(stderr, "%s: %s\n", prog, fsdpa_errmsg(c));
+    rc = EXIT_INPUT;
+    goto out;
+  }
+  rc = write_out(output, sum, len);
+  fsdpa_free(sum);
+out:
+  fsdpa_ctx_free(c);
+  for (size_t i = 0; i < nsets; i++) free(keys[i]);
+  free(keys);
+  free(vals);
+  return rc;
+}
+
+static int cmd_merge(int argc, char **argv) {
+  const char *output = NULL, *fail_on = NULL;
+  int as_summary = 0, rc = 0;
+  size_t n = 0;
+  char **bufs = calloc((size_t)argc + 1, sizeof *bufs);
+  size_t *lens = calloc((size_t)argc + 1, sizeof *lens);
+  char *merged = NULL, *rep = NULL;
+  if (!bufs || !lens) { rc = EXIT_INPUT; goto out; }
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    int has_next = i + 1 < argc;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage_summary(stdout);
+      goto out;
+    } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && has_next) {
+      output = argv[++i];
+    } else if (!strcmp(a, "--summary")) {
+      as_summary = 1;
+    } else if ((!strcmp(a, "-f") || !strcmp(a, "--format") || !strncmp(a, "--format=", 9))) {
+      const char *fmt = !strncmp(a, "--format=", 9) ? a + 9 : has_next ? argv[++i] : "";
+      if (strcmp(fmt, "json")) {
+        fprintf(stderr, "%s: merge writes JSON only (text and html need the traces: use analyze)\n", prog);
+        rc = EXIT_USAGE;
+        goto out;
+      }
+    } else if (!strcmp(a, "--fail-on") && has_next) {
+      fail_on = argv[++i];
+      if (sev_rank(fail_on) < 0) {
+        fprintf(stderr, "%s: --fail-on takes info, warning or critical\n", prog);
+        rc = EXIT_USAGE;
+        goto out;
+      }
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "%s: bad option '%s' (see 'fsdpa merge -h')\n", prog, a);
+      rc = EXIT_USAGE;
+      goto out;
+    } else {
+      if (!(bufs[n] = slurp(a, &lens[n]))) {
+        fprintf(stderr, "%s: %s: cannot read: %s\n", prog, a, strerror(errno));
+        rc = EXIT_INPUT;
+        goto out;
+      }
+      n++;
+    }
+  }
+  if (!n) {
+    fprintf(stderr, "%s: merge needs at least one SUMMARY (see 'fsdpa merge -h')\n", prog);
+    rc = EXIT_USAGE;
+    goto out;
+  }
+  char err[256] = "";
+  fsdpa_summary_options so;
+  fsdpa_summary_options_init(&so);
+  so.errbuf = err;
+  so.errbuf_len = sizeof err;
+  size_t mlen = 0, rlen = 0;
+  if (fsdpa_summary_merge((const char *const *)bufs, lens, n, &so, &merged, &mlen)) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    rc = EXIT_INPUT;
+    goto out;
+  }
+  if (as_summary) {
+    rc = write_out(output, merged, mlen);
+    goto out;
+  }
+  if (fsdpa_summary_report(merged, mlen, &so, NULL, &rep, &rlen)) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    rc = EXIT_INPUT;
+    goto out;
+  }
+  rc = write_out(output, rep, rlen);
+  if (!rc && fail_on && max_severity(rep) >= sev_rank(fail_on)) rc = EXIT_FINDINGS;
+out:
+  fsdpa_free(merged);
+  fsdpa_free(rep);
+  for (size_t i = 0; i < n; i++) free(bufs[i]);
+  free(bufs);
+  free(lens);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     usage_main(stderr);
@@ -398,6 +632,8 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (!strcmp(cmd, "analyze")) return cmd_analyze(argc - 2, argv + 2);
+  if (!strcmp(cmd, "summarize")) return cmd_summarize(argc - 2, argv + 2);
+  if (!strcmp(cmd, "merge")) return cmd_merge(argc - 2, argv + 2);
   fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
   usage_main(stderr);
   return EXIT_USAGE;

@@ -1,0 +1,58 @@
+package fsdpa
+
+/*
+#include <stdlib.h>
+#include <string.h>
+#include <fsdpa/fsdpa.h>
+*/
+import "C"
+
+import "unsafe"
+
+// Event is one structured trace event for AddEvent; nil = absent.  Times are
+// ns relative to the trace clock base.
+type Event struct {
+	Ph                                  byte
+	Cat, Name, Collective, Dtype, Label *string
+	Pid, Tid, TsNs, DurNs               *int64
+	Correlation, ExternalID             *int64
+	Stream, Device, Bytes               *int64
+	InMsgNelems, OutMsgNelems           *int64
+	GroupSize                           *int64
+}
+
+// AddEvent adds one event (same results as the event fed as JSON).
+func (a *Analyzer) AddEvent(e Event) error {
+	p, err := a.ctx()
+	if err != nil {
+		return err
+	}
+	// The struct holds pointers to the strings, so both live in C memory
+	// (cgo forbids passing Go memory that contains Go pointers).
+	ev := (*C.fsdpa_event)(C.malloc(C.size_t(unsafe.Sizeof(C.fsdpa_event{}))))
+	defer C.free(unsafe.Pointer(ev))
+	C.fsdpa_event_init(ev)
+	ev.ph = C.char(e.Ph)
+	str := func(s *string, dst **C.char, n *C.size_t) {
+		if s != nil {
+			*dst = (*C.char)(C.CBytes([]byte(*s)))
+			*n = C.size_t(len(*s))
+		}
+	}
+	str(e.Cat, &ev.cat, &ev.cat_len)
+	str(e.Name, &ev.name, &ev.name_len)
+	str(e.Collective, &ev.collective, &ev.collective_len)
+	str(e.Dtype, &ev.dtype, &ev.dtype_len)
+	str(e.Label, &ev.label, &ev.label_len)
+	defer func() {
+		for _, s := range []*C.char{ev.cat, ev.name, ev.collective, ev.dtype, ev.label} {
+			C.free(unsafe.Pointer(s))
+		}
+	}()
+	ev.pid, ev.tid, ev.ts_ns, ev.dur_ns = cInt(e.Pid), cInt(e.Tid), cInt(e.TsNs), cInt(e.DurNs)
+	ev.correlation, ev.external_id = cInt(e.Correlation), cInt(e.ExternalID)
+	ev.stream, ev.device, ev.bytes = cInt(e.Stream), cInt(e.Device), cInt(e.Bytes)
+	ev.in_msg_nelems, ev.out_msg_nelems = cInt(e.InMsgNelems), cInt(e.OutMsgNelems)
+	ev.group_size = cInt(e.GroupSize)
+	return ctxError(C.fsdpa_add_event(p, ev), p, false)
+}

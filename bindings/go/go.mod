@@ -1,0 +1,3 @@
+module libfsdpa.dev/fsdpa
+
+go 1.19

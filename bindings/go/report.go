@@ -1,0 +1,96 @@
+package fsdpa
+
+import (
+	"encoding/json"
+)
+
+// Report is the JSON report (schema fsdpa.report/1, docs/report-contract.md).
+// Sections owned by the analyses are kept as raw JSON for json.Unmarshal
+// into the caller's own types.
+type Report struct {
+	Schema    string          `json:"schema"`
+	Version   string          `json:"version"`
+	Inputs    []Input         `json:"inputs"`
+	Ranks     []RankReport    `json:"ranks"`
+	CrossRank json.RawMessage `json:"cross_rank"`
+	Findings  []Finding       `json:"findings"`
+	JSON      string          `json:"-"` // the library's text, byte for byte
+}
+
+// Input is one inputs[] entry (one per rank).
+type Input struct {
+	Path      string `json:"path"`
+	Rank      int64  `json:"rank"`
+	WorldSize *int64 `json:"world_size"`
+	Events    int64  `json:"events"`
+	Bytes     int64  `json:"bytes"` // input bytes fed (compressed, as given)
+}
+
+// RankReport is one rank's part.
+type RankReport struct {
+	Rank       int64           `json:"rank"`
+	SpanNs     *int64          `json:"span_ns"` // last GPU end - first GPU start; nil if no GPU activity
+	Steps      []ReportStep    `json:"steps"`
+	Streams    []ReportStream  `json:"streams"`
+	LaunchGaps json.RawMessage `json:"launch_gaps"`
+	Overlap    json.RawMessage `json:"overlap"`
+	FSDP       json.RawMessage `json:"fsdp"`
+	SyncWaits  json.RawMessage `json:"sync_waits"`
+	Allocator  json.RawMessage `json:"allocator"`
+}
+
+// ReportStep is ranks[].steps[].
+type ReportStep struct {
+	Name    string `json:"name"` // "ProfilerStep#N"
+	StartNs int64  `json:"start_ns"`
+	DurNs   int64  `json:"dur_ns"`
+}
+
+// ReportStream is ranks[].streams[].
+type ReportStream struct {
+	Device  int64  `json:"device"`
+	Stream  int64  `json:"stream"`
+	Role    string `json:"role"`
+	Kernels int64  `json:"kernels"`
+	BusyNs  int64  `json:"busy_ns"`
+}
+
+// Finding is one finding (ids and meanings: docs/report-contract.md).
+type Finding struct {
+	ID       string          `json:"id"`
+	Severity string          `json:"severity"` // "info", "warning" or "critical"
+	Rank     int64           `json:"rank"`
+	Step     *int64          `json:"step"` // nil for rank-wide findings
+	Title    string          `json:"title"`
+	Detail   string          `json:"detail"`
+	Advice   string          `json:"advice"`
+	CostNs   *int64          `json:"cost_ns"`  // the time the problem costs
+	Evidence json.RawMessage `json:"evidence"` // the numbers that triggered it (incl. "ranges")
+}
+
+// Range is a time range a viewer should jump to: absolute ns, [StartNs, EndNs).
+type Range struct {
+	StartNs int64 `json:"start_ns"`
+	EndNs   int64 `json:"end_ns"`
+}
+
+// Ranges returns evidence.ranges, worst first.
+func (f *Finding) Ranges() ([]Range, error) {
+	var ev struct {
+		Ranges []Range `json:"ranges"`
+	}
+	if len(f.Evidence) == 0 || string(f.Evidence) == "null" {
+		return nil, nil
+	}
+	err := json.Unmarshal(f.Evidence, &ev)
+	return ev.Ranges, err
+}
+
+// ParseReport parses the text fsdpa_report() wrote in JSON format.
+func ParseReport(s string) (*Report, error) {
+	r := &Report{JSON: s}
+	if err := json.Unmarshal([]byte(s), r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}

@@ -1,0 +1,34 @@
+"""Base of the result dataclasses: conversion from the C structs."""
+from dataclasses import asdict, fields
+
+ABSENT = -(1 << 63)  # FSDPA_ABSENT (INT64_MIN)
+
+
+class Record:
+    _c = None        # the ctypes struct (set by the generated subclasses)
+    _kinds = {}      # field -> how to convert it
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def _from_c(cls, s):
+        from ._capi import ENUM_NAMES  # the generated module imports this one
+        vals = {}
+        for f in fields(cls):
+            v = getattr(s, f.name)
+            k = cls._kinds.get(f.name, "int")
+            if k == "opt":
+                v = None if v == ABSENT else v
+            elif k == "ratio":
+                v = None if v < 0 else v
+            elif k == "cstr":
+                v = None if v is None else v.decode("utf-8", "replace")
+            elif k == "chars":
+                v = v.decode("utf-8", "replace")
+            elif k == "array":
+                v = tuple(v)
+            elif k.startswith("enum:"):
+                v = ENUM_NAMES[k[5:]].get(v, f"unknown({v})")
+            vals[f.name] = v
+        return cls(**vals)

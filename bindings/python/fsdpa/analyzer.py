@@ -1,0 +1,559 @@
+"""Analyzer: one fsdpa_ctx (one trace, one rank), fed incrementally, and its
+queries."""
+import ctypes
+import os
+from typing import Iterable, List, Optional, Sequence, Union
+
+from . import _capi as C
+from . import _lib
+from .errors import InvalidArgumentError, StateError, check, error_for
+from .report import Report
+from .types import (Backward, BackwardStep, BackwardUnit, CommSplit, CrossRank, CrossRankRank,
+                    Event, FsdpUnit, LaunchGaps, LaunchLatency, LaunchQueue, MemoryDevice,
+                    MemoryPoint, MemoryStep, MemorySummary, Overlap, Stats, Step, Stream,
+                    SyncCall, SyncStep, SyncWait, Timeline, TraceInfo)
+
+L = _lib.lib
+F = _lib.func
+PathLike = Union[str, bytes, os.PathLike]
+ABSENT = _lib.ABSENT
+
+FORMATS = {v: k for k, v in C.ENUM_NAMES["fsdpa_format"].items()}          # "json" -> 0
+SPLITS = {v: k for k, v in C.ENUM_NAMES["fsdpa_comm_split_by"].items()}    # "collective" -> 0
+
+
+def _i64(v):
+    return ABSENT if v is None else int(v)
+
+
+def _new(cls):
+    """A zeroed C struct of `cls` with its size field set."""
+    s = cls()
+    s.size = ctypes.sizeof(cls)
+    return s
+
+
+def _query(t0_ns=None, t1_ns=None, step=None, device=None, stream=None):
+    q = C.fsdpa_query()
+    L.fsdpa_query_init(q)
+    q.t0_ns, q.t1_ns, q.step = _i64(t0_ns), _i64(t1_ns), _i64(step)
+    q.device, q.stream = _i64(device), _i64(stream)
+    return q
+
+
+def _einval(msg):
+    return InvalidArgumentError(_lib.STATUS["FSDPA_EINVAL"], msg)
+
+
+class Analyzer:
+    """Analysis context for one trace (one rank).
+
+        a = Analyzer("rank0.json.gz")
+        for chunk in chunks:
+            a.feed(chunk)
+        a.finish()
+        print(a.steps(), a.timeline(step=0).density, a.result().findings)
+
+    Queries work between feeds, on the events decoded so far (the input
+    decodes in batches).  Window arguments: t0_ns/t1_ns (absolute ns, None =
+    open), step (a step index, see steps(): its CPU range is the window),
+    device, stream.  Not thread-safe (one thread at a time; any thread).
+    Call close() or use `with`; the finalizer is a safety net.
+    """
+
+    def __init__(self, name: Optional[str] = None, *, rank: Optional[int] = None,
+                 max_memory_bytes: int = 0, max_input_bytes: int = 0,
+                 params: Optional[dict] = None, _allocator=None):
+        self._p = C.ctx_p()
+        self.name = name
+        opts = C.fsdpa_options()
+        L.fsdpa_options_init(opts)
+        opts.max_memory_bytes = max_memory_bytes
+        opts.max_input_bytes = max_input_bytes
+        opts.rank = _i64(rank)
+        if name is not None:
+            opts.name = os.fsencode(name)
+        # The library copies the allocator struct; the Python callbacks it
+        # points to must outlive the context, so the object is kept here.
+        self._allocator = _allocator
+        if _allocator is not None:
+            opts.allocator = ctypes.pointer(_allocator.c_struct())
+        check(L.fsdpa_ctx_new(ctypes.byref(self._p), ctypes.byref(opts)))
+        for k, v in (params or {}).items():
+            self.set_param(k, v)
+
+    # ---- lifetime ----
+    def close(self) -> None:
+        """Free the context (idempotent)."""
+        if self._p:
+            L.fsdpa_ctx_free(self._p)
+            self._p = C.ctx_p()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: module globals may be gone
+            pass
+
+    def _ctx(self):
+        if not self._p:
+            raise StateError(_lib.STATUS["FSDPA_ESTATE"], "analyzer is closed")
+        return self._p
+
+    # ---- feeding ----
+    def feed(self, data) -> None:
+        """Feed the next bytes (bytes, bytearray, memoryview; any chunking).
+        Raises ParseError/NotATraceError/LimitError with `.offset`."""
+        p = self._ctx()
+        if isinstance(data, bytes):
+            buf, n = data, len(data)
+        else:
+            mv = memoryview(data).cast("B")
+            n = mv.nbytes
+            buf = (ctypes.c_char * n).from_buffer(mv) if not mv.readonly else bytes(mv)
+        if n:
+            check(L.fsdpa_feed(p, buf, n), p, input_call=True)
+
+    def feed_file(self, path: PathLike) -> None:
+        """Feed a whole file (plain or gzip; "-" = stdin) and finish."""
+        p = self._ctx()
+        check(L.fsdpa_feed_file(p, os.fsencode(path)), p, input_call=True)
+
+    def read(self, f, chunk_size: int = 1 << 20) -> None:
+        """Feed everything from a binary file object (does not finish)."""
+        while True:
+            b = f.read(chunk_size)
+            if not b:
+                return
+            self.feed(b)
+
+    def finish(self) -> None:
+        """End of input: raises TruncatedError/NotATraceError if the document
+        is incomplete or is not a trace."""
+        p = self._ctx()
+        check(L.fsdpa_finish(p), p, input_call=True)
+
+    def add_event(self, ev: Event) -> None:
+        """Add one structured event (same results as the event fed as JSON)."""
+        p = self._ctx()
+        c, keep = ev._to_c(L)
+        check(L.fsdpa_add_event(p, ctypes.byref(c)), p)
+        del keep
+
+    def set_trace_info(self, rank: Optional[int] = None, world_size: Optional[int] = None,
+                       base_time_ns: Optional[int] = None) -> None:
+        """Set trace metadata; None leaves a field unchanged."""
+        p = self._ctx()
+        i = C.fsdpa_trace_info()
+        L.fsdpa_trace_info_init(i)
+        i.rank, i.world_size, i.base_time_ns = _i64(rank), _i64(world_size), _i64(base_time_ns)
+        check(L.fsdpa_set_trace_info(p, ctypes.byref(i)), p)
+
+    def set_param(self, key: str, value) -> None:
+        """Set an analysis threshold by name (see fsdpa.params())."""
+        p = self._ctx()
+        check(L.fsdpa_set_param(p, key.encode(), str(value).encode()), p)
+
+    # ---- generic query shapes ----
+    def _one(self, fname, cls, *args):
+        """fsdpa_query_X(ctx, args..., out) -> one dataclass."""
+        p = self._ctx()
+        out = _new(cls._c)
+        check(F(fname)(p, *args, ctypes.byref(out)), p)
+        return cls._from_c(out)
+
+    def _indexed(self, n, fname, cls, *args):
+        """get(ctx, args..., i, out) for i < n -> list of dataclasses."""
+        p = self._ctx()
+        rows = []
+        for i in range(n):
+            out = _new(cls._c)
+            check(F(fname)(p, *args, i, ctypes.byref(out)), p)
+            rows.append(cls._from_c(out))
+        return rows
+
+    def _array(self, fname, cls, *args):
+        """The array protocol (*inout_n = capacity in, rows out; EBUFS when
+        short): ask for the count, then fetch, retrying if it grew."""
+        p = self._ctx()
+        cap = 16
+        while True:
+            arr = (cls._c * cap)()
+            arr[0].size = ctypes.sizeof(cls._c)
+            n = ctypes.c_size_t(cap)
+            st = F(fname)(p, *args, arr, ctypes.byref(n))
+            if st == _lib.STATUS["FSDPA_EBUFS"] or (st == 0 and n.value > cap):
+                cap = max(n.value, cap * 2)
+                continue
+            check(st, p)
+            return [cls._from_c(arr[i]) for i in range(n.value)]
+
+    # ---- tracks ----
+    @property
+    def trace_info(self) -> TraceInfo:
+        p = self._ctx()
+        i = C.fsdpa_trace_info()
+        L.fsdpa_trace_info_init(i)
+        check(L.fsdpa_get_trace_info(p, ctypes.byref(i)), p)
+        return TraceInfo._from_c(i)
+
+    def stats(self) -> Stats:
+        """Event counts so far."""
+        return self._one("fsdpa_get_stats", Stats)
+
+    def steps(self) -> List[Step]:
+        """ProfilerStep#N ranges seen so far, in start order."""
+        return self._indexed(L.fsdpa_step_count(self._ctx()), "fsdpa_get_step", Step)
+
+    def streams(self) -> List[Stream]:
+        """GPU streams seen so far, by device then stream."""
+        return self._indexed(L.fsdpa_stream_count(self._ctx()), "fsdpa_get_stream", Stream)
+
+    def timeline(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
+                 stream=None) -> Timeline:
+        """GPU timeline span and density over the window (all selected
+        streams unioned: overlapping work counts once)."""
+        return self._one("fsdpa_query_timeline", Timeline,
+                         ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+
+    # ---- launch gaps ----
+    def launch_gaps(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
+                    stream=None) -> LaunchGaps:
+        """Idle gaps between GPU ops by cause (HTA's categories) and histogram."""
+        return self._one("fsdpa_query_launch_gaps", LaunchGaps,
+                         ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+
+    def launch_latency(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
+                       stream=None) -> LaunchLatency:
+        """Launch call -> GPU start latencies."""
+        return self._one("fsdpa_query_launch_latency", LaunchLatency,
+                         ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+
+    def launch_queue(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
+                     stream=None) -> LaunchQueue:
+        """Depth of the queue of launched-but-not-started ops."""
+        return self._one("fsdpa_query_launch_queue", LaunchQueue,
+                         ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+
+    # ---- overlap and FSDP ----
+    def overlap(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
+                stream=None) -> Overlap:
+        """Communication / compute overlap (HTA's definition)."""
+        return self._one("fsdpa_query_overlap", Overlap,
+                         ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+
+    def comm_split(self, by: str = "collective", t0_ns=None, t1_ns=None, *, step=None,
+                   device=None, stream=None) -> List[CommSplit]:
+        """Communication split by collective type or process group
+        (by="collective" or "process_group")."""
+        if by not in SPLITS:
+            raise _einval(f"by must be one of {sorted(SPLITS)}")
+        p = self._ctx()
+        q = ctypes.byref(_query(t0_ns, t1_ns, step, device, stream))
+        n = ctypes.c_size_t()
+        check(F("fsdpa_comm_split_count")(p, q, SPLITS[by], ctypes.byref(n)), p)
+        return self._indexed(n.value, "fsdpa_query_comm_split", CommSplit, q, SPLITS[by])
+
+    def fsdp_version(self) -> Optional[int]:
+        """2 (FSDP2 / fully_shard), 1 (FullyShardedDataParallel) or None."""
+        v = F("fsdpa_fsdp_version")(self._ctx())
+        return v or None
+
+    def fsdp_units(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
+                   stream=None) -> List[FsdpUnit]:
+        """Per FSDP unit and phase: communication, compute and exposed time
+        (whole trace, or the instances inside the window)."""
+        p = self._ctx()
+        n = F("fsdpa_fsdp_unit_count")(p)
+        if (t0_ns, t1_ns, step, device, stream) == (None,) * 5:
+            return self._indexed(n, "fsdpa_get_fsdp_unit", FsdpUnit)
+        q = ctypes.byref(_query(t0_ns, t1_ns, step, device, stream))
+        return self._indexed(n, "fsdpa_query_fsdp_unit", FsdpUnit, q)
+
+    # ---- backward prefetch ----
+    def backward(self) -> Backward:
+        """The backward pattern (zigzag, no_prefetch, serialized, unknown)."""
+        return self._one("fsdpa_query_backward", Backward)
+
+    def backward_steps(self) -> List[BackwardStep]:
+        """One entry per step with backward units."""
+        return self._indexed(F("fsdpa_backward_step_count")(self._ctx()),
+                             "fsdpa_get_backward_step", BackwardStep)
+
+    def backward_units(self, step_index: int) -> List[BackwardUnit]:
+        """The units of backward step `step_index` (see backward_steps()), in
+        backward order, with their prefetch links."""
+        p = self._ctx()
+        n = ctypes.c_size_t()
+        check(F("fsdpa_backward_unit_count")(p, step_index, ctypes.byref(n)), p)
+        return self._indexed(n.value, "fsdpa_get_backward_unit", BackwardUnit, step_index)
+
+    # ---- blocking calls ----
+    def sync_waits(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
+                   stream=None) -> List[SyncWait]:
+        """Blocking calls per API, largest total first."""
+        return self._array("fsdpa_query_sync_waits", SyncWait,
+                           ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+
+    def sync_calls(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
+                   stream=None) -> List[SyncCall]:
+        """Every blocking call, with what it waited for."""
+        return self._array("fsdpa_query_sync_calls", SyncCall,
+                           ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+
+    def sync_steps(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
+                   stream=None) -> List[SyncStep]:
+        """Blocking time per step."""
+        return self._array("fsdpa_query_sync_steps", SyncStep,
+                           ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+
+    # ---- allocator and memory ----
+    def memory(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
+               stream=None) -> MemorySummary:
+        """Allocator calls, memory levels and fragmentation over the window."""
+        return self._one("fsdpa_query_memory", MemorySummary,
+                         ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+
+    def memory_devices(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
+                       stream=None) -> List[MemoryDevice]:
+        """Memory levels per device."""
+        return self._array("fsdpa_query_memory_devices", MemoryDevice,
+                           ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+
+    def memory_series(self, buckets: int, memory_device: Optional[int] = None, t0_ns=None,
+                      t1_ns=None, *, step=None) -> List[MemoryPoint]:
+        """Allocated/reserved timeline of one device (None = the primary one),
+        downsampled into at most `buckets` buckets."""
+        if buckets < 1:
+            raise _einval("buckets must be >= 1")
+        return self._array("fsdpa_query_memory_series", MemoryPoint,
+                           ctypes.byref(_query(t0_ns, t1_ns, step)), _i64(memory_device),
+                           buckets)
+
+    def memory_steps(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
+                     stream=None) -> List[MemoryStep]:
+        """Allocator activity and memory levels per step."""
+        return self._array("fsdpa_query_memory_steps", MemoryStep,
+                           ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+
+    # ---- reports ----
+    def report(self, fmt: str = "json", *, path: Optional[str] = None, color: bool = False,
+               html_step: Optional[int] = None) -> str:
+        """The report of this trace alone (fmt: json, text, html)."""
+        return report_text([self], [path if path is not None else self.name], fmt=fmt,
+                           color=color, html_step=html_step)
+
+    def result(self, path: Optional[str] = None) -> Report:
+        """The JSON report of this trace, parsed into dataclasses."""
+        return Report.from_json(self.report("json", path=path))
+
+    def summary(self, path: Optional[str] = None) -> str:
+        """This rank's summary (fsdpa.summary/1): merge the ranks' summaries
+        with summary_merge() and turn them into the report with
+        summary_report(), without holding every trace at once."""
+        p = self._ctx()
+        name = path if path is not None else self.name
+        return _take_buffer(lambda out, n: F("fsdpa_summary_write")(
+            p, os.fsencode(name) if name is not None else None, out, n), p)
+
+
+def _take_buffer(call, ctx=None, errbuf=None):
+    """Run `call(char **out, size_t *len)`, return the text and free it."""
+    out = ctypes.c_void_p()
+    n = ctypes.c_size_t()
+    st = call(ctypes.byref(out), ctypes.byref(n))
+    if st != 0:
+        e = error_for(st, ctx)
+        if errbuf is not None and errbuf.value:
+            e = type(e)(st, errbuf.value.decode("utf-8", "replace"))
+        raise e
+    try:
+        return ctypes.string_at(out, n.value).decode("utf-8")
+    finally:
+        L.fsdpa_free(out)
+
+
+def _ctx_array(analyzers):
+    if not analyzers:
+        raise _einval("no analyzers")
+    return (C.ctx_p * len(analyzers))(*[a._ctx() for a in analyzers])
+
+
+def report_text(analyzers: Sequence[Analyzer], paths: Optional[Sequence[Optional[str]]] = None,
+                fmt: str = "json", *, color: bool = False,
+                html_step: Optional[int] = None) -> str:
+    """Report over several analyzers (the ranks of one job) as text."""
+    if fmt not in FORMATS:
+        raise _einval(f"unknown format '{fmt}' (json, text, html)")
+    ctxs = _ctx_array(analyzers)
+    n = len(analyzers)
+    names = (ctypes.c_char_p * n)()
+    if paths is not None:
+        if len(paths) != n:
+            raise _einval("one path per analyzer")
+        for i, pth in enumerate(paths):
+            names[i] = os.fsencode(pth) if pth is not None else None
+    o = _report_options(fmt, color, html_step)
+    return _take_buffer(lambda out, ln: L.fsdpa_report(ctxs, names, n, ctypes.byref(o), out, ln),
+                        ctxs[0])
+
+
+def _report_options(fmt, color=False, html_step=None):
+    o = C.fsdpa_report_options()
+    L.fsdpa_report_options_init(o)
+    o.format = FORMATS[fmt]
+    o.color = 1 if color else 0
+    o.html_step = _i64(html_step)
+    return o
+
+
+def crossrank(analyzers: Sequence[Analyzer]) -> CrossRank:
+    """Cross-rank analysis over the ranks of one job (collective matching,
+    clock alignment, straggler)."""
+    ctxs = _ctx_array(analyzers)
+    out = _new(C.fsdpa_crossrank)
+    check(F("fsdpa_query_crossrank")(ctxs, len(analyzers), ctypes.byref(out)), ctxs[0])
+    return CrossRank._from_c(out)
+
+
+def crossrank_ranks(analyzers: Sequence[Analyzer]) -> List[CrossRankRank]:
+    """Per-rank part of the cross-rank analysis, in the order given."""
+    ctxs = _ctx_array(analyzers)
+    rows = []
+    for i in range(len(analyzers)):
+        out = _new(C.fsdpa_crossrank_rank)
+        check(F("fsdpa_query_crossrank_rank")(ctxs, len(analyzers), i, ctypes.byref(out)),
+              ctxs[0])
+        rows.append(CrossRankRank._from_c(out))
+    return rows
+
+
+def _summary_options():
+    o = C.fsdpa_summary_options()
+    F("fsdpa_summary_options_init")(o)
+    errbuf = ctypes.create_string_buffer(512)
+    o.errbuf = ctypes.cast(errbuf, ctypes.c_void_p)
+    o.errbuf_len = len(errbuf)
+    return o, errbuf
+
+
+def summary_merge(summaries: Sequence[str]) -> str:
+    """Merge rank summaries (Analyzer.summary()) or earlier merges."""
+    if not summaries:
+        raise _einval("no summaries")
+    bs = [s.encode("utf-8") if isinstance(s, str) else bytes(s) for s in summaries]
+    n = len(bs)
+    ptrs = (ctypes.c_char_p * n)(*bs)
+    lens = (ctypes.c_size_t * n)(*[len(b) for b in bs])
+    o, errbuf = _summary_options()
+    return _take_buffer(lambda out, ln: F("fsdpa_summary_merge")(ptrs, lens, n, ctypes.byref(o),
+                                                                 out, ln), errbuf=errbuf)
+
+
+def summary_report(summary: str) -> Report:
+    """The JSON report of a (merged) summary: the same as analyze() over the
+    ranks' traces."""
+    b = summary.encode("utf-8") if isinstance(summary, str) else bytes(summary)
+    o, errbuf = _summary_options()
+    ro = _report_options("json")
+    text = _take_buffer(lambda out, ln: F("fsdpa_summary_report")(
+        b, len(b), ctypes.byref(o), ctypes.byref(ro), out, ln), errbuf=errbuf)
+    return Report.from_json(text)
+
+
+def _paths(path_or_paths) -> List[PathLike]:
+    if isinstance(path_or_paths, (str, bytes, os.PathLike)):
+        return [path_or_paths]
+    return list(path_or_paths)
+
+
+def analyze(path_or_paths: Union[PathLike, Iterable[PathLike]], *,
+            params: Optional[dict] = None, max_memory_bytes: int = 0) -> Report:
+    """Analyze one trace, or the traces of the ranks of one job, and return
+    the parsed JSON report (the same bytes `fsdpa analyze --format json`
+    writes for the same paths)."""
+    paths = _paths(path_or_paths)
+    if not paths:
+        raise _einval("no trace given")
+    analyzers = []
+    try:
+        for pth in paths:
+            a = Analyzer(os.fsdecode(pth), params=params, max_memory_bytes=max_memory_bytes)
+            analyzers.append(a)
+            a.feed_file(pth)
+        return Report.from_json(report_text(analyzers, [os.fsdecode(p) for p in paths]))
+    finally:
+        for a in analyzers:
+            a.close()
+
+
+def version() -> str:
+    """Version string of the loaded library."""
+    return L.fsdpa_version_string().decode()
+
+
+def params() -> dict:
+    """Analysis parameters: {name: (default, description)} (fsdpa_param_list())."""
+    out = {}
+    for line in L.fsdpa_param_list().decode().splitlines():
+        if "=" not in line:
+            continue
+        key, rest = line.split("=", 1)
+        default, _, desc = rest.partition(" ")
+        out[key.strip()] = (default, desc.strip())
+    return out
+
+
+class CountingAllocator:
+    """An fsdpa_allocator over the C heap that counts live bytes and calls:
+    lets a test prove a context frees everything it allocated."""
+
+    def __init__(self):
+        self.live_bytes = 0
+        self.live_blocks = 0
+        self.calls = 0
+        self.peak_bytes = 0
+        libc = ctypes.CDLL(None)
+        self._malloc = libc.malloc
+        self._malloc.restype, self._malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+        self._realloc = libc.realloc
+        self._realloc.restype = ctypes.c_void_p
+        self._realloc.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+        self._free = libc.free
+        self._free.restype, self._free.argtypes = None, [ctypes.c_void_p]
+        f = dict(C.fsdpa_allocator._fields_)
+        self._cbs = (f["malloc_fn"](self._m), f["realloc_fn"](self._r), f["free_fn"](self._f))
+        self._struct = C.fsdpa_allocator(ctypes.sizeof(C.fsdpa_allocator), *self._cbs, None)
+
+    def c_struct(self):
+        return self._struct
+
+    def _m(self, ud, n):
+        p = self._malloc(n)
+        if p:
+            self.calls += 1
+            self.live_blocks += 1
+            self.live_bytes += n
+            self.peak_bytes = max(self.peak_bytes, self.live_bytes)
+        return p
+
+    def _r(self, ud, p, old_n, new_n):
+        q = self._realloc(p, new_n)
+        if q:
+            self.calls += 1
+            self.live_bytes += new_n - old_n
+            self.peak_bytes = max(self.peak_bytes, self.live_bytes)
+        return q
+
+    def _f(self, ud, p, n):
+        if p:
+            self.calls += 1
+            self.live_blocks -= 1
+            self.live_bytes -= n
+        self._free(p)

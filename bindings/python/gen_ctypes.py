@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Generate fsdpa/_capi.py (ctypes declarations and result dataclasses) from
+include/fsdpa/fsdpa.h, so the Python binding follows the C API without
+anyone retyping 30 structs.  The output is committed (the package must work
+where no header is installed); tests/test_abi.py checks it against the
+C compiler's view of the header and names what is missing.
+
+    python3 bindings/python/gen_ctypes.py [fsdpa.h] [out.py]
+"""
+import os
+import re
+import sys
+import textwrap
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bindings", "abi"))
+import header  # noqa: E402
+
+SCALARS = {"size_t": "c_size_t", "int64_t": "c_int64", "uint64_t": "c_uint64",
+           "uint32_t": "c_uint32", "int": "c_int", "double": "c_double", "char": "c_char",
+           "void": "None"}
+# Result structs whose Python class name is not the CamelCase of the C name.
+CLASS_NAMES = {"fsdpa_stream_info": "Stream", "fsdpa_crossrank": "CrossRank",
+               "fsdpa_crossrank_rank": "CrossRankRank"}
+# Input-only structs (filled by the caller): no result dataclass.
+INIT_SUFFIX = "_init"
+
+
+def class_name(struct):
+    return CLASS_NAMES.get(struct, "".join(p.capitalize() for p in struct[len("fsdpa_"):].split("_")))
+
+
+def enum_short_names(e):
+    """FSDPA_BWD_NO_PREFETCH -> no_prefetch: the enumerators without their
+    common underscore-separated prefix, lower case (the report's spelling)."""
+    toks = [n.split("_") for n, _d, _v in e.items]
+    k = 0
+    while all(len(t) > k + 1 for t in toks) and len({t[k] for t in toks}) == 1:
+        k += 1
+    return ["_".join(t[k:]).lower() for t in toks]
+
+
+class Gen:
+    def __init__(self, h):
+        self.h = h
+        self.structs = {s.name for s in h.structs}
+        self.enums = {e.name for e in h.enums}
+
+    def base(self, ctype):
+        toks = [t for t in ctype.split() if t not in ("const", "struct")]
+        return toks
+
+    def member_type(self, m):
+        if m.fnptr:
+            ret, params = m.fnptr
+            return "CFUNCTYPE(%s)" % ", ".join([self.scalar_or_ptr(ret)] +
+                                               [self.scalar_or_ptr(p) for p in params])
+        t = self.scalar_or_ptr(m.ctype)
+        if m.array:
+            return f"({t} * {self.h.constant(m.array)})"
+        return t
+
+    def scalar_or_ptr(self, ctype):
+        toks = self.base(ctype)
+        stars = toks.count("*")
+        name = toks[0]
+        if stars == 0:
+            if name in SCALARS:
+                return SCALARS[name]
+            if name in self.enums:
+                return name
+            if name in self.structs:
+                return name
+            raise SystemExit(f"gen_ctypes: unknown type {ctype}")
+        if name == "fsdpa_ctx":
+            return "ctx_p" if stars == 1 else "POINTER(ctx_p)"
+        if stars == 1:
+            if name == "char":
+                # const char * reads as a string; a writable char * stays a
+                # raw address (out-buffers are freed with fsdpa_free()).
+                return "c_char_p" if ctype.startswith("const") else "c_void_p"
+            if name == "void":
+                return "c_void_p"
+            if name in self.structs:
+                return f"POINTER({name})"
+            return f"POINTER({self.scalar_or_ptr(name)})"
+        if stars == 2 and name == "char":
+            return "POINTER(c_char_p)" if ctype.startswith("const char * const") else "POINTER(c_void_p)"
+        raise SystemExit(f"gen_ctypes: unsupported type {ctype}")
+
+    def kind(self, m):
+        if m.fnptr:
+            return None
+        if m.array:
+            return "chars" if m.ctype == "char" else "array"
+        if m.ctype == "int64_t":
+            return "opt"
+        if m.ctype == "double":
+            return "ratio"
+        if m.ctype == "const char *":
+            return "cstr"
+        if m.ctype in self.enums:
+            return "enum:" + m.ctype
+        return "int"
+
+    def result_structs(self):
+        """Structs a function fills (a non-const pointer parameter of a
+        function that is not an *_init helper)."""
+        out = []
+        for f in self.h.functions:
+            if f.name.endswith(INIT_SUFFIX):
+                continue
+            for p in f.params:
+                toks = p.split()
+                if not p.startswith("const") and toks[0] in self.structs and toks[-1] == "*":
+                    if toks[0] not in out:
+                        out.append(toks[0])
+        return out
+
+    def pytype(self, kind, m):
+        if kind == "array":
+            return "Tuple[float, ...]" if m.ctype == "double" else "Tuple[int, ...]"
+        return {"opt": "Optional[int]", "ratio": "Optional[float]", "cstr": "Optional[str]",
+                "chars": "str", "int": "int"}.get(kind, "str")
+
+    def run(self):
+        h = self.h
+        o = []
+        w = o.append
+        w('"""Generated by bindings/python/gen_ctypes.py from include/fsdpa/fsdpa.h: do not edit.')
+        w("")
+        w("ctypes declarations of every struct, enum and function of the C API, and a")
+        w("dataclass for every struct a query fills.  Regenerate after changing the")
+        w('header:  python3 bindings/python/gen_ctypes.py"""')
+        w("# flake8: noqa")
+        w("from ctypes import (CFUNCTYPE, POINTER, Structure, c_char, c_char_p, c_double, c_int,")
+        w("                    c_int64, c_size_t, c_uint32, c_uint64, c_void_p)")
+        w("from dataclasses import dataclass")
+        w("from typing import Optional, Tuple")
+        w("")
+        w("from ._base import Record")
+        w("")
+        w("")
+        w("class fsdpa_ctx(Structure):")
+        w('    """Opaque."""')
+        w("")
+        w("")
+        w("ctx_p = POINTER(fsdpa_ctx)")
+        w("")
+        w("# ---- constants (object-like macros)")
+        for k, v in h.defines.items():
+            w(f"{k} = {h.constant(v)}")
+        w("")
+        w("# ---- enums: C type (int-sized; the ABI test checks), values, short names")
+        w("ENUMS = {}")
+        w("ENUM_NAMES = {}")
+        for e in h.enums:
+            w(f"{e.name} = c_int")
+            vals = {}
+            for n, _d, v in e.items:
+                expr = v
+                for prev, pv in vals.items():
+                    expr = re.sub(rf"\b{prev}\b", str(pv), expr)
+                vals[n] = h.constant(expr)
+            w(f"ENUMS[{e.name!r}] = {{" + ", ".join(f"{n!r}: {v}" for n, v in vals.items()) + "}")
+            shorts = enum_short_names(e)
+            w(f"ENUM_NAMES[{e.name!r}] = {{" + ", ".join(
+                f"{vals[n]}: {s!r}" for (n, _d, _v), s in zip(e.items, shorts)) + "}")
+        w("")
+        w("# ---- structs")
+        for s in h.structs:
+            w(f"class {s.name}(Structure):")
+            w("    pass")
+            w("")
+            w("")
+        for s in h.structs:
+            w(f"{s.name}._fields_ = [")
+            for m in s.members:
+                w(f"    ({m.name!r}, {self.member_type(m)}),")
+            w("]")
+        w("STRUCTS = {" + ", ".join(f"{s.name!r}: {s.name}" for s in h.structs) + "}")
+        w("")
+        w("# ---- functions: name -> (restype, argtypes)")
+        w("SIGNATURES = {")
+        for f in h.functions:
+            args = ", ".join(self.scalar_or_ptr(p) for p in f.params)
+            w(f"    {f.name!r}: ({self.scalar_or_ptr(f.ret)}, [{args}]),")
+        w("}")
+        w("")
+        w("# ---- result dataclasses: None where the C API says absent (FSDPA_ABSENT")
+        w("# integers, negative ratios, NULL strings); enums as their short names.")
+        names = {}
+        for sname in self.result_structs():
+            s = h.struct(sname)
+            cls = class_name(sname)
+            names[sname] = cls
+            w("")
+            w("")
+            w("@dataclass(frozen=True)")
+            w(f"class {cls}(Record):")
+            w(f'    """{sname} (see fsdpa.h for the definition of every number)."""')
+            kinds = {}
+            for m in s.members:
+                if m.name == "size":
+                    continue
+                k = self.kind(m)
+                kinds[m.name] = k
+                line = f"    {m.name}: {self.pytype(k, m)}"
+                doc = f"  # {m.doc}" if m.doc else ""
+                if len(line + doc) <= 100:
+                    w(line + doc)
+                else:
+                    for d in textwrap.wrap(m.doc, 94):
+                        w(f"    # {d}")
+                    w(line)
+            w(f"    _c = {sname}")
+            w(f"    _kinds = {kinds!r}")
+        w("")
+        w("RESULTS = {" + ", ".join(f"{k!r}: {v}" for k, v in names.items()) + "}")
+        return "\n".join(o) + "\n"
+
+
+def main():
+    src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "include", "fsdpa", "fsdpa.h")
+    out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "fsdpa", "_capi.py")
+    text = Gen(header.read(src)).run()
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,551 @@
+//! Safe Rust binding of libfsdpa: reads PyTorch-profiler (Kineto) traces of
+//! distributed training and says, with numbers, why the GPUs are not busy.
+//!
+//! ```no_run
+//! let report = fsdpa::analyze(&["rank0.json.gz"])?;
+//! for f in report.findings() {
+//!     println!("{:?} {} {}", f.severity, f.id, f.title);
+//! }
+//! let mut a = fsdpa::Analyzer::new()?;          // incremental
+//! a.feed(br#"{"traceEvents": []}"#)?;
+//! a.finish()?;
+//! println!("{} steps, {:?}", a.steps().len(), a.timeline(&fsdpa::Query::all())?);
+//! # Ok::<(), fsdpa::Error>(())
+//! ```
+//!
+//! Times are integer nanoseconds; values the C API marks absent are `None`.
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod json;
+pub mod report;
+
+pub use error::{Error, Result, Status};
+pub use fsdpa_sys as sys;
+pub use report::{Finding, Input, RankReport, Range, Report, ReportStep, ReportStream, Severity};
+
+use error::{check, cstr};
+use std::ffi::CString;
+use std::io::Read;
+use std::os::raw::c_char;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::ptr::{self, NonNull};
+
+fn opt(v: i64) -> Option<i64> {
+    (v != sys::FSDPA_ABSENT).then_some(v)
+}
+fn abs(v: Option<i64>) -> i64 {
+    v.unwrap_or(sys::FSDPA_ABSENT)
+}
+fn c_string(s: &[u8]) -> Result<CString> {
+    CString::new(s).map_err(|_| Error::new(Status::InvalidArgument, "string contains a NUL byte"))
+}
+
+/// Version string of the loaded library.
+pub fn version() -> String {
+    unsafe { cstr(sys::fsdpa_version_string()) }
+}
+
+/// The analysis parameters: one `name=default  description` per line.
+pub fn param_list() -> String {
+    unsafe { cstr(sys::fsdpa_param_list()) }
+}
+
+/// Options for [`Analyzer::with_options`].
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// input name used in error messages and, by default, in the report
+    pub name: Option<String>,
+    /// rank of this trace; `None` = from the trace's `distributedInfo`
+    pub rank: Option<i64>,
+    /// refuse to grow past this many bytes (0 = no cap)
+    pub max_memory_bytes: u64,
+    /// refuse more (decompressed) input bytes than this (0 = no cap)
+    pub max_input_bytes: u64,
+    /// allocator callbacks (see `fsdpa_allocator`); must stay valid, with
+    /// whatever `ud` points to, until the analyzer and every report string
+    /// it produced are gone
+    pub allocator: Option<sys::fsdpa_allocator>,
+}
+
+/// Output format of a report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// the report contract (`fsdpa.report/1`)
+    Json,
+    /// for people
+    Text,
+    /// one self-contained page
+    Html,
+}
+
+impl Format {
+    fn raw(self) -> sys::fsdpa_format {
+        match self {
+            Format::Json => sys::FSDPA_FORMAT_JSON,
+            Format::Text => sys::FSDPA_FORMAT_TEXT,
+            Format::Html => sys::FSDPA_FORMAT_HTML,
+        }
+    }
+}
+
+/// A `ProfilerStep#N` range on the CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// N of ProfilerStep#N
+    pub number: i64,
+    /// absolute start (trace clock, baseTimeNanoseconds added)
+    pub start_ns: i64,
+    /// CPU duration of the annotation
+    pub dur_ns: i64,
+}
+
+/// Role of a GPU stream, from what runs on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// only compute kernels (memcpy/memset allowed)
+    Compute,
+    /// only collective kernels (memcpy/memset allowed)
+    Communication,
+    /// only memcpy/memset
+    Memory,
+    /// compute and collective kernels
+    Mixed,
+    /// a value this binding does not know
+    Other(i32),
+}
+
+/// One GPU stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stream {
+    /// device index
+    pub device: i64,
+    /// stream id
+    pub stream: i64,
+    /// role
+    pub role: Role,
+    /// kernel events on the stream
+    pub kernels: u64,
+    /// of which collective kernels
+    pub comm_kernels: u64,
+    /// gpu_memcpy + gpu_memset events
+    pub memops: u64,
+    /// |union of the stream's GPU activity|
+    pub busy_ns: i64,
+    /// earliest start of GPU activity (absolute)
+    pub first_ns: Option<i64>,
+    /// latest end of GPU activity (absolute)
+    pub last_ns: Option<i64>,
+}
+
+/// Window and selection of a timeline query.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Query {
+    /// window start (absolute ns), `None` = -inf
+    pub t0_ns: Option<i64>,
+    /// window end (absolute ns, exclusive), `None` = +inf
+    pub t1_ns: Option<i64>,
+    /// index of a step (see [`Analyzer::steps`]) whose CPU range is the window
+    pub step: Option<i64>,
+    /// only this device
+    pub device: Option<i64>,
+    /// only this stream
+    pub stream: Option<i64>,
+}
+
+impl Query {
+    /// Whole trace, all devices and streams.
+    pub fn all() -> Query {
+        Query::default()
+    }
+    /// The CPU range of step index `i`.
+    pub fn step(i: i64) -> Query {
+        Query { step: Some(i), ..Query::default() }
+    }
+}
+
+/// GPU timeline summary over a window.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timeline {
+    /// last end − first start of selected activity, clipped; `None` if none
+    pub span_ns: Option<i64>,
+    /// |union of selected activity ∩ window|
+    pub busy_ns: i64,
+    /// busy_ns / span_ns; `None` if the span is absent or 0
+    pub density: Option<f64>,
+    /// kernel + memcpy + memset events overlapping the window
+    pub activities: u64,
+}
+
+/// Trace metadata; `None` where unknown.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TraceInfo {
+    /// distributedInfo.rank (or the option)
+    pub rank: Option<i64>,
+    /// distributedInfo.world_size
+    pub world_size: Option<i64>,
+    /// baseTimeNanoseconds
+    pub base_time_ns: Option<i64>,
+}
+
+/// Event counts (see `fsdpa_stats` in fsdpa.h).
+pub type Stats = sys::fsdpa_stats;
+
+/// One structured event for [`Analyzer::add_event`]; `None` = absent.
+/// Times are ns relative to the trace clock base.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct Event<'a> {
+    pub ph: u8,
+    pub cat: Option<&'a str>,
+    pub name: Option<&'a str>,
+    pub pid: Option<i64>,
+    pub tid: Option<i64>,
+    pub ts_ns: Option<i64>,
+    pub dur_ns: Option<i64>,
+    pub correlation: Option<i64>,
+    pub external_id: Option<i64>,
+    pub stream: Option<i64>,
+    pub device: Option<i64>,
+    pub bytes: Option<i64>,
+    pub in_msg_nelems: Option<i64>,
+    pub out_msg_nelems: Option<i64>,
+    pub group_size: Option<i64>,
+    pub collective: Option<&'a str>,
+    pub dtype: Option<&'a str>,
+    pub label: Option<&'a str>,
+}
+
+/// Analysis context for one trace (one rank), fed incrementally.  Queries
+/// work between feeds, on the events decoded so far.  `Send` (any thread),
+/// not `Sync` (one thread at a time).
+pub struct Analyzer {
+    ctx: NonNull<sys::fsdpa_ctx>,
+    name: Option<String>,
+}
+
+// SAFETY: a context may be used from any thread, one at a time (fsdpa.h).
+unsafe impl Send for Analyzer {}
+
+impl Drop for Analyzer {
+    fn drop(&mut self) {
+        unsafe { sys::fsdpa_ctx_free(self.ctx.as_ptr()) }
+    }
+}
+
+impl Analyzer {
+    /// A context with default options.
+    pub fn new() -> Result<Analyzer> {
+        Analyzer::with_options(&Options::default())
+    }
+
+    /// A context with options.
+    pub fn with_options(o: &Options) -> Result<Analyzer> {
+        let name = o.name.as_deref().map(|n| c_string(n.as_bytes())).transpose()?;
+        let mut opts = std::mem::MaybeUninit::<sys::fsdpa_options>::uninit();
+        let mut opts = unsafe {
+            sys::fsdpa_options_init(opts.as_mut_ptr());
+            opts.assume_init()
+        };
+        opts.max_memory_bytes = o.max_memory_bytes;
+        opts.max_input_bytes = o.max_input_bytes;
+        opts.rank = abs(o.rank);
+        opts.name = name.as_ref().map_or(ptr::null(), |n| n.as_ptr());
+        opts.allocator = o.allocator.as_ref().map_or(ptr::null(), |a| a as *const _);
+        let mut p = ptr::null_mut();
+        // SAFETY: the library copies the name and the allocator struct.
+        check(unsafe { sys::fsdpa_ctx_new(&mut p, &opts) }, ptr::null(), false)?;
+        let ctx = NonNull::new(p).ok_or_else(|| Error::new(Status::OutOfMemory, "no context"))?;
+        Ok(Analyzer { ctx, name: o.name.clone() })
+    }
+
+    fn p(&self) -> *mut sys::fsdpa_ctx {
+        self.ctx.as_ptr()
+    }
+
+    /// Feed the next bytes (any chunking; copied before return).
+    pub fn feed(&mut self, data: &[u8]) -> Result<()> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        check(unsafe { sys::fsdpa_feed(self.p(), data.as_ptr().cast(), data.len()) }, self.p(), true)
+    }
+
+    /// Feed everything `r` yields, in `chunk`-byte reads (does not finish).
+    /// Returns the number of bytes fed.
+    pub fn read_from<R: Read>(&mut self, mut r: R, chunk: usize) -> Result<u64> {
+        let mut buf = vec![0u8; chunk.max(1)];
+        let mut total = 0u64;
+        loop {
+            let n = match r.read(&mut buf) {
+                Ok(0) => return Ok(total),
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e.into()),
+            };
+            self.feed(&buf[..n])?;
+            total += n as u64;
+        }
+    }
+
+    /// Feed a whole file (plain or gzip) and finish.
+    pub fn feed_file<P: AsRef<Path>>(&mut self, path: P) -> Result<()> {
+        let c = c_string(path.as_ref().as_os_str().as_bytes())?;
+        check(unsafe { sys::fsdpa_feed_file(self.p(), c.as_ptr()) }, self.p(), true)
+    }
+
+    /// End of input: `Truncated` / `NotATrace` if the document is incomplete
+    /// or not a trace.
+    pub fn finish(&mut self) -> Result<()> {
+        check(unsafe { sys::fsdpa_finish(self.p()) }, self.p(), true)
+    }
+
+    /// Add one structured event (same results as the event fed as JSON).
+    pub fn add_event(&mut self, e: &Event<'_>) -> Result<()> {
+        let mut ev = std::mem::MaybeUninit::<sys::fsdpa_event>::uninit();
+        let mut ev = unsafe {
+            sys::fsdpa_event_init(ev.as_mut_ptr());
+            ev.assume_init()
+        };
+        ev.ph = e.ph as c_char;
+        fn s(v: Option<&str>) -> (*const c_char, usize) {
+            v.map_or((ptr::null(), 0), |s| (s.as_ptr().cast(), s.len()))
+        }
+        (ev.cat, ev.cat_len) = s(e.cat);
+        (ev.name, ev.name_len) = s(e.name);
+        (ev.collective, ev.collective_len) = s(e.collective);
+        (ev.dtype, ev.dtype_len) = s(e.dtype);
+        (ev.label, ev.label_len) = s(e.label);
+        ev.pid = abs(e.pid);
+        ev.tid = abs(e.tid);
+        ev.ts_ns = abs(e.ts_ns);
+        ev.dur_ns = abs(e.dur_ns);
+        ev.correlation = abs(e.correlation);
+        ev.external_id = abs(e.external_id);
+        ev.stream = abs(e.stream);
+        ev.device = abs(e.device);
+        ev.bytes = abs(e.bytes);
+        ev.in_msg_nelems = abs(e.in_msg_nelems);
+        ev.out_msg_nelems = abs(e.out_msg_nelems);
+        ev.group_size = abs(e.group_size);
+        // SAFETY: the strings outlive the call; the library copies them.
+        check(unsafe { sys::fsdpa_add_event(self.p(), &ev) }, self.p(), false)
+    }
+
+    /// Set trace metadata; `None` fields are left unchanged.
+    pub fn set_trace_info(&mut self, t: TraceInfo) -> Result<()> {
+        let i = sys::fsdpa_trace_info {
+            size: std::mem::size_of::<sys::fsdpa_trace_info>(),
+            rank: abs(t.rank),
+            world_size: abs(t.world_size),
+            base_time_ns: abs(t.base_time_ns),
+        };
+        check(unsafe { sys::fsdpa_set_trace_info(self.p(), &i) }, self.p(), false)
+    }
+
+    /// Set an analysis threshold by name (see [`param_list`]).
+    pub fn set_param(&mut self, key: &str, value: &str) -> Result<()> {
+        let (k, v) = (c_string(key.as_bytes())?, c_string(value.as_bytes())?);
+        check(unsafe { sys::fsdpa_set_param(self.p(), k.as_ptr(), v.as_ptr()) }, self.p(), false)
+    }
+
+    /// Trace metadata known so far.
+    pub fn trace_info(&self) -> TraceInfo {
+        let mut i = sys::fsdpa_trace_info {
+            size: std::mem::size_of::<sys::fsdpa_trace_info>(),
+            rank: sys::FSDPA_ABSENT,
+            world_size: sys::FSDPA_ABSENT,
+            base_time_ns: sys::FSDPA_ABSENT,
+        };
+        unsafe { sys::fsdpa_get_trace_info(self.p(), &mut i) };
+        TraceInfo { rank: opt(i.rank), world_size: opt(i.world_size), base_time_ns: opt(i.base_time_ns) }
+    }
+
+    /// Event counts so far.
+    pub fn stats(&self) -> Result<Stats> {
+        // SAFETY: all-zero is a valid fsdpa_stats (integers only).
+        let mut s: Stats = unsafe { std::mem::zeroed() };
+        s.size = std::mem::size_of::<Stats>();
+        check(unsafe { sys::fsdpa_get_stats(self.p(), &mut s) }, self.p(), false)?;
+        Ok(s)
+    }
+
+    /// The `ProfilerStep#N` ranges so far, in start order.
+    pub fn steps(&self) -> Steps<'_> {
+        let n = unsafe { sys::fsdpa_step_count(self.p()) };
+        Steps { a: self, i: 0, n }
+    }
+
+    /// The GPU streams so far, by device then stream.
+    pub fn streams(&self) -> Streams<'_> {
+        let n = unsafe { sys::fsdpa_stream_count(self.p()) };
+        Streams { a: self, i: 0, n }
+    }
+
+    /// GPU timeline density over a window (all selected streams unioned).
+    pub fn timeline(&mut self, q: &Query) -> Result<Timeline> {
+        let cq = sys::fsdpa_query {
+            size: std::mem::size_of::<sys::fsdpa_query>(),
+            t0_ns: abs(q.t0_ns),
+            t1_ns: abs(q.t1_ns),
+            step: abs(q.step),
+            device: abs(q.device),
+            stream: abs(q.stream),
+        };
+        let mut t = sys::fsdpa_timeline {
+            size: std::mem::size_of::<sys::fsdpa_timeline>(),
+            span_ns: 0,
+            busy_ns: 0,
+            density: 0.0,
+            activities: 0,
+        };
+        check(unsafe { sys::fsdpa_query_timeline(self.p(), &cq, &mut t) }, self.p(), false)?;
+        Ok(Timeline {
+            span_ns: opt(t.span_ns),
+            busy_ns: t.busy_ns,
+            density: (t.density >= 0.0).then_some(t.density),
+            activities: t.activities,
+        })
+    }
+
+    /// The report of this trace alone; the input is named after
+    /// [`Options::name`].
+    pub fn report(&mut self, format: Format) -> Result<String> {
+        let name = self.name.clone();
+        report_many(&mut [self], &[name.as_deref()], format)
+    }
+
+    /// The JSON report of this trace, parsed.
+    pub fn result(&mut self) -> Result<Report> {
+        Report::parse(self.report(Format::Json)?)
+    }
+}
+
+/// Iterator over steps (see [`Analyzer::steps`]).
+pub struct Steps<'a> {
+    a: &'a Analyzer,
+    i: usize,
+    n: usize,
+}
+
+impl Iterator for Steps<'_> {
+    type Item = Step;
+    fn next(&mut self) -> Option<Step> {
+        while self.i < self.n {
+            let mut s = sys::fsdpa_step { size: std::mem::size_of::<sys::fsdpa_step>(), number: 0, start_ns: 0, dur_ns: 0 };
+            let st = unsafe { sys::fsdpa_get_step(self.a.p(), self.i, &mut s) };
+            self.i += 1;
+            if st == sys::FSDPA_OK {
+                return Some(Step { number: s.number, start_ns: s.start_ns, dur_ns: s.dur_ns });
+            }
+        }
+        None
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.n - self.i, Some(self.n - self.i))
+    }
+}
+impl ExactSizeIterator for Steps<'_> {}
+
+/// Iterator over GPU streams (see [`Analyzer::streams`]).
+pub struct Streams<'a> {
+    a: &'a Analyzer,
+    i: usize,
+    n: usize,
+}
+
+impl Iterator for Streams<'_> {
+    type Item = Stream;
+    fn next(&mut self) -> Option<Stream> {
+        while self.i < self.n {
+            // SAFETY: all-zero is a valid fsdpa_stream_info.
+            let mut s: sys::fsdpa_stream_info = unsafe { std::mem::zeroed() };
+            s.size = std::mem::size_of::<sys::fsdpa_stream_info>();
+            let st = unsafe { sys::fsdpa_get_stream(self.a.p(), self.i, &mut s) };
+            self.i += 1;
+            if st == sys::FSDPA_OK {
+                let role = match s.role {
+                    sys::FSDPA_ROLE_COMPUTE => Role::Compute,
+                    sys::FSDPA_ROLE_COMMUNICATION => Role::Communication,
+                    sys::FSDPA_ROLE_MEMORY => Role::Memory,
+                    sys::FSDPA_ROLE_MIXED => Role::Mixed,
+                    other => Role::Other(other.0),
+                };
+                return Some(Stream {
+                    device: s.device,
+                    stream: s.stream,
+                    role,
+                    kernels: s.kernels,
+                    comm_kernels: s.comm_kernels,
+                    memops: s.memops,
+                    busy_ns: s.busy_ns,
+                    first_ns: opt(s.first_ns),
+                    last_ns: opt(s.last_ns),
+                });
+            }
+        }
+        None
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.n - self.i, Some(self.n - self.i))
+    }
+}
+impl ExactSizeIterator for Streams<'_> {}
+
+/// The report over several analyzers (the ranks of one job), one name per
+/// analyzer (`None` = "<input>").
+pub fn report_many(analyzers: &mut [&mut Analyzer], paths: &[Option<&str>], format: Format) -> Result<String> {
+    if analyzers.is_empty() || paths.len() != analyzers.len() {
+        return Err(Error::new(Status::InvalidArgument, "one path (or None) per analyzer, at least one"));
+    }
+    let ctxs: Vec<*mut sys::fsdpa_ctx> = analyzers.iter().map(|a| a.p()).collect();
+    let names = paths
+        .iter()
+        .map(|p| p.map(|s| c_string(s.as_bytes())).transpose())
+        .collect::<Result<Vec<_>>>()?;
+    let name_ptrs: Vec<*const c_char> = names.iter().map(|n| n.as_ref().map_or(ptr::null(), |c| c.as_ptr())).collect();
+    let opts = sys::fsdpa_report_options {
+        size: std::mem::size_of::<sys::fsdpa_report_options>(),
+        format: format.raw(),
+        color: 0,
+        html_step: sys::FSDPA_ABSENT,
+    };
+    let mut out: *mut c_char = ptr::null_mut();
+    let mut len = 0usize;
+    let st = unsafe {
+        sys::fsdpa_report(ctxs.as_ptr(), name_ptrs.as_ptr(), ctxs.len(), &opts, &mut out, &mut len)
+    };
+    check(st, ctxs[0], false)?;
+    // SAFETY: out holds len bytes (plus a NUL) until fsdpa_free().
+    let text = unsafe { std::slice::from_raw_parts(out as *const u8, len) };
+    let s = String::from_utf8_lossy(text).into_owned();
+    unsafe { sys::fsdpa_free(out.cast()) };
+    Ok(s)
+}
+
+/// Analyze one trace per rank of a job (files, plain or gzip) and return the
+/// parsed JSON report: the same bytes `fsdpa analyze --format json` writes
+/// for the same paths.
+pub fn analyze<P: AsRef<Path>>(paths: &[P]) -> Result<Report> {
+    let mut analyzers = Vec::with_capacity(paths.len());
+    let mut names = Vec::with_capacity(paths.len());
+    for p in paths {
+        let name = p.as_ref().to_string_lossy().into_owned();
+        let mut a = Analyzer::with_options(&Options { name: Some(name.clone()), ..Options::default() })?;
+        a.feed_file(p)?;
+        analyzers.push(a);
+        names.push(name);
+    }
+    let mut refs: Vec<&mut Analyzer> = analyzers.iter_mut().collect();
+    let paths: Vec<Option<&str>> = names.iter().map(|n| Some(n.as_str())).collect();
+    Report::parse(report_many(&mut refs, &paths, Format::Json)?)
+}
+
+/// Analyze a trace read from `r` (plain or gzip), fed in 1 MiB chunks.
+pub fn analyze_reader<R: Read>(r: R, name: &str) -> Result<Report> {
+    let mut a = Analyzer::with_options(&Options { name: Some(name.into()), ..Options::default() })?;
+    a.read_from(r, 1 << 20)?;
+    a.finish()?;
+    a.result()
+}

@@ -1,0 +1,71 @@
+/* Launch gaps (issue 3), shared between its files: the gap engine
+ * (launch_gaps_scan.c), latency and queue (launch_gaps_latency.c), the
+ * HTA-compatible idle breakdown used to cross-check (launch_gaps_hta.c), the
+ * public queries (launch_gaps_query.c) and the report hooks (launch_gaps.c,
+ * launch_gaps_find.c).  Definitions live in fsdpa.h, group launch_gaps. */
+#ifndef FSDPA_ANALYSIS_LAUNCH_GAPS_IMPL_H
+#define FSDPA_ANALYSIS_LAUNCH_GAPS_IMPL_H
+#include "ctx.h"
+
+/* Worst ranges kept for findings: the LG_TOP heaviest, heaviest first. */
+#define LG_TOP 4
+typedef struct lg_top {
+  iv r[LG_TOP];     /* relative ns */
+  int64_t w[LG_TOP];
+  int n;
+} lg_top;
+void lg_top_add(lg_top *t, int64_t s, int64_t e, int64_t w);
+
+/* What the findings need beyond the public struct. */
+typedef struct lg_extra {
+  lg_top host_gaps;      /* longest host-wait GPU gaps (clipped to the window) */
+  lg_top launch_runs;    /* stretches of consecutive small launch-bound GPU gaps, by their idle */
+  uint64_t kernels;      /* kernels starting in the window on the selected streams */
+  uint64_t short_kernels;/* of which shorter than launch.short_kernel_ns */
+} lg_extra;
+
+int lg_selected(const gpu_stream_view *sv, const qwin *w);
+/* Fixed histogram edges and bin of a value. */
+extern const int64_t lg_edges[FSDPA_GAP_EDGES];
+int lg_bin(int64_t v);
+/* Nearest-rank percentile of n sorted values (n > 0). */
+int64_t lg_pct(const int64_t *sorted, size_t n, int p);
+void lg_sort_i64(int64_t *a, size_t n);
+/* First op of a stream view starting at or after t. */
+size_t lg_first_op_from(const store *st, const gpu_stream_view *sv, int64_t t);
+
+/* Union of the selected streams' busy intervals: either the views' own
+ * arrays (no allocation) or a scratch array the caller frees with
+ * lg_union_free(). */
+typedef struct lg_union {
+  const iv *u;
+  size_t n;
+  iv *owned;
+  size_t owned_cap;
+} lg_union;
+fsdpa_status lg_union_build(fsdpa_ctx *c, const store_views *v, const qwin *w, lg_union *out);
+void lg_union_free(fsdpa_ctx *c, lg_union *u);
+/* Span of a union clipped to [t0, t1) (fsdpa_timeline.span_ns): *a, *b; 0 if none. */
+int lg_union_span(const lg_union *u, int64_t t0, int64_t t1, int64_t *a, int64_t *b);
+
+/* The engines behind the public queries (w already resolved, v current). */
+fsdpa_status lg_gaps(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_launch_gaps *out,
+                     lg_extra *x);
+fsdpa_status lg_latency(fsdpa_ctx *c, const store_views *v, const qwin *w,
+                        fsdpa_launch_latency *out);
+fsdpa_status lg_queue(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_launch_queue *out);
+
+/* HTA v0.6.1 get_idle_time_breakdown() reproduced for one stream, only to
+ * cross-check against HTA's published numbers: ts rounded up and ts+dur
+ * down to whole µs, ops sorted by rounded start (ties: input order),
+ * interval = start(k) − end(k−1) of the previous op in that order (negative
+ * when ops overlap), host wait if the launch call's rounded start >
+ * end(k−1).  drop_unlinked: drop ops without a launch call first, as HTA's
+ * correlation filter does. */
+typedef struct lg_hta {
+  int64_t host_us, kernel_us, other_us;
+  uint64_t intervals, dropped;
+} lg_hta;
+fsdpa_status lg_hta_idle(fsdpa_ctx *c, int64_t device, int64_t stream, int drop_unlinked,
+                         int64_t kernel_wait_us, lg_hta *out);
+#endif

@@ -1,0 +1,118 @@
+/* Runtime calls that block the CPU on the GPU or touch the device allocator
+ * (stream/event/device synchronize, synchronous memcpy, cudaFree/hipFree,
+ * cudaMalloc/hipMalloc ...), each attributed once to
+ *   - the ProfilerStep whose CPU range contains its start (any thread),
+ *   - the GPU work it waited for (its cuda_sync event when the trace has one,
+ *     its own copy for a synchronous cudaMemcpy, else inferred from the last
+ *     launch of its thread),
+ *   - the GPU idle during it and right after it.
+ * sync_waits.c and allocator.c both need "what did this call cost the GPU",
+ * so the attribution lives here once.  Built on demand from the store; owns
+ * nothing after sc_free(). */
+#ifndef FSDPA_ANALYSIS_SYNC_CALLS_H
+#define FSDPA_ANALYSIS_SYNC_CALLS_H
+#include <string.h>
+#include "ctx.h"
+
+/* How the waited-for GPU work was found (values match fsdpa_wait_source). */
+enum { SC_SRC_NONE = 0, SC_SRC_CUDA_SYNC = 1, SC_SRC_OWN_OP = 2, SC_SRC_INFERRED = 3 };
+/* What the call waits on: one stream, or every stream of a device. */
+enum { SC_SCOPE_NONE = 0, SC_SCOPE_STREAM = 1, SC_SCOPE_DEVICE = 2 };
+
+/* NC_* bits of the calls that block the calling CPU thread until GPU work ends. */
+#define SC_BLOCKING_MASK (NC_SYNC | NC_DEVICE_SYNC | NC_SYNC_MEMCPY | NC_FREE)
+/* ... plus the allocation calls the allocator analysis needs. */
+#define SC_ALL_MASK (SC_BLOCKING_MASK | NC_MALLOC)
+
+typedef struct sc_call {
+  uint32_t rt;            /* index in st.rt */
+  uint32_t name;          /* API name (intern id) */
+  uint32_t track;         /* CPU thread */
+  uint32_t info;          /* NC_* bits of the name */
+  int64_t ts, end;        /* relative ns */
+  int32_t step;           /* index into sc_set.steps (sorted by start), -1 = outside every step */
+  uint8_t src, scope;     /* SC_SRC_*, SC_SCOPE_* */
+  uint16_t pad;
+  uint32_t sync_kind;     /* cuda_sync_kind of the linked cuda_sync event, or INTERN_NONE */
+  uint32_t op;            /* st.gpu index of the waited-for op, UINT32_MAX = none found */
+  int64_t device, stream; /* waited device / stream (stream ABSENT when device-wide); ABSENT = unknown */
+  int32_t dev;            /* index into sc_set.devs whose busy time measures the idle; -1 = all devices */
+  int32_t pad2;
+  int64_t idle_during;    /* |[ts,end) \ busy| on that device */
+  int64_t idle_after;     /* next GPU activity start − end if the device is idle at end, 0 if busy,
+                             ABSENT if no GPU activity follows */
+  int64_t bytes;          /* runtime `bytes` arg (hipMalloc ...), ABSENT */
+} sc_call;
+
+typedef struct sc_dev {
+  int64_t device;
+  iv *busy;               /* union of the device's GPU activity */
+  size_t n, cap;
+} sc_dev;
+
+typedef struct sc_set {
+  sc_call *v;
+  size_t n;
+  step_rec *steps;        /* sorted by start */
+  size_t nsteps;
+  sc_dev *devs;           /* sorted by device */
+  size_t ndevs;
+  const iv *all;          /* union over every device (owned by the views) */
+  size_t nall;
+} sc_set;
+
+/* Collect and attribute every runtime call whose NC bits intersect `mask`,
+ * sorted by start.  On failure nothing is left allocated. */
+fsdpa_status sc_build(fsdpa_ctx *c, uint32_t mask, sc_set *out);
+void sc_free(fsdpa_ctx *c, sc_set *s);
+/* Index of the step containing relative time t (latest-starting one), or -1. */
+int32_t sc_step_of(const step_rec *steps, size_t n, int64_t t);
+/* GPU time lost to the selected calls (sel[i] != 0): |∪ [ts, resume) \ busy|
+ * per device, summed, where resume = end + idle_after (end if ABSENT).
+ * Overlapping calls are counted once. */
+fsdpa_status sc_idle_cost(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, int64_t *out);
+/* Busy union a call's idle is measured against. */
+/* Caller arrays of versioned structs (the array protocol of the public
+ * queries): the element stride is the caller's out[0].size (0 = ours), each
+ * row gets our current size written back. */
+typedef struct sc_out {
+  char *base;
+  size_t stride, cap, cur;
+} sc_out;
+static inline int sc_out_init(sc_out *o, void *out, const size_t *inout_n, size_t cur) {
+  if (!inout_n) return -1;
+  o->base = out;
+  o->cap = *inout_n;
+  o->cur = cur;
+  o->stride = cur;
+  if (!o->cap) return 0;
+  if (!out) return -1;
+  size_t given = *(const size_t *)out;
+  if (!ctx_struct_ok(given, cur)) return -1;
+  if (given) o->stride = given;
+  return 0;
+}
+static inline void sc_out_put(sc_out *o, size_t i, const void *row) {
+  if (i >= o->cap) return;
+  memcpy(o->base + i * o->stride, row, o->cur);
+}
+/* Keep the `cap` longest calls (indices into s->v), longest first. */
+static inline void sc_top_insert(const sc_set *s, size_t *top, int *ntop, int cap, size_t i) {
+  int64_t d = s->v[i].end - s->v[i].ts;
+  int p;
+  if (*ntop < cap) p = (*ntop)++;
+  else if (d > s->v[top[cap - 1]].end - s->v[top[cap - 1]].ts) p = cap - 1;
+  else return;
+  top[p] = i;
+  for (; p > 0 && d > s->v[top[p - 1]].end - s->v[top[p - 1]].ts; p--) {
+    size_t t = top[p];
+    top[p] = top[p - 1];
+    top[p - 1] = t;
+  }
+}
+static inline const iv *sc_busy(const sc_set *s, int32_t dev, size_t *n) {
+  if (dev < 0) { *n = s->nall; return s->all; }
+  *n = s->devs[dev].n;
+  return s->devs[dev].busy;
+}
+#endif

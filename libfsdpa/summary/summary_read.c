@@ -1,0 +1,379 @@
+/* Reading summaries back.  Unknown keys are skipped (later versions may add
+ * fields); missing required parts or malformed values are EPARSE with the
+ * byte offset in the message. */
+#include "summary/summary.h"
+#include <stdio.h>
+#include <string.h>
+
+typedef struct rd {
+  jr r;
+  sum_doc *d;
+  int oom;
+} rd;
+
+static const char *arena_str(rd *x, const char *raw, size_t n) {
+  sum_doc *d = x->d;
+  if (d->arena_cap - d->arena_used < n + 1) {
+    x->oom = 1;  /* cannot happen: the arena is sized from the input */
+    jr_fail(&x->r, "summary arena exhausted");
+    return NULL;
+  }
+  char *o = d->arena + d->arena_used;
+  size_t len = jr_unescape(raw, n, o);
+  d->arena_used += len + 1;
+  return o;
+}
+
+static const char *arena_copy(rd *x, const char *b, size_t n) {
+  sum_doc *d = x->d;
+  if (d->arena_cap - d->arena_used < n + 1) {
+    jr_fail(&x->r, "summary arena exhausted");
+    return NULL;
+  }
+  char *o = d->arena + d->arena_used;
+  memcpy(o, b, n);
+  o[n] = 0;
+  d->arena_used += n + 1;
+  return o;
+}
+
+static const char *read_str(rd *x) {
+  const char *raw;
+  size_t n;
+  if (!jr_str(&x->r, &raw, &n)) return NULL;
+  return arena_str(x, raw, n);
+}
+
+static int skip(rd *x) {
+  const char *b, *e;
+  return jr_skip(&x->r, &b, &e);
+}
+
+static int read_input(rd *x, sum_rank *s) {
+  size_t i = 0;
+  const char *k;
+  size_t kn;
+  int have_rank = 0;
+  if (!jr_obj_begin(&x->r)) return 0;
+  while (jr_obj_next(&x->r, &i, &k, &kn)) {
+    if (jr_key_is(k, kn, "path")) s->path = read_str(x);
+    else if (jr_key_is(k, kn, "rank")) have_rank = jr_i64(&x->r, &s->rank, FSDPA_ABSENT);
+    else if (jr_key_is(k, kn, "world_size")) jr_i64(&x->r, &s->world_size, FSDPA_ABSENT);
+    else if (jr_key_is(k, kn, "events")) jr_i64(&x->r, &s->events, 0);
+    else if (jr_key_is(k, kn, "bytes")) jr_i64(&x->r, &s->bytes, 0);
+    else skip(x);
+    if (!jr_ok(&x->r)) return 0;
+  }
+  if (!jr_ok(&x->r)) return 0;
+  if (!s->path || !have_rank || s->rank == FSDPA_ABSENT) return jr_fail(&x->r, "input needs path and rank");
+  if (s->events < 0 || s->bytes < 0) return jr_fail(&x->r, "negative count in input");
+  return 1;
+}
+
+static int read_params(rd *x, sum_rank *s) {
+  size_t i = 0;
+  const char *k;
+  size_t kn;
+  if (!jr_obj_begin(&x->r)) return 0;
+  while (jr_obj_next(&x->r, &i, &k, &kn)) {
+    if (jr_key_is(k, kn, "crossrank.min_delay_ns")) jr_i64(&x->r, &s->params.min_delay_ns, 0);
+    else if (jr_key_is(k, kn, "crossrank.straggler_min_steps")) jr_i64(&x->r, &s->params.min_steps, 0);
+    else if (jr_key_is(k, kn, "crossrank.straggler_min_share_ppm"))
+      jr_i64(&x->r, &s->params.min_share_ppm, 0);
+    else skip(x);
+    if (!jr_ok(&x->r)) return 0;
+  }
+  return jr_ok(&x->r);
+}
+
+static int sev_of(const char *s) {
+  if (!strcmp(s, "critical")) return SEV_CRITICAL;
+  if (!strcmp(s, "warning")) return SEV_WARNING;
+  if (!strcmp(s, "info")) return SEV_INFO;
+  return -1;
+}
+
+static int read_ranges(rd *x, sum_finding *f) {
+  size_t i = 0;
+  if (!jr_arr_begin(&x->r)) return 0;
+  while (jr_arr_next(&x->r, &i)) {
+    size_t j = 0;
+    int64_t v[2] = {0, 0};
+    int nv = 0;
+    if (!jr_arr_begin(&x->r)) return 0;
+    while (jr_arr_next(&x->r, &j)) {
+      if (nv == 2) return jr_fail(&x->r, "a range has two numbers");
+      if (!jr_i64(&x->r, &v[nv++], 0)) return 0;
+    }
+    if (!jr_ok(&x->r)) return 0;
+    if (nv != 2) return jr_fail(&x->r, "a range has two numbers");
+    if (f->nranges < FINDING_MAX_RANGES) f->ranges[f->nranges++] = (iv){v[0], v[1]};
+  }
+  return jr_ok(&x->r);
+}
+
+static int read_finding(rd *x, sum_finding *f) {
+  size_t i = 0;
+  const char *k, *sev = NULL;
+  size_t kn;
+  memset(f, 0, sizeof *f);
+  f->rank = f->step = FSDPA_ABSENT;
+  if (!jr_obj_begin(&x->r)) return 0;
+  while (jr_obj_next(&x->r, &i, &k, &kn)) {
+    if (jr_key_is(k, kn, "id")) f->id = read_str(x);
+    else if (jr_key_is(k, kn, "severity")) sev = read_str(x);
+    else if (jr_key_is(k, kn, "rank")) jr_i64(&x->r, &f->rank, FSDPA_ABSENT);
+    else if (jr_key_is(k, kn, "step")) jr_i64(&x->r, &f->step, FSDPA_ABSENT);
+    else if (jr_key_is(k, kn, "cost_ns")) jr_i64(&x->r, &f->cost, 0);
+    else if (jr_key_is(k, kn, "title")) f->title = read_str(x);
+    else if (jr_key_is(k, kn, "detail")) f->detail = read_str(x);
+    else if (jr_key_is(k, kn, "advice")) f->advice = read_str(x);
+    else if (jr_key_is(k, kn, "evidence_text")) f->evidence = read_str(x);
+    else if (jr_key_is(k, kn, "evidence")) {
+      const char *b, *e;
+      if (jr_peek(&x->r) != '{') return jr_fail(&x->r, "evidence must be an object");
+      if (jr_skip(&x->r, &b, &e)) f->evidence = arena_copy(x, b, (size_t)(e - b));
+    } else if (jr_key_is(k, kn, "ranges")) read_ranges(x, f);
+    else skip(x);
+    if (!jr_ok(&x->r)) return 0;
+  }
+  if (!jr_ok(&x->r)) return 0;
+  if (!f->id || !sev || !f->title || !f->detail || !f->advice)
+    return jr_fail(&x->r, "finding needs id, severity, title, detail and advice");
+  if ((f->severity = sev_of(sev)) < 0) return jr_fail(&x->r, "unknown severity");
+  if (!f->evidence) f->evidence = "{}";
+  return 1;
+}
+
+static int read_findings(rd *x, sum_rank *s) {
+  size_t i = 0;
+  fa_alloc *a = x->d->a;
+  if (!jr_arr_begin(&x->r)) return 0;
+  while (jr_arr_next(&x->r, &i)) {
+    if (s->nf == s->fcap) {
+      size_t nc = s->fcap ? s->fcap * 2 : 8;
+      sum_finding *nv = fa_realloc(a, s->f, s->fcap * sizeof *nv, nc * sizeof *nv);
+      if (!nv) {
+        x->oom = 1;
+        return jr_fail(&x->r, "out of memory");
+      }
+      s->f = nv;
+      s->fcap = nc;
+    }
+    if (!read_finding(x, &s->f[s->nf])) return 0;
+    s->nf++;
+  }
+  return jr_ok(&x->r);
+}
+
+/* "types" names -> enum coll_type (so the enum may be renumbered later). */
+static int read_types(rd *x, int32_t *map, size_t cap, size_t *nmap) {
+  size_t i = 0;
+  if (!jr_arr_begin(&x->r)) return 0;
+  while (jr_arr_next(&x->r, &i)) {
+    const char *raw;
+    size_t n;
+    if (!jr_str(&x->r, &raw, &n)) return 0;
+    if (*nmap == cap) return jr_fail(&x->r, "too many collective types");
+    int32_t t = COLL_OTHER;
+    for (int k = 0; k < COLL__COUNT; k++) {
+      const char *nm = coll_type_name(k);
+      if (strlen(nm) == n && !memcmp(nm, raw, n)) { t = k; break; }
+    }
+    map[(*nmap)++] = t;
+  }
+  return jr_ok(&x->r);
+}
+
+static int read_row(rd *x, sum_rank *s, const int32_t *tmap, size_t ntypes) {
+  size_t i = 0;
+  int64_t v[7];
+  int nv = 0;
+  if (!jr_arr_begin(&x->r)) return 0;
+  while (jr_arr_next(&x->r, &i)) {
+    if (nv == 7) return jr_fail(&x->r, "a collective row has 7 values");
+    if (!jr_i64(&x->r, &v[nv++], FSDPA_ABSENT)) return 0;
+  }
+  if (!jr_ok(&x->r)) return 0;
+  if (nv != 7) return jr_fail(&x->r, "a collective row has 7 values");
+  xr_coll c;
+  if (v[0] != FSDPA_ABSENT && (v[0] < 0 || (uint64_t)v[0] >= s->tab.pgs.len))
+    return jr_fail(&x->r, "process group index out of range");
+  if (v[2] < 0 || (uint64_t)v[2] >= ntypes) return jr_fail(&x->r, "collective type index out of range");
+  if (v[4] == FSDPA_ABSENT || v[5] == FSDPA_ABSENT || v[5] < v[4])
+    return jr_fail(&x->r, "a collective needs start_ns <= end_ns");
+  c.pg = v[0] == FSDPA_ABSENT ? -1 : (int32_t)v[0];
+  c.seq = v[1];
+  c.type = tmap[v[2]];
+  c.step = v[3];
+  c.start = v[4];
+  c.end = v[5];
+  c.bytes = v[6];
+  if (!fa_vec_push(x->d->a, &s->tab.colls, sizeof c, &c)) {
+    x->oom = 1;
+    return jr_fail(&x->r, "out of memory");
+  }
+  return 1;
+}
+
+static int read_table(rd *x, sum_rank *s) {
+  size_t i = 0, ntypes = 0;
+  int32_t tmap[256];
+  int have_types = 0;
+  const char *k;
+  size_t kn;
+  if (!jr_obj_begin(&x->r)) return 0;
+  while (jr_obj_next(&x->r, &i, &k, &kn)) {
+    if (jr_key_is(k, kn, "pgs")) {
+      size_t j = 0;
+      if (!jr_arr_begin(&x->r)) return 0;
+      while (jr_arr_next(&x->r, &j)) {
+        const char *raw;
+        size_t n;
+        if (!jr_str(&x->r, &raw, &n)) return 0;
+        const char *str = arena_str(x, raw, n);
+        if (!str) return 0;
+        size_t before = s->tab.pgs.len;
+        if (xr_table_pg(x->d->a, &s->tab, str, strlen(str)) < 0) {
+          x->oom = 1;
+          return jr_fail(&x->r, "out of memory");
+        }
+        if (s->tab.pgs.len == before) return jr_fail(&x->r, "duplicate process group name");
+      }
+    } else if (jr_key_is(k, kn, "types")) {
+      have_types = read_types(x, tmap, sizeof tmap / sizeof tmap[0], &ntypes);
+    } else if (jr_key_is(k, kn, "rows")) {
+      size_t j = 0;
+      if (!have_types) return jr_fail(&x->r, "collectives: \"types\" must come before \"rows\"");
+      if (!jr_arr_begin(&x->r)) return 0;
+      while (jr_arr_next(&x->r, &j))
+        if (!read_row(x, s, tmap, ntypes)) return 0;
+    } else {
+      skip(x);
+    }
+    if (!jr_ok(&x->r)) return 0;
+  }
+  return jr_ok(&x->r);
+}
+
+static int read_rank(rd *x, sum_rank *s) {
+  size_t i = 0;
+  const char *k;
+  size_t kn;
+  int have[4] = {0, 0, 0, 0};
+  memset(s, 0, sizeof *s);
+  s->world_size = FSDPA_ABSENT;
+  s->rank = FSDPA_ABSENT;
+  s->params.min_delay_ns = 100000;  /* params.def defaults, for summaries without params */
+  s->params.min_steps = 2;
+  s->params.min_share_ppm = 500000;
+  xr_table_init(&s->tab, 0);
+  jr_peek(&x->r);
+  const char *b0 = x->r.p;
+  if (!jr_obj_begin(&x->r)) return 0;
+  while (jr_obj_next(&x->r, &i, &k, &kn)) {
+    if (jr_key_is(k, kn, "input")) have[0] = read_input(x, s);
+    else if (jr_key_is(k, kn, "params")) read_params(x, s);
+    else if (jr_key_is(k, kn, "report")) {
+      const char *b, *e;
+      if (jr_peek(&x->r) != '{') return jr_fail(&x->r, "report must be an object");
+      if ((have[1] = jr_skip(&x->r, &b, &e))) {
+        s->section = b;
+        s->section_len = (size_t)(e - b);
+      }
+    } else if (jr_key_is(k, kn, "findings")) have[2] = read_findings(x, s);
+    else if (jr_key_is(k, kn, "collectives")) have[3] = read_table(x, s);
+    else skip(x);
+    if (!jr_ok(&x->r)) return 0;
+  }
+  if (!jr_ok(&x->r)) return 0;
+  if (!have[0] || !have[1] || !have[2] || !have[3])
+    return jr_fail(&x->r, "a rank needs input, report, findings and collectives");
+  s->tab.rank = s->rank;
+  s->raw = b0;
+  s->raw_len = (size_t)(x->r.p - b0);
+  return 1;
+}
+
+static void rank_free(fa_alloc *a, sum_rank *s) {
+  fa_free(a, s->f, s->fcap * sizeof *s->f);
+  xr_table_free(a, &s->tab);
+}
+
+void sum_doc_free(sum_doc *d) {
+  for (size_t i = 0; i < d->n; i++) rank_free(d->a, &d->r[i]);
+  fa_free(d->a, d->r, d->cap * sizeof *d->r);
+  fa_free(d->a, d->arena, d->arena_cap);
+  d->r = NULL;
+  d->arena = NULL;
+  d->n = d->cap = d->arena_cap = d->arena_used = 0;
+}
+
+fsdpa_status sum_parse(fa_alloc *a, const char *s, size_t n, sum_doc *d, char *msg, size_t msg_len) {
+  memset(d, 0, sizeof *d);
+  d->a = a;
+  if (!s) return FSDPA_EINVAL;
+  /* every decoded string or copied span fits in its own footprint + 1 */
+  if (n > SIZE_MAX / 2 - 16) return FSDPA_ELIMIT;
+  d->arena_cap = n * 2 + 16;
+  if (!(d->arena = fa_malloc(a, d->arena_cap))) {
+    d->arena_cap = 0;
+    return fa_fail_status(a);
+  }
+  rd x;
+  jr_init(&x.r, s, n);
+  x.d = d;
+  x.oom = 0;
+  size_t i = 0;
+  const char *k;
+  size_t kn;
+  int have_schema = 0, have_ranks = 0;
+  if (jr_obj_begin(&x.r)) {
+    while (jr_obj_next(&x.r, &i, &k, &kn)) {
+      if (jr_key_is(k, kn, "schema")) {
+        const char *raw;
+        size_t rn;
+        if (jr_str(&x.r, &raw, &rn)) {
+          if (rn != strlen(SUMMARY_SCHEMA) || memcmp(raw, SUMMARY_SCHEMA, rn))
+            jr_fail(&x.r, "not an fsdpa.summary/1 document");
+          else have_schema = 1;
+        }
+      } else if (jr_key_is(k, kn, "ranks")) {
+        size_t j = 0;
+        have_ranks = 1;
+        if (!jr_arr_begin(&x.r)) break;
+        while (jr_arr_next(&x.r, &j)) {
+          if (d->n == d->cap) {
+            size_t nc = d->cap ? d->cap * 2 : 4;
+            sum_rank *nv = fa_realloc(a, d->r, d->cap * sizeof *nv, nc * sizeof *nv);
+            if (!nv) {
+              x.oom = 1;
+              jr_fail(&x.r, "out of memory");
+              break;
+            }
+            d->r = nv;
+            d->cap = nc;
+          }
+          int ok = read_rank(&x, &d->r[d->n]);
+          d->n++;  /* counted even when partial, so its allocations are freed */
+          if (!ok) break;
+        }
+      } else {
+        skip(&x);
+      }
+      if (!jr_ok(&x.r)) break;
+    }
+  }
+  if (jr_ok(&x.r)) jr_end(&x.r);
+  if (jr_ok(&x.r) && (!have_schema || !have_ranks))
+    jr_fail(&x.r, "a summary needs \"schema\" and \"ranks\"");
+  if (jr_ok(&x.r) && !d->n) jr_fail(&x.r, "a summary needs at least one rank");
+  if (!jr_ok(&x.r)) {
+    fsdpa_status st = x.oom ? fa_fail_status(a) : FSDPA_EPARSE;
+    if (msg && msg_len)
+      snprintf(msg, msg_len, "summary: %s at byte %zu", x.r.msg, x.r.err_off);
+    sum_doc_free(d);
+    return st;
+  }
+  return FSDPA_OK;
+}

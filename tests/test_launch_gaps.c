@@ -1,0 +1,941 @@
+/* Launch gaps (issue 3): gap categories, union semantics, windows, latency,
+ * queue depth and findings on hand-built events; agreement with HTA's
+ * published idle breakdown on the real corpus; the generator's launch_bound
+ * and fused_healthy scenarios against their ground truth. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testutil.h"
+#include "ctx.h"
+#include "analysis/analyses.h"
+#include "analysis/launch_gaps_impl.h"
+
+/* ---- building events ---- */
+
+static fsdpa_status add_ev(fsdpa_ctx *c, const char *cat, const char *name, int64_t pid,
+                           int64_t tid, int64_t ts, int64_t dur, int64_t corr) {
+  fsdpa_event e;
+  fsdpa_event_init(&e);
+  e.ph = 'X';
+  e.cat = cat;
+  e.cat_len = strlen(cat);
+  e.name = name;
+  e.name_len = strlen(name);
+  e.pid = pid;
+  e.tid = tid;
+  e.ts_ns = ts;
+  e.dur_ns = dur;
+  e.correlation = corr;
+  return fsdpa_add_event(c, &e);
+}
+
+/* A GPU op on (device, stream) and, if rt_ts is not ABSENT, its launch call
+ * on CPU thread (100, 1) with a fresh correlation id. */
+static int64_t next_corr = 1;
+static fsdpa_status op(fsdpa_ctx *c, const char *cat, int64_t dev, int64_t stream, int64_t ts,
+                       int64_t dur, int64_t rt_ts, int64_t rt_dur) {
+  int64_t corr = next_corr++;
+  fsdpa_status st = add_ev(c, cat, "k", dev, stream, ts, dur, corr);
+  if (st || rt_ts == FSDPA_ABSENT) return st;
+  return add_ev(c, "cuda_runtime", "cudaLaunchKernel", 100, 1, rt_ts, rt_dur, corr);
+}
+#define K(c, s, ts, dur, rts, rdur) ck_assert_int_eq(op(c, "kernel", 0, s, ts, dur, rts, rdur), 0)
+
+static fsdpa_ctx *new_ctx(void) {
+  fsdpa_ctx *c = NULL;
+  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  return c;
+}
+
+static fsdpa_launch_gaps gaps_q(fsdpa_ctx *c, int64_t t0, int64_t t1, int64_t dev, int64_t s) {
+  fsdpa_query q;
+  fsdpa_query_init(&q);
+  q.t0_ns = t0;
+  q.t1_ns = t1;
+  q.device = dev;
+  q.stream = s;
+  fsdpa_launch_gaps g = {sizeof g};
+  ck_assert_int_eq(fsdpa_query_launch_gaps(c, &q, &g), FSDPA_OK);
+  /* invariants of every answer */
+  ck_assert_int_eq(g.idle_ns, g.host_wait_ns + g.kernel_wait_ns + g.other_ns);
+  ck_assert_uint_eq(g.gaps, g.host_wait_gaps + g.kernel_wait_gaps + g.other_gaps);
+  uint64_t n = 0;
+  int64_t idle = 0;
+  for (int i = 0; i < FSDPA_GAP_BINS; i++) {
+    n += g.counts[i];
+    idle += g.bin_idle_ns[i];
+  }
+  ck_assert_uint_eq(n, g.gaps);
+  ck_assert_int_eq(idle, g.idle_ns);
+  ck_assert_int_eq(g.gpu_idle_ns, g.gpu_host_wait_ns + g.gpu_kernel_wait_ns + g.gpu_other_ns);
+  if (g.gpu_window_ns != FSDPA_ABSENT) ck_assert_int_eq(g.busy_ns + g.gpu_idle_ns, g.gpu_window_ns);
+  return g;
+}
+#define A FSDPA_ABSENT
+
+/* Stream 7, every category once (kernel_wait threshold 30 µs):
+ *   k1 [10,20) µs launched at 0          (first op: no gap)
+ *   k2 [25,30)  launched at 6  < end(k1)  gap 5 µs   -> kernel wait
+ *   k3 [100,110) launched at 9 < end(k2)  gap 70 µs  -> other
+ *   k4 [160,170) launched at 150 > 110    gap 50 µs  -> host wait
+ *   k5 [178,180) launched at 171 > 170    gap 8 µs   -> host wait, and launch-bound small */
+static void build_categories(fsdpa_ctx *c) {
+  K(c, 7, 10000, 10000, 0, 5000);
+  K(c, 7, 25000, 5000, 6000, 3000);
+  K(c, 7, 100000, 10000, 9000, 3000);
+  K(c, 7, 160000, 10000, 150000, 5000);
+  K(c, 7, 178000, 2000, 171000, 5000);
+}
+
+START_TEST(t_categories_histogram_percentiles) {
+  fsdpa_ctx *c = new_ctx();
+  build_categories(c);
+  fsdpa_launch_gaps g = gaps_q(c, A, A, A, A);
+  ck_assert_uint_eq(g.streams, 1);
+  ck_assert_uint_eq(g.gaps, 4);
+  ck_assert_int_eq(g.kernel_wait_threshold_ns, 30000);
+  ck_assert_int_eq(g.host_wait_ns, 50000 + 8000);
+  ck_assert_int_eq(g.kernel_wait_ns, 5000);
+  ck_assert_int_eq(g.other_ns, 70000);
+  ck_assert_uint_eq(g.host_wait_gaps, 2);
+  ck_assert_uint_eq(g.unlinked_gaps, 0);
+  /* k4's launch returned at 155 > 110 but the gap is 50 µs > small_gap 20 µs */
+  ck_assert_uint_eq(g.small_launch_gaps, 1);
+  ck_assert_int_eq(g.small_launch_ns, 8000);
+  /* sorted 5, 8, 50, 70 µs: nearest rank */
+  ck_assert_int_eq(g.p50_ns, 8000);
+  ck_assert_int_eq(g.p90_ns, 70000);
+  ck_assert_int_eq(g.p99_ns, 70000);
+  ck_assert_int_eq(g.max_ns, 70000);
+  ck_assert_int_eq(g.edges_ns[0], 1000);
+  ck_assert_int_eq(g.edges_ns[FSDPA_GAP_EDGES - 1], 1000000000);
+  ck_assert_uint_eq(g.counts[3], 2);  /* [5 µs, 10 µs) */
+  ck_assert_uint_eq(g.counts[6], 2);  /* [50 µs, 100 µs) */
+  ck_assert_int_eq(g.bin_idle_ns[6], 120000);
+  ck_assert_int_eq(g.busy_ns, 37000);
+  ck_assert_int_eq(g.span_ns, 170000);
+  ck_assert(fabs(g.density - 37000.0 / 170000.0) < 1e-12);
+  ck_assert(fabs(g.utilization - g.density) < 1e-12);
+  ck_assert_int_eq(g.gpu_idle_ns, 133000);
+  ck_assert_int_eq(g.gpu_host_wait_ns, 58000);
+  ck_assert_int_eq(g.gpu_small_launch_ns, 8000);
+  /* the timeline query agrees on span and busy */
+  fsdpa_timeline tl = {sizeof tl};
+  ck_assert_int_eq(fsdpa_query_timeline(c, NULL, &tl), FSDPA_OK);
+  ck_assert_int_eq(tl.span_ns, g.span_ns);
+  ck_assert_int_eq(tl.busy_ns, g.busy_ns);
+  /* the threshold is a parameter */
+  ck_assert_int_eq(fsdpa_set_param(c, "launch.kernel_wait_ns", "4000"), FSDPA_OK);
+  g = gaps_q(c, A, A, A, A);
+  ck_assert_int_eq(g.kernel_wait_ns, 0);
+  ck_assert_int_eq(g.other_ns, 75000);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+START_TEST(t_latency_and_short_kernels) {
+  fsdpa_ctx *c = new_ctx();
+  build_categories(c);
+  /* an unlinked memcpy on the same stream: an op, but no latency */
+  ck_assert_int_eq(op(c, "gpu_memcpy", 0, 7, 300000, 1000, A, 0), 0);
+  fsdpa_launch_latency l = {sizeof l};
+  ck_assert_int_eq(fsdpa_query_launch_latency(c, NULL, &l), FSDPA_OK);
+  ck_assert_uint_eq(l.ops, 6);
+  ck_assert_uint_eq(l.linked, 5);
+  ck_assert_uint_eq(l.kernels, 5);
+  /* latencies 5, 16, 88, 5, 2 µs (start − launch end) */
+  ck_assert_int_eq(l.min_ns, 2000);
+  ck_assert_int_eq(l.p50_ns, 5000);
+  ck_assert_int_eq(l.p90_ns, 88000);
+  ck_assert_int_eq(l.max_ns, 88000);
+  ck_assert_int_eq(l.total_ns, 116000);
+  ck_assert_uint_eq(l.counts[lg_bin(5000)], 2);
+  /* only k5 (2 µs) is shorter than its launch call (5 µs) */
+  ck_assert_uint_eq(l.kernels_shorter_than_launch, 1);
+  ck_assert(fabs(l.short_kernel_share - 0.2) < 1e-12);
+  /* a kernel that starts before its launch call ends has latency 0, not negative */
+  K(c, 8, 500000, 1000, 499000, 5000);
+  fsdpa_query q;
+  fsdpa_query_init(&q);
+  q.stream = 8;
+  ck_assert_int_eq(fsdpa_query_launch_latency(c, &q, &l), FSDPA_OK);
+  ck_assert_int_eq(l.min_ns, 0);
+  ck_assert_uint_eq(l.counts[0], 1);
+  /* window: only ops starting in [100, 170) µs on stream 7: k3, k4 */
+  fsdpa_query_init(&q);
+  q.stream = 7;
+  q.t0_ns = 100000;
+  q.t1_ns = 170000;
+  ck_assert_int_eq(fsdpa_query_launch_latency(c, &q, &l), FSDPA_OK);
+  ck_assert_uint_eq(l.ops, 2);
+  ck_assert_int_eq(l.total_ns, 88000 + 5000);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* A window cutting gaps: durations are clipped, the category and the
+ * histogram keep the full length, and steps tiling the trace add up. */
+START_TEST(t_window_cuts_gaps) {
+  fsdpa_ctx *c = new_ctx();
+  fsdpa_trace_info ti;
+  fsdpa_trace_info_init(&ti);
+  ti.base_time_ns = 1000000000;
+  ck_assert_int_eq(fsdpa_set_trace_info(c, &ti), FSDPA_OK);
+  build_categories(c);
+  const int64_t B = 1000000000;
+  /* [50, 165) µs: gap [30,100) other (clipped to 50 µs), gap [110,160) host */
+  fsdpa_launch_gaps g = gaps_q(c, B + 50000, B + 165000, A, A);
+  ck_assert_uint_eq(g.gaps, 2);
+  ck_assert_int_eq(g.other_ns, 50000);
+  ck_assert_uint_eq(g.other_gaps, 1);
+  ck_assert_int_eq(g.host_wait_ns, 50000);
+  ck_assert_int_eq(g.kernel_wait_ns, 0);
+  ck_assert_uint_eq(g.counts[lg_bin(70000)], 2);  /* full 70 µs and 50 µs gaps */
+  ck_assert_int_eq(g.max_ns, 70000);
+  /* span as fsdpa_query_timeline: [100, 165) µs; the GPU window keeps [50, 100) */
+  ck_assert_int_eq(g.span_ns, 65000);
+  ck_assert_int_eq(g.busy_ns, 15000);
+  ck_assert_int_eq(g.gpu_window_ns, 115000);
+  ck_assert_int_eq(g.gpu_idle_ns, 100000);
+  /* a gap cut short below the kernel-wait threshold is still "other" */
+  g = gaps_q(c, B + 95000, B + 105000, A, A);
+  ck_assert_int_eq(g.other_ns, 5000);
+  ck_assert_int_eq(g.kernel_wait_ns, 0);
+  /* windows outside the activity */
+  g = gaps_q(c, B + 500000, B + 600000, A, A);
+  ck_assert_uint_eq(g.gaps, 0);
+  ck_assert_int_eq(g.span_ns, FSDPA_ABSENT);
+  ck_assert_int_eq(g.gpu_window_ns, 0);
+  ck_assert(g.utilization < 0);
+  g = gaps_q(c, B + 60000, B + 60000, A, A);  /* empty window */
+  ck_assert_uint_eq(g.gaps, 0);
+  /* steps tiling the trace split the idle without loss */
+  ck_assert_int_eq(add_ev(c, "user_annotation", "ProfilerStep#4", 100, 1, 0, 90000, A), 0);
+  ck_assert_int_eq(add_ev(c, "user_annotation", "ProfilerStep#5", 100, 1, 90000, 200000, A), 0);
+  fsdpa_query q;
+  fsdpa_query_init(&q);
+  fsdpa_launch_gaps s0 = {sizeof s0}, s1 = {sizeof s1};
+  q.step = 0;
+  ck_assert_int_eq(fsdpa_query_launch_gaps(c, &q, &s0), FSDPA_OK);
+  q.step = 1;
+  ck_assert_int_eq(fsdpa_query_launch_gaps(c, &q, &s1), FSDPA_OK);
+  g = gaps_q(c, A, A, A, A);
+  ck_assert_int_eq(s0.idle_ns + s1.idle_ns, g.idle_ns);
+  ck_assert_int_eq(s0.host_wait_ns + s1.host_wait_ns, g.host_wait_ns);
+  ck_assert_int_eq(s0.other_ns + s1.other_ns, g.other_ns);
+  ck_assert_int_eq(s0.gpu_idle_ns + s1.gpu_idle_ns, g.gpu_idle_ns);
+  ck_assert_int_eq(s0.busy_ns + s1.busy_ns, g.busy_ns);
+  ck_assert_uint_eq(s0.gaps + s1.gaps, g.gaps + 1);  /* the gap across 90 µs is in both */
+  q.step = 2;
+  ck_assert_int_eq(fsdpa_query_launch_gaps(c, &q, &s0), FSDPA_EINVAL);
+  ck_assert_ptr_nonnull(strstr(fsdpa_errmsg(c), "out of range"));
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* Overlapping ops on one stream are unioned: one 100 µs gap, busy counted
+ * once.  HTA's shift rule (end of the previous op in start order) gives
+ * negative and inflated intervals for the same ops. */
+START_TEST(t_overlap_on_one_stream) {
+  fsdpa_ctx *c = new_ctx();
+  K(c, 8, 0, 100000, -10000, 1000);
+  K(c, 8, 50000, 250000, -9000, 1000);   /* [50, 300) */
+  K(c, 8, 100000, 20000, -8000, 1000);   /* [100, 120) nested */
+  K(c, 8, 400000, 100000, -7000, 1000);  /* [400, 500) */
+  K(c, 8, 450000, 10000, -6000, 1000);   /* nested */
+  fsdpa_launch_gaps g = gaps_q(c, A, A, A, A);
+  ck_assert_uint_eq(g.gaps, 1);
+  ck_assert_int_eq(g.idle_ns, 100000);
+  ck_assert_int_eq(g.other_ns, 100000);  /* launched long before: not host wait, >= 30 µs */
+  ck_assert_int_eq(g.busy_ns, 400000);
+  ck_assert_int_eq(g.span_ns, 500000);
+  lg_hta h;
+  ck_assert_int_eq(lg_hta_idle(c, 0, 8, 1, 30, &h), FSDPA_OK);
+  ck_assert_uint_eq(h.intervals, 4);
+  ck_assert_int_eq(h.other_us, 280);        /* 400 − end of [100,120) */
+  ck_assert_int_eq(h.kernel_us, -50 - 200 - 50);
+  ck_assert_int_eq(h.host_us, 0);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* Zero-duration ops split no gap and do not close one. */
+START_TEST(t_zero_duration_ops) {
+  fsdpa_ctx *c = new_ctx();
+  K(c, 9, 0, 1000, -5000, 1000);
+  ck_assert_int_eq(op(c, "gpu_memset", 0, 9, 5000, 0, -4000, 1000), 0);
+  K(c, 9, 10000, 1000, -3000, 1000);  /* gap [1, 10) µs: one gap despite the memset at 5 */
+  /* at 20 µs a zero-duration op launched early and a kernel launched after
+   * the stream went idle start together: the kernel closes the gap */
+  ck_assert_int_eq(op(c, "gpu_memset", 0, 9, 20000, 0, 2000, 1000), 0);
+  K(c, 9, 20000, 1000, 15000, 1000);
+  fsdpa_launch_gaps g = gaps_q(c, A, A, A, A);
+  ck_assert_uint_eq(g.gaps, 2);
+  ck_assert_int_eq(g.kernel_wait_ns, 9000);
+  ck_assert_int_eq(g.host_wait_ns, 9000);
+  ck_assert_int_eq(g.busy_ns, 3000);
+  fsdpa_timeline tl = {sizeof tl};
+  ck_assert_int_eq(fsdpa_query_timeline(c, NULL, &tl), FSDPA_OK);
+  ck_assert_uint_eq(tl.activities, 5);
+  /* a stream of only zero-duration ops has no busy time and no gaps */
+  ck_assert_int_eq(op(c, "gpu_memset", 0, 10, 100, 0, 50, 10), 0);
+  ck_assert_int_eq(op(c, "gpu_memset", 0, 10, 900, 0, 850, 10), 0);
+  g = gaps_q(c, A, A, 0, 10);
+  ck_assert_uint_eq(g.streams, 1);
+  ck_assert_uint_eq(g.gaps, 0);
+  ck_assert_int_eq(g.busy_ns, 0);
+  ck_assert_int_eq(g.span_ns, FSDPA_ABSENT);
+  fsdpa_launch_queue qu = {sizeof qu};
+  fsdpa_query q;
+  fsdpa_query_init(&q);
+  q.stream = 10;
+  ck_assert_int_eq(fsdpa_query_launch_queue(c, &q, &qu), FSDPA_OK);
+  ck_assert_int_eq(qu.range_ns, FSDPA_ABSENT);
+  ck_assert_int_eq(qu.max_depth, FSDPA_ABSENT);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* Ops without a launch call: never host wait, counted as unlinked; HTA's
+ * correlation filter drops them. */
+START_TEST(t_unlinked_ops) {
+  fsdpa_ctx *c = new_ctx();
+  K(c, 11, 0, 1000, -3000, 1000);
+  K(c, 11, 50000, 1000, A, 0);   /* gap 49 µs -> other */
+  K(c, 11, 60000, 1000, A, 0);   /* gap 9 µs -> kernel wait */
+  K(c, 11, 200000, 1000, 100000, 1000);  /* gap 139 µs, launched after idle -> host */
+  fsdpa_launch_gaps g = gaps_q(c, A, A, A, A);
+  ck_assert_uint_eq(g.gaps, 3);
+  ck_assert_uint_eq(g.unlinked_gaps, 2);
+  ck_assert_int_eq(g.unlinked_ns, 49000 + 9000);
+  ck_assert_int_eq(g.other_ns, 49000);
+  ck_assert_int_eq(g.kernel_wait_ns, 9000);
+  ck_assert_int_eq(g.host_wait_ns, 139000);
+  lg_hta h;
+  ck_assert_int_eq(lg_hta_idle(c, 0, 11, 1, 30, &h), FSDPA_OK);
+  ck_assert_uint_eq(h.dropped, 2);
+  ck_assert_uint_eq(h.intervals, 1);
+  ck_assert_int_eq(h.host_us, 199);  /* 200 − 1 once the unlinked ops are gone */
+  ck_assert_int_eq(lg_hta_idle(c, 0, 11, 0, 30, &h), FSDPA_OK);
+  ck_assert_int_eq(h.other_us, 49);
+  ck_assert_int_eq(h.kernel_us, 9);
+  ck_assert_int_eq(h.host_us, 139);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* Per stream, per device, all devices: GPU gaps are gaps of the union. */
+START_TEST(t_streams_devices_union) {
+  fsdpa_ctx *c = new_ctx();
+  K(c, 7, 0, 100000, -5000, 1000);        /* [0,100) */
+  K(c, 7, 300000, 100000, 50000, 1000);   /* [300,400) launched at 50: queued */
+  K(c, 20, 150000, 100000, 120000, 1000); /* [150,250) launched after the GPU idled at 100 */
+  ck_assert_int_eq(op(c, "kernel", 1, 7, 0, 1000000, -1000, 500), 0);  /* device 1 busy */
+  fsdpa_launch_gaps g = gaps_q(c, A, A, 0, 7);
+  ck_assert_uint_eq(g.gaps, 1);
+  ck_assert_int_eq(g.kernel_wait_ns + g.other_ns, 200000);
+  ck_assert_int_eq(g.other_ns, 200000);
+  g = gaps_q(c, A, A, 0, A);
+  ck_assert_uint_eq(g.streams, 2);
+  ck_assert_uint_eq(g.gaps, 1);  /* stream 20 has one op: no gap */
+  ck_assert_uint_eq(g.gpu_gaps, 2);
+  ck_assert_int_eq(g.gpu_idle_ns, 100000);
+  ck_assert_int_eq(g.gpu_host_wait_ns, 50000);    /* [100,150): op launched at 120 */
+  ck_assert_int_eq(g.gpu_other_ns, 50000);        /* [250,300): op queued since 50, 50 µs */
+  ck_assert_int_eq(g.busy_ns, 300000);
+  ck_assert(fabs(g.density - 0.75) < 1e-12);
+  g = gaps_q(c, A, A, A, A);  /* device 1 covers everything */
+  ck_assert_uint_eq(g.streams, 3);
+  ck_assert_uint_eq(g.gpu_gaps, 0);
+  ck_assert_int_eq(g.busy_ns, 1000000);
+  g = gaps_q(c, A, A, 0, 99);  /* no such stream */
+  ck_assert_uint_eq(g.streams, 0);
+  ck_assert_int_eq(g.span_ns, FSDPA_ABSENT);
+  ck_assert_int_eq(g.p50_ns, FSDPA_ABSENT);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+START_TEST(t_queue_depth) {
+  fsdpa_ctx *c = new_ctx();
+  K(c, 12, 100, 50, 0, 5);
+  K(c, 12, 200, 50, 10, 5);
+  K(c, 12, 300, 50, 20, 5);
+  K(c, 12, 410, 10, 400, 5);
+  fsdpa_launch_queue qu = {sizeof qu};
+  ck_assert_int_eq(fsdpa_query_launch_queue(c, NULL, &qu), FSDPA_OK);
+  /* range [100, 420): depth 2 on [100,200), 1 on [200,300), 0 on [300,400),
+   * 1 on [400,410), 0 on [410,420); idle and empty on [350,400) */
+  ck_assert_int_eq(qu.range_ns, 320);
+  ck_assert_uint_eq(qu.ops, 3);
+  ck_assert_int_eq(qu.max_depth, 2);
+  ck_assert(fabs(qu.mean_depth - 310.0 / 320.0) < 1e-12);
+  ck_assert_int_eq(qu.depth0_ns, 110);
+  ck_assert_int_eq(qu.starved_ns, 50);
+  /* window [150, 305): the range is the span inside it, [200, 305); op 3
+   * is queued until 300, op 4 is launched after the range */
+  fsdpa_query q;
+  fsdpa_query_init(&q);
+  q.t0_ns = 150;
+  q.t1_ns = 305;
+  ck_assert_int_eq(fsdpa_query_launch_queue(c, &q, &qu), FSDPA_OK);
+  ck_assert_int_eq(qu.range_ns, 105);
+  ck_assert_uint_eq(qu.ops, 1);
+  ck_assert_int_eq(qu.max_depth, 1);
+  ck_assert(fabs(qu.mean_depth - 100.0 / 105.0) < 1e-12);
+  ck_assert_int_eq(qu.depth0_ns, 5);
+  ck_assert_int_eq(qu.starved_ns, 0);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+START_TEST(t_between_feeds_and_bad_args) {
+  fsdpa_ctx *c = new_ctx();
+  fsdpa_launch_gaps g = gaps_q(c, A, A, A, A);  /* no events yet */
+  ck_assert_uint_eq(g.streams, 0);
+  ck_assert_int_eq(g.gpu_window_ns, FSDPA_ABSENT);
+  K(c, 7, 0, 1000, -2000, 1000);
+  K(c, 7, 5000, 1000, -1000, 1000);
+  g = gaps_q(c, A, A, A, A);
+  ck_assert_uint_eq(g.gaps, 1);
+  K(c, 7, 100000, 1000, 90000, 1000);
+  g = gaps_q(c, A, A, A, A);
+  ck_assert_uint_eq(g.gaps, 2);
+  ck_assert_int_eq(g.host_wait_ns, 94000);
+  ck_assert_int_eq(fsdpa_query_launch_gaps(NULL, NULL, &g), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_query_launch_gaps(c, NULL, NULL), FSDPA_EINVAL);
+  g.size = 8;
+  ck_assert_int_eq(fsdpa_query_launch_gaps(c, NULL, &g), FSDPA_EINVAL);
+  fsdpa_launch_latency l = {16};
+  ck_assert_int_eq(fsdpa_query_launch_latency(c, NULL, &l), FSDPA_EINVAL);
+  fsdpa_launch_queue qu = {0};  /* 0 = the current size */
+  ck_assert_int_eq(fsdpa_query_launch_queue(c, NULL, &qu), FSDPA_OK);
+  ck_assert_uint_eq(qu.size, sizeof qu);
+  fsdpa_query q;
+  fsdpa_query_init(&q);
+  q.size = 3;
+  g.size = sizeof g;
+  ck_assert_int_eq(fsdpa_query_launch_gaps(c, &q, &g), FSDPA_EINVAL);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* ---- findings on hand-built steps ---- */
+
+/* n steps of `per` kernels; launch-bound: each launch call starts after the
+ * previous kernel ended; healthy: long kernels queued ahead. */
+static void build_loop(fsdpa_ctx *c, int steps, int per, int launch_bound) {
+  int64_t t = 0;
+  for (int s = 0; s < steps; s++) {
+    int64_t s0 = t;
+    int64_t gpu = t;
+    for (int k = 0; k < per; k++) {
+      if (launch_bound) {
+        /* launch 4 µs, kernel 3 µs starting 2 µs after the call; next call 3 µs later */
+        K(c, 7, t + 6000, 3000, t, 4000);
+        t += 11000;
+      } else {
+        int64_t st = gpu > t + 10000 ? gpu : t + 10000;
+        K(c, 7, st, 500000, t, 5000);
+        gpu = st + 500000;
+        t += 8000;
+      }
+    }
+    if (!launch_bound) t = gpu;
+    char name[32];
+    snprintf(name, sizeof name, "ProfilerStep#%d", s + 10);
+    ck_assert_int_eq(add_ev(c, "user_annotation", name, 100, 1, s0, t - s0, A), 0);
+  }
+}
+
+static const finding *find_id(const findings *f, const char *id) {
+  for (size_t i = 0; i < f->n; i++)
+    if (!strcmp(f->v[i].id, id)) return &f->v[i];
+  return NULL;
+}
+
+START_TEST(t_findings_launch_bound_and_healthy) {
+  fsdpa_ctx *c = new_ctx();
+  build_loop(c, 4, 300, 1);
+  findings f;
+  findings_init(&f, &c->alloc);
+  ck_assert_int_eq(launch_gaps_findings(c, 3, &f), FSDPA_OK);
+  const finding *lo = find_id(&f, "launch-overhead"), *gs = find_id(&f, "gpu-starvation");
+  ck_assert_ptr_nonnull(lo);
+  ck_assert_ptr_nonnull(gs);
+  ck_assert_int_eq(lo->rank, 3);
+  ck_assert_int_eq(lo->step, FSDPA_ABSENT);  /* steps #11-#13 together */
+  /* steady steps 2..4: 900 kernels, gaps of 8 µs each, all launch-bound */
+  fsdpa_query q;
+  fsdpa_query_init(&q);
+  fsdpa_step s1 = {sizeof s1}, s3 = {sizeof s3};
+  ck_assert_int_eq(fsdpa_get_step(c, 1, &s1), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_get_step(c, 3, &s3), FSDPA_OK);
+  fsdpa_launch_gaps g = gaps_q(c, s1.start_ns, s3.start_ns + s3.dur_ns, A, A);
+  ck_assert_int_eq(lo->cost_ns, g.gpu_small_launch_ns);
+  ck_assert_int_eq(gs->cost_ns, g.gpu_host_wait_ns);
+  ck_assert_int_eq(g.gpu_host_wait_ns, g.gpu_idle_ns);
+  /* 899 gaps of 8 µs inside, and the last 6 µs of the gap before step #11 */
+  ck_assert_int_eq(g.gpu_host_wait_ns, 899 * 8000 + 6000);
+  ck_assert(lo->nranges >= 1 && gs->nranges >= 1);
+  for (int i = 0; i < gs->nranges; i++) {
+    ck_assert(gs->ranges[i].s >= s1.start_ns && gs->ranges[i].e <= s3.start_ns + s3.dur_ns);
+    ck_assert(gs->ranges[i].e > gs->ranges[i].s);
+  }
+  ck_assert(lo->ranges[0].e - lo->ranges[0].s > 1000000);  /* a long launch-bound stretch */
+  ck_assert_ptr_nonnull(strstr(lo->evidence, "\"kernels\":900"));
+  findings_free(&f);
+  /* raising the bar removes launch-overhead */
+  ck_assert_int_eq(fsdpa_set_param(c, "launch.min_kernels", "901"), FSDPA_OK);
+  findings_init(&f, &c->alloc);
+  ck_assert_int_eq(launch_gaps_findings(c, 3, &f), FSDPA_OK);
+  ck_assert_ptr_null(find_id(&f, "launch-overhead"));
+  ck_assert_ptr_nonnull(find_id(&f, "gpu-starvation"));
+  findings_free(&f);
+  fsdpa_ctx_free(c);
+
+  c = new_ctx();
+  build_loop(c, 4, 300, 0);
+  findings_init(&f, &c->alloc);
+  ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+  ck_assert_uint_eq(f.n, 0);
+  findings_free(&f);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* One starving step among healthy ones: a per-step finding naming it. */
+START_TEST(t_findings_one_starving_step) {
+  fsdpa_ctx *c = new_ctx();
+  int64_t t = 0;
+  for (int s = 0; s < 5; s++) {
+    int64_t s0 = t;
+    if (s == 3) t += 50000000;  /* 50 ms of CPU work before anything is launched */
+    for (int k = 0; k < 20; k++) {
+      K(c, 7, t + 10000, 1000000, t, 5000);
+      t += 1000000;
+    }
+    t += 10000;
+    char name[32];
+    snprintf(name, sizeof name, "ProfilerStep#%d", s);
+    ck_assert_int_eq(add_ev(c, "user_annotation", name, 100, 1, s0, t - s0, A), 0);
+  }
+  findings f;
+  findings_init(&f, &c->alloc);
+  ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+  const finding *gs = find_id(&f, "gpu-starvation");
+  ck_assert_ptr_nonnull(gs);
+  ck_assert_int_eq(gs->step, 3);
+  ck_assert_int_ge(gs->cost_ns, 50000000);
+  ck_assert_ptr_null(find_id(&f, "launch-overhead"));
+  findings_free(&f);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+START_TEST(t_report_section) {
+  fsdpa_ctx *c = new_ctx();
+  build_categories(c);
+  ck_assert_int_eq(add_ev(c, "user_annotation", "ProfilerStep#1", 100, 1, 0, 200000, A), 0);
+  char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
+  const char *lg = strstr(rep, "\"launch_gaps\": {");
+  ck_assert_ptr_nonnull(lg);
+  double v;
+  ck_assert(tu_json_num(rep, "host_wait_ns", lg, &v) && v == 58000);
+  ck_assert(tu_json_num(rep, "kernel_wait_ns", lg, &v) && v == 5000);
+  ck_assert(tu_json_num(rep, "other_ns", lg, &v) && v == 70000);
+  ck_assert(tu_json_num(rep, "density", lg, &v) && fabs(v - 37000.0 / 170000.0) < 1e-6);
+  const char *ss = strstr(lg, "\"streams\": [");
+  ck_assert_ptr_nonnull(ss);
+  ck_assert(tu_json_num(rep, "gaps", ss, &v) && v == 4);
+  ck_assert(tu_json_num(rep, "p50_ns", ss, &v) && v == 8000);
+  ck_assert_ptr_nonnull(strstr(ss, "\"edges_ns\": ["));
+  ck_assert_ptr_nonnull(strstr(lg, "\"steps\": ["));
+  ck_assert_ptr_nonnull(strstr(lg, "\"ProfilerStep#1\""));
+  free(rep);
+  fsdpa_ctx_free(c);
+  c = new_ctx();  /* no GPU activity: the section is null */
+  ck_assert_int_eq(add_ev(c, "cpu_op", "aten::add", 100, 1, 0, 10, A), 0);
+  rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
+  ck_assert_ptr_nonnull(strstr(rep, "\"launch_gaps\": null"));
+  free(rep);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* Every allocation failing in turn: ENOMEM, never a crash, ctx freeable. */
+static int nallocs, fail_at;
+static void *t_malloc(void *ud, size_t n) { (void)ud; if (++nallocs == fail_at) return NULL; return malloc(n); }
+static void *t_realloc(void *ud, void *p, size_t o, size_t n) { (void)ud; (void)o; if (++nallocs == fail_at) return NULL; return realloc(p, n); }
+static void t_free(void *ud, void *p, size_t n) { (void)ud; (void)n; free(p); }
+
+START_TEST(t_allocation_failures) {
+  fsdpa_allocator al = {sizeof al, t_malloc, t_realloc, t_free, NULL};
+  int completed = 0, failures = 0;
+  for (fail_at = 1; fail_at < 5000 && !completed; fail_at++) {
+    fsdpa_options o;
+    fsdpa_options_init(&o);
+    o.allocator = &al;
+    fsdpa_ctx *c = NULL;
+    nallocs = 0;
+    int saved = fail_at;
+    fail_at = 0;  /* build without failures, then fail inside the queries */
+    /* Check's assertions are slow (a write per call): plain checks here */
+    int bad = fsdpa_ctx_new(&c, &o) != FSDPA_OK;
+    static const int64_t ops[][4] = {{10000, 10000, 0, 5000},       {25000, 5000, 6000, 3000},
+                                     {100000, 10000, 9000, 3000},   {160000, 10000, 150000, 5000},
+                                     {178000, 2000, 171000, 5000}};
+    for (size_t i = 0; i < 5 && !bad; i++)
+      bad = op(c, "kernel", 0, 7, ops[i][0], ops[i][1], ops[i][2], ops[i][3]) != FSDPA_OK;
+    if (!bad) bad = op(c, "kernel", 0, 20, 150000, 1000, 1000, 1000) != FSDPA_OK;
+    for (int i = 0; i < 3 && !bad; i++) {
+      char name[32];
+      snprintf(name, sizeof name, "ProfilerStep#%d", i + 1);
+      bad = add_ev(c, "user_annotation", name, 100, 1, i * 100000, 100000, A) != FSDPA_OK;
+    }
+    if (bad) ck_abort_msg("building the context failed");
+    fail_at = saved;
+    nallocs = 0;
+    fsdpa_launch_gaps g = {sizeof g};
+    fsdpa_launch_latency l = {sizeof l};
+    fsdpa_launch_queue qu = {sizeof qu};
+    fsdpa_query q;
+    fsdpa_query_init(&q);
+    q.device = 0;
+    fsdpa_status st = fsdpa_query_launch_gaps(c, &q, &g);
+    if (!st) st = fsdpa_query_launch_latency(c, &q, &l);
+    if (!st) st = fsdpa_query_launch_queue(c, &q, &qu);
+    if (!st) {
+      findings f;
+      findings_init(&f, &c->alloc);
+      st = launch_gaps_findings(c, 0, &f);
+      if (!st && f.failed) st = (fsdpa_status)f.failed;
+      findings_free(&f);
+    }
+    if (!st) {
+      sbuf b;
+      sb_init(&b, &c->alloc);
+      jsonw w;
+      jw_init(&w, &b, 1);
+      st = launch_gaps_json(c, &w);
+      if (!st && b.failed) st = (fsdpa_status)b.failed;
+      sb_free(&b);
+    }
+    if (st) {
+      ck_assert_int_eq(st, FSDPA_ENOMEM);
+      failures++;
+    } else if (nallocs < fail_at) {
+      completed = 1;
+    }
+    fail_at = 0;
+    fsdpa_ctx_free(c);
+  }
+  ck_assert_msg(completed, "still failing at allocation %d", fail_at);
+  ck_assert_int_gt(failures, 10);
+}
+END_TEST
+
+/* ---- HTA cross-check on the real corpus ---- */
+
+/* HTA reference name -> trace directory under the corpus. */
+static const struct { const char *ref, *dir; } HTA[] = {
+    {"amd_trace", "hta/amd_trace"},
+    {"critical_path_alexnet", "hta/critical_path/alexnet"},
+    {"df_index_resolver", "hta/df_index_resolver"},
+    {"nccl_parser_config", "hta/nccl_parser_config"},
+    {"ns_resolution_trace", "hta/ns_resolution_trace"},
+    {"trace_diff_control", "hta/trace_diff/control"},
+    {"trace_filter_2ranks", "hta/trace_filter"},
+    {"triton_example", "hta/triton_example"},
+    {"with_gpu_user_annotation", "hta/with_gpu_user_annotation"},
+};
+
+/* One row of idle_time_breakdown. */
+typedef struct href { int64_t rank, stream; int cat; double us; } href;
+
+static int obj_num(const char *o, const char *end, const char *key, double *v) {
+  char pat[64];
+  snprintf(pat, sizeof pat, "\"%s\":", key);
+  const char *p = strstr(o, pat);
+  if (!p || p > end) return 0;
+  p += strlen(pat);
+  while (*p == ' ') p++;
+  if (!strncmp(p, "null", 4)) return 0;
+  *v = strtod(p, NULL);
+  return 1;
+}
+
+/* Rows of include_last_step.idle_time_breakdown (flat objects). */
+static size_t read_ref(const char *json, href *rows, size_t cap) {
+  const char *p = strstr(json, "\"include_last_step\"");
+  if (!p) return 0;
+  p = strstr(p, "\"idle_time_breakdown\"");
+  if (!p) return 0;
+  p = strchr(p, '[');
+  const char *stop = strchr(p, ']');
+  size_t n = 0;
+  while (p && (p = strchr(p, '{')) && p < stop && n < cap) {
+    const char *e = strchr(p, '}');
+    double r, s, t;
+    const char *cat = strstr(p, "\"idle_category\":");
+    if (!e || !cat || cat > e || !obj_num(p, e, "rank", &r) || !obj_num(p, e, "stream", &s) ||
+        !obj_num(p, e, "idle_time", &t))
+      return 0;
+    rows[n].rank = (int64_t)r;
+    rows[n].stream = (int64_t)s;
+    cat += strlen("\"idle_category\":");
+    while (*cat == ' ') cat++;
+    rows[n].cat = !strncmp(cat, "\"host_wait\"", 11) ? 0 : !strncmp(cat, "\"kernel_wait\"", 13) ? 1 : 2;
+    rows[n].us = t;
+    n++;
+    p = e;
+  }
+  return n;
+}
+
+/* All ops and launch calls of the stream on whole µs, no overlaps, no
+ * zero-duration op (HTA lets it split a gap), all linked: then HTA's
+ * rounding and shift rule change nothing. */
+static int stream_exact(fsdpa_ctx *c, const gpu_stream_view *sv, const store_views *v) {
+  int64_t prev_end = INT64_MIN;
+  for (size_t j = 0; j < sv->nops; j++) {
+    const ev_rec *r = STORE_REC(&c->st.gpu, sv->ops[j]);
+    if (r->ts % 1000 || r->end % 1000 || r->ts < prev_end || r->end == r->ts) return 0;
+    prev_end = r->end;
+    uint32_t ri = store_runtime_for_corr(v, r->corr);
+    if (ri == UINT32_MAX || STORE_REC(&c->st.rt, ri)->ts % 1000) return 0;
+  }
+  return 1;
+}
+
+START_TEST(t_hta_crosscheck) {
+  const char *corpus = tu_corpus_dir();
+  if (!corpus) return;  /* tu_corpus_dir printed the SKIP reason */
+  char refdir[4096];
+  snprintf(refdir, sizeof refdir, "%s/../reference/hta", corpus);
+  int checked_streams = 0, exact_streams = 0;
+  for (size_t i = 0; i < sizeof HTA / sizeof HTA[0]; i++) {
+    char path[4096], cmd[8192];
+    snprintf(path, sizeof path, "%s/%s.json", refdir, HTA[i].ref);
+    char *refj = tu_read_file(path, NULL);
+    if (!refj) {
+      printf("# SKIP HTA reference %s missing\n", path);
+      continue;
+    }
+    static href rows[512];
+    size_t nrows = read_ref(refj, rows, 512);
+    ck_assert_msg(nrows > 0, "cannot read %s", path);
+    snprintf(cmd, sizeof cmd, "ls '%s/%s'/*.json* 2>/dev/null", corpus, HTA[i].dir);
+    char *files = tu_run(cmd, NULL);
+    ck_assert_ptr_nonnull(files);
+    for (char *f = strtok(files, "\n"); f; f = strtok(NULL, "\n")) {
+      fsdpa_ctx *c = new_ctx();
+      ck_assert_msg(fsdpa_feed_file(c, f) == FSDPA_OK, "%s: %s", f, fsdpa_errmsg(c));
+      fsdpa_trace_info ti;
+      fsdpa_get_trace_info(c, &ti);
+      int64_t rank = ti.rank == FSDPA_ABSENT ? 0 : ti.rank;
+      const store_views *v = ctx_views(c);
+      ck_assert_ptr_nonnull(v);
+      for (size_t s = 0; s < v->nstreams; s++) {
+        const gpu_stream_view *sv = &v->streams[s];
+        double ref[3] = {0, 0, 0};
+        int found = 0;
+        for (size_t r = 0; r < nrows; r++)
+          if (rows[r].rank == rank && rows[r].stream == sv->stream) {
+            ref[rows[r].cat] += rows[r].us;
+            found = 1;
+          }
+        ck_assert_msg(found, "%s: stream %lld not in HTA's breakdown", f, (long long)sv->stream);
+        /* 1. HTA's own rule, reproduced, gives HTA's numbers exactly. */
+        lg_hta h;
+        ck_assert_int_eq(lg_hta_idle(c, sv->device, sv->stream, 1, 30, &h), FSDPA_OK);
+        ck_assert_msg(h.host_us == (int64_t)ref[0] && h.kernel_us == (int64_t)ref[1] &&
+                          h.other_us == (int64_t)ref[2],
+                      "%s stream %lld: HTA-compatible %lld/%lld/%lld us vs HTA %.0f/%.0f/%.0f", f,
+                      (long long)sv->stream, (long long)h.host_us, (long long)h.kernel_us,
+                      (long long)h.other_us, ref[0], ref[1], ref[2]);
+        /* 2. Our exact numbers.  Where the stream's ops and launch calls sit
+         * on whole µs, do not overlap and all have a launch call, HTA's
+         * rounding and shift rule change nothing: equal to the ns.
+         * Otherwise HTA rounds each op's start up and end down (up to 1 µs
+         * each), so every interval between consecutive ops may differ by up
+         * to 2 µs, and a rounded gap can change category; the bound is
+         * 2 µs per consecutive pair, on each category and on the total. */
+        fsdpa_launch_gaps g = gaps_q(c, A, A, sv->device, sv->stream);
+        int64_t ours[3] = {g.host_wait_ns, g.kernel_wait_ns, g.other_ns};
+        if (stream_exact(c, sv, v)) {
+          for (int k = 0; k < 3; k++)
+            ck_assert_msg(ours[k] == (int64_t)ref[k] * 1000,
+                          "%s stream %lld cat %d: %lld ns vs HTA %.0f us", f,
+                          (long long)sv->stream, k, (long long)ours[k], ref[k]);
+          exact_streams++;
+        } else {
+          double bound = 2000.0 * (double)(sv->nops ? sv->nops - 1 : 0), tot = 0, rtot = 0;
+          for (int k = 0; k < 3; k++) {
+            ck_assert_msg(fabs((double)ours[k] - ref[k] * 1000) <= bound,
+                          "%s stream %lld cat %d: %lld ns vs HTA %.0f us (bound %.0f ns)", f,
+                          (long long)sv->stream, k, (long long)ours[k], ref[k], bound);
+            tot += (double)ours[k];
+            rtot += ref[k] * 1000;
+          }
+          ck_assert(fabs(tot - rtot) <= bound);
+          printf("# %s stream %lld: ours %lld/%lld/%lld ns, HTA %.0f/%.0f/%.0f us (%zu ops, rounding)\n",
+                 strrchr(f, '/') + 1, (long long)sv->stream, (long long)ours[0],
+                 (long long)ours[1], (long long)ours[2], ref[0], ref[1], ref[2], sv->nops);
+        }
+        checked_streams++;
+      }
+      fsdpa_ctx_free(c);
+    }
+    free(files);
+    free(refj);
+  }
+  printf("# HTA cross-check: %d streams, %d equal to the ns\n", checked_streams, exact_streams);
+  ck_assert_int_gt(checked_streams, 20);
+}
+END_TEST
+
+/* ---- generator scenarios against their ground truth ---- */
+
+static fsdpa_ctx *gen(const char *scenario, char **truth) {
+  char name[128];
+  snprintf(name, sizeof name, "lg_%s.json.gz", scenario);
+  char *path = tu_tracegen(scenario, "", name);
+  if (!path) {
+    printf("# SKIP generator scenario %s: tools/tracegen/tracegen.py failed or is missing\n",
+           scenario);
+    return NULL;
+  }
+  FILE *fp = fopen(path, "rb");
+  if (fp) {
+    fclose(fp);
+  } else {  /* multi-rank scenarios write OUT.rank0.json.gz ... */
+    char *r0 = malloc(strlen(path) + 8);
+    sprintf(r0, "%.*s.rank0.json.gz", (int)(strlen(path) - 8), path);
+    free(path);
+    path = r0;
+  }
+  fsdpa_ctx *c = new_ctx();
+  ck_assert_msg(fsdpa_feed_file(c, path) == FSDPA_OK, "%s: %s", path, fsdpa_errmsg(c));
+  char tp[4200];
+  snprintf(tp, sizeof tp, "%.*s.truth.json", (int)(strlen(path) - 8), path);
+  *truth = tu_read_file(tp, NULL);
+  ck_assert_msg(*truth != NULL, "no truth file %s", tp);
+  free(path);
+  return c;
+}
+
+static int has_finding(fsdpa_ctx *c, const char *id) {
+  findings f;
+  findings_init(&f, &c->alloc);
+  ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+  int r = find_id(&f, id) != NULL;
+  findings_free(&f);
+  return r;
+}
+
+static void check_truth_totals(fsdpa_ctx *c, const char *truth, const char *scenario) {
+  double d, host, kw, oth;
+  const char *gpu = strstr(truth, "\"gpu\"");
+  const char *la = strstr(truth, "\"launch\"");
+  ck_assert(gpu && la);
+  ck_assert(tu_json_num(truth, "density", gpu, &d));
+  ck_assert(tu_json_num(truth, "host_wait_ns", la, &host));
+  ck_assert(tu_json_num(truth, "kernel_wait_ns", la, &kw));
+  ck_assert(tu_json_num(truth, "other_ns", la, &oth));
+  fsdpa_launch_gaps g = gaps_q(c, A, A, A, A);
+  ck_assert_msg(fabs(g.density - d) <= 0.01 * d, "%s: density %f vs truth %f", scenario, g.density, d);
+  /* the generator's streams never overlap, so its shift rule equals ours */
+  ck_assert_msg(g.host_wait_ns == (int64_t)host && g.kernel_wait_ns == (int64_t)kw &&
+                    g.other_ns == (int64_t)oth,
+                "%s: %lld/%lld/%lld vs truth %.0f/%.0f/%.0f", scenario, (long long)g.host_wait_ns,
+                (long long)g.kernel_wait_ns, (long long)g.other_ns, host, kw, oth);
+}
+
+START_TEST(t_gen_launch_bound) {
+  char *truth = NULL;
+  fsdpa_ctx *c = gen("launch_bound", &truth);
+  if (!c) return;
+  check_truth_totals(c, truth, "launch_bound");
+  ck_assert(has_finding(c, "launch-overhead"));
+  ck_assert(has_finding(c, "gpu-starvation"));
+  free(truth);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+START_TEST(t_gen_fused_healthy) {
+  char *truth = NULL;
+  fsdpa_ctx *c = gen("fused_healthy", &truth);
+  if (!c) return;
+  check_truth_totals(c, truth, "fused_healthy");
+  ck_assert(!has_finding(c, "launch-overhead"));
+  ck_assert(!has_finding(c, "gpu-starvation"));
+  free(truth);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* Every other scenario whose truth names our findings as expected or absent. */
+START_TEST(t_gen_other_scenarios) {
+  static const char *S[] = {"fsdp2_healthy", "fsdp2_no_prefetch", "fsdp1_serialized",
+                            "network_bound", "comm_on_compute_stream", "sync_stall",
+                            "allocator_thrash", "allocator_healthy", "straggler", "mixed"};
+  static const char *IDS[] = {"launch-overhead", "gpu-starvation"};
+  for (size_t i = 0; i < sizeof S / sizeof S[0]; i++) {
+    char *truth = NULL;
+    fsdpa_ctx *c = gen(S[i], &truth);
+    if (!c) continue;
+    check_truth_totals(c, truth, S[i]);
+    const char *exp = strstr(truth, "\"expected_findings\"");
+    const char *abs_ = strstr(truth, "\"absent_findings\"");
+    ck_assert(exp && abs_);
+    const char *exp_end = strchr(exp, ']'), *abs_end = strchr(abs_, ']');
+    for (size_t k = 0; k < 2; k++) {
+      char q[64];
+      snprintf(q, sizeof q, "\"%s\"", IDS[k]);
+      const char *in_exp = strstr(exp, q), *in_abs = strstr(abs_, q);
+      int expected = in_exp && in_exp < exp_end, absent = in_abs && in_abs < abs_end;
+      int have = has_finding(c, IDS[k]);
+      if (expected) ck_assert_msg(have, "%s: %s expected", S[i], IDS[k]);
+      if (absent) ck_assert_msg(!have, "%s: %s must be absent", S[i], IDS[k]);
+    }
+    free(truth);
+    fsdpa_ctx_free(c);
+  }
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("launch_gaps");
+  TCase *tc = tcase_create("unit");
+  tcase_add_test(tc, t_categories_histogram_percentiles);
+  tcase_add_test(tc, t_latency_and_short_kernels);
+  tcase_add_test(tc, t_window_cuts_gaps);
+  tcase_add_test(tc, t_overlap_on_one_stream);
+  tcase_add_test(tc, t_zero_duration_ops);
+  tcase_add_test(tc, t_unlinked_ops);
+  tcase_add_test(tc, t_streams_devices_union);
+  tcase_add_test(tc, t_queue_depth);
+  tcase_add_test(tc, t_between_feeds_and_bad_args);
+  tcase_add_test(tc, t_findings_launch_bound_and_healthy);
+  tcase_add_test(tc, t_findings_one_starving_step);
+  tcase_add_test(tc, t_report_section);
+  tcase_add_test(tc, t_allocation_failures);
+  suite_add_tcase(s, tc);
+  TCase *tr = tcase_create("real");
+  tcase_add_test(tr, t_hta_crosscheck);
+  tcase_add_test(tr, t_gen_launch_bound);
+  tcase_add_test(tr, t_gen_fused_healthy);
+  tcase_add_test(tr, t_gen_other_scenarios);
+  suite_add_tcase(s, tr);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_ENV);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,213 @@
+/* The CLI and the report layer as a user meets them: exit codes, messages
+ * naming the file and byte offset, the three formats, 100 columns, JSON that
+ * parses and keeps to the contract's shape, --set, --fail-on. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include "testutil.h"
+
+static char tmpdir[4096];
+
+static const char *cli(void) {
+  const char *c = getenv("FSDPA_CLI");
+  ck_assert_msg(c != NULL, "FSDPA_CLI not set (run through meson test)");
+  return c;
+}
+
+static char *run_cli(const char *args, int *code) {
+  char cmd[16384];
+  snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", cli(), args);
+  int st = 0;
+  char *out = tu_run(cmd, &st);
+  *code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return out;
+}
+
+static const char *sample(void) {
+  static char p[4096];
+  snprintf(p, sizeof p, "%s/tests/data/sample/fsdp2_sample.json.gz", tu_source_root());
+  return p;
+}
+
+static void write_file(const char *path, const char *data, size_t n) {
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fwrite(data, 1, n, f);
+  fclose(f);
+}
+
+static void setup(void) {
+  snprintf(tmpdir, sizeof tmpdir, "%s/tests/report-tmp", tu_build_root());
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s'", tmpdir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(t_version_help_usage) {
+  int code;
+  char *o = run_cli("--version", &code);
+  ck_assert_int_eq(code, 0);
+  ck_assert_ptr_nonnull(strstr(o, fsdpa_version_string()));
+  free(o);
+  o = run_cli("help analyze", &code);
+  ck_assert_int_eq(code, 0);
+  ck_assert_ptr_nonnull(strstr(o, "--fail-on"));
+  free(o);
+  o = run_cli("analyze", &code);
+  ck_assert_int_eq(code, 2);
+  free(o);
+  o = run_cli("analyze --format yaml x.json", &code);
+  ck_assert_int_eq(code, 2);
+  free(o);
+  o = run_cli("analyze --set no.such=1 x.json", &code);
+  ck_assert_int_eq(code, 2);
+  ck_assert_ptr_nonnull(strstr(o, "unknown parameter"));
+  free(o);
+  o = run_cli("frobnicate", &code);
+  ck_assert_int_eq(code, 2);
+  free(o);
+  o = run_cli("params", &code);
+  ck_assert_int_eq(code, 0);
+  ck_assert_ptr_nonnull(strstr(o, "launch.kernel_wait_ns="));
+  free(o);
+}
+END_TEST
+
+START_TEST(t_bad_inputs_exit_3_with_file_and_offset) {
+  char p[4200], args[9000];
+  int code;
+  /* truncated JSON */
+  snprintf(p, sizeof p, "%s/trunc.json", tmpdir);
+  const char *t = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 2}, {\"ph\":";
+  write_file(p, t, strlen(t));
+  snprintf(args, sizeof args, "analyze --format json '%s'", p);
+  char *o = run_cli(args, &code);
+  ck_assert_int_eq(code, 3);
+  ck_assert_msg(strstr(o, p) != NULL, "message must name the file: %s", o);
+  free(o);
+  /* garbage in the middle: the message names a byte offset */
+  snprintf(p, sizeof p, "%s/garbage.json", tmpdir);
+  const char *g = "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1}, {\"ph\": ]}";
+  write_file(p, g, strlen(g));
+  snprintf(args, sizeof args, "analyze --format json '%s'", p);
+  o = run_cli(args, &code);
+  ck_assert_int_eq(code, 3);
+  ck_assert_msg(strstr(o, "byte") != NULL, "message must give the byte offset: %s", o);
+  free(o);
+  /* empty file, PNG, missing file */
+  snprintf(p, sizeof p, "%s/empty.json", tmpdir);
+  write_file(p, "", 0);
+  snprintf(args, sizeof args, "analyze --format json '%s'", p);
+  o = run_cli(args, &code);
+  ck_assert_int_eq(code, 3);
+  free(o);
+  snprintf(p, sizeof p, "%s/image.png", tmpdir);
+  write_file(p, "\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16);
+  snprintf(args, sizeof args, "analyze --format json '%s'", p);
+  o = run_cli(args, &code);
+  ck_assert_int_eq(code, 3);
+  free(o);
+  snprintf(args, sizeof args, "analyze --format json '%s/does-not-exist.json'", tmpdir);
+  o = run_cli(args, &code);
+  ck_assert_int_eq(code, 3);
+  ck_assert_ptr_nonnull(strstr(o, "does-not-exist.json"));
+  free(o);
+}
+END_TEST
+
+START_TEST(t_sample_all_formats) {
+  char args[9000];
+  int code;
+  snprintf(args, sizeof args, "analyze --format json '%s'", sample());
+  char *js = run_cli(args, &code);
+  ck_assert_msg(code == 0, "exit %d: %s", code, js);
+  ck_assert_ptr_nonnull(strstr(js, "\"schema\": \"fsdpa.report/1\""));
+  /* parses as JSON (Python's json) and has the contract's top-level keys */
+  char p[4200];
+  snprintf(p, sizeof p, "%s/sample.json", tmpdir);
+  write_file(p, js, strlen(js));
+  char cmd[9000];
+  snprintf(cmd, sizeof cmd,
+           "python3 -c \"import json,sys; d=json.load(open('%s')); "
+           "assert set(['schema','version','inputs','ranks','findings']) <= set(d); "
+           "r=d['ranks'][0]; "
+           "assert set(['rank','span_ns','steps','streams','launch_gaps','overlap','fsdp','sync_waits','allocator']) <= set(r); "
+           "print(len(d['findings']))\"",
+           p);
+  int st = 0;
+  char *n = tu_run(cmd, &st);
+  ck_assert_msg(st == 0, "report JSON does not parse or lacks keys");
+  free(n);
+  free(js);
+  /* text: fits 100 columns */
+  snprintf(args, sizeof args, "analyze --format text --no-color '%s'", sample());
+  char *tx = run_cli(args, &code);
+  ck_assert_int_eq(code, 0);
+  int line = 1;
+  for (char *s = tx; *s;) {
+    char *e = strchr(s, '\n');
+    size_t len = e ? (size_t)(e - s) : strlen(s);
+    size_t cols = 0;
+    for (size_t k = 0; k < len; k++)
+      if (((unsigned char)s[k] & 0xC0) != 0x80) cols++;
+    ck_assert_msg(cols <= 100, "text line %d has %zu columns", line, cols);
+    ck_assert_msg(!memchr(s, '\033', len), "no color codes with --no-color");
+    line++;
+    if (!e) break;
+    s = e + 1;
+  }
+  free(tx);
+  /* html to a file */
+  snprintf(p, sizeof p, "%s/sample.html", tmpdir);
+  snprintf(args, sizeof args, "analyze --format html -o '%s' '%s'", p, sample());
+  char *o = run_cli(args, &code);
+  ck_assert_int_eq(code, 0);
+  free(o);
+  size_t hn = 0;
+  char *html = tu_read_file(p, &hn);
+  ck_assert_ptr_nonnull(html);
+  ck_assert_ptr_nonnull(strstr(html, "<html"));
+  ck_assert_ptr_null(strstr(html, "http://"));
+  free(html);
+}
+END_TEST
+
+START_TEST(t_fail_on) {
+  char args[9000];
+  int code;
+  /* a trace with one kernel has no findings: --fail-on info exits 0 */
+  char p[4200];
+  snprintf(p, sizeof p, "%s/one.json", tmpdir);
+  const char *one = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 1, \"dur\": 2}]}";
+  write_file(p, one, strlen(one));
+  snprintf(args, sizeof args, "analyze --format json --fail-on info '%s'", p);
+  char *o = run_cli(args, &code);
+  ck_assert_msg(code == 0, "exit %d: %s", code, o);
+  free(o);
+  /* the sample has findings (the README promises at least one with advice) */
+  snprintf(args, sizeof args, "analyze --format json --fail-on info '%s'", sample());
+  o = run_cli(args, &code);
+  ck_assert_msg(code == 1, "sample must have findings; exit %d", code);
+  ck_assert_ptr_nonnull(strstr(o, "\"advice\""));
+  free(o);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("report");
+  TCase *tc = tcase_create("cli");
+  tcase_add_checked_fixture(tc, setup, NULL);
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, t_version_help_usage);
+  tcase_add_test(tc, t_bad_inputs_exit_3_with_file_and_offset);
+  tcase_add_test(tc, t_sample_all_formats);
+  tcase_add_test(tc, t_fail_on);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_ENV);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,881 @@
+/* CPU sync stalls (issue 5) and the allocator analysis (issue 6): hand-built
+ * event sets with known answers, the array protocol, fault injection, the
+ * real-trace corpus against an independent Python count
+ * (tests/sync_alloc_ref.py), and generator scenarios against their truth. */
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "testutil.h"
+#include "ctx.h"
+#include "analysis/analyses.h"
+
+/* ---- event helpers ---- */
+
+static void add_x(fsdpa_ctx *c, const char *cat, const char *name, int64_t pid, int64_t tid, int64_t ts,
+                  int64_t dur, int64_t corr) {
+  fsdpa_event e;
+  fsdpa_event_init(&e);
+  e.ph = 'X';
+  e.cat = cat;
+  e.cat_len = strlen(cat);
+  e.name = name;
+  e.name_len = strlen(name);
+  e.pid = pid;
+  e.tid = tid;
+  e.ts_ns = ts;
+  e.dur_ns = dur;
+  e.correlation = corr;
+  ck_assert_int_eq(fsdpa_add_event(c, &e), FSDPA_OK);
+}
+
+/* CPU launch call + the GPU op it queued. */
+static void launch(fsdpa_ctx *c, int64_t tid, int64_t at, int64_t corr, int64_t stream, int64_t s, int64_t e,
+                   const char *kname) {
+  add_x(c, "cuda_runtime", "cudaLaunchKernel", 10, tid, at, 5, corr);
+  add_x(c, "kernel", kname, 0, stream, s, e - s, corr);
+}
+
+static void add_sync_ev(fsdpa_ctx *c, const char *kind, int64_t stream_tid, int64_t ts, int64_t dur, int64_t corr,
+                        int64_t wait_stream, int64_t wait_corr) {
+  fsdpa_event e;
+  fsdpa_event_init(&e);
+  e.ph = 'X';
+  e.cat = "cuda_sync";
+  e.cat_len = 9;
+  e.name = kind;
+  e.name_len = strlen(kind);
+  e.pid = 0;
+  e.tid = stream_tid;
+  e.ts_ns = ts;
+  e.dur_ns = dur;
+  e.correlation = corr;
+  e.sync_kind = kind;
+  e.sync_kind_len = strlen(kind);
+  e.wait_on_stream = wait_stream;
+  e.wait_on_event_corr = wait_corr;
+  ck_assert_int_eq(fsdpa_add_event(c, &e), FSDPA_OK);
+}
+
+static void add_mem(fsdpa_ctx *c, int64_t ts, int64_t bytes, int64_t ta, int64_t tr, int64_t type, int64_t id) {
+  fsdpa_event e;
+  fsdpa_event_init(&e);
+  e.ph = 'i';
+  e.cat = "cpu_instant_event";
+  e.cat_len = strlen(e.cat);
+  e.name = "[memory]";
+  e.name_len = 8;
+  e.pid = 10;
+  e.tid = 10;
+  e.ts_ns = ts;
+  e.bytes = bytes;
+  e.total_allocated = ta;
+  e.total_reserved = tr;
+  e.device_type = type;
+  e.device_id = id;
+  ck_assert_int_eq(fsdpa_add_event(c, &e), FSDPA_OK);
+}
+
+static fsdpa_ctx *new_ctx(void) {
+  fsdpa_ctx *c = NULL;
+  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  return c;
+}
+
+static int has_finding(const char *rep, const char *id) {
+  char pat[96];
+  snprintf(pat, sizeof pat, "\"id\": \"%s\"", id);
+  return strstr(rep, pat) != NULL;
+}
+
+/* ---- sync: inference, idle, steps ---- */
+
+static void build_inferred(fsdpa_ctx *c) {
+  add_x(c, "user_annotation", "ProfilerStep#1", 10, 10, 0, 10000, FSDPA_ABSENT);
+  launch(c, 10, 100, 1, 7, 200, 1000, "k1");
+  launch(c, 10, 120, 2, 7, 1000, 2000, "k2");
+  add_x(c, "cuda_runtime", "cudaStreamSynchronize", 10, 10, 300, 1800, 3);
+  launch(c, 10, 2500, 4, 7, 2600, 2700, "k3");
+  /* another thread, never launched anything: device-wide, all devices */
+  add_x(c, "cuda_runtime", "cudaDeviceSynchronize", 10, 11, 5000, 100, 5);
+}
+
+START_TEST(t_sync_inferred_idle) {
+  fsdpa_ctx *c = new_ctx();
+  build_inferred(c);
+  fsdpa_sync_call k[4];
+  k[0].size = sizeof k[0];
+  size_t n = 4;
+  ck_assert_int_eq(fsdpa_query_sync_calls(c, NULL, k, &n), FSDPA_OK);
+  ck_assert_uint_eq(n, 2);
+  ck_assert_str_eq(k[0].api, "cudaStreamSynchronize");
+  ck_assert_int_eq(k[0].source, FSDPA_WAIT_INFERRED);
+  ck_assert_int_eq(k[0].device_wide, 0);
+  ck_assert_int_eq(k[0].stream, 7);
+  ck_assert_str_eq(k[0].waited_op, "k2");  /* last op queued on stream 7 before the call */
+  ck_assert_int_eq(k[0].waited_op_end_ns, 2000);
+  ck_assert_int_eq(k[0].step, 1);
+  ck_assert_int_eq(k[0].gpu_idle_during_ns, 100);  /* [300,2100) minus busy [200,2000) */
+  ck_assert_int_eq(k[0].gpu_idle_after_ns, 500);   /* 2100 -> k3 at 2600 */
+  ck_assert_str_eq(k[1].api, "cudaDeviceSynchronize");
+  ck_assert_int_eq(k[1].device_wide, 1);
+  ck_assert_str_eq(k[1].waited_op, "k3");
+  ck_assert_int_eq(k[1].device, 0);
+  ck_assert_int_eq(k[1].gpu_idle_after_ns, FSDPA_ABSENT);  /* nothing runs after it */
+  ck_assert_int_eq(k[1].gpu_idle_during_ns, 100);
+  fsdpa_sync_wait w[3];
+  w[0].size = 0;
+  n = 3;
+  ck_assert_int_eq(fsdpa_query_sync_waits(c, NULL, w, &n), FSDPA_OK);
+  ck_assert_uint_eq(n, 2);
+  ck_assert_str_eq(w[0].api, "cudaStreamSynchronize");
+  ck_assert_int_eq(w[0].total_ns, 1800);
+  ck_assert_int_eq(w[0].gpu_idle_ns, 600);  /* |[300,2600) \ busy| */
+  ck_assert_uint_eq(w[0].idle_after_calls, 1);
+  ck_assert_int_eq(w[1].count, 1);
+  ck_assert_uint_eq(w[1].idle_after_calls, 0);
+  /* per step: the worst thread blocked 1800 of 10000 ns */
+  fsdpa_sync_step s[2];
+  s[0].size = sizeof s[0];
+  n = 2;
+  ck_assert_int_eq(fsdpa_query_sync_steps(c, NULL, s, &n), FSDPA_OK);
+  ck_assert_uint_eq(n, 1);
+  ck_assert_uint_eq(s[0].count, 2);
+  ck_assert_int_eq(s[0].total_ns, 1900);
+  ck_assert_int_eq(s[0].worst_thread_ns, 1800);
+  ck_assert_int_eq(s[0].worst_tid, 10);
+  ck_assert(fabs(s[0].share - 0.18) < 1e-12);
+  ck_assert_int_eq(s[0].flagged, 0);  /* 1.8 us < 1 ms */
+  char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
+  ck_assert(!has_finding(rep, "cpu-sync-stall"));
+  ck_assert_ptr_nonnull(strstr(rep, "\"api\": \"cudaStreamSynchronize\""));
+  free(rep);
+  ck_assert_int_eq(fsdpa_set_param(c, "sync.min_stall_ns", "1000"), FSDPA_OK);
+  n = 2;
+  ck_assert_int_eq(fsdpa_query_sync_steps(c, NULL, s, &n), FSDPA_OK);
+  ck_assert_int_eq(s[0].flagged, 1);
+  rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
+  ck_assert(has_finding(rep, "cpu-sync-stall"));
+  free(rep);
+  /* share threshold: 18% < 20% */
+  ck_assert_int_eq(fsdpa_set_param(c, "sync.min_share_ppm", "200000"), FSDPA_OK);
+  rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert(!has_finding(rep, "cpu-sync-stall"));
+  free(rep);
+  /* window: calls by start */
+  fsdpa_query q;
+  fsdpa_query_init(&q);
+  q.t0_ns = 301;
+  n = 3;
+  ck_assert_int_eq(fsdpa_query_sync_waits(c, &q, w, &n), FSDPA_OK);
+  ck_assert_uint_eq(n, 1);
+  ck_assert_str_eq(w[0].api, "cudaDeviceSynchronize");
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+START_TEST(t_sync_cuda_sync_events) {
+  fsdpa_ctx *c = new_ctx();
+  launch(c, 10, 100, 11, 20, 150, 400, "before_record");
+  add_x(c, "cuda_runtime", "cudaEventRecord", 10, 10, 200, 5, 12);
+  launch(c, 10, 300, 13, 20, 400, 900, "after_record");
+  add_x(c, "cuda_runtime", "cudaEventSynchronize", 10, 10, 350, 100, 14);
+  add_sync_ev(c, "Event Sync", -1, 351, 98, 14, 20, 12);
+  add_x(c, "cuda_runtime", "cudaStreamSynchronize", 10, 10, 1000, 10, 15);
+  add_sync_ev(c, "Stream Sync", 20, 1001, 8, 15, FSDPA_ABSENT, FSDPA_ABSENT);
+  add_x(c, "cuda_runtime", "cudaDeviceSynchronize", 10, 10, 1100, 10, 16);
+  add_sync_ev(c, "Context Sync", -1, 1101, 8, 16, FSDPA_ABSENT, FSDPA_ABSENT);
+  add_x(c, "cuda_runtime", "cudaMemcpy", 10, 10, 1200, 300, 17);
+  add_x(c, "gpu_memcpy", "Memcpy DtoH (Device -> Pageable)", 0, 7, 1250, 150, 17);
+  /* cudaEventQuery also yields an Event Sync event but never blocks */
+  add_x(c, "cuda_runtime", "cudaEventQuery", 10, 10, 1600, 3, 18);
+  add_sync_ev(c, "Event Sync", -1, 1600, 2, 18, 20, 12);
+  fsdpa_sync_call k[8];
+  k[0].size = sizeof k[0];
+  size_t n = 8;
+  ck_assert_int_eq(fsdpa_query_sync_calls(c, NULL, k, &n), FSDPA_OK);
+  ck_assert_uint_eq(n, 4);
+  ck_assert_int_eq(k[0].source, FSDPA_WAIT_CUDA_SYNC);
+  ck_assert_str_eq(k[0].sync_kind, "Event Sync");
+  ck_assert_int_eq(k[0].stream, 20);
+  ck_assert_str_eq(k[0].waited_op, "before_record");  /* queued before cudaEventRecord */
+  ck_assert_int_eq(k[0].step, FSDPA_ABSENT);
+  ck_assert_str_eq(k[1].sync_kind, "Stream Sync");
+  ck_assert_str_eq(k[1].waited_op, "after_record");
+  ck_assert_int_eq(k[2].device_wide, 1);
+  ck_assert_str_eq(k[2].sync_kind, "Context Sync");
+  ck_assert_str_eq(k[2].waited_op, "after_record");
+  ck_assert_int_eq(k[3].source, FSDPA_WAIT_OWN_OP);
+  ck_assert_str_eq(k[3].waited_op, "Memcpy DtoH (Device -> Pageable)");
+  ck_assert_int_eq(k[3].stream, 7);
+  /* device / stream selection */
+  fsdpa_query q;
+  fsdpa_query_init(&q);
+  q.stream = 20;
+  n = 8;
+  ck_assert_int_eq(fsdpa_query_sync_calls(c, &q, k, &n), FSDPA_OK);
+  ck_assert_uint_eq(n, 2);
+  q.stream = FSDPA_ABSENT;
+  q.device = 1;
+  n = 8;
+  ck_assert_int_eq(fsdpa_query_sync_calls(c, &q, k, &n), FSDPA_OK);
+  ck_assert_uint_eq(n, 0);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+START_TEST(t_array_protocol) {
+  fsdpa_ctx *c = new_ctx();
+  build_inferred(c);
+  size_t n = 0;
+  ck_assert_int_eq(fsdpa_query_sync_waits(c, NULL, NULL, &n), FSDPA_EBUFS);
+  ck_assert_uint_eq(n, 2);
+  fsdpa_sync_wait one;
+  one.size = sizeof one;
+  n = 1;
+  ck_assert_int_eq(fsdpa_query_sync_waits(c, NULL, &one, &n), FSDPA_EBUFS);
+  ck_assert_uint_eq(n, 2);
+  ck_assert_str_eq(one.api, "cudaStreamSynchronize");
+  n = 1;
+  one.size = 3;
+  ck_assert_int_eq(fsdpa_query_sync_waits(c, NULL, &one, &n), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_query_sync_waits(c, NULL, &one, NULL), FSDPA_EINVAL);
+  /* a newer caller with a bigger struct: rows at its stride */
+  struct big { fsdpa_sync_wait w; char pad[24]; } b[2];
+  memset(b, 0xAB, sizeof b);
+  b[0].w.size = sizeof b[0];
+  n = 2;
+  ck_assert_int_eq(fsdpa_query_sync_waits(c, NULL, &b[0].w, &n), FSDPA_OK);
+  ck_assert_str_eq(b[1].w.api, "cudaDeviceSynchronize");
+  ck_assert_uint_eq(b[1].w.size, sizeof(fsdpa_sync_wait));
+  ck_assert_int_eq((unsigned char)b[0].pad[0], 0xAB);
+  fsdpa_query q;
+  fsdpa_query_init(&q);
+  q.step = 3;
+  n = 0;
+  ck_assert_int_eq(fsdpa_query_sync_waits(c, &q, NULL, &n), FSDPA_EINVAL);
+  n = 0;
+  ck_assert_int_eq(fsdpa_query_memory_series(c, NULL, FSDPA_ABSENT, 0, NULL, &n), FSDPA_EINVAL);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* ---- memory timeline ---- */
+
+static void build_mem(fsdpa_ctx *c) {
+  add_mem(c, 100, 100, 1100, 2000, 1, 0);
+  add_mem(c, 150, 1000000000, 1000000000, 0, 0, -1);  /* CPU allocator: ignored */
+  add_mem(c, 200, 500, 1600, 2000, 1, 0);
+  add_mem(c, 300, -500, 1100, 2000, 1, 0);
+  add_mem(c, 400, 900, 2000, 4000, 1, 0);
+  add_mem(c, 500, -900, 1100, 4000, 1, 0);
+  /* a legacy device without totals */
+  add_mem(c, 100, 10, FSDPA_ABSENT, FSDPA_ABSENT, 1, 1);
+  add_mem(c, 200, 20, FSDPA_ABSENT, FSDPA_ABSENT, 1, 1);
+  add_mem(c, 300, -25, FSDPA_ABSENT, FSDPA_ABSENT, 1, 1);
+}
+
+START_TEST(t_memory_levels) {
+  fsdpa_ctx *c = new_ctx();
+  build_mem(c);
+  fsdpa_memory_summary m;
+  m.size = sizeof m;
+  ck_assert_int_eq(fsdpa_query_memory(c, NULL, &m), FSDPA_OK);
+  ck_assert_int_eq(m.device, 0);
+  ck_assert_int_eq(m.peak_allocated_bytes, 2000);
+  ck_assert_int_eq(m.peak_reserved_bytes, 4000);
+  ck_assert_int_eq(m.allocated_at_peak_reserved_bytes, 2000);
+  ck_assert(fabs(m.fragmentation - 0.5) < 1e-12);
+  ck_assert_int_eq(m.start_allocated_bytes, 1000);
+  ck_assert_int_eq(m.end_allocated_bytes, 1100);
+  ck_assert_int_eq(m.min_allocated_bytes, 1100);
+  ck_assert(fabs(m.mean_unallocated_share - 0.4) < 1e-12);
+  ck_assert_uint_eq(m.memory_events, 5);
+  ck_assert_uint_eq(m.malloc_calls, 0);
+  /* a window: the level carried in at t0 counts */
+  fsdpa_query q;
+  fsdpa_query_init(&q);
+  q.t0_ns = 250;
+  q.t1_ns = 450;
+  ck_assert_int_eq(fsdpa_query_memory(c, &q, &m), FSDPA_OK);
+  ck_assert_int_eq(m.start_allocated_bytes, 1600);
+  ck_assert_int_eq(m.end_allocated_bytes, 2000);
+  ck_assert_int_eq(m.peak_allocated_bytes, 2000);
+  ck_assert_int_eq(m.min_allocated_bytes, 1100);
+  ck_assert_uint_eq(m.memory_events, 2);
+  q.t0_ns = 210;
+  q.t1_ns = 290;  /* no event inside: only the carried level */
+  ck_assert_int_eq(fsdpa_query_memory(c, &q, &m), FSDPA_OK);
+  ck_assert_int_eq(m.peak_allocated_bytes, 1600);
+  ck_assert_uint_eq(m.memory_events, 0);
+  /* devices */
+  fsdpa_memory_device d[2];
+  d[0].size = sizeof d[0];
+  size_t n = 2;
+  ck_assert_int_eq(fsdpa_query_memory_devices(c, NULL, d, &n), FSDPA_OK);
+  ck_assert_uint_eq(n, 2);
+  ck_assert_int_eq(d[0].primary, 1);
+  ck_assert_int_eq(d[1].relative, 1);
+  ck_assert_int_eq(d[1].peak_allocated_bytes, FSDPA_ABSENT);
+  ck_assert_int_eq(d[1].peak_allocated_delta_bytes, 30);
+  ck_assert(d[1].fragmentation < 0);
+  /* series: 4 buckets of 101 ns over [100, 501) */
+  fsdpa_memory_point p[4];
+  p[0].size = sizeof p[0];
+  n = 4;
+  ck_assert_int_eq(fsdpa_query_memory_series(c, NULL, FSDPA_ABSENT, 4, p, &n), FSDPA_OK);
+  ck_assert_uint_eq(n, 4);
+  ck_assert_int_eq(p[0].t0_ns, 100);
+  ck_assert_int_eq(p[0].t1_ns, 201);
+  ck_assert_int_eq(p[3].t1_ns, 501);
+  ck_assert_int_eq(p[0].allocated_min, 1100);
+  ck_assert_int_eq(p[0].allocated_max, 1600);
+  ck_assert_int_eq(p[1].allocated_max, 1600);  /* carried in */
+  ck_assert_int_eq(p[1].allocated_last, 1100);
+  ck_assert_int_eq(p[2].allocated_max, 2000);
+  ck_assert_int_eq(p[3].reserved_max, 4000);
+  ck_assert_uint_eq(p[1].events, 1);
+  n = 4;
+  ck_assert_int_eq(fsdpa_query_memory_series(c, NULL, 1, 4, p, &n), FSDPA_OK);
+  ck_assert_int_eq(p[1].allocated_max, 30);
+  n = 4;
+  ck_assert_int_eq(fsdpa_query_memory_series(c, NULL, 7, 4, p, &n), FSDPA_OK);
+  ck_assert_uint_eq(n, 0);
+  char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
+  ck_assert_ptr_nonnull(strstr(rep, "\"peak_allocated_bytes\": 2000"));
+  ck_assert(has_finding(rep, "allocator-fragmentation"));  /* 50% >= 30% */
+  free(rep);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+START_TEST(t_memory_null_rules) {
+  fsdpa_ctx *c = new_ctx();
+  add_x(c, "user_annotation", "ProfilerStep#0", 10, 10, 0, 1000, FSDPA_ABSENT);
+  add_mem(c, 10, 4, 4, 0, 0, -1);  /* CPU only */
+  char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
+  const char *a = strstr(rep, "\"allocator\":");
+  ck_assert_ptr_nonnull(a);
+  ck_assert_ptr_nonnull(strstr(a, "\"malloc_calls\": 0"));
+  ck_assert_ptr_nonnull(strstr(a, "\"peak_allocated_bytes\": null"));
+  ck_assert_ptr_nonnull(strstr(a, "\"fragmentation\": null"));
+  ck_assert_ptr_nonnull(strstr(rep, "\"sync_waits\": []"));
+  free(rep);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* Five steps of 1000 ns; reserved grows in steps 0 and 1; steps 2.. each
+ * malloc + free once (thrash) unless `healthy`. */
+static void build_steps(fsdpa_ctx *c, int healthy) {
+  char name[32];
+  int64_t ta = 1000, tr = 1100;
+  for (int k = 0; k < 5; k++) {
+    int64_t t = k * 1000;
+    snprintf(name, sizeof name, "ProfilerStep#%d", k);
+    add_x(c, "user_annotation", name, 10, 10, t, 1000, FSDPA_ABSENT);
+    if (k < 2 || !healthy) {
+      add_x(c, "cuda_runtime", "cudaMalloc", 10, 10, t + 50, 20, 100 + k);
+      if (k < 2) tr += 150;
+    }
+    ta += 400;
+    add_mem(c, t + 100, 400, ta, tr, 1, 0);
+    if (k >= 2 && !healthy) add_x(c, "cuda_runtime", "cudaFree", 10, 10, t + 300, 30, 200 + k);
+    ta -= 400;
+    add_mem(c, t + 500, -400, ta, tr, 1, 0);
+  }
+}
+
+START_TEST(t_warmup_and_thrash) {
+  fsdpa_ctx *c = new_ctx();
+  build_steps(c, 0);
+  fsdpa_memory_summary m;
+  m.size = sizeof m;
+  ck_assert_int_eq(fsdpa_query_memory(c, NULL, &m), FSDPA_OK);
+  ck_assert_int_eq(m.warmup_steps, 2);
+  ck_assert_uint_eq(m.steady_steps, 3);
+  ck_assert_uint_eq(m.malloc_calls, 5);
+  ck_assert_uint_eq(m.free_calls, 3);
+  ck_assert_uint_eq(m.steady_state_malloc_calls, 3);
+  ck_assert_uint_eq(m.steady_state_free_calls, 3);
+  ck_assert_int_eq(m.malloc_ns, 100);
+  ck_assert(fabs(m.fragmentation) < 1e-12);  /* reserved 1400 fully used at its peak */
+  ck_assert_int_eq(m.free_ns, 90);
+  fsdpa_memory_step s[5];
+  s[0].size = sizeof s[0];
+  size_t n = 5;
+  ck_assert_int_eq(fsdpa_query_memory_steps(c, NULL, s, &n), FSDPA_OK);
+  ck_assert_uint_eq(n, 5);
+  ck_assert_int_eq(s[1].warmup, 1);
+  ck_assert_int_eq(s[2].warmup, 0);
+  ck_assert_int_eq(s[3].start_allocated_bytes, 1000);
+  ck_assert_int_eq(s[3].peak_allocated_bytes, 1400);
+  ck_assert_int_eq(s[3].end_allocated_bytes, 1000);
+  ck_assert_int_eq(s[3].returns_to_baseline, 1);
+  ck_assert_int_eq(s[3].peak_reserved_bytes, 1400);
+  ck_assert_uint_eq(s[3].malloc_calls, 1);
+  ck_assert_uint_eq(s[3].free_calls, 1);
+  char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert(has_finding(rep, "allocator-thrash"));
+  ck_assert_ptr_nonnull(strstr(rep, "\"pattern\": \"sawtooth\""));
+  free(rep);
+  /* a fixed warm-up */
+  ck_assert_int_eq(fsdpa_set_param(c, "allocator.warmup_steps", "4"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_query_memory(c, NULL, &m), FSDPA_OK);
+  ck_assert_int_eq(m.warmup_steps, 4);
+  ck_assert_uint_eq(m.steady_state_malloc_calls, 1);
+  ck_assert_int_eq(fsdpa_set_param(c, "allocator.thrash_min_per_step", "3"), FSDPA_OK);
+  rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert(!has_finding(rep, "allocator-thrash"));
+  free(rep);
+  fsdpa_ctx_free(c);
+
+  c = new_ctx();
+  build_steps(c, 1);
+  ck_assert_int_eq(fsdpa_query_memory(c, NULL, &m), FSDPA_OK);
+  ck_assert_int_eq(m.warmup_steps, 2);
+  ck_assert_uint_eq(m.steady_state_malloc_calls, 0);
+  rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert(!has_finding(rep, "allocator-thrash"));
+  ck_assert(!has_finding(rep, "allocator-fragmentation"));
+  free(rep);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* ---- fault injection: every allocation of every query fails in turn ---- */
+
+static long nallocs, fail_at;
+static void *f_malloc(void *ud, size_t n) { (void)ud; return ++nallocs == fail_at ? NULL : malloc(n); }
+static void *f_realloc(void *ud, void *p, size_t o, size_t n) {
+  (void)ud; (void)o;
+  return ++nallocs == fail_at ? NULL : realloc(p, n);
+}
+static void f_free(void *ud, void *p, size_t n) { (void)ud; (void)n; free(p); }
+
+static fsdpa_status run_all(fsdpa_ctx *c) {
+  fsdpa_status st;
+  size_t n = 4;
+  fsdpa_sync_wait w[4];
+  w[0].size = sizeof w[0];
+  if ((st = fsdpa_query_sync_waits(c, NULL, w, &n))) return st;
+  fsdpa_sync_call k[8];
+  k[0].size = sizeof k[0];
+  n = 8;
+  if ((st = fsdpa_query_sync_calls(c, NULL, k, &n))) return st;
+  fsdpa_sync_step s[8];
+  s[0].size = sizeof s[0];
+  n = 8;
+  if ((st = fsdpa_query_sync_steps(c, NULL, s, &n))) return st;
+  fsdpa_memory_summary m;
+  m.size = sizeof m;
+  if ((st = fsdpa_query_memory(c, NULL, &m))) return st;
+  fsdpa_memory_device d[4];
+  d[0].size = sizeof d[0];
+  n = 4;
+  if ((st = fsdpa_query_memory_devices(c, NULL, d, &n))) return st;
+  fsdpa_memory_point p[8];
+  p[0].size = sizeof p[0];
+  n = 8;
+  if ((st = fsdpa_query_memory_series(c, NULL, FSDPA_ABSENT, 8, p, &n))) return st;
+  fsdpa_memory_step ms[8];
+  ms[0].size = sizeof ms[0];
+  n = 8;
+  if ((st = fsdpa_query_memory_steps(c, NULL, ms, &n))) return st;
+  sbuf b;
+  sb_init(&b, &c->alloc);
+  jsonw jw;
+  jw_init(&jw, &b, 0);
+  st = sync_waits_json(c, &jw);
+  if (!st) st = allocator_json(c, &jw);
+  if (!st && b.failed) st = (fsdpa_status)b.failed;
+  sb_free(&b);
+  if (st) return st;
+  findings f;
+  findings_init(&f, &c->alloc);
+  st = sync_waits_findings(c, 0, &f);
+  if (!st) st = allocator_findings(c, 0, &f);
+  if (!st && f.failed) st = (fsdpa_status)f.failed;
+  findings_free(&f);
+  return st;
+}
+
+START_TEST(t_fault_injection) {
+  fsdpa_allocator al = {sizeof al, f_malloc, f_realloc, f_free, NULL};
+  fsdpa_options o;
+  fsdpa_options_init(&o);
+  o.allocator = &al;
+  fsdpa_ctx *c = NULL;
+  fail_at = -1;
+  ck_assert_int_eq(fsdpa_ctx_new(&c, &o), FSDPA_OK);
+  build_inferred(c);
+  build_steps(c, 0);
+  build_mem(c);
+  ck_assert_int_eq(fsdpa_set_param(c, "sync.min_stall_ns", "100"), FSDPA_OK);
+  ck_assert_uint_gt(fsdpa_stream_count(c), 0);  /* views built outside the measured calls */
+  uint64_t used = c->alloc.used;
+  int failures = 0;
+  for (long k = 1;; k++) {
+    nallocs = 0;
+    fail_at = k;
+    fsdpa_status st = run_all(c);
+    ck_assert_msg(st == FSDPA_OK || st == FSDPA_ENOMEM, "allocation %ld: status %d", k, (int)st);
+    ck_assert_msg(c->alloc.used == used, "allocation %ld leaked %llu bytes", k,
+                  (unsigned long long)(c->alloc.used - used));
+    if (st == FSDPA_OK) break;
+    failures++;
+  }
+  ck_assert_int_gt(failures, 50);
+  fail_at = -1;
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* ---- corpus: independent Python count ---- */
+
+/* The reference runs in the background a few traces ahead of the checks:
+ * Python's json is the slow part of this test. */
+#define AHEAD 3
+static FILE *ref_pipe[128];
+
+static void ref_start(size_t i, const char *path) {
+  if (ref_pipe[i]) return;
+  char cmd[8192];
+  const char *py = getenv("FSDPA_PYTHON");
+  snprintf(cmd, sizeof cmd, "'%s' '%s/tests/sync_alloc_ref.py' '%s'", py ? py : "python3", tu_source_root(), path);
+  ref_pipe[i] = popen(cmd, "r");
+}
+
+static char *ref_finish(size_t i) {
+  FILE *p = ref_pipe[i];
+  ref_pipe[i] = NULL;
+  if (!p) return NULL;
+  size_t cap = 1 << 16, n = 0, r;
+  char *buf = malloc(cap);
+  while (buf && (r = fread(buf + n, 1, cap - n - 1, p)) > 0) {
+    n += r;
+    if (n + 1 == cap) {
+      char *nb = realloc(buf, cap *= 2);
+      if (!nb) {
+        free(buf);
+        buf = NULL;
+      }
+      buf = nb;
+    }
+  }
+  if (pclose(p) != 0 || !buf) {
+    free(buf);
+    return NULL;
+  }
+  buf[n] = 0;
+  return buf;
+}
+
+static int has_suffix(const char *s, const char *suf) {
+  size_t a = strlen(s), b = strlen(suf);
+  return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+#define MAXT 128
+static char *corpus[MAXT];
+static size_t ncorpus;
+
+static void walk(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    struct stat st;
+    if (stat(p, &st)) continue;
+    if (S_ISDIR(st.st_mode)) walk(p);
+    else if ((has_suffix(p, ".json") || has_suffix(p, ".json.gz")) && ncorpus < MAXT) corpus[ncorpus++] = strdup(p);
+  }
+  closedir(d);
+}
+
+static int cmpstr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Checks one trace against the reference; returns the number of blocking
+ * calls compared (to show the test compared something). */
+static long check_trace(size_t idx, const char *path) {
+  fsdpa_ctx *c = new_ctx();
+  fsdpa_status st = fsdpa_feed_file(c, path);
+  char *r = ref_finish(idx);
+  if (st != FSDPA_OK) {  /* not a trace (e.g. the Chakra execution trace): nothing to compare */
+    printf("# %s: not analysed (%s)\n", path, fsdpa_errmsg(c));
+    free(r);
+    fsdpa_ctx_free(c);
+    return -1;
+  }
+  ck_assert_msg(r != NULL, "reference script failed on %s", path);
+  /* library side */
+  fsdpa_sync_wait w[64];
+  w[0].size = sizeof w[0];
+  size_t nw = 64;
+  ck_assert_int_eq(fsdpa_query_sync_waits(c, NULL, w, &nw), FSDPA_OK);
+  size_t ncalls = 0;
+  fsdpa_status cst = fsdpa_query_sync_calls(c, NULL, NULL, &ncalls);
+  ck_assert_int_eq(cst, ncalls ? FSDPA_EBUFS : FSDPA_OK);
+  fsdpa_sync_call *k = calloc(ncalls + 1, sizeof *k);
+  k[0].size = sizeof *k;
+  size_t nk = ncalls;
+  ck_assert_int_eq(fsdpa_query_sync_calls(c, NULL, k, &nk), FSDPA_OK);
+  long compared = 0;
+  size_t ref_apis = 0;
+  long ref_linked = -1, ref_malloc = -1, ref_free = -1;
+  char *save = NULL;
+  for (char *line = strtok_r(r, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    char api[128];
+    long long a1, a2, a3;
+    long long step;
+    if (sscanf(line, "sync %127s %lld %lld %lld", api, &a1, &a2, &a3) == 4) {
+      ref_apis++;
+      size_t i = 0;
+      while (i < nw && strcmp(w[i].api, api)) i++;
+      ck_assert_msg(i < nw, "%s: %s missing", path, api);
+      ck_assert_msg(w[i].count == (uint64_t)a1 && w[i].total_ns == a2 && w[i].max_ns == a3,
+                    "%s: %s lib %llu/%lld/%lld ref %lld/%lld/%lld", path, api, (unsigned long long)w[i].count,
+                    (long long)w[i].total_ns, (long long)w[i].max_ns, a1, a2, a3);
+      compared += a1;
+    } else if (sscanf(line, "stepsync %lld %127s %lld %lld", &step, api, &a1, &a2) == 4) {
+      long long cnt = 0, tot = 0;
+      for (size_t i = 0; i < nk; i++)
+        if (k[i].step == step && !strcmp(k[i].api, api)) {
+          cnt++;
+          tot += k[i].dur_ns;
+        }
+      ck_assert_msg(cnt == a1 && tot == a2, "%s: step %lld %s lib %lld/%lld ref %lld/%lld", path, step, api, cnt,
+                    tot, a1, a2);
+    } else if (sscanf(line, "linked %lld", &a1) == 1) {
+      ref_linked = a1;
+    } else if (sscanf(line, "malloc %lld", &a1) == 1) {
+      ref_malloc = a1;
+    } else if (sscanf(line, "free %lld", &a1) == 1) {
+      ref_free = a1;
+    } else if (!strncmp(line, "dev ", 4)) {
+      char pa[32], pr[32], apr[32], rel[32];
+      long long type, id, nev;
+      ck_assert_int_eq(sscanf(line, "dev %lld %lld %lld %31s %31s %31s %31s", &type, &id, &nev, pa, pr, apr, rel), 7);
+      fsdpa_memory_device d[16];
+      d[0].size = sizeof d[0];
+      size_t nd = 16;
+      ck_assert_int_eq(fsdpa_query_memory_devices(c, NULL, d, &nd), FSDPA_OK);
+      size_t i = 0;
+      while (i < nd && !(d[i].device_type == type && d[i].device == id)) i++;
+      ck_assert_msg(i < nd, "%s: device %lld/%lld missing", path, type, id);
+      ck_assert_uint_eq(d[i].events, (uint64_t)nev);
+      int64_t e_pa = pa[0] == '-' ? FSDPA_ABSENT : atoll(pa), e_pr = pr[0] == '-' ? FSDPA_ABSENT : atoll(pr);
+      int64_t e_apr = apr[0] == '-' ? FSDPA_ABSENT : atoll(apr), e_rel = rel[0] == '-' ? FSDPA_ABSENT : atoll(rel);
+      ck_assert_msg(d[i].peak_allocated_bytes == e_pa && d[i].peak_reserved_bytes == e_pr &&
+                        d[i].allocated_at_peak_reserved_bytes == e_apr && d[i].peak_allocated_delta_bytes == e_rel,
+                    "%s: device %lld peaks lib %lld/%lld/%lld/%lld ref %s/%s/%s/%s", path, id,
+                    (long long)d[i].peak_allocated_bytes, (long long)d[i].peak_reserved_bytes,
+                    (long long)d[i].allocated_at_peak_reserved_bytes, (long long)d[i].peak_allocated_delta_bytes, pa,
+                    pr, apr, rel);
+      if (e_pr != FSDPA_ABSENT && e_apr != FSDPA_ABSENT)
+        ck_assert(fabs(d[i].fragmentation - (1.0 - (double)e_apr / (double)e_pr)) < 1e-12);
+      printf("# %s: device %lld peak allocated %s reserved %s (delta %s)\n", path, id, pa, pr, rel);
+    }
+  }
+  ck_assert_uint_eq(ref_apis, nw);
+  /* every call linked to a usable cuda_sync event is attributed from it */
+  long lib_linked = 0;
+  for (size_t i = 0; i < nk; i++) {
+    if (k[i].source != FSDPA_WAIT_CUDA_SYNC) continue;
+    lib_linked++;
+    /* causality: the work a call waited for ended before the call returned
+     * (2 us of clock skew allowed) */
+    if (k[i].waited_op)
+      ck_assert_msg(k[i].waited_op_end_ns <= k[i].start_ns + k[i].dur_ns + 2000,
+                    "%s: %s at %lld waited for an op ending %lld ns after it returned", path, k[i].api,
+                    (long long)k[i].start_ns, (long long)(k[i].waited_op_end_ns - k[i].start_ns - k[i].dur_ns));
+  }
+  ck_assert_int_eq(lib_linked, ref_linked);
+  fsdpa_memory_summary m;
+  m.size = sizeof m;
+  ck_assert_int_eq(fsdpa_query_memory(c, NULL, &m), FSDPA_OK);
+  ck_assert_int_eq((long)m.malloc_calls, ref_malloc);
+  ck_assert_int_eq((long)m.free_calls, ref_free);
+  printf("# %s: %ld blocking calls (%ld via cuda_sync), %ld malloc, %ld free agree\n", path, compared, lib_linked,
+         ref_malloc, ref_free);
+  free(k);
+  free(r);
+  fsdpa_ctx_free(c);
+  return compared;
+}
+
+START_TEST(t_corpus_vs_reference) {
+  const char *dir = tu_corpus_dir();
+  if (!dir) return;
+  if (!ncorpus) {
+    walk(dir);
+    qsort(corpus, ncorpus, sizeof *corpus, cmpstr);
+  }
+  ck_assert_uint_gt(ncorpus, 10);
+  long total = 0;
+  int memtraces = 0;
+  for (size_t i = 0; i < ncorpus; i++) {
+    for (size_t j = i; j < ncorpus && j < i + AHEAD; j++) ref_start(j, corpus[j]);
+    long n = check_trace(i, corpus[i]);
+    if (n > 0) total += n;
+    memtraces += strstr(corpus[i], "df_index_resolver") || strstr(corpus[i], "switchtransformers");
+  }
+  ck_assert_int_gt(total, 200);
+  ck_assert_int_ge(memtraces, 2);
+}
+END_TEST
+
+/* ---- generator scenarios against their truth ---- */
+
+static char *truth_lines(const char *trace) {
+  char cmd[8192];
+  const char *py = getenv("FSDPA_PYTHON");
+  snprintf(cmd, sizeof cmd,
+           "'%s' -c \"import json,sys\n"
+           "p=sys.argv[1]\n"
+           "p=p[:-8] if p.endswith('.json.gz') else p[:-5]\n"
+           "t=json.load(open(p+'.truth.json'))\n"
+           "[print('sync',k,v['count'],v['total_ns'],v['max_ns']) for k,v in t['sync'].items()]\n"
+           "a=t['allocator']\n"
+           "[print('alloc',k,-1 if a[k] is None else a[k]) for k in ('malloc_calls','free_calls',"
+           "'steady_state_malloc_calls','warmup_steps','peak_allocated_bytes','peak_reserved_bytes')]\n"
+           "[print('expected',x) for x in t['expected_findings']]\n"
+           "[print('absent',x) for x in t['absent_findings']]\" '%s'",
+           py ? py : "python3", trace);
+  int st = 0;
+  char *out = tu_run(cmd, &st);
+  if (!out || st) {
+    free(out);
+    return NULL;
+  }
+  return out;
+}
+
+static int mine(const char *id) {
+  return !strcmp(id, "cpu-sync-stall") || !strcmp(id, "allocator-thrash") || !strcmp(id, "allocator-fragmentation");
+}
+
+static void check_scenario(const char *scenario, const char *must, const char *must_not) {
+  char name[128];
+  snprintf(name, sizeof name, "sa_%s.json.gz", scenario);
+  char *path = tu_tracegen(scenario, "--steps 6", name);
+  if (!path) {
+    printf("# SKIP %s: tools/tracegen could not generate it\n", scenario);
+    return;
+  }
+  fsdpa_ctx *c = new_ctx();
+  ck_assert_msg(fsdpa_feed_file(c, path) == FSDPA_OK, "%s: %s", scenario, fsdpa_errmsg(c));
+  char *t = truth_lines(path);
+  ck_assert_ptr_nonnull(t);
+  char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
+  fsdpa_sync_wait w[16];
+  w[0].size = sizeof w[0];
+  size_t nw = 16;
+  ck_assert_int_eq(fsdpa_query_sync_waits(c, NULL, w, &nw), FSDPA_OK);
+  fsdpa_memory_summary m;
+  m.size = sizeof m;
+  ck_assert_int_eq(fsdpa_query_memory(c, NULL, &m), FSDPA_OK);
+  size_t truth_apis = 0;
+  long long truth_free = -1;
+  char *save = NULL;
+  for (char *line = strtok_r(t, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    char a[128];
+    long long x, y, z;
+    if (sscanf(line, "sync %127s %lld %lld %lld", a, &x, &y, &z) == 4) {
+      truth_apis++;
+      size_t i = 0;
+      while (i < nw && strcmp(w[i].api, a)) i++;
+      ck_assert_msg(i < nw, "%s: %s missing", scenario, a);
+      ck_assert_msg(w[i].count == (uint64_t)x && w[i].total_ns == y && w[i].max_ns == z,
+                    "%s: %s lib %llu/%lld/%lld truth %lld/%lld/%lld", scenario, a, (unsigned long long)w[i].count,
+                    (long long)w[i].total_ns, (long long)w[i].max_ns, x, y, z);
+    } else if (sscanf(line, "alloc %127s %lld", a, &x) == 2) {
+      int64_t v = !strcmp(a, "malloc_calls") ? (int64_t)m.malloc_calls
+                  : !strcmp(a, "free_calls") ? (int64_t)m.free_calls
+                  : !strcmp(a, "steady_state_malloc_calls") ? (int64_t)m.steady_state_malloc_calls
+                  : !strcmp(a, "warmup_steps") ? m.warmup_steps
+                  : !strcmp(a, "peak_allocated_bytes") ? m.peak_allocated_bytes
+                                                       : m.peak_reserved_bytes;
+      if (x == -1) x = FSDPA_ABSENT;
+      ck_assert_msg(v == x, "%s: allocator %s lib %lld truth %lld", scenario, a, (long long)v, x);
+      if (!strcmp(a, "free_calls")) truth_free = x;
+    } else if (sscanf(line, "expected %127s", a) == 1 && mine(a)) {
+      ck_assert_msg(has_finding(rep, a), "%s: expected finding %s missing", scenario, a);
+    } else if (sscanf(line, "absent %127s", a) == 1 && mine(a)) {
+      ck_assert_msg(!has_finding(rep, a), "%s: finding %s should be absent", scenario, a);
+    }
+  }
+  /* the truth's sync table leaves out cudaFree; ours lists it as a blocking call */
+  size_t extra = 0;
+  for (size_t i = 0; i < nw; i++)
+    if (!strcmp(w[i].api, "cudaFree")) {
+      extra++;
+      ck_assert_int_eq((long long)w[i].count, truth_free);
+    }
+  ck_assert_uint_eq(nw, truth_apis + extra);
+  if (must) ck_assert_msg(has_finding(rep, must), "%s: %s missing", scenario, must);
+  if (must_not) ck_assert_msg(!has_finding(rep, must_not), "%s: %s present", scenario, must_not);
+  printf("# %s: %zu sync APIs, %llu malloc / %llu free, warm-up %lld, peaks %lld/%lld agree with the truth\n",
+         scenario, nw, (unsigned long long)m.malloc_calls, (unsigned long long)m.free_calls,
+         (long long)m.warmup_steps, (long long)m.peak_allocated_bytes, (long long)m.peak_reserved_bytes);
+  free(rep);
+  free(t);
+  fsdpa_ctx_free(c);
+  free(path);
+}
+
+START_TEST(t_gen_sync_stall) { check_scenario("sync_stall", "cpu-sync-stall", NULL); }
+END_TEST
+START_TEST(t_gen_fsdp2_healthy) { check_scenario("fsdp2_healthy", NULL, "cpu-sync-stall"); }
+END_TEST
+START_TEST(t_gen_allocator_thrash) { check_scenario("allocator_thrash", "allocator-thrash", NULL); }
+END_TEST
+START_TEST(t_gen_allocator_healthy) { check_scenario("allocator_healthy", NULL, "allocator-thrash"); }
+END_TEST
+START_TEST(t_gen_mixed) { check_scenario("mixed", "cpu-sync-stall", NULL); }
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("sync_alloc");
+  TCase *u = tcase_create("unit");
+  tcase_add_test(u, t_sync_inferred_idle);
+  tcase_add_test(u, t_sync_cuda_sync_events);
+  tcase_add_test(u, t_array_protocol);
+  tcase_add_test(u, t_memory_levels);
+  tcase_add_test(u, t_memory_null_rules);
+  tcase_add_test(u, t_warmup_and_thrash);
+  tcase_add_test(u, t_fault_injection);
+  suite_add_tcase(s, u);
+  TCase *r = tcase_create("real");
+  tcase_set_timeout(r, 1200);
+  tcase_add_test(r, t_corpus_vs_reference);
+  suite_add_tcase(s, r);
+  TCase *g = tcase_create("generator");
+  tcase_set_timeout(g, 1200);
+  tcase_add_test(g, t_gen_sync_stall);
+  tcase_add_test(g, t_gen_fsdp2_healthy);
+  tcase_add_test(g, t_gen_allocator_thrash);
+  tcase_add_test(g, t_gen_allocator_healthy);
+  tcase_add_test(g, t_gen_mixed);
+  suite_add_tcase(s, g);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
