@@ -44,9 +44,9 @@ def ns(v):
 
 def main(path):
     op = gzip.open if path.endswith(".gz") else open
-    with op(path, "rt") as fh:
+    with op(path, "rb") as fh:
         # floats stay text until needed: exact, and far faster than Decimal for every number
-        doc = json.load(fh, parse_float=str)
+        doc = json.loads(fh.read(), parse_float=str)
     evs = doc.get("traceEvents") if isinstance(doc, dict) else doc
     if not isinstance(evs, list):
         print("not-a-trace")

@@ -815,6 +815,7 @@ START_TEST(t_gzip_members_truncation_corruption) {
   r = run_input(whole, whole_n, &o);
   ck_assert_int_eq(r.st, FSDPA_EPARSE);
   ck_assert_msg(strstr(r.msg, "gzip") != NULL, "%s", r.msg);
+  res_free(&r);
   whole[whole_n - 6] ^= 0x55;
   whole[whole_n / 2] ^= 0xff;
   o.chunk = 7;

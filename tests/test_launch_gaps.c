@@ -576,13 +576,13 @@ static void t_free(void *ud, void *p, size_t n) { (void)ud; (void)n; free(p); }
 START_TEST(t_allocation_failures) {
   fsdpa_allocator al = {sizeof al, t_malloc, t_realloc, t_free, NULL};
   int completed = 0, failures = 0;
-  for (fail_at = 1; fail_at < 5000 && !completed; fail_at++) {
+  int at;
+  for (at = 1; at < 5000 && !completed; at++) {
     fsdpa_options o;
     fsdpa_options_init(&o);
     o.allocator = &al;
     fsdpa_ctx *c = NULL;
     nallocs = 0;
-    int saved = fail_at;
     fail_at = 0;  /* build without failures, then fail inside the queries */
     /* Check's assertions are slow (a write per call): plain checks here */
     int bad = fsdpa_ctx_new(&c, &o) != FSDPA_OK;
@@ -598,7 +598,7 @@ START_TEST(t_allocation_failures) {
       bad = add_ev(c, "user_annotation", name, 100, 1, i * 100000, 100000, A) != FSDPA_OK;
     }
     if (bad) ck_abort_msg("building the context failed");
-    fail_at = saved;
+    fail_at = at;
     nallocs = 0;
     fsdpa_launch_gaps g = {sizeof g};
     fsdpa_launch_latency l = {sizeof l};
@@ -634,7 +634,7 @@ START_TEST(t_allocation_failures) {
     fail_at = 0;
     fsdpa_ctx_free(c);
   }
-  ck_assert_msg(completed, "still failing at allocation %d", fail_at);
+  ck_assert_msg(completed, "still failing at allocation %d", at);
   ck_assert_int_gt(failures, 10);
 }
 END_TEST
@@ -759,12 +759,16 @@ START_TEST(t_hta_crosscheck) {
                       (long long)sv->stream, (long long)h.host_us, (long long)h.kernel_us,
                       (long long)h.other_us, ref[0], ref[1], ref[2]);
         /* 2. Our exact numbers.  Where the stream's ops and launch calls sit
-         * on whole µs, do not overlap and all have a launch call, HTA's
-         * rounding and shift rule change nothing: equal to the ns.
-         * Otherwise HTA rounds each op's start up and end down (up to 1 µs
-         * each), so every interval between consecutive ops may differ by up
-         * to 2 µs, and a rounded gap can change category; the bound is
-         * 2 µs per consecutive pair, on each category and on the total. */
+         * on whole µs, do not overlap, have no zero-duration op and all have
+         * a launch call, HTA's rounding and shift rule change nothing: equal
+         * to the ns.  Otherwise HTA rounds each op's start up and end down,
+         * after reading the µs decimals into doubles (0.25 µs resolution at
+         * today's epoch times): an interval between consecutive ops may move
+         * by up to 2.5 µs, and a rounded gap may change category; the bound
+         * is 2.5 µs per consecutive pair, on each category and the total.
+         * (HTA also drops ops without a launch call; none of these traces
+         * has one on a stream, which part 1 confirms: h.dropped == 0 was
+         * not needed to match.) */
         fsdpa_launch_gaps g = gaps_q(c, A, A, sv->device, sv->stream);
         int64_t ours[3] = {g.host_wait_ns, g.kernel_wait_ns, g.other_ns};
         if (stream_exact(c, sv, v)) {
@@ -774,7 +778,7 @@ START_TEST(t_hta_crosscheck) {
                           (long long)sv->stream, k, (long long)ours[k], ref[k]);
           exact_streams++;
         } else {
-          double bound = 2000.0 * (double)(sv->nops ? sv->nops - 1 : 0), tot = 0, rtot = 0;
+          double bound = 2500.0 * (double)(sv->nops ? sv->nops - 1 : 0), tot = 0, rtot = 0;
           for (int k = 0; k < 3; k++) {
             ck_assert_msg(fabs((double)ours[k] - ref[k] * 1000) <= bound,
                           "%s stream %lld cat %d: %lld ns vs HTA %.0f us (bound %.0f ns)", f,

@@ -846,6 +846,45 @@ END_TEST
 START_TEST(t_gen_mixed) { check_scenario("mixed", "cpu-sync-stall", NULL); }
 END_TEST
 
+/* Queries answer on the events so far, between feeds. */
+START_TEST(t_between_feeds) {
+  char *path = tu_tracegen("sync_stall", "--steps 4", "sa_feeds.json.gz");
+  if (!path) {
+    printf("# SKIP between feeds: tools/tracegen could not generate sync_stall\n");
+    return;
+  }
+  size_t len = 0;
+  char *buf = tu_read_file(path, &len);
+  ck_assert_ptr_nonnull(buf);
+  fsdpa_ctx *c = new_ctx();
+  uint64_t prev_calls = 0, prev_ev = 0;
+  size_t chunk = len / 5 + 1;
+  for (size_t off = 0; off < len; off += chunk) {
+    size_t n = len - off < chunk ? len - off : chunk;
+    ck_assert_int_eq(fsdpa_feed(c, buf + off, n), FSDPA_OK);
+    fsdpa_sync_wait w[8];
+    w[0].size = sizeof w[0];
+    size_t nw = 8;
+    ck_assert_int_eq(fsdpa_query_sync_waits(c, NULL, w, &nw), FSDPA_OK);
+    uint64_t calls = 0;
+    for (size_t i = 0; i < nw; i++) calls += w[i].count;
+    ck_assert_uint_ge(calls, prev_calls);
+    prev_calls = calls;
+    fsdpa_memory_summary m;
+    m.size = sizeof m;
+    ck_assert_int_eq(fsdpa_query_memory(c, NULL, &m), FSDPA_OK);
+    ck_assert_uint_ge(m.memory_events, prev_ev);
+    prev_ev = m.memory_events;
+  }
+  ck_assert_int_eq(fsdpa_finish(c), FSDPA_OK);
+  ck_assert_uint_gt(prev_calls, 0);
+  ck_assert_uint_gt(prev_ev, 0);
+  free(buf);
+  free(path);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("sync_alloc");
   TCase *u = tcase_create("unit");
@@ -868,6 +907,7 @@ static Suite *suite(void) {
   tcase_add_test(g, t_gen_allocator_thrash);
   tcase_add_test(g, t_gen_allocator_healthy);
   tcase_add_test(g, t_gen_mixed);
+  tcase_add_test(g, t_between_feeds);
   suite_add_tcase(s, g);
   return s;
 }

@@ -1080,20 +1080,23 @@ FSDPA_API fsdpa_status fsdpa_query_memory_steps(fsdpa_ctx *ctx, const fsdpa_quer
 /* ==== BEGIN crossrank (issue 11) ==== */
 /** @defgroup crossrank Cross-rank collectives and mergeable summaries
  *
- * **Matching.**  The collectives of a rank are its collective-library
+ * The same collectives matched across the ranks of one job, and per-rank
+ * summaries that let ranks be analysed apart and combined.
+ *
+ * <b>Matching.</b>  The collectives of a rank are its collective-library
  * kernels (NCCL/RCCL/MSCCL, as in the overlap analysis).  The same
  * collective on different ranks is identified by (process group name, `Seq`)
  * when the kernel, or the `record_param_comms` op around its launch, carries
  * `Seq`; otherwise by (process group name, collective type, ProfilerStep
  * number, ordinal of that type within the step), the ordinal counting the
  * rank's kernels of that group and type by start time.  The type comes from
- * `Collective name`, else the `nccl:<op>` annotation around the launch, else
+ * `Collective name`, else the `nccl:OP` annotation around the launch, else
  * the kernel name; send, recv and SendRecv count as one type.  A kernel's
  * step is the `ProfilerStep#N` whose CPU range holds its launch call.  Several
  * kernels of one rank with the same identity count as one collective
- * spanning them.  A *matched* collective is one found on at least 2 ranks.
+ * spanning them.  A "matched" collective is one found on at least 2 ranks.
  *
- * **Clocks.**  Ranks need not share a clock.  The reference rank is the one
+ * <b>Clocks.</b>  Ranks need not share a clock.  The reference rank is the one
  * taking part in the most matched collectives (first in input order on a
  * tie).  A rank's clock offset is the lower median, over the matched
  * collectives it shares with the reference rank, of (its kernel end − the
@@ -1101,23 +1104,25 @@ FSDPA_API fsdpa_status fsdpa_query_memory_steps(fsdpa_ctx *ctx, const fsdpa_quer
  * aligned the same way through ranks already aligned.  Aligned time = own
  * time − offset.  Ranks that cannot be aligned are left out.
  *
- * **Transfer and wait.**  For a matched collective: duration on a rank =
- * kernel end − start (clock-free); *transfer* = the minimum duration over
+ * <b>Transfer and wait.</b>  For a matched collective: duration on a rank =
+ * kernel end − start (clock-free); "transfer" = the minimum duration over
  * its ranks (what the fastest rank spent: the data movement); a rank's
- * *wait* = its duration − transfer.  *Arrival* = aligned kernel start; the
- * *last* rank is the one with the strictly latest arrival (none on a tie);
- * its *margin* = its arrival − the next-latest arrival; the time the others
- * *lost* to it = Σ over the other ranks of (its arrival − their arrival).
- * *Arrival skew* = latest − earliest arrival.  *End spread* = latest −
+ * "wait" = its duration − transfer.  "arrival" = aligned kernel start; the
+ * "last" rank is the one with the strictly latest arrival (none on a tie);
+ * its "margin" = its arrival − the next-latest arrival; the time the others
+ * "lost" to it = Σ over the other ranks of (its arrival − their arrival).
+ * "Arrival skew" = latest − earliest arrival.  "end spread" = latest −
  * earliest aligned end; a collective whose end spread exceeds its transfer
- * is *unsynchronized* (its ranks did not finish together, so it is likely
- * not one collective: a sign of a wrong match).
+ * is "unsynchronized" (its ranks did not finish together, so it is likely
+ * not one collective: a wrong ordinal match, or process groups the trace
+ * does not name); unsynchronized collectives are counted, and left out of
+ * every other figure.
  *
- * **Stragglers.**  The steps are the ProfilerStep numbers of the matched
+ * <b>Stragglers.</b>  The steps are the ProfilerStep numbers of the matched
  * collectives (a collective outside any step is a step of its own).  In each
- * step the *latest arriver* is the rank with the largest margin among the
+ * step the "latest arriver" is the rank with the largest margin among the
  * step's collectives, if that margin is at least `crossrank.min_delay_ns`;
- * that margin is the rank's *delay* in the step.  The straggler is the rank
+ * that margin is the rank's "delay" in the step.  The straggler is the rank
  * that is the latest arriver in the most steps (ties: more time lost by the
  * others, then input order); finding `straggler-rank` fires when that count
  * is at least `crossrank.straggler_min_steps` and more than
@@ -1125,7 +1130,7 @@ FSDPA_API fsdpa_status fsdpa_query_memory_steps(fsdpa_ctx *ctx, const fsdpa_quer
  * so two ranks taking turns are not a straggler).  Its cost is the time the
  * others lost to it divided by the number of other aligned ranks.
  *
- * **Summaries** (`fsdpa.summary/1`, docs/summary-format.md) hold, per rank,
+ * <b>Summaries</b> (`fsdpa.summary/1`, docs/summary-format.md) hold, per rank,
  * its input entry, its rank section and findings of the report, the
  * crossrank parameters and its collective table, so ranks can be analysed
  * where their traces live and combined centrally: merging is concatenation
@@ -1199,12 +1204,13 @@ FSDPA_API void fsdpa_summary_options_init(fsdpa_summary_options *opts);
 
 /**
  * Write the summary (`fsdpa.summary/1`, one rank) of a context: its entry
- * of the report's `inputs`, its `ranks[]` section and its findings exactly
- * as fsdpa_report() writes them, its collective table and its `crossrank.*`
+ * of the report's `inputs`, its `ranks` element and its findings exactly
+ * as fsdpa_report() writes them, its collective table and its crossrank
  * parameters.  A trace without `distributedInfo.rank` (and no
  * fsdpa_options.rank) is written as rank 0, as fsdpa_report() numbers a
  * lone trace.
- * @param path  input name for the `inputs` entry (NULL: "<input>")
+ * @param ctx   the context (its events so far)
+ * @param path  input name for the `inputs` entry (NULL: "\<input\>")
  * @param[out] out      NUL-terminated JSON, release with fsdpa_free()
  * @param[out] out_len  its length (may be NULL)
  * @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
@@ -1216,8 +1222,12 @@ FSDPA_API fsdpa_status fsdpa_summary_write(fsdpa_ctx *ctx, const char *path, cha
  * lists are concatenated in the order given, so merging is associative and
  * merge(merge(a,b),c) = merge(a,merge(b,c)) = merge(a,b,c) byte for byte.
  * Each input is validated.
- * @param sums  n summaries; lens: their lengths in bytes
+ * @param sums  n summaries
+ * @param lens  their lengths in bytes
+ * @param n     number of summaries (at least 1)
  * @param opts  allocator, cap and message buffer, or NULL
+ * @param[out] out      NUL-terminated merged summary, release with fsdpa_free()
+ * @param[out] out_len  its length (may be NULL)
  * @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_EPARSE (not a valid summary:
  *         see opts->errbuf), ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
  */
@@ -1229,7 +1239,12 @@ FSDPA_API fsdpa_status fsdpa_summary_merge(const char *const *sums, const size_t
  * ranks' traces in the summary's order (the cross-rank section and finding
  * are computed here, over all ranks).  Only ::FSDPA_FORMAT_JSON: text and
  * HTML need the events (::FSDPA_EINVAL).
+ * @param sum    the summary (fsdpa_summary_write() or fsdpa_summary_merge())
+ * @param len    its length in bytes
+ * @param opts   allocator, cap and message buffer, or NULL
  * @param ropts  report options or NULL (JSON)
+ * @param[out] out      NUL-terminated report, release with fsdpa_free()
+ * @param[out] out_len  its length (may be NULL)
  * @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_EPARSE, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
  */
 FSDPA_API fsdpa_status fsdpa_summary_report(const char *sum, size_t len,

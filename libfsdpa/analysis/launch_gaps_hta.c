@@ -1,6 +1,9 @@
 /* HTA's per-stream idle breakdown, reproduced only to cross-check our exact
- * numbers against HTA's published ones (tests); the report never uses it. */
+ * numbers against HTA's published ones (tests); the report never uses it.
+ * Rules in launch_gaps_impl.h (lg_hta_idle). */
 #include "analysis/launch_gaps_impl.h"
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,8 +13,17 @@ typedef struct hop {
   uint32_t linked;
 } hop;
 
-static int64_t ceil_us(int64_t ns) { return ns >= 0 ? (ns + 999) / 1000 : -((-ns) / 1000); }
-static int64_t floor_us(int64_t ns) { return ns >= 0 ? ns / 1000 : -((-ns + 999) / 1000); }
+/* HTA reads ts and dur through Python's json into float64 µs: at today's
+ * epoch times (1.7e15 µs) a double resolves only 0.25 µs, so the rounding is
+ * done on the double nearest to the decimal the trace holds (strtod is
+ * correctly rounded, as Python's float() is), never on our exact ns. */
+static double us_double(int64_t ns) {
+  char b[48];
+  uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+  snprintf(b, sizeof b, "%s%llu.%03llu", ns < 0 ? "-" : "", (unsigned long long)(a / 1000),
+           (unsigned long long)(a % 1000));
+  return strtod(b, NULL);
+}
 
 static int cmp_hop(const void *pa, const void *pb) {
   const hop *a = pa, *b = pb;
@@ -38,8 +50,9 @@ fsdpa_status lg_hta_idle(fsdpa_ctx *c, int64_t device, int64_t stream, int drop_
       out->dropped++;
       continue;
     }
-    hop x = {ceil_us(r->ts), floor_us(r->end), 0, sv->ops[j], ri != UINT32_MAX};
-    if (x.linked) x.rts = ceil_us(STORE_REC(&c->st.rt, ri)->ts);
+    double ts = us_double(r->ts), dur = us_double(r->end - r->ts);
+    hop x = {(int64_t)ceil(ts), (int64_t)floor(ts + dur), 0, sv->ops[j], ri != UINT32_MAX};
+    if (x.linked) x.rts = (int64_t)ceil(us_double(STORE_REC(&c->st.rt, ri)->ts));
     h[n++] = x;
   }
   qsort(h, n, sizeof *h, cmp_hop);

@@ -56,8 +56,8 @@ fsdpa_status lg_latency(fsdpa_ctx *c, const store_views *v, const qwin *w,
 fsdpa_status lg_queue(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_launch_queue *out);
 
 /* HTA v0.6.1 get_idle_time_breakdown() reproduced for one stream, only to
- * cross-check against HTA's published numbers: ts rounded up and ts+dur
- * down to whole µs, ops sorted by rounded start (ties: input order),
+ * cross-check against HTA's published numbers: ts and dur read as float64
+ * µs like Python's json, ts rounded up and ts+dur down to whole µs, ops sorted by rounded start (ties: input order),
  * interval = start(k) − end(k−1) of the previous op in that order (negative
  * when ops overlap), host wait if the launch call's rounded start >
  * end(k−1).  drop_unlinked: drop ops without a launch call first, as HTA's

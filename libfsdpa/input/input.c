@@ -1,6 +1,6 @@
 /* The input pipeline: bytes -> decoded events.
  *
- *   feed -> [gzip? streaming inflate] -> window (512 KiB) -> scanner -> batch
+ *   feed -> [gzip? streaming inflate] -> window (256 KiB) -> scanner -> batch
  *        -> json_shim (simdjson On-Demand) -> sink->event
  *
  * - Format: gzip when the stream starts with 1f 8b (inflate with automatic
@@ -35,7 +35,7 @@
 
 #define IN_HEAD 1                        /* byte before the window data: room for '[' */
 #define IN_PAD 128                       /* after the window: SJ_PADDING + ']' + SIMD over-read */
-#define IN_WINDOW_DEFAULT ((size_t)512 << 10)
+#define IN_WINDOW_DEFAULT ((size_t)256 << 10)
 #define IN_WINDOW_MIN ((size_t)64)
 #define IN_EVENT_MAX ((size_t)64 << 20)
 #define IN_MAX_DEPTH 1024                /* nesting outside the events */
@@ -395,7 +395,7 @@ static void enter_events(fsdpa_input *in, size_t after_bracket, int bare) {
   in->mode = MODE_EVENTS;
   in->bare = bare;
   in->top.found_events = 1;
-  ev_scan_init(&in->ev, after_bracket);
+  ev_scan_init(&in->ev, after_bracket, in->event_max);
 }
 
 /* A value starts with byte c at window offset i.  Consumes it (i + 1). */
@@ -723,9 +723,18 @@ static fsdpa_status run(fsdpa_input *in, int eof) {
       size_t p = in->pos;
       int r = ev_scan_run(&in->ev, in->simd, b, &p, in->wlen, eof);
       in->pos = p;
-      if (r == EVS_MORE) return FSDPA_OK;
+      /* an event is too big as soon as more than max_event of its bytes are
+       * scanned (or when it closes, in the scanner): either way every
+       * chunking reports the same error */
+      int too_big = r == EVS_MORE && in->ev.depth > 0 && p - in->ev.ev_begin > in->event_max;
+      if (r == EVS_MORE && !too_big) return FSDPA_OK;
       fsdpa_status st = flush(in); /* events before the error / the ']' first */
       if (st) return st;
+      if (too_big || (r == EVS_ERROR && in->ev.err_kind == EVE_LIMIT)) {
+        size_t at = too_big ? in->ev.ev_begin : in->ev.err_pos;
+        return set_error(in, FSDPA_ELIMIT, (int64_t)(in->wbase + at), "event larger than the limit of %zu bytes",
+                         in->event_max);
+      }
       if (r == EVS_ERROR) {
         int64_t off = (int64_t)(in->wbase + in->ev.err_pos);
         if (in->ev.err_kind == EVE_NOTOBJ)
@@ -759,12 +768,15 @@ static fsdpa_status make_room(fsdpa_input *in) {
     if (in->mode == MODE_EVENTS) ev_scan_rebase(&in->ev, keep);
   }
   if (in->wlen * 2 <= in->wcap) return FSDPA_OK;
-  /* more than half the window is one event in progress */
-  if (in_event && in->wlen > in->event_max)
-    return set_error(in, FSDPA_ELIMIT, (int64_t)in->wbase,
-                     "event larger than the limit of %zu bytes", in->event_max);
+  /* more than half the window is one event in progress: grow.  run()
+   * stops events past max_event, so max_event + the default window (>= 64,
+   * the unscanned tail) is always enough. */
   size_t maxcap = in->event_max + in->win_default;
-  if (in->wcap >= maxcap) return FSDPA_OK; /* room is left: wlen <= event_max < wcap */
+  if (in->wcap >= maxcap) {
+    if (in->wlen < in->wcap) return FSDPA_OK;
+    return set_error(in, FSDPA_ELIMIT, (int64_t)in->wbase, "event larger than the limit of %zu bytes",
+                     in->event_max); /* not reached */
+  }
   size_t ncap = in->wcap * 2 < maxcap ? in->wcap * 2 : maxcap;
   size_t nalloc = IN_HEAD + ncap + IN_PAD;
   char *nw = (char *)fa_realloc(in->a, in->w, in->walloc, nalloc);

@@ -40,7 +40,7 @@ uint64_t input_json_bytes(const fsdpa_input *in);  /* after inflate */
 /* Events handed to sink->event that returned FSDPA_OK. */
 uint64_t input_events(const fsdpa_input *in);
 /* Tuning, for tests and benchmarks; call before the first input_feed().
- * window: bytes of the decode window (0 = default 512 KiB, min 64);
+ * window: bytes of the decode window (0 = default 256 KiB, min 64);
  * max_event: largest single event (0 = default 64 MiB);
  * simd: 1 = AVX2 splitter if the CPU has it, 0 = scalar splitter, -1 = keep.
  * Returns FSDPA_ESTATE after the first feed. */

@@ -99,9 +99,22 @@ inline error_code value_error(ctx &c, const char *tok, const char *what) {
   return INCORRECT_TYPE;  // marker; the caller turns it into SJ_EVALUE via c.what
 }
 
+inline bool is_blank(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// Strings: the raw token of a string value is the whole "..." (plus
+// blanks up to the next structural character).  Without a backslash it
+// needs no unescaping: point into the input (simdjson's first pass has
+// checked UTF-8 and control characters for the whole batch).
 inline error_code get_str(ondemand::value &v, const char **s, size_t *n) {
   std::string_view tok = v.raw_json_token();
   if (tok.empty() || tok[0] != '"') return SUCCESS;  // wrong type: absent
+  size_t end = tok.size();
+  while (end > 1 && is_blank(tok[end - 1])) end--;
+  if (end >= 2 && tok[end - 1] == '"' && !std::memchr(tok.data() + 1, '\\', end - 2)) {
+    *s = tok.data() + 1;
+    *n = end - 2;
+    return SUCCESS;
+  }
   std::string_view sv;
   error_code e = v.get_string().get(sv);
   if (e) return e;
@@ -119,12 +132,54 @@ inline error_code get_ph(ondemand::value &v, char *ph) {
   return SUCCESS;
 }
 
+// Fast path for the usual number tokens: [-]digits[.digits] with at most
+// 15 integer and `scale` fraction digits, then blanks.  Returns false to
+// fall back to fa_num_parse() (exponents, long numbers, bad tokens).
+inline bool fast_num(std::string_view tok, int scale, int64_t *out) {
+  const char *p = tok.data(), *e = p + tok.size();
+  bool neg = *p == '-';
+  if (neg) p++;
+  const char *d = p;
+  uint64_t v = 0;
+  if (e - p >= 8) {  // 8 digits at once (SWAR, as in simdjson / fast_float): long timestamps
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    if ((((w & 0xF0F0F0F0F0F0F0F0ULL) | (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) ==
+         0x3333333333333333ULL)) {
+      w -= 0x3030303030303030ULL;
+      w = (w * 10) + (w >> 8);
+      w = (((w & 0x000000FF000000FFULL) * 0x000F424000000064ULL) +
+           (((w >> 16) & 0x000000FF000000FFULL) * 0x0000271000000001ULL)) >> 32;
+      v = w;
+      p += 8;
+    }
+  }
+  while (p < e && (unsigned char)(*p - '0') < 10) v = v * 10 + (uint64_t)(*p++ - '0');
+  size_t ni = (size_t)(p - d);
+  if (ni == 0 || ni > 15 || (ni > 1 && *d == '0')) return false;
+  int nf = 0;
+  if (p < e && *p == '.') {
+    p++;
+    while (p < e && (unsigned char)(*p - '0') < 10 && nf < 4) {
+      v = v * 10 + (uint64_t)(*p++ - '0');
+      nf++;
+    }
+    if (nf == 0 || nf > scale) return false;
+  }
+  if (p < e && !is_blank(*p)) return false;
+  static const uint64_t p10[4] = {1, 10, 100, 1000};
+  v *= p10[scale - nf];
+  *out = neg ? -(int64_t)v : (int64_t)v;
+  return true;
+}
+
 // Integer fields (ids, args).  Absent unless exactly representable.
 inline error_code get_int(ctx &c, ondemand::value &v, int64_t *out) {
   std::string_view tok = v.raw_json_token();
   if (tok.empty()) return SUCCESS;
   char f = tok[0];
   if (f == '-' || (f >= '0' && f <= '9')) {
+    if (fast_num(tok, 0, out)) return SUCCESS;
     tok = trim_token(tok);
     int64_t x;
     int r = fa_num_parse(tok.data(), tok.size(), 0, 1, &x);
@@ -150,6 +205,7 @@ inline error_code get_time(ctx &c, ondemand::value &v, int64_t *out, const char 
   int r;
   int64_t x = 0;
   if (f == '-' || (f >= '0' && f <= '9')) {
+    if (fast_num(tok, 3, out)) return SUCCESS;
     tok = trim_token(tok);
     r = fa_us_to_ns(tok.data(), tok.size(), &x);
     if (r == FA_NUM_SYNTAX) return value_error(c, tok.data(), "invalid number");

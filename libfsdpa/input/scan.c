@@ -18,8 +18,9 @@ int ev_scan_simd_available(void) {
 #endif
 }
 
-void ev_scan_init(ev_scan *s, size_t pos) {
+void ev_scan_init(ev_scan *s, size_t pos, size_t max_event) {
   memset(s, 0, sizeof *s);
+  s->max_event = max_event;
   s->gap_from = pos;
   s->gap_state = EVG_OPEN;
 }
@@ -81,6 +82,7 @@ static inline int on_close(ev_scan *s, const char *b, size_t p) {
     return scan_err(s, p, EVE_PARSE, "unexpected '}'");
   }
   if (--s->depth == 0) {
+    if (p + 1 - s->ev_begin > s->max_event) return scan_err(s, s->ev_begin, EVE_LIMIT, "event larger than the limit");
     if (s->bcount == 0) s->bfirst = s->ev_begin;
     s->blast = p + 1;
     s->bcount++;

@@ -18,13 +18,14 @@
 
 enum { EVS_MORE = 0, EVS_END = 1, EVS_ERROR = 2 };
 enum { EVG_OPEN = 0, EVG_AFTER_ELEM = 1, EVG_AFTER_COMMA = 2 };
-enum { EVE_PARSE = 0, EVE_NOTOBJ = 1 };
+enum { EVE_PARSE = 0, EVE_NOTOBJ = 1, EVE_LIMIT = 2 };
 
 typedef struct ev_scan {
   int64_t depth;      /* brace depth inside the current element; 0 = between elements */
   uint64_t in_str;    /* all-ones if the last scanned byte left us inside a string */
   uint64_t next_esc;  /* 1 if the next byte is escaped by a backslash */
   size_t ev_begin;    /* window offset of the element in progress (depth > 0) */
+  size_t max_event;   /* a complete element longer than this is an EVE_LIMIT error */
   size_t gap_from;    /* between elements: first byte not yet checked */
   int gap_state;      /* EVG_* */
   /* complete elements not yet handed on: [bfirst, blast) holds bcount of them */
@@ -40,7 +41,7 @@ typedef struct ev_scan {
 /* 1 if the AVX2/PCLMUL path can run on this CPU. */
 int ev_scan_simd_available(void);
 /* Start scanning the array whose '[' ends just before window offset `pos`. */
-void ev_scan_init(ev_scan *s, size_t pos);
+void ev_scan_init(ev_scan *s, size_t pos, size_t max_event);
 /* Scan b[*pos .. limit).  Unless `eof`, the SIMD path leaves a partial final
  * block (< 64 bytes) unscanned.  Returns EVS_MORE (need more bytes; *pos is
  * the first unscanned byte), EVS_END (array closed, *pos = end_pos) or

@@ -530,6 +530,7 @@ fsdpa_memory_step._fields_ = [
     ('free_calls', c_uint64),
     ('malloc_ns', c_int64),
     ('free_ns', c_int64),
+    ('gpu_idle_ns', c_int64),
     ('start_allocated_bytes', c_int64),
     ('end_allocated_bytes', c_int64),
     ('min_allocated_bytes', c_int64),
@@ -1079,6 +1080,7 @@ class MemoryStep(Record):
     free_calls: int  # free calls starting in the step
     malloc_ns: Optional[int]  # their CPU time
     free_ns: Optional[int]  # their CPU time
+    gpu_idle_ns: Optional[int]  # GPU idle of those malloc and free calls (as fsdpa_memory_summary)
     start_allocated_bytes: Optional[int]  # baseline: level at the step's start; ABSENT if unknown
     end_allocated_bytes: Optional[int]  # level at the step's end; ABSENT if unknown
     min_allocated_bytes: Optional[int]  # ABSENT if unknown
@@ -1088,7 +1090,7 @@ class MemoryStep(Record):
     # 1 if end − start <= peak / 100 (healthy sawtooth), 0 if not, -1 if unknown
     returns_to_baseline: int
     _c = fsdpa_memory_step
-    _kinds = {'index': 'opt', 'number': 'opt', 'warmup': 'int', 'malloc_calls': 'int', 'free_calls': 'int', 'malloc_ns': 'opt', 'free_ns': 'opt', 'start_allocated_bytes': 'opt', 'end_allocated_bytes': 'opt', 'min_allocated_bytes': 'opt', 'peak_allocated_bytes': 'opt', 'peak_reserved_bytes': 'opt', 'returns_to_baseline': 'int'}
+    _kinds = {'index': 'opt', 'number': 'opt', 'warmup': 'int', 'malloc_calls': 'int', 'free_calls': 'int', 'malloc_ns': 'opt', 'free_ns': 'opt', 'gpu_idle_ns': 'opt', 'start_allocated_bytes': 'opt', 'end_allocated_bytes': 'opt', 'min_allocated_bytes': 'opt', 'peak_allocated_bytes': 'opt', 'peak_reserved_bytes': 'opt', 'returns_to_baseline': 'int'}
 
 
 @dataclass(frozen=True)
