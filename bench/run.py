@@ -110,9 +110,11 @@ class Runner:
             if r["rc"] not in ok_rc:
                 raise RuntimeError("%s exited %d:\n%s" % (" ".join(cmd), r["rc"], r["stderr"]))
             runs.append(r)
-        b = min(runs, key=lambda r: r["seconds"])
-        b = dict(b)
+        b = dict(min(runs, key=lambda r: r["seconds"]))
         b["all_seconds"] = [round(r["seconds"], 4) for r in runs]
+        # CPU time: the best run's by CPU, so a loaded machine shows in wall time only
+        c = min(runs, key=lambda r: r["user_s"] + r["sys_s"])
+        b["user_s"], b["sys_s"] = c["user_s"], c["sys_s"]
         b["rss_bytes"] = max(r["rss_bytes"] for r in runs)
         return b
 
@@ -170,7 +172,9 @@ def hta_command(python, trace):
 
 def row(name, r, json_bytes, events):
     s = r["seconds"]
+    cpu = r["user_s"] + r["sys_s"]
     return {"tool": name, "seconds": round(s, 4), "all_seconds": r.get("all_seconds", [round(s, 4)]),
+            "cpu_s": round(cpu, 3), "mb_per_cpu_s": round(json_bytes / MB / cpu, 1) if cpu > 0 else None,
             "mb_per_s": round(json_bytes / MB / s, 1), "mevents_per_s": round(events / 1e6 / s, 3),
             "peak_rss_mb": round(r["rss_bytes"] / MB, 1),
             "rss_over_json": round(r["rss_bytes"] / json_bytes, 4),
@@ -229,23 +233,28 @@ def bench_trace(R, args, path):
     res["rows"] = list(rows.values())
 
     a, f = rows["analyze"], rows["floor"]
+    # time basis of the targets: "cpu" (user+sys: a single-threaded tool's time on
+    # one core, robust when other work shares the machine) or "wall"
+    tm = (lambda r: r["cpu_s"]) if args.basis == "cpu" else (lambda r: r["seconds"])
     ratios = {
-        "analyze_over_floor_time": round(a["seconds"] / f["seconds"], 3),
-        "analyze_gz_over_gzip_time": round(rows["analyze_gz"]["seconds"] / rows["gzip"]["seconds"], 3),
-        "floor_gz_over_gzip_time": round(rows["floor_gz"]["seconds"] / rows["gzip"]["seconds"], 3),
+        "basis": args.basis,
+        "analyze_over_floor_time": round(tm(a) / tm(f), 3),
+        "analyze_gz_over_gzip_time": round(tm(rows["analyze_gz"]) / tm(rows["gzip"]), 3),
+        "floor_gz_over_gzip_time": round(tm(rows["floor_gz"]) / tm(rows["gzip"]), 3),
         "analyze_rss_over_json": a["rss_over_json"],
         "analyze_gz_rss_over_json": rows["analyze_gz"]["rss_over_json"],
     }
     peer = rows.get("hta") or rows.get("python")
     if peer:
         ratios["peer"] = peer["tool"]
-        ratios["peer_over_analyze_time"] = round(peer["seconds"] / a["seconds"], 2)
+        ratios["peer_over_analyze_time"] = round(tm(peer) / tm(a), 2)
         ratios["peer_over_analyze_rss"] = round(peer["peak_rss_mb"] / a["peak_rss_mb"], 2)
     res["ratios"] = ratios
 
     t = []
-    t.append(("fsdpa analyze >= %g MB/s (uncompressed, all analyses)" % T_MBPS,
-              a["mb_per_s"] >= T_MBPS, "%.0f MB/s" % a["mb_per_s"]))
+    mbps = json_bytes / MB / tm(a)
+    t.append(("fsdpa analyze >= %g MB/s (uncompressed, all analyses, %s time)" % (T_MBPS, args.basis),
+              mbps >= T_MBPS, "%.0f MB/s" % mbps))
     t.append((".gz analyze <= %.1fx gzip -dc" % T_GZ_RATIO, ratios["analyze_gz_over_gzip_time"] <= T_GZ_RATIO,
               "%.2fx" % ratios["analyze_gz_over_gzip_time"]))
     t.append(("peak RSS <= %.2fx JSON size" % T_RSS_RATIO, a["rss_over_json"] <= T_RSS_RATIO,
@@ -282,10 +291,12 @@ def print_trace(res):
     print("== %s: %.1f MB JSON, %.1f MB .gz, %.3f M events (%.0f B/event), splitter %s, simdjson %s" % (
         os.path.basename(res["trace"]), res["json_bytes"] / MB, res["gz_bytes"] / MB, res["events"] / 1e6,
         res["bytes_per_event"] or 0, "avx2" if res.get("simd_splitter") else "scalar", res.get("json_impl")))
-    print("%-34s %9s %9s %9s %11s %9s" % ("tool", "seconds", "MB/s", "Mev/s", "peak RSS MB", "RSS/JSON"))
+    print("%-30s %8s %8s %8s %9s %7s %11s %8s" % ("tool", "wall s", "MB/s", "CPU s", "MB/CPU-s", "Mev/s",
+                                                  "peak RSS MB", "RSS/JSON"))
     for r in res["rows"]:
-        print("%-34s %9.3f %9.1f %9.2f %11.1f %9.3f" % (r["tool"], r["seconds"], r["mb_per_s"],
-                                                       r["mevents_per_s"], r["peak_rss_mb"], r["rss_over_json"]))
+        print("%-30s %8.3f %8.1f %8.3f %9.1f %7.2f %11.1f %8.3f" % (
+            r["tool"], r["seconds"], r["mb_per_s"], r["cpu_s"], r["mb_per_cpu_s"] or 0,
+            r["mevents_per_s"], r["peak_rss_mb"], r["rss_over_json"]))
     for s in res["skipped"]:
         print("  skipped: " + s)
     print("ratios: " + ", ".join("%s %s" % (k, v) for k, v in res["ratios"].items()))
@@ -317,6 +328,8 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="one 50 MB trace, one run per row")
     ap.add_argument("--json", metavar="OUT", help="also write the results as JSON")
     ap.add_argument("--strict", action="store_true", help="exit 1 if a target is missed")
+    ap.add_argument("--basis", choices=("cpu", "wall"), default="cpu",
+                    help="time the targets are judged on (default cpu: user+sys of the process)")
     args = ap.parse_args(argv)
     if args.quick:
         args.sizes, args.repeat = "50M", 1
@@ -329,7 +342,8 @@ def main(argv=None):
     R = Runner(None if args.no_pin else "0")
 
     results = {"machine": {"cpu": cpu_name(), "cores": os.cpu_count(), "kernel": platform.release(),
-                           "pinned_cpu": R.pin},
+                           "pinned_cpu": R.pin, "loadavg_start": os.getloadavg()},
+               "basis": args.basis,
                "repeat": args.repeat, "traces": [], "jobs": None}
     for size in sizes:
         path = ensure_trace(args.data_dir, size, args.regen)[0]
@@ -351,6 +365,9 @@ def main(argv=None):
                 print("  -j %d: %.3f s, %.1f MB/s, peak RSS %.1f MB, CPU %.2f s" % (
                     r["jobs"], r["seconds"], r["mb_per_s"], r["peak_rss_mb"], r["cpu_s"]))
             print("  speedup -j2 over -j1: %.2fx" % jr["speedup"])
+    results["machine"]["loadavg_end"] = os.getloadavg()
+    print("\nload average %.1f at start, %.1f at end on %d CPUs (wall times suffer above ~1); targets judged on %s time" % (
+        results["machine"]["loadavg_start"][0], results["machine"]["loadavg_end"][0], os.cpu_count() or 0, args.basis))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

@@ -155,7 +155,7 @@ static void ev(fsdpa_ctx *c, const char *cat, const char *name, int64_t tid, int
   e.cat_len = strlen(cat);
   e.name = name;
   e.name_len = strlen(name);
-  e.pid = strcmp(cat, "kernel") ? 1 : 0;
+  e.pid = strcmp(cat, "kernel") && strcmp(cat, "gpu_user_annotation") ? 1 : 0;
   e.tid = tid;
   e.ts_ns = ts;
   e.dur_ns = dur;
@@ -489,6 +489,45 @@ START_TEST(t_no_fsdp) {
 }
 END_TEST
 
+/* Collectives with no linked launch (no runtime call, no External id, as in
+ * GPU-only traces) are attributed through the FSDP gpu_user_annotations on
+ * their stream.  Kineto's projections of nested annotations are often the
+ * same range: the one that names the gathered unit must win. */
+START_TEST(t_gpu_annotation_fallback) {
+  fsdpa_ctx *c = NULL;
+  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  ev(c, "user_annotation", "FSDP::root_pre_forward", MAIN, 0, 10, FSDPA_ABSENT);
+  /* inner first: the input order must not decide the nesting */
+  ev(c, "gpu_user_annotation", "FSDP::all_gather (layers.0)", S_AG, 999, 1002, FSDPA_ABSENT);
+  ev(c, "gpu_user_annotation", "FSDP::backward_prefetch for layers.0", S_AG, 999, 1002, FSDPA_ABSENT);
+  ev(c, "gpu_user_annotation", "FSDP::pre_backward (layers.1)", S_AG, 999, 1002, FSDPA_ABSENT);
+  ev(c, "kernel", AG_K, S_AG, 1000, 1000, FSDPA_ABSENT);
+  ev(c, "gpu_user_annotation", "FSDP::all_gather (layers.1)", S_AG, 2999, 1002, FSDPA_ABSENT);
+  ev(c, "gpu_user_annotation", "FSDP::pre_forward (layers.1)", S_AG, 2999, 1002, FSDPA_ABSENT);
+  ev(c, "kernel", AG_K, S_AG, 3000, 700, FSDPA_ABSENT);
+  ev(c, "kernel", AG_K, S_AG, 5000, 300, FSDPA_ABSENT);  /* under no annotation: no unit */
+  ck_assert_uint_eq(fsdpa_fsdp_unit_count(c), 2);
+  int seen = 0;
+  for (size_t i = 0; i < 2; i++) {
+    fsdpa_fsdp_unit fu = {sizeof fu};
+    ck_assert_int_eq(fsdpa_get_fsdp_unit(c, i, &fu), FSDPA_OK);
+    if (!strcmp(fu.name, "layers.0")) {
+      ck_assert_int_eq(fu.phase, FSDPA_PHASE_BACKWARD);
+      ck_assert_int_eq(fu.allgather_ns, 1000);
+      seen |= 1;
+    } else {
+      ck_assert_str_eq(fu.name, "layers.1");
+      ck_assert_int_eq(fu.phase, FSDPA_PHASE_FORWARD);
+      ck_assert_int_eq(fu.comm_ns, 700);
+      ck_assert_int_eq(fu.compute_ns, 0);
+      seen |= 2;
+    }
+  }
+  ck_assert_int_eq(seen, 3);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
 /* ---- generator scenarios ---- */
 
 static const char TRUTH_PY[] =
@@ -751,6 +790,7 @@ int main(void) {
   tcase_add_test(tc, t_fsdp2_serialized);
   tcase_add_test(tc, t_fsdp1_units);
   tcase_add_test(tc, t_no_fsdp);
+  tcase_add_test(tc, t_gpu_annotation_fallback);
   tcase_add_test(tc, t_generator_backward);
   tcase_add_test(tc, t_forward_prefetch_pattern);
   tcase_add_test(tc, t_alloc_failure_everywhere);

@@ -335,6 +335,11 @@ START_TEST(t_annotation_types_and_unsynchronized) {
   ck_assert_ptr_nonnull(strstr(xr, "\"unsynchronized\": 2"));
   free(xr);
   fsdpa_free(rep);
+  /* a tolerance above the 5 ms spread takes the wrong pairs at face value */
+  ck_assert_int_eq(fsdpa_set_param(c[0], "crossrank.end_tolerance_ns", "5000000"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_query_crossrank(c, 2, &x), FSDPA_OK);
+  ck_assert_uint_eq(x.collectives, 3);
+  ck_assert_uint_eq(x.unsynchronized, 0);
   free_all(c, 2);
 
   build_c(c, 1);

@@ -527,12 +527,16 @@ START_TEST(t_bad_times_are_errors) {
       "{\"traceEvents\":[{\"ts\":1},{\"ph\":\"X\",\"ts\":01}]}",
       "{\"traceEvents\":[{\"ts\":1},{\"ph\":\"X\",\"pid\":1.2.3}]}",
       "{\"traceEvents\":[{\"ts\":1},{\"ph\":\"X\",\"args\":{\"stream\":-}}]}",
+      /* a wrong type is absent, but it must be a JSON value */
+      "{\"traceEvents\":[{\"ts\":1},{\"ph\":\"X\",\"pid\":.5}]}",
+      "{\"traceEvents\":[{\"ts\":1},{\"ph\":\"X\",\"name\":nul}]}",
+      "{\"traceEvents\":[{\"ts\":1},{\"ph\":\"X\",\"args\":{\"dtype\":True}}]}",
   };
   static const char *key[] = {"\"ts\":", "\"dur\":", "\"ts\":", "\"ts\":", "\"ts\":", "\"ts\":", "\"pid\":",
-                              "\"stream\":"};
+                              "\"stream\":", "\"pid\":", "\"name\":", "\"dtype\":"};
   static const char *what[] = {"\"ts\" is not a number", "\"dur\" is not a number", "\"ts\" is not a number",
                                "\"ts\" out of range", "invalid number", "invalid number", "invalid number",
-                               "invalid number"};
+                               "invalid number", "invalid JSON value", "invalid JSON value", "invalid JSON value"};
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     const char *js = cases[k];
     const char *bad = strstr(strstr(js, "}") + 1, key[k]) + strlen(key[k]);

@@ -422,6 +422,157 @@ START_TEST(t_between_feeds_and_bad_args) {
 }
 END_TEST
 
+/* ---- randomized cross-check against a naive reference ---- */
+
+typedef struct rop { int64_t dev, stream, ts, dur, rts, rdur; int linked; } rop;
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t xr(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return rng; }
+static int64_t rnd(int64_t n) { return (int64_t)(xr() % (uint64_t)n); }
+
+/* The definitions, written the slow and obvious way: for every instant
+ * boundary decide busy/idle by looking at all ops. */
+typedef struct naive { int64_t idle, cat[3], unl, small, gpu_idle, gpu_cat[3], busy; uint64_t gaps; } naive;
+
+static int is_sel(const rop *o, int64_t dev, int64_t st) {
+  return (dev == A || o->dev == dev) && (st == A || o->stream == st);
+}
+
+/* busy union of the ops matching (dev, st): sorted disjoint intervals */
+static size_t naive_union(const rop *ops, size_t n, int64_t dev, int64_t st, iv *out) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (is_sel(&ops[i], dev, st) && ops[i].dur > 0) out[m++] = (iv){ops[i].ts, ops[i].ts + ops[i].dur};
+  for (size_t i = 1; i < m; i++)  /* insertion sort */
+    for (size_t j = i; j > 0 && (out[j - 1].s > out[j].s); j--) { iv t = out[j]; out[j] = out[j - 1]; out[j - 1] = t; }
+  size_t k = 0;
+  for (size_t i = 0; i < m; i++) {
+    if (k && out[i].s <= out[k - 1].e) { if (out[i].e > out[k - 1].e) out[k - 1].e = out[i].e; }
+    else out[k++] = out[i];
+  }
+  return k;
+}
+
+static void naive_gaps(const rop *ops, size_t n, int64_t dev, int64_t st, int64_t t0, int64_t t1,
+                       int gpu, naive *r) {
+  static iv u[4096];
+  size_t m = naive_union(ops, n, dev, st, u);
+  for (size_t i = 0; i + 1 < m; i++) {
+    int64_t g0 = u[i].e, g1 = u[i + 1].s;
+    int64_t a = g0 > t0 ? g0 : t0, b = g1 < t1 ? g1 : t1;
+    if (b <= a) continue;
+    int nclose = 0, linked = 0, after = 0, returned = 0;
+    for (size_t j = 0; j < n; j++) {
+      const rop *o = &ops[j];
+      if (!is_sel(o, dev, st) || o->ts != g1 || o->dur <= 0) continue;
+      nclose++;
+      if (!o->linked) continue;
+      linked++;
+      after += o->rts > g0;
+      returned += o->rts + o->rdur > g0;
+    }
+    int cat = (linked == nclose && after == nclose) ? 0 : (g1 - g0 < 30000 ? 1 : 2);
+    int small = linked == nclose && returned == nclose && g1 - g0 <= 20000;
+    if (gpu) {
+      r->gpu_idle += b - a;
+      r->gpu_cat[cat] += b - a;
+    } else {
+      r->gaps++;
+      r->idle += b - a;
+      r->cat[cat] += b - a;
+      if (!linked) r->unl += b - a;
+      if (small) r->small += b - a;
+    }
+  }
+  if (gpu)
+    for (size_t i = 0; i < m; i++) {
+      int64_t a = u[i].s > t0 ? u[i].s : t0, b = u[i].e < t1 ? u[i].e : t1;
+      if (b > a) r->busy += b - a;
+    }
+}
+
+START_TEST(t_random_against_naive) {
+  for (int round = 0; round < 40; round++) {
+    static rop ops[600];
+    size_t n = 50 + (size_t)rnd(500);
+    int64_t t = 0;
+    for (size_t i = 0; i < n; i++) {
+      rop *o = &ops[i];
+      o->dev = rnd(2);
+      o->stream = 7 + rnd(3);
+      t += rnd(40000);
+      /* whole µs sometimes, so ties and touching ops happen */
+      o->ts = rnd(4) ? t : t - t % 1000;
+      o->dur = rnd(10) == 0 ? 0 : 1000 * rnd(60);
+      o->linked = rnd(8) != 0;
+      o->rts = o->ts - 50000 + rnd(60000);
+      o->rdur = rnd(8000);
+    }
+    /* feed in a shuffled order: results must not depend on it */
+    static size_t perm[600];
+    for (size_t i = 0; i < n; i++) perm[i] = i;
+    for (size_t i = n - 1; i > 0; i--) { size_t j = (size_t)rnd((int64_t)i + 1); size_t x = perm[i]; perm[i] = perm[j]; perm[j] = x; }
+    fsdpa_ctx *c = new_ctx();
+    for (size_t i = 0; i < n; i++) {
+      const rop *o = &ops[perm[i]];
+      ck_assert_int_eq(op(c, rnd(5) ? "kernel" : "gpu_memcpy", o->dev, o->stream, o->ts, o->dur,
+                          o->linked ? o->rts : A, o->rdur), 0);
+    }
+    for (int qn = 0; qn < 12; qn++) {
+      int64_t t0 = qn < 2 ? A : rnd(t), t1 = qn < 2 ? A : t0 + rnd(t / 2 + 1);
+      int64_t dev = qn % 3 == 0 ? A : rnd(2), st = qn % 2 ? A : 7 + rnd(3);
+      fsdpa_launch_gaps g = gaps_q(c, t0, t1, dev, st);
+      int64_t w0 = t0 == A ? INT64_MIN : t0, w1 = t1 == A ? INT64_MAX : t1;
+      naive r;
+      memset(&r, 0, sizeof r);
+      for (int64_t d = 0; d < 2; d++)
+        for (int64_t s = 7; s < 10; s++)
+          if ((dev == A || d == dev) && (st == A || s == st)) naive_gaps(ops, n, d, s, w0, w1, 0, &r);
+      naive_gaps(ops, n, dev, st, w0, w1, 1, &r);
+      ck_assert_uint_eq(g.gaps, r.gaps);
+      ck_assert_int_eq(g.idle_ns, r.idle);
+      ck_assert_int_eq(g.host_wait_ns, r.cat[0]);
+      ck_assert_int_eq(g.kernel_wait_ns, r.cat[1]);
+      ck_assert_int_eq(g.other_ns, r.cat[2]);
+      ck_assert_int_eq(g.unlinked_ns, r.unl);
+      ck_assert_int_eq(g.small_launch_ns, r.small);
+      ck_assert_int_eq(g.gpu_idle_ns, r.gpu_idle);
+      ck_assert_int_eq(g.gpu_host_wait_ns, r.gpu_cat[0]);
+      ck_assert_int_eq(g.gpu_kernel_wait_ns, r.gpu_cat[1]);
+      ck_assert_int_eq(g.gpu_other_ns, r.gpu_cat[2]);
+      ck_assert_int_eq(g.busy_ns, r.busy);
+    }
+    fsdpa_ctx_free(c);
+  }
+}
+END_TEST
+
+/* Nearest-rank percentiles by selection equal those of a sorted copy. */
+static int cmp64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+START_TEST(t_percentiles_by_selection) {
+  static int64_t a[5000], b[5000];
+  for (int kind = 0; kind < 5; kind++) {
+    for (size_t n = 1; n < 5000; n = n * 3 + 1) {
+      for (size_t i = 0; i < n; i++)
+        a[i] = kind == 0 ? rnd(1000000) : kind == 1 ? 7 : kind == 2 ? (int64_t)i
+               : kind == 3 ? (int64_t)(n - i) : rnd(3);
+      memcpy(b, a, n * sizeof *a);
+      qsort(b, n, sizeof *b, cmp64);
+      for (int p = 1; p <= 100; p += 7) {
+        size_t rank = ((size_t)p * n + 99) / 100;
+        ck_assert_int_eq(lg_pct(a, n, p), b[rank - 1]);
+      }
+      ck_assert_int_eq(lg_max_i64(a, n), b[n - 1]);
+      ck_assert_int_eq(lg_min_i64(a, n), b[0]);
+    }
+  }
+}
+END_TEST
+
 /* ---- findings on hand-built steps ---- */
 
 /* n steps of `per` kernels; launch-bound: each launch call starts after the
@@ -925,6 +1076,8 @@ int main(void) {
   tcase_add_test(tc, t_unlinked_ops);
   tcase_add_test(tc, t_streams_devices_union);
   tcase_add_test(tc, t_queue_depth);
+  tcase_add_test(tc, t_random_against_naive);
+  tcase_add_test(tc, t_percentiles_by_selection);
   tcase_add_test(tc, t_between_feeds_and_bad_args);
   tcase_add_test(tc, t_findings_launch_bound_and_healthy);
   tcase_add_test(tc, t_findings_one_starving_step);

@@ -23,5 +23,6 @@ func cStructs() map[string]reflect.Type {
 		"fsdpa_query":          reflect.TypeOf(C.fsdpa_query{}),
 		"fsdpa_timeline":       reflect.TypeOf(C.fsdpa_timeline{}),
 		"fsdpa_report_options": reflect.TypeOf(C.fsdpa_report_options{}),
+		"fsdpa_overlap":        reflect.TypeOf(C.fsdpa_overlap{}),
 	}
 }

@@ -340,6 +340,14 @@ type Query struct {
 	Stream     *int64 // only this stream
 }
 
+func cQuery(q Query) C.fsdpa_query {
+	var cq C.fsdpa_query
+	C.fsdpa_query_init(&cq)
+	cq.t0_ns, cq.t1_ns, cq.step = cInt(q.T0Ns), cInt(q.T1Ns), cInt(q.Step)
+	cq.device, cq.stream = cInt(q.Device), cInt(q.Stream)
+	return cq
+}
+
 // Timeline is the GPU timeline summary over a window.
 type Timeline struct {
 	SpanNs     *int64   // last end - first start of selected activity, clipped; nil if none
@@ -355,10 +363,7 @@ func (a *Analyzer) Timeline(q Query) (Timeline, error) {
 	if err != nil {
 		return Timeline{}, err
 	}
-	var cq C.fsdpa_query
-	C.fsdpa_query_init(&cq)
-	cq.t0_ns, cq.t1_ns, cq.step = cInt(q.T0Ns), cInt(q.T1Ns), cInt(q.Step)
-	cq.device, cq.stream = cInt(q.Device), cInt(q.Stream)
+	cq := cQuery(q)
 	var t C.fsdpa_timeline
 	t.size = C.size_t(unsafe.Sizeof(t))
 	if err := ctxError(C.fsdpa_query_timeline(p, &cq, &t), p, false); err != nil {
@@ -369,6 +374,50 @@ func (a *Analyzer) Timeline(q Query) (Timeline, error) {
 		out.Density = &d
 	}
 	return out, nil
+}
+
+// Overlap is communication / compute overlap over a window (fsdpa_overlap):
+// C = union of the selected communication (collective) kernels, P = union of
+// the selected compute kernels, both clipped to the window.
+type Overlap struct {
+	CommNs         *int64   // |C|; nil when no communication kernel is selected
+	ComputeNs      *int64   // |P|
+	OverlapNs      *int64   // |C ∩ P|; nil without communication
+	ExposedCommNs  *int64   // |C| - |C ∩ P|; nil without communication
+	OverlapPct     *float64 // 100·OverlapNs / CommNs; nil when CommNs is nil or 0
+	CommKernels    uint64   // communication kernels overlapping the window
+	ComputeKernels uint64   // compute kernels overlapping the window
+}
+
+// Overlap returns the communication / compute overlap over a window.
+func (a *Analyzer) Overlap(q Query) (Overlap, error) {
+	p, err := a.ctx()
+	if err != nil {
+		return Overlap{}, err
+	}
+	cq := cQuery(q)
+	var o C.fsdpa_overlap
+	o.size = C.size_t(unsafe.Sizeof(o))
+	if err := ctxError(C.fsdpa_query_overlap(p, &cq, &o), p, false); err != nil {
+		return Overlap{}, err
+	}
+	out := Overlap{CommNs: optInt(o.comm_ns), ComputeNs: optInt(o.compute_ns),
+		OverlapNs: optInt(o.overlap_ns), ExposedCommNs: optInt(o.exposed_comm_ns),
+		CommKernels: uint64(o.comm_kernels), ComputeKernels: uint64(o.compute_kernels)}
+	if pct := float64(o.overlap_pct); pct >= 0 {
+		out.OverlapPct = &pct
+	}
+	return out, nil
+}
+
+// FSDPVersion is the FSDP version seen in the annotations: 2 (FSDP2 /
+// fully_shard), 1 (FullyShardedDataParallel) or 0 (none).
+func (a *Analyzer) FSDPVersion() (int, error) {
+	p, err := a.ctx()
+	if err != nil {
+		return 0, err
+	}
+	return int(C.fsdpa_fsdp_version(p)), nil
 }
 
 // Format of a report.

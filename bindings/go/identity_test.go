@@ -1,9 +1,11 @@
 package fsdpa
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"testing"
 )
 
@@ -51,6 +53,23 @@ func TestSampleSameAsCLI(t *testing.T) {
 		t.Error("same path string: the bytes should be identical, path included")
 	}
 	assertSame(t, fedInChunks(t, p, 4096), cli)
+	// the overlap query and the report's overlap section agree
+	var ov struct {
+		CommNs        *int64 `json:"comm_ns"`
+		ComputeNs     *int64 `json:"compute_ns"`
+		ExposedCommNs *int64 `json:"exposed_comm_ns"`
+	}
+	if err := json.Unmarshal(r.Ranks[0].Overlap, &ov); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := New()
+	defer a.Close()
+	a.FeedFile(p)
+	o, err := a.Overlap(Query{})
+	if err != nil || !reflect.DeepEqual([]*int64{o.CommNs, o.ComputeNs, o.ExposedCommNs},
+		[]*int64{ov.CommNs, ov.ComputeNs, ov.ExposedCommNs}) {
+		t.Fatalf("overlap query %+v vs report %+v (%v)", o, ov, err)
+	}
 	assertSame(t, fedInChunks(t, p, 65521), cli)
 	f, _ := os.Open(p)
 	defer f.Close()

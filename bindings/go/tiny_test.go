@@ -338,3 +338,22 @@ func TestCountingAllocatorAndFinalizer(t *testing.T) {
 		t.Fatalf("finalizer did not free: %d bytes", ca.liveBytes())
 	}
 }
+
+func TestOverlapExact(t *testing.T) {
+	// comm C = [100,300) us; compute P = [20,120) u [150,200) u [1200,1500) us
+	a, _ := New()
+	defer a.Close()
+	a.FeedFile(tinyPath())
+	o, err := a.Overlap(Query{})
+	if err != nil || *o.CommNs != 200_000 || *o.ComputeNs != 450_000 || *o.OverlapNs != 70_000 ||
+		*o.ExposedCommNs != 130_000 || math.Abs(*o.OverlapPct-35) > 1e-9 || o.CommKernels != 1 || o.ComputeKernels != 3 {
+		t.Fatalf("%+v %v", o, err)
+	}
+	o1, err := a.Overlap(Query{Step: i64(1)})
+	if err != nil || o1.CommNs != nil || o1.OverlapPct != nil || *o1.ComputeNs != 300_000 {
+		t.Fatalf("step 1: %+v %v", o1, err)
+	}
+	if v, _ := a.FSDPVersion(); v != 0 {
+		t.Fatal(v)
+	}
+}

@@ -587,9 +587,10 @@ typedef enum fsdpa_fsdp_phase {
  *   `FSDP::all_gather (u)` inside `FSDP::backward_prefetch for u` inside
  *   `FSDP::pre_backward (v)` belongs to u).  Phase: from the enclosing hook
  *   (pre_forward / forward_prefetch: forward; pre_backward /
- *   backward_prefetch / post_backward hooks: backward), else backward when
- *   launched from the autograd thread or after the step's first backward
- *   op.  Forward: the unit's AllGather; backward: its AllGather (also when
+ *   backward_prefetch / post_backward hooks: backward; a forward hook on
+ *   the autograd thread is activation-checkpoint recompute: backward), else
+ *   backward when launched from the autograd thread or after the step's
+ *   first backward op.  Forward: the unit's AllGather; backward: its AllGather (also when
  *   prefetched by another unit's hook) and ReduceScatter (and HSDP
  *   AllReduce).
  * - **Its compute**: the compute kernels launched inside the unit's window
@@ -1111,9 +1112,10 @@ FSDPA_API fsdpa_status fsdpa_query_memory_steps(fsdpa_ctx *ctx, const fsdpa_quer
  * "last" rank is the one with the strictly latest arrival (none on a tie);
  * its "margin" = its arrival − the next-latest arrival; the time the others
  * "lost" to it = Σ over the other ranks of (its arrival − their arrival).
- * "Arrival skew" = latest − earliest arrival.  "end spread" = latest −
- * earliest aligned end; a collective whose end spread exceeds its transfer
- * is "unsynchronized" (its ranks did not finish together, so it is likely
+ * "Arrival skew" = latest − earliest arrival.  "End spread" = latest −
+ * earliest aligned end; a collective whose end spread exceeds both its
+ * transfer and `crossrank.end_tolerance_ns` (100 µs, for clock drift) is
+ * "unsynchronized" (its ranks did not finish together, so it is likely
  * not one collective: a wrong ordinal match, or process groups the trace
  * does not name); unsynchronized collectives are counted, and left out of
  * every other figure.
@@ -1145,7 +1147,7 @@ typedef struct fsdpa_crossrank {
   uint64_t collectives;          /**< matched collectives (0 with fewer than 2 ranks) */
   uint64_t unmatched;            /**< collective kernels (per rank) whose identity no other rank has */
   uint64_t unaligned;            /**< matched per-rank kernels left out because their rank could not be aligned */
-  uint64_t unsynchronized;       /**< matched collectives whose end spread exceeds their transfer */
+  uint64_t unsynchronized;       /**< matched collectives whose end spread exceeds their transfer and crossrank.end_tolerance_ns (left out of the other figures) */
   int64_t reference_rank;        /**< rank whose clock the others are aligned to; ABSENT if nothing matched */
   int64_t transfer_ns;           /**< Σ over matched collectives of transfer (once per collective); ABSENT if none */
   int64_t wait_ns;               /**< Σ over matched collectives and their ranks of wait; ABSENT if none */
@@ -1253,6 +1255,84 @@ FSDPA_API fsdpa_status fsdpa_summary_report(const char *sum, size_t len,
                                             size_t *out_len);
 /** @} */
 /* ==== END crossrank ==== */
+
+/* ==== BEGIN annotate ==== */
+/** @defgroup annotate Findings written into a copy of the trace
+ *
+ * fsdpa_annotate_file() writes a copy of a trace with the findings added as
+ * trace events, so Perfetto and chrome://tracing show them next to the
+ * evidence.  The findings are those of fsdpa_report() over the same
+ * contexts (same order, worst first) whose `rank` is the annotated
+ * context's rank (`distributedInfo.rank`, else its index).  Added events:
+ *
+ * - a process named `fsdpa findings` (`M` events `process_name`, and
+ *   `process_sort_index` -1 so viewers put it first); its pid is one more
+ *   than the largest numeric pid among the trace's retained events;
+ * - per finding, in report order k = 1, 2, ..., a thread named
+ *   `<k>. <id> (<severity>)` (tid = the next free number from 1);
+ *   ranges of one finding that overlap in time go to extra threads
+ *   `... #2`, because a viewer cannot draw overlapping slices of a thread;
+ * - per time range of the finding (`evidence.ranges` of the JSON report),
+ *   one complete event: `ph` "X", `cat` "fsdpa", `name` = the finding's
+ *   title, `ts` / `dur` = the range, `args` = {id, severity, rank, step,
+ *   cost_ns, detail, advice, range ("1 of 3", worst first), evidence};
+ * - a finding without ranges: one global instant event (`ph` "i", `s` "g")
+ *   at the start of the trace (earliest of its first GPU op and first
+ *   step); a trace without findings gets one such event named
+ *   `fsdpa: no findings`.
+ *
+ * Times are written in the trace's own convention: µs relative to
+ * `baseTimeNanoseconds` when the trace has it (else on the trace's clock),
+ * with three decimals, so they are exact ns.
+ *
+ * Every byte of the input is kept: the new events are inserted right after
+ * the `[` that opens the top-level `traceEvents` array (or the top-level
+ * array of a bare event list), followed by a `,` unless the array is
+ * empty.  The result is valid JSON that fsdpa reads back to the same
+ * analysis (the added events are metadata and `fsdpa` events, which no
+ * analysis reads).
+ *  @{ */
+
+/** Options of fsdpa_annotate_file().  Initialise with fsdpa_annotate_options_init(). */
+typedef struct fsdpa_annotate_options {
+  size_t size;   /**< sizeof(fsdpa_annotate_options) */
+  int gzip;      /**< 1: gzip the output, 0: plain JSON, -1 (default): gzip when the output name ends in ".gz" */
+  int level;     /**< gzip level 1..9; 0 (default) = 6 */
+} fsdpa_annotate_options;
+
+/** Defaults: gzip by output name, level 6. */
+FSDPA_API void fsdpa_annotate_options_init(fsdpa_annotate_options *opts);
+
+/**
+ * The events fsdpa_annotate_file() adds to trace i, as a JSON array text.
+ * @param ctxs  n contexts (the ranks of one job, as for fsdpa_report())
+ * @param n     number of contexts
+ * @param i     the context whose events are wanted (0 ≤ i < n)
+ * @param[out] out      NUL-terminated JSON array, release with fsdpa_free()
+ * @param[out] out_len  its length (may be NULL)
+ * @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.  Errors
+ *         go to fsdpa_errmsg(ctxs[i]).
+ */
+FSDPA_API fsdpa_status fsdpa_annotate_events(fsdpa_ctx *const *ctxs, size_t n, size_t i, char **out,
+                                             size_t *out_len);
+
+/**
+ * Write a copy of trace i (`in_path`, plain or gzip: the file ctxs[i] was
+ * fed) to `out_path` ("-" = standard output) with the findings added as
+ * events (see the group).  The input is streamed: memory does not grow with
+ * its size.  It must be the same bytes the context read (checked on the
+ * decompressed length when the context was fed JSON); it cannot be
+ * standard input, nor the output file.  On failure no output file is left.
+ * @return ::FSDPA_OK, ::FSDPA_EINVAL (bad argument, or not the trace the
+ *         context read), ::FSDPA_EIO, ::FSDPA_EPARSE (corrupt gzip),
+ *         ::FSDPA_ENOTTRACE (no `traceEvents` array), ::FSDPA_ETRUNCATED,
+ *         ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.  Errors go to fsdpa_errmsg(ctxs[i]).
+ */
+FSDPA_API fsdpa_status fsdpa_annotate_file(fsdpa_ctx *const *ctxs, size_t n, size_t i,
+                                           const char *in_path, const char *out_path,
+                                           const fsdpa_annotate_options *opts);
+/** @} */
+/* ==== END annotate ==== */
 
 /** @defgroup report Reports and findings
  *  @{ */

@@ -1,7 +1,8 @@
 /* FSDP backward schedule (issue 5): each step's backward units in order,
- * checked against the zigzag stream-schedule pattern (pattern.h), the
- * per-unit prefetch flags and the compute idle each broken link costs, the
- * backward-prefetch-missing finding and the report's fsdp.backward. */
+ * checked against the zigzag stream-schedule pattern (pattern.h), with the
+ * per-unit prefetch flags and the compute idle each broken link costs, and
+ * the public queries over it.  The report section and the finding are in
+ * fsdp_bwd_report.c. */
 #include "analysis/analyses.h"
 #include "analysis/fsdp_bwd.h"
 #include <stdio.h>
@@ -64,10 +65,8 @@ static double step_overlap(const fsdp_model *m, int32_t k, iv *scratch) {
   return 100.0 * (double)iv_len_in(scratch, n, t0, t1) / (double)comm;
 }
 
-static int worse(int a, int b) {  /* serialized > no_prefetch > zigzag > unknown */
-  static const int rank[] = {0, 1, 2, 3};
-  return rank[a] >= rank[b] ? a : b;
-}
+/* The enum is ordered by badness: serialized > no_prefetch > zigzag > unknown. */
+static int worse(int a, int b) { return a >= b ? a : b; }
 
 fsdpa_status bw_analyze(fsdpa_ctx *c, bw_result *r) {
   memset(r, 0, sizeof *r);
@@ -77,8 +76,10 @@ fsdpa_status bw_analyze(fsdpa_ctx *c, bw_result *r) {
   fa_alloc *a = m->a;
   pattern pat;
   char err[96];
-  if (pattern_parse(BW_PATTERN, BW_LABELS, L__N, &pat, err, sizeof err))
+  if (pattern_parse(BW_PATTERN, BW_LABELS, L__N, &pat, err, sizeof err)) {
+    fm_free(m);
     return ctx_fail(c, FSDPA_EINVAL, "internal: %s", err);
+  }
   int r_pref = pattern_rule(&pat, "prefetch"), r_rs = pattern_rule(&pat, "rs_hidden");
   int r_conc = pattern_rule(&pat, "concurrent");
   size_t nb = 0;
@@ -171,8 +172,10 @@ fsdpa_status bw_analyze(fsdpa_ctx *c, bw_result *r) {
         nx->idle = 0;
         continue;
       }
+      /* C[i] exists (the rule needed it); the next unit may have no compute
+       * of its own (all of it launched elsewhere): then nothing waits */
       const pat_set *c0 = &sets[(k + u) * L__N + L_C], *c1 = &sets[(k + u + 1) * L__N + L_C];
-      int64_t gs = c0->v[c0->n - 1].e, ge = c1->v[0].s;
+      int64_t gs = c0->v[c0->n - 1].e, ge = c1->n ? c1->v[0].s : gs;
       nx->gap = (iv){gs, ge};
       nx->idle = idle_in(m, gs, ge);
       bs->idle += nx->idle;

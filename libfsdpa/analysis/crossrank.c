@@ -21,7 +21,7 @@ fsdpa_status xr_run_ctxs(fsdpa_ctx *const *ctxs, const int64_t *ranks, size_t n,
   }
   if (!st) {
     xr_params p;
-    xr_params_from_ctx(ctxs[0], &p);
+    xr_params_from(ctxs[0]->params, &p);
     st = xr_analyze(a, tabs, n, &p, out);
   }
   for (size_t i = 0; i < n; i++) xr_table_free(a, &tabs[i]);

@@ -32,10 +32,11 @@ int32_t xr_table_pg(fa_alloc *a, xr_table *t, const char *s, size_t n) {
   return (int32_t)(t->pgs.len - 1);
 }
 
-void xr_params_from_ctx(const fsdpa_ctx *c, xr_params *p) {
-  p->min_delay_ns = c->params[P_XR_MIN_DELAY_NS];
-  p->min_steps = c->params[P_XR_MIN_STEPS];
-  p->min_share_ppm = c->params[P_XR_MIN_SHARE_PPM];
+void xr_params_from(const int64_t *params, xr_params *p) {
+  p->min_delay_ns = params[P_XR_MIN_DELAY_NS];
+  p->end_tol_ns = params[P_XR_END_TOL_NS];
+  p->min_steps = params[P_XR_MIN_STEPS];
+  p->min_share_ppm = params[P_XR_MIN_SHARE_PPM];
 }
 
 /* CPU records that can describe a collective launched inside them. */

@@ -333,7 +333,7 @@ static void add_worst(xr_rank_res *rr, int64_t s, int64_t e) {
   }
 }
 
-static void measure(work *w, xr_result *r) {
+static void measure(work *w, xr_result *r, int64_t end_tol) {
   for (size_t gi = 0; gi < w->ng; gi++) {
     member *m = &w->m[w->g[gi].first];
     size_t gn = w->g[gi].n, kept = 0;
@@ -371,7 +371,7 @@ static void measure(work *w, xr_result *r) {
     w->spreads[w->nspreads++] = g.spread;
     if (w->g[gi].kind == 0) r->by_seq = 1;
     else r->by_ordinal = 1;
-    if (g.spread > g.transfer) {
+    if (g.spread > g.transfer && g.spread > end_tol) {
       /* its ranks did not finish together: not one collective (a wrong
        * ordinal match, or process groups the trace does not name), so its
        * durations say nothing about waiting */
@@ -518,7 +518,7 @@ fsdpa_status xr_analyze(fa_alloc *a, const xr_table *tabs, size_t n, const xr_pa
         !(w.spreads = fa_malloc(a, w.ne * sizeof(int64_t))))
       goto oom;
     for (size_t i = 0; i < n; i++) r->r[i].offset = w.kpass[i] ? w.off[i] : FSDPA_ABSENT;
-    measure(&w, r);
+    measure(&w, r, p->end_tol_ns);
     if (w.nspreads) {
       qsort(w.spreads, w.nspreads, sizeof(int64_t), cmp_i64p);
       r->spread_p50 = w.spreads[(w.nspreads - 1) / 2];

@@ -11,6 +11,7 @@
 #include "util/jsonw.h"
 #include "findings/findings.h"
 #include "events/classify.h"
+#include <string.h>
 
 /* One collective kernel on one rank. */
 typedef struct xr_coll {
@@ -35,7 +36,7 @@ typedef struct xr_table {
 
 /* Thresholds of the straggler rule (params.def crossrank.*). */
 typedef struct xr_params {
-  int64_t min_delay_ns, min_steps, min_share_ppm;
+  int64_t min_delay_ns, end_tol_ns, min_steps, min_share_ppm;
 } xr_params;
 
 void xr_table_init(xr_table *t, int64_t rank);
@@ -49,7 +50,10 @@ static inline const char *xr_pg_str(const xr_table *t, int32_t pg, size_t *n) {
 }
 /* Collective kernels of a context (events so far), allocated from a. */
 fsdpa_status xr_extract(fa_alloc *a, fsdpa_ctx *c, int64_t rank, xr_table *t);
-void xr_params_from_ctx(const fsdpa_ctx *c, xr_params *p);
+/* From a full parameter array (ctx->params, or a summary's). */
+void xr_params_from(const int64_t *params, xr_params *p);
+/* Parameters a summary carries: those named "crossrank.*". */
+static inline int xr_param_in_summary(const char *name) { return !strncmp(name, "crossrank.", 10); }
 
 /* ---- results ---- */
 

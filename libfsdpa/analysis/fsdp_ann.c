@@ -113,12 +113,23 @@ int fm_version(const fsdpa_ctx *c) {
 
 /* ---- nesting index ---- */
 
+uint8_t fm_node_depth(uint8_t kind, uint8_t phase) {
+  switch (kind) {
+    case AK_WINDOW: return 0;
+    case AK_OPEN:
+    case AK_CLOSE:
+    case AK_NEUTRAL: return 1;
+    default: return phase == PH_NONE ? 3 : 2;  /* all_gather (u) inside ..._prefetch for u */
+  }
+}
+
 static int cmp_node(const void *pa, const void *pb) {
   const fm_node *a = pa, *b = pb;
   if (a->track != b->track) return a->track < b->track ? -1 : 1;
   if (a->s != b->s) return a->s < b->s ? -1 : 1;
   if (a->e != b->e) return a->e > b->e ? -1 : 1;  /* outer first */
-  return 0;
+  if (a->depth != b->depth) return a->depth < b->depth ? -1 : 1;
+  return a->unit < b->unit ? -1 : a->unit > b->unit;
 }
 
 void fm_nest_build(fm_node *v, size_t n, int32_t *stack) {

@@ -16,7 +16,7 @@ typedef struct fm_node {
   int32_t unit;   /* -1: none */
   int32_t step;   /* windows: model step index */
   uint8_t kind, phase, named;
-  uint8_t pad;
+  uint8_t depth;  /* nesting rank for identical ranges (fm_node_depth) */
 } fm_node;
 
 /* Parse result per distinct annotation name. */
@@ -35,6 +35,10 @@ typedef struct ext_map {
 
 /* Parse an FSDP annotation name (info: its NC_* bits). */
 ann_info fm_parse_ann(const char *s, size_t n, uint32_t info);
+/* How deep a kind nests when two ranges are identical, as kineto's
+ * gpu_user_annotation projections of nested annotations often are:
+ * pre_backward (v) > backward_prefetch for u > all_gather (u). */
+uint8_t fm_node_depth(uint8_t kind, uint8_t phase);
 /* Sort nodes by (track, start, outer first) and set parents; stack: n slots. */
 void fm_nest_build(fm_node *v, size_t n, int32_t *stack);
 /* Innermost node on `track` with s <= t < e, or -1. */

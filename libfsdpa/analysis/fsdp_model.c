@@ -68,8 +68,10 @@ typedef struct build {
   fsdp_model *m;
   ann_info *names;      /* per intern id (FSDP names only are valid) */
   size_t nnames;
-  fm_node *ann;
+  fm_node *ann;          /* FSDP annotations on CPU threads */
   size_t nann, ann_cap;
+  fm_node *gann;         /* their gpu_user_annotation projections, per GPU stream */
+  size_t ngann, gann_cap;
   fm_node *win;
   size_t nwin, win_cap;
   int32_t *stack;
@@ -90,23 +92,28 @@ static int unit_find_or_add(build *b, const char *name, uint32_t len) {
   return (int)m->vunits.len - 1;
 }
 
-static fsdpa_status collect_annotations(build *b) {
+/* FSDP-named records of one table into nesting nodes. */
+static fsdpa_status fsdp_nodes(build *b, const fa_vec *recs, fm_node **out, size_t *nout,
+                               size_t *cap) {
   const store *s = b->s;
-  b->nnames = intern_count(&s->names);
-  b->names = fa_calloc(b->a, (b->nnames + 1) * sizeof(ann_info));
-  if (!b->names) return fa_fail_status(b->a);
   size_t n = 0;
-  for (size_t i = 0; i < s->cpu.len; i++) {
-    const ev_rec *r = STORE_REC(&s->cpu, i);
-    if (store_name_info(s, r->name) & (NC_FSDP1 | NC_FSDP2)) n++;
+  for (size_t i = 0; i < recs->len; i++)
+    if (store_name_info(s, STORE_REC(recs, i)->name) & (NC_FSDP1 | NC_FSDP2)) n++;
+  *out = NULL;
+  *nout = *cap = 0;
+  if (!n) return FSDPA_OK;
+  if (n > b->stack_cap) {
+    int32_t *ns = fa_realloc(b->a, b->stack, b->stack_cap * sizeof(int32_t), n * sizeof(int32_t));
+    if (!ns) return fa_fail_status(b->a);
+    b->stack = ns;
+    b->stack_cap = n;
   }
-  b->ann = n ? fa_malloc(b->a, n * sizeof(fm_node)) : NULL;
-  b->ann_cap = b->ann ? n : 0;
-  b->stack = n ? fa_malloc(b->a, n * sizeof(int32_t)) : NULL;
-  b->stack_cap = b->stack ? n : 0;
-  if (n && (!b->ann || !b->stack)) return fa_fail_status(b->a);
-  for (size_t i = 0; i < s->cpu.len; i++) {
-    const ev_rec *r = STORE_REC(&s->cpu, i);
+  fm_node *v = fa_malloc(b->a, n * sizeof(fm_node));
+  if (!v) return fa_fail_status(b->a);
+  *out = v;
+  *cap = n;
+  for (size_t i = 0; i < recs->len; i++) {
+    const ev_rec *r = STORE_REC(recs, i);
     uint32_t info = store_name_info(s, r->name);
     if (!(info & (NC_FSDP1 | NC_FSDP2))) continue;
     ann_info *ai = &b->names[r->name];
@@ -126,17 +133,31 @@ static fsdpa_status collect_annotations(build *b) {
     x.track = r->track;
     x.kind = ai->kind;
     x.phase = ai->phase;
+    /* forward hooks that run on the autograd thread are activation-
+     * checkpoint recompute: work of the unit's backward */
+    if (x.phase == FM_FWD && (store_track(s, r->track)->flags & TRACK_AUTOGRAD)) x.phase = FM_BWD;
     x.named = ai->named;
     x.unit = ai->unit;
     x.step = -1;
+    x.depth = fm_node_depth(x.kind, x.phase);
     if (x.unit >= 0) {
       fm_unit *u = &FA_VEC_AT(&b->m->vunits, fm_unit, x.unit);
       if (x.s < u->first) u->first = x.s;
     }
-    b->ann[b->nann++] = x;
+    v[(*nout)++] = x;
   }
-  fm_nest_build(b->ann, b->nann, b->stack);
+  fm_nest_build(v, *nout, b->stack);
   return FSDPA_OK;
+}
+
+static fsdpa_status collect_annotations(build *b) {
+  const store *s = b->s;
+  b->nnames = intern_count(&s->names);
+  b->names = fa_calloc(b->a, (b->nnames + 1) * sizeof(ann_info));
+  if (!b->names) return fa_fail_status(b->a);
+  fsdpa_status st = fsdp_nodes(b, &s->cpu, &b->ann, &b->nann, &b->ann_cap);
+  if (!st) st = fsdp_nodes(b, &s->gannot, &b->gann, &b->ngann, &b->gann_cap);
+  return st;
 }
 
 static fsdpa_status steps_and_backward_start(build *b) {
@@ -174,19 +195,18 @@ static fsdpa_status steps_and_backward_start(build *b) {
 }
 
 static int push_raw(build *b, const raw_piece *p) {
-  if (!fa_vec_push(b->a, &b->raw, sizeof *p, p)) return -1;
-  return 0;
+  return fa_vec_push(b->a, &b->raw, sizeof *p, p) ? 0 : -1;
 }
 
 /* Walk from the innermost annotation up: unit (first named ancestor), phase
  * (first phase-bearing ancestor), and the enclosing node of `want_kind`. */
-static void ann_context(const build *b, int32_t k, int32_t *unit, int *phase, int want_kind,
+static void ann_context(const fm_node *v, int32_t k, int32_t *unit, int *phase, int want_kind,
                         int32_t *want) {
   *unit = -1;
   *phase = PH_NONE;
   *want = -1;
-  for (; k >= 0; k = b->ann[k].parent) {
-    const fm_node *x = &b->ann[k];
+  for (; k >= 0; k = v[k].parent) {
+    const fm_node *x = &v[k];
     if (*unit < 0 && x->unit >= 0) *unit = x->unit;
     if (*phase == PH_NONE && x->phase != PH_NONE) *phase = x->phase;
     if (*want < 0 && x->kind == want_kind) *want = k;
@@ -202,16 +222,19 @@ static int cmp_raw_v1(const void *pa, const void *pb) {
   return a->gpu < b->gpu ? -1 : a->gpu > b->gpu;
 }
 
-static int is_hooked(const build *b, int32_t k) {
-  for (; k >= 0; k = b->ann[k].parent) {
-    uint8_t kd = b->ann[k].kind;
+static int is_hooked(const fm_node *v, int32_t k) {
+  for (; k >= 0; k = v[k].parent) {
+    uint8_t kd = v[k].kind;
     if (kd == AK_HOOK || kd == AK_OPEN || kd == AK_CLOSE) return 1;
   }
   return 0;
 }
 
 /* Communication kernels -> (unit, phase, step).  FSDP1 units are assigned
- * by position afterwards; *v1 receives those (raw, unit -1). */
+ * by position afterwards; *v1 receives those (raw, unit -1).  A kernel with
+ * no linked launch (no runtime call, no External id) is looked up in the
+ * FSDP gpu_user_annotations on its own stream instead (kineto projects each
+ * annotation onto the streams its kernels ran on). */
 static fsdpa_status attribute_comm(build *b, fa_vec *v1) {
   const store *s = b->s;
   fsdp_model *m = b->m;
@@ -220,16 +243,21 @@ static fsdpa_status attribute_comm(build *b, fa_vec *v1) {
     if (k->kind != RK_KERNEL || !(store_name_info(s, k->name) & NC_COMM)) continue;
     uint32_t tr;
     int64_t t;
+    const fm_node *nv = b->ann;
+    size_t nn = b->nann;
     if (fm_launch_of(b->a, s, b->v, &b->ext, k, &tr, &t, &b->oom)) {
       if (b->oom) return fa_fail_status(b->a);
-      continue;
+      tr = k->track;
+      t = k->ts;
+      nv = b->gann;
+      nn = b->ngann;
     }
-    int32_t a = fm_nest_find(b->ann, b->nann, tr, t);
+    int32_t a = fm_nest_find(nv, nn, tr, t);
     if (a < 0) continue;  /* not issued by FSDP (DDP, user collectives) */
     int32_t unit, dummy;
     int phase;
-    ann_context(b, a, &unit, &phase, AK_HOOK, &dummy);
-    if (!is_hooked(b, a) && b->ann[a].kind != AK_WINDOW) continue;
+    ann_context(nv, a, &unit, &phase, AK_HOOK, &dummy);
+    if (!is_hooked(nv, a) && nv[a].kind != AK_WINDOW) continue;
     raw_piece p;
     memset(&p, 0, sizeof p);
     p.s = k->ts;
@@ -296,7 +324,7 @@ static fsdpa_status assign_v1(build *b, fa_vec *v1) {
     if (p[k].phase == FM_BWD && p[k].kind == FM_RS) {
       int32_t a = fm_nest_find(b->ann, b->nann, p[k].track, p[k].t), unit, close;
       int phase;
-      ann_context(b, a, &unit, &phase, AK_CLOSE, &close);
+      ann_context(b->ann, a, &unit, &phase, AK_CLOSE, &close);
       if (close >= 0 && b->ann[close].unit < 0) b->ann[close].unit = p[k].unit;
     }
   }
@@ -459,7 +487,7 @@ static fsdpa_status attribute_compute(build *b) {
     }
     int32_t w = fm_nest_find(b->win, b->nwin, tr, t);
     if (w < 0) continue;
-    if (is_hooked(b, fm_nest_find(b->ann, b->nann, tr, t))) continue;
+    if (is_hooked(b->ann, fm_nest_find(b->ann, b->nann, tr, t))) continue;
     raw_piece p;
     memset(&p, 0, sizeof p);
     p.s = k->ts;
@@ -679,6 +707,7 @@ fsdpa_status fm_build(fsdpa_ctx *c, fsdp_model *m) {
   fa_vec_free(b.a, &b.raw, sizeof(raw_piece));
   fa_free(b.a, b.names, (b.nnames + 1) * sizeof(ann_info));
   fa_free(b.a, b.ann, b.ann_cap * sizeof(fm_node));
+  fa_free(b.a, b.gann, b.gann_cap * sizeof(fm_node));
   fa_free(b.a, b.stack, b.stack_cap * sizeof(int32_t));
   fa_free(b.a, b.win, b.win_cap * sizeof(fm_node));
   fa_free(b.a, b.ext.p, b.ext.n * 2 * sizeof(int64_t));

@@ -15,8 +15,9 @@
  *   reverse).
  * - Phase: the enclosing FSDP hook says it (pre_forward / forward_prefetch
  *   -> forward; pre_backward / backward_prefetch / post_backward_* ->
- *   backward); otherwise a launch from the autograd thread or after the
- *   step's first backward marker is backward.
+ *   backward; a forward hook on the autograd thread is activation-checkpoint
+ *   recompute, i.e. backward); otherwise a launch from the autograd thread
+ *   or after the step's first backward marker is backward.
  * - A unit's compute in a phase = the non-NCCL kernels launched inside its
  *   window on the same thread and inside no FSDP hook annotation (hooks
  *   launch FSDP's own copy-in/copy-out/chunk-cat kernels, which are not the

@@ -93,7 +93,10 @@ static void queue_obj(jsonw *w, const fsdpa_launch_queue *q) {
   jw_obj_end(w);
 }
 
-static fsdpa_status streams_json(fsdpa_ctx *c, const store_views *v, jsonw *w) {
+/* all_g / all_l: the whole-trace answers, reused when one stream is all
+ * there is (the common single-GPU trace: saves a pass over every op). */
+static fsdpa_status streams_json(fsdpa_ctx *c, const store_views *v, jsonw *w,
+                                 const fsdpa_launch_gaps *all_g, const fsdpa_launch_latency *all_l) {
   jw_key(w, "streams");
   jw_arr(w);
   for (size_t i = 0; i < v->nstreams; i++) {
@@ -103,9 +106,13 @@ static fsdpa_status streams_json(fsdpa_ctx *c, const store_views *v, jsonw *w) {
     fsdpa_launch_latency l;
     fsdpa_launch_queue qu;
     fsdpa_status st;
-    if ((st = lg_gaps(c, v, &q, &g, NULL)) || (st = lg_latency(c, v, &q, &l)) ||
-        (st = lg_queue(c, v, &q, &qu)))
+    if (v->nstreams == 1) {
+      g = *all_g;
+      l = *all_l;
+    } else if ((st = lg_gaps(c, v, &q, &g, NULL)) || (st = lg_latency(c, v, &q, &l))) {
       return st;
+    }
+    if ((st = lg_queue(c, v, &q, &qu))) return st;
     jw_obj(w);
     jw_ki64(w, "device", sv->device);
     jw_ki64(w, "stream", sv->stream);
@@ -119,15 +126,21 @@ static fsdpa_status streams_json(fsdpa_ctx *c, const store_views *v, jsonw *w) {
   return FSDPA_OK;
 }
 
-static fsdpa_status devices_json(fsdpa_ctx *c, const store_views *v, jsonw *w) {
+static fsdpa_status devices_json(fsdpa_ctx *c, const store_views *v, jsonw *w,
+                                 const fsdpa_launch_gaps *all_g) {
+  int one = v->streams[0].device == v->streams[v->nstreams - 1].device;  /* sorted by device */
   jw_key(w, "devices");
   jw_arr(w);
   for (size_t i = 0; i < v->nstreams; i++) {
-    if (i && v->streams[i].device == v->streams[i - 1].device) continue;  /* sorted by device */
+    if (i && v->streams[i].device == v->streams[i - 1].device) continue;
     qwin q = {INT64_MIN, INT64_MAX, v->streams[i].device, FSDPA_ABSENT};
     fsdpa_launch_gaps g;
-    fsdpa_status st = lg_gaps(c, v, &q, &g, NULL);
-    if (st) return st;
+    if (one) {
+      g = *all_g;
+    } else {
+      fsdpa_status st = lg_gaps(c, v, &q, &g, NULL);
+      if (st) return st;
+    }
     jw_obj(w);
     jw_ki64(w, "device", v->streams[i].device);
     jw_ku64(w, "streams", g.streams);
@@ -196,7 +209,8 @@ fsdpa_status launch_gaps_json(fsdpa_ctx *c, jsonw *w) {
   gap_fields(w, &g);
   gpu_fields(w, &g);
   latency_obj(w, &l, 1);
-  if ((st = streams_json(c, v, w)) || (st = devices_json(c, v, w)) || (st = steps_json(c, v, w)))
+  if ((st = streams_json(c, v, w, &g, &l)) || (st = devices_json(c, v, w, &g)) ||
+      (st = steps_json(c, v, w)))
     return st;
   jw_obj_end(w);
   return FSDPA_OK;

@@ -70,14 +70,12 @@ static fsdpa_status add(findings *f, fsdpa_ctx *c, const char *id, int sev, int6
   return FSDPA_OK;
 }
 
+/* g, x: gaps over the steady range, all streams. */
 static fsdpa_status launch_overhead(fsdpa_ctx *c, const store_views *v, const steady *y,
-                                    int64_t rank, findings *f) {
-  qwin q = {y->t0, y->t1, FSDPA_ABSENT, FSDPA_ABSENT};
-  fsdpa_launch_gaps g;
-  fsdpa_launch_latency l;
-  lg_extra x;
-  fsdpa_status st;
-  if ((st = lg_gaps(c, v, &q, &g, &x)) || (st = lg_latency(c, v, &q, &l))) return st;
+                                    int64_t rank, findings *f, const fsdpa_launch_gaps *gp,
+                                    const lg_extra *xp) {
+  const fsdpa_launch_gaps g = *gp;
+  const lg_extra x = *xp;
   const int64_t *P = c->params;
   /* many kernels, mostly short, and the GPU idling on their launches */
   if ((int64_t)x.kernels < P[P_LAUNCH_MIN_KERNELS] || x.kernels == 0) return FSDPA_OK;
@@ -88,6 +86,10 @@ static fsdpa_status launch_overhead(fsdpa_ctx *c, const store_views *v, const st
     return FSDPA_OK;
   int64_t cost = g.gpu_small_launch_ns;
   if (too_cheap(c, v, cost)) return FSDPA_OK;
+  qwin q = {y->t0, y->t1, FSDPA_ABSENT, FSDPA_ABSENT};
+  fsdpa_launch_latency l;
+  fsdpa_status st = lg_latency(c, v, &q, &l);
+  if (st) return st;
   double idle_share = share(cost, g.gpu_window_ns);
   char scope[160], t_short[32], t_small[32], t_cost[32], t_win[32], t_p50[32], t_lat[32];
   fmt_scope(scope, sizeof scope, y);
@@ -221,12 +223,18 @@ typedef struct cand {
 /* Per device: the steady range as a whole, else the individual steady steps
  * that starve (a data-loading stall in one step), the 3 costliest. */
 static fsdpa_status starvation(fsdpa_ctx *c, const store_views *v, const steady *y, int64_t rank,
-                               findings *f, int64_t device) {
+                               findings *f, int64_t device, const fsdpa_launch_gaps *all_g,
+                               const lg_extra *all_x) {
   qwin q = {y->t0, y->t1, device, FSDPA_ABSENT};
   fsdpa_launch_gaps g;
   lg_extra x;
-  fsdpa_status st = lg_gaps(c, v, &q, &g, &x);
-  if (st) return st;
+  fsdpa_status st = FSDPA_OK;
+  if (all_g) {  /* the only device: same as all streams */
+    g = *all_g;
+    x = *all_x;
+  } else if ((st = lg_gaps(c, v, &q, &g, &x))) {
+    return st;
+  }
   uint64_t nsteady = y->n - y->first, nstarve = 0;
   enum { WORST = 3 };
   cand worst[WORST];
@@ -271,10 +279,14 @@ fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   steady y;
   fsdpa_status st = steady_get(c, &y);
   if (st) return st;
-  st = launch_overhead(c, v, &y, rank, f);
+  qwin q = {y.t0, y.t1, FSDPA_ABSENT, FSDPA_ABSENT};
+  fsdpa_launch_gaps g;
+  lg_extra x;
+  int one = v->streams[0].device == v->streams[v->nstreams - 1].device;  /* sorted by device */
+  if (!(st = lg_gaps(c, v, &q, &g, &x))) st = launch_overhead(c, v, &y, rank, f, &g, &x);
   for (size_t i = 0; i < v->nstreams && !st; i++) {
-    if (i && v->streams[i].device == v->streams[i - 1].device) continue;  /* sorted by device */
-    st = starvation(c, v, &y, rank, f, v->streams[i].device);
+    if (i && v->streams[i].device == v->streams[i - 1].device) continue;
+    st = starvation(c, v, &y, rank, f, v->streams[i].device, one ? &g : NULL, one ? &x : NULL);
   }
   fa_free(&c->alloc, y.s, y.cap * sizeof *y.s);
   return st;

@@ -28,8 +28,11 @@ int lg_selected(const gpu_stream_view *sv, const qwin *w);
 /* Fixed histogram edges and bin of a value. */
 extern const int64_t lg_edges[FSDPA_GAP_EDGES];
 int lg_bin(int64_t v);
-/* Nearest-rank percentile of n sorted values (n > 0). */
-int64_t lg_pct(const int64_t *sorted, size_t n, int p);
+/* Nearest-rank percentile of n > 0 values, O(n) expected (reorders a). */
+int64_t lg_pct(int64_t *a, size_t n, int p);
+int64_t lg_max_i64(const int64_t *a, size_t n);
+int64_t lg_min_i64(const int64_t *a, size_t n);
+/* Sort (checks for sorted input first: O(n) then). */
 void lg_sort_i64(int64_t *a, size_t n);
 /* First op of a stream view starting at or after t. */
 size_t lg_first_op_from(const store *st, const gpu_stream_view *sv, int64_t t);

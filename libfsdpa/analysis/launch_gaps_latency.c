@@ -47,12 +47,11 @@ fsdpa_status lg_latency(fsdpa_ctx *c, const store_views *v, const qwin *w,
   }
   o.linked = m;
   if (m) {
-    lg_sort_i64(lat, m);
-    o.min_ns = lat[0];
+    o.min_ns = lg_min_i64(lat, m);
+    o.max_ns = lg_max_i64(lat, m);
     o.p50_ns = lg_pct(lat, m, 50);
     o.p90_ns = lg_pct(lat, m, 90);
     o.p99_ns = lg_pct(lat, m, 99);
-    o.max_ns = lat[m - 1];
     o.total_ns = total;
   }
   if (o.kernels_linked)
@@ -71,6 +70,19 @@ static size_t upper(const int64_t *a, size_t n, int64_t t) {
     else hi = mid;
   }
   return lo;
+}
+
+/* |union ∩ [x, y)| for increasing, disjoint [x, y): a cursor, not a search. */
+static int64_t busy_in(const lg_union *U, size_t *ui, int64_t x, int64_t y) {
+  size_t i = *ui;
+  while (i < U->n && U->u[i].e <= x) i++;
+  *ui = i;
+  int64_t t = 0;
+  for (; i < U->n && U->u[i].s < y; i++) {
+    int64_t s = U->u[i].s > x ? U->u[i].s : x, e = U->u[i].e < y ? U->u[i].e : y;
+    if (e > s) t += e - s;
+  }
+  return t;
 }
 
 fsdpa_status lg_queue(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_launch_queue *out) {
@@ -122,6 +134,7 @@ fsdpa_status lg_queue(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_l
   /* Every S is > a, so the depth at a is the number of launches <= a. */
   size_t p = upper(L, m, a), q = 0;
   int64_t d = (int64_t)p, t = a, maxd = 0;
+  size_t ui = 0;  /* first union interval that may end after t */
   int64_t integral = 0;  /* depth·ns: < 2^63 for any real trace (depth 1e4 over 1e14 ns) */
   while (t < b) {
     int64_t next = b;
@@ -132,7 +145,7 @@ fsdpa_status lg_queue(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_l
     if (d > maxd) maxd = d;
     if (d == 0) {
       o.depth0_ns += len;
-      o.starved_ns += len - iv_len_in(U.u, U.n, t, next);
+      o.starved_ns += len - busy_in(&U, &ui, t, next);
     }
     t = next;
     while (p < m && L[p] == t) { d++; p++; }

@@ -22,10 +22,60 @@ int lg_bin(int64_t v) {
   return lo;
 }
 
-int64_t lg_pct(const int64_t *sorted, size_t n, int p) {
+static void swap_i64(int64_t *a, size_t i, size_t j) {
+  int64_t t = a[i];
+  a[i] = a[j];
+  a[j] = t;
+}
+
+static int cmp_i64(const void *pa, const void *pb);
+
+/* k-th smallest (0-based), reordering a: quickselect with a three-way
+ * partition (gap lengths repeat a lot); after 64 rounds without converging
+ * (adversarial input) the rest is sorted, so the worst case stays
+ * O(n log n). */
+static int64_t select_k(int64_t *a, size_t n, size_t k) {
+  size_t lo = 0, hi = n;
+  for (int round = 0; hi - lo > 16; round++) {
+    if (round == 64) {
+      qsort(a + lo, hi - lo, sizeof *a, cmp_i64);
+      return a[k];
+    }
+    int64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi - 1];
+    int64_t piv = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+    size_t lt = lo, i = lo, gt = hi;
+    while (i < gt) {
+      if (a[i] < piv) swap_i64(a, lt++, i++);
+      else if (a[i] > piv) swap_i64(a, i, --gt);
+      else i++;
+    }
+    if (k < lt) hi = lt;
+    else if (k >= gt) lo = gt;
+    else return piv;
+  }
+  for (size_t i = lo + 1; i < hi; i++)
+    for (size_t j = i; j > lo && a[j - 1] > a[j]; j--) swap_i64(a, j - 1, j);
+  return a[k];
+}
+
+int64_t lg_pct(int64_t *a, size_t n, int p) {
   size_t rank = ((size_t)p * n + 99) / 100;  /* ceil(p·n/100), >= 1 for n >= 1 */
   if (rank == 0) rank = 1;
-  return sorted[rank - 1];
+  return select_k(a, n, rank - 1);
+}
+
+int64_t lg_max_i64(const int64_t *a, size_t n) {
+  int64_t m = a[0];
+  for (size_t i = 1; i < n; i++)
+    if (a[i] > m) m = a[i];
+  return m;
+}
+
+int64_t lg_min_i64(const int64_t *a, size_t n) {
+  int64_t m = a[0];
+  for (size_t i = 1; i < n; i++)
+    if (a[i] < m) m = a[i];
+  return m;
 }
 
 static int cmp_i64(const void *pa, const void *pb) {
@@ -201,33 +251,82 @@ static int64_t clip_len(int64_t g0, int64_t g1, const qwin *w) {
   return b > a ? b - a : 0;
 }
 
-static void scan_stream(const fsdpa_ctx *c, const store_views *v, const gpu_stream_view *sv,
-                        const qwin *w, fsdpa_launch_gaps *o, int64_t *lens, size_t *nl) {
-  size_t k0, k1;
-  gap_range(sv->busy, sv->nbusy, w->t0, w->t1, &k0, &k1);
-  if (k0 >= k1) return;
-  size_t j = lg_first_op_from(&c->st, sv, sv->busy[k0 + 1].s);
-  for (size_t k = k0; k < k1; k++) {
-    int64_t g0 = sv->busy[k].e, g1 = sv->busy[k + 1].s, len = g1 - g0;
-    closers cl = {0, 0, 0, 0};
-    closers_on(c, v, sv, &j, g0, g1, &cl);
-    int64_t in = clip_len(g0, g1, w);
-    int cat = category(&cl, len, o->kernel_wait_threshold_ns);
+/* Where the gaps of one scan are added: per-stream sums (histogram and the
+ * lengths for percentiles) and/or the gpu_* sums of the union (and the worst
+ * ranges).  A single selected stream is its own union: one scan feeds both. */
+typedef struct sink {
+  fsdpa_launch_gaps *o;
+  int stream_sums, gpu_sums;
+  int64_t *lens;
+  size_t *nl;
+  lg_extra *x;
+} sink;
+
+typedef struct run {
+  int on;
+  int64_t s, e, idle;
+} run;
+
+static void gap_add(const sink *k, const qwin *w, const iv *u, size_t i, const closers *cl,
+                    run *rn) {
+  fsdpa_launch_gaps *o = k->o;
+  int64_t g0 = u[i].e, g1 = u[i + 1].s, len = g1 - g0;
+  int64_t in = clip_len(g0, g1, w);
+  int cat = category(cl, len, o->kernel_wait_threshold_ns);
+  int small = launch_bound(cl) && len <= o->small_gap_threshold_ns;
+  if (k->stream_sums) {
     o->gaps++;
     o->idle_ns += in;
     if (cat == CAT_HOST) { o->host_wait_ns += in; o->host_wait_gaps++; }
     else if (cat == CAT_KERNEL) { o->kernel_wait_ns += in; o->kernel_wait_gaps++; }
     else { o->other_ns += in; o->other_gaps++; }
-    if (!cl.linked) { o->unlinked_gaps++; o->unlinked_ns += in; }
-    if (launch_bound(&cl) && len <= o->small_gap_threshold_ns) {
-      o->small_launch_gaps++;
-      o->small_launch_ns += in;
-    }
+    if (!cl->linked) { o->unlinked_gaps++; o->unlinked_ns += in; }
+    if (small) { o->small_launch_gaps++; o->small_launch_ns += in; }
     int b = lg_bin(len);
     o->counts[b]++;
     o->bin_idle_ns[b] += in;
-    lens[(*nl)++] = len;
+    k->lens[(*k->nl)++] = len;
   }
+  if (!k->gpu_sums) return;
+  o->gpu_gaps++;
+  o->gpu_idle_ns += in;
+  if (cat == CAT_HOST) o->gpu_host_wait_ns += in;
+  else if (cat == CAT_KERNEL) o->gpu_kernel_wait_ns += in;
+  else o->gpu_other_ns += in;
+  if (small) o->gpu_small_launch_ns += in;
+  lg_extra *x = k->x;
+  if (!x) return;
+  if (cat == CAT_HOST && in > 0)
+    lg_top_add(&x->host_gaps, g0 > w->t0 ? g0 : w->t0, g1 < w->t1 ? g1 : w->t1, in);
+  if (small) {  /* a stretch of launch-bound gaps, busy intervals around them included */
+    if (!rn->on) {
+      rn->on = 1;
+      rn->s = u[i].s > w->t0 ? u[i].s : w->t0;
+      rn->idle = 0;
+    }
+    rn->idle += in;
+    rn->e = u[i + 1].e < w->t1 ? u[i + 1].e : w->t1;
+  } else if (rn->on) {
+    lg_top_add(&x->launch_runs, rn->s, rn->e, rn->idle);
+    rn->on = 0;
+  }
+}
+
+/* Gaps of the union u (of the streams sel) inside the window; closing ops
+ * are found with one cursor per stream, all moving forward only. */
+static void scan(const fsdpa_ctx *c, const store_views *v, const qwin *w, const iv *u, size_t n,
+                 const gpu_stream_view *const *sel, size_t nsel, size_t *cur, const sink *k) {
+  size_t k0, k1;
+  gap_range(u, n, w->t0, w->t1, &k0, &k1);
+  if (k0 >= k1) return;
+  for (size_t s = 0; s < nsel; s++) cur[s] = lg_first_op_from(&c->st, sel[s], u[k0 + 1].s);
+  run rn = {0, 0, 0, 0};
+  for (size_t i = k0; i < k1; i++) {
+    closers cl = {0, 0, 0, 0};
+    for (size_t s = 0; s < nsel; s++) closers_on(c, v, sel[s], &cur[s], u[i].e, u[i + 1].s, &cl);
+    gap_add(k, w, u, i, &cl, &rn);
+  }
+  if (k->x && rn.on) lg_top_add(&k->x->launch_runs, rn.s, rn.e, rn.idle);
 }
 
 static void count_kernels(const fsdpa_ctx *c, const gpu_stream_view *sv, const qwin *w,
@@ -240,49 +339,6 @@ static void count_kernels(const fsdpa_ctx *c, const gpu_stream_view *sv, const q
     x->kernels++;
     if (r->end - r->ts < short_ns) x->short_kernels++;
   }
-}
-
-/* GPU gaps: gaps of the union of the selected streams.  Closing ops are
- * found with one cursor per selected stream, all moving forward only. */
-static void scan_union(const fsdpa_ctx *c, const store_views *v, const qwin *w,
-                       const lg_union *U, const gpu_stream_view **sel, size_t nsel,
-                       size_t *cur, fsdpa_launch_gaps *o, lg_extra *x) {
-  size_t k0, k1;
-  gap_range(U->u, U->n, w->t0, w->t1, &k0, &k1);
-  if (k0 >= k1) return;
-  for (size_t s = 0; s < nsel; s++) cur[s] = lg_first_op_from(&c->st, sel[s], U->u[k0 + 1].s);
-  int run = 0;
-  int64_t run_s = 0, run_e = 0, run_idle = 0;
-  for (size_t k = k0; k < k1; k++) {
-    int64_t g0 = U->u[k].e, g1 = U->u[k + 1].s, len = g1 - g0;
-    closers cl = {0, 0, 0, 0};
-    for (size_t s = 0; s < nsel; s++) closers_on(c, v, sel[s], &cur[s], g0, g1, &cl);
-    int64_t in = clip_len(g0, g1, w);
-    int cat = category(&cl, len, o->kernel_wait_threshold_ns);
-    o->gpu_gaps++;
-    o->gpu_idle_ns += in;
-    if (cat == CAT_HOST) o->gpu_host_wait_ns += in;
-    else if (cat == CAT_KERNEL) o->gpu_kernel_wait_ns += in;
-    else o->gpu_other_ns += in;
-    int small = launch_bound(&cl) && len <= o->small_gap_threshold_ns;
-    if (small) o->gpu_small_launch_ns += in;
-    if (!x) continue;
-    if (cat == CAT_HOST && in > 0)
-      lg_top_add(&x->host_gaps, g0 > w->t0 ? g0 : w->t0, g1 < w->t1 ? g1 : w->t1, in);
-    if (small) {
-      if (!run) {
-        run = 1;
-        run_s = U->u[k].s > w->t0 ? U->u[k].s : w->t0;
-        run_idle = 0;
-      }
-      run_idle += in;
-      run_e = U->u[k + 1].e < w->t1 ? U->u[k + 1].e : w->t1;
-    } else if (run) {
-      lg_top_add(&x->launch_runs, run_s, run_e, run_idle);
-      run = 0;
-    }
-  }
-  if (x && run) lg_top_add(&x->launch_runs, run_s, run_e, run_idle);
 }
 
 fsdpa_status lg_gaps(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_launch_gaps *out,
@@ -319,21 +375,26 @@ fsdpa_status lg_gaps(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_la
     goto done;
   }
   size_t nl = 0, ns = 0;
+  if ((st = lg_union_build(c, v, w, &U))) goto done;
   for (size_t i = 0; i < v->nstreams; i++) {
     const gpu_stream_view *sv = &v->streams[i];
-    if (!lg_selected(sv, w)) continue;
-    sel[ns++] = sv;
-    scan_stream(c, v, sv, w, &o, lens, &nl);
-    if (x) count_kernels(c, sv, w, x);
+    if (lg_selected(sv, w)) sel[ns++] = sv;
+  }
+  for (size_t i = 0; i < ns; i++) {
+    sink k = {&o, 1, ns == 1, lens, &nl, ns == 1 ? x : NULL};
+    scan(c, v, w, sel[i]->busy, sel[i]->nbusy, &sel[i], 1, cur, &k);
+    if (x) count_kernels(c, sel[i], w, x);
+  }
+  if (ns > 1) {
+    sink k = {&o, 0, 1, NULL, NULL, x};
+    scan(c, v, w, U.u, U.n, sel, ns, cur, &k);
   }
   if (nl) {
-    lg_sort_i64(lens, nl);
+    o.max_ns = lg_max_i64(lens, nl);
     o.p50_ns = lg_pct(lens, nl, 50);
     o.p90_ns = lg_pct(lens, nl, 90);
     o.p99_ns = lg_pct(lens, nl, 99);
-    o.max_ns = lens[nl - 1];
   }
-  if ((st = lg_union_build(c, v, w, &U))) goto done;
   int64_t a, b;
   if (lg_union_span(&U, w->t0, w->t1, &a, &b)) {
     o.span_ns = b - a;
@@ -346,7 +407,6 @@ fsdpa_status lg_gaps(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_la
     o.gpu_window_ns = e1 > e0 ? e1 - e0 : 0;
     if (o.gpu_window_ns > 0) o.utilization = (double)o.busy_ns / (double)o.gpu_window_ns;
   }
-  scan_union(c, v, w, &U, sel, nsel, cur, &o, x);
   *out = o;
 done:
   lg_union_free(c, &U);

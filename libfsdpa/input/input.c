@@ -21,6 +21,19 @@
  * - Errors name the input and the byte offset in the JSON stream, i.e. in
  *   the decompressed stream for gzip input.  Events before the first error
  *   (in stream order) are always delivered, whatever the chunking.
+ * - Validation: outside the events, full JSON (grammar, escapes, UTF-8,
+ *   nesting <= 1024).  Between events: the splitter checks the separators.
+ *   Inside an event: simdjson's first pass checks the whole event (UTF-8,
+ *   unescaped control characters, string termination, bracket balance);
+ *   On-Demand checks the event and args objects' own syntax and every value
+ *   we decode (see json_shim.cpp for the field rules).  Values of fields we
+ *   do not decode (e.g. args["Input Dims"]) are skipped without checking
+ *   their scalars, and keys are compared raw (a key with an invalid escape
+ *   is just an unknown key): garbage there is accepted, by design of
+ *   On-Demand, at no cost to the analyses.
+ * - Top-level scalars / non-trace JSON: FSDPA_ENOTTRACE; a document that
+ *   ends early: FSDPA_ETRUNCATED at input_finish(); an unterminated bare
+ *   array (with or without a trailing ',') is accepted, as Chrome does.
  */
 #include "input/input.h"
 

@@ -24,6 +24,7 @@
 
 #include <simdjson.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -36,6 +37,9 @@ struct sj_parser {
   ondemand::parser od;
   explicit sj_parser(size_t max_cap) : od(max_cap) {}
 };
+
+// The C side allocates the parser object with its allocator (malloc alignment).
+static_assert(alignof(sj_parser) <= alignof(std::max_align_t), "sj_parser over-aligned");
 
 extern "C" size_t sj_parser_size(void) { return sizeof(sj_parser); }
 extern "C" size_t sj_parser_align(void) { return alignof(sj_parser); }
@@ -101,13 +105,26 @@ inline error_code value_error(ctx &c, const char *tok, const char *what) {
 
 inline bool is_blank(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
+// A value of the wrong type in a field we decode is treated as absent, but
+// it must still be a JSON value: On-Demand does not look at scalars it is
+// not asked to parse, so check the token here (objects and arrays are
+// skipped structurally by On-Demand).
+inline error_code check_other(ctx &c, std::string_view tok) {
+  char f = tok[0];
+  if (f == '{' || f == '[') return SUCCESS;
+  tok = trim_token(tok);
+  if (tok == "true" || tok == "false" || tok == "null") return SUCCESS;
+  return value_error(c, tok.data(), "invalid JSON value");
+}
+
 // Strings: the raw token of a string value is the whole "..." (plus
 // blanks up to the next structural character).  Without a backslash it
 // needs no unescaping: point into the input (simdjson's first pass has
 // checked UTF-8 and control characters for the whole batch).
-inline error_code get_str(ondemand::value &v, const char **s, size_t *n) {
+inline error_code get_str(ctx &c, ondemand::value &v, const char **s, size_t *n) {
   std::string_view tok = v.raw_json_token();
-  if (tok.empty() || tok[0] != '"') return SUCCESS;  // wrong type: absent
+  if (tok.empty()) return SUCCESS;
+  if (tok[0] != '"') return check_other(c, tok);  // wrong type: absent
   size_t end = tok.size();
   while (end > 1 && is_blank(tok[end - 1])) end--;
   if (end >= 2 && tok[end - 1] == '"' && !std::memchr(tok.data() + 1, '\\', end - 2)) {
@@ -123,10 +140,10 @@ inline error_code get_str(ondemand::value &v, const char **s, size_t *n) {
   return SUCCESS;
 }
 
-inline error_code get_ph(ondemand::value &v, char *ph) {
+inline error_code get_ph(ctx &c, ondemand::value &v, char *ph) {
   const char *s = nullptr;
   size_t n = 0;
-  error_code e = get_str(v, &s, &n);
+  error_code e = get_str(c, v, &s, &n);
   if (e) return e;
   if (s) *ph = n ? s[0] : 0;
   return SUCCESS;
@@ -141,19 +158,6 @@ inline bool fast_num(std::string_view tok, int scale, int64_t *out) {
   if (neg) p++;
   const char *d = p;
   uint64_t v = 0;
-  if (e - p >= 8) {  // 8 digits at once (SWAR, as in simdjson / fast_float): long timestamps
-    uint64_t w;
-    std::memcpy(&w, p, 8);
-    if ((((w & 0xF0F0F0F0F0F0F0F0ULL) | (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) ==
-         0x3333333333333333ULL)) {
-      w -= 0x3030303030303030ULL;
-      w = (w * 10) + (w >> 8);
-      w = (((w & 0x000000FF000000FFULL) * 0x000F424000000064ULL) +
-           (((w >> 16) & 0x000000FF000000FFULL) * 0x0000271000000001ULL)) >> 32;
-      v = w;
-      p += 8;
-    }
-  }
   while (p < e && (unsigned char)(*p - '0') < 10) v = v * 10 + (uint64_t)(*p++ - '0');
   size_t ni = (size_t)(p - d);
   if (ni == 0 || ni > 15 || (ni > 1 && *d == '0')) return false;
@@ -193,8 +197,9 @@ inline error_code get_int(ctx &c, ondemand::value &v, int64_t *out) {
     if (e) return e;
     int64_t x;
     if (fa_parse_id_str(sv.data(), sv.size(), &x) == FA_NUM_OK) *out = x;
+    return SUCCESS;
   }
-  return SUCCESS;
+  return check_other(c, tok);
 }
 
 // ts / dur: microseconds -> ns, exact.
@@ -246,7 +251,7 @@ error_code decode_args(ctx &c, ondemand::object obj, fsdpa_event *ev, extra *x) 
     ondemand::value &v = fld.value();
     switch (k[0]) {
       case 'B': if (KEY_IS(k, "Bytes")) e = get_int(c, v, &ev->bytes); break;
-      case 'C': if (KEY_IS(k, "Collective name")) e = get_str(v, &ev->collective, &ev->collective_len); break;
+      case 'C': if (KEY_IS(k, "Collective name")) e = get_str(c, v, &ev->collective, &ev->collective_len); break;
       case 'D':
         if (KEY_IS(k, "Device Type")) e = get_int(c, v, &ev->device_type);
         else if (KEY_IS(k, "Device Id")) e = get_int(c, v, &ev->device_id);
@@ -255,7 +260,7 @@ error_code decode_args(ctx &c, ondemand::object obj, fsdpa_event *ev, extra *x) 
       case 'G': if (KEY_IS(k, "Group size")) e = get_int(c, v, &ev->group_size); break;
       case 'I': if (KEY_IS(k, "In msg nelems")) e = get_int(c, v, &ev->in_msg_nelems); break;
       case 'O': if (KEY_IS(k, "Out msg nelems")) e = get_int(c, v, &ev->out_msg_nelems); break;
-      case 'P': if (KEY_IS(k, "Process Group Name")) e = get_str(v, &ev->pg_name, &ev->pg_name_len); break;
+      case 'P': if (KEY_IS(k, "Process Group Name")) e = get_str(c, v, &ev->pg_name, &ev->pg_name_len); break;
       case 'S': if (KEY_IS(k, "Seq")) e = get_int(c, v, &ev->seq); break;
       case 'T':
         if (KEY_IS(k, "Total Allocated")) e = get_int(c, v, &ev->total_allocated);
@@ -264,14 +269,14 @@ error_code decode_args(ctx &c, ondemand::object obj, fsdpa_event *ev, extra *x) 
       case 'b': if (KEY_IS(k, "bytes")) e = get_int(c, v, &x->bytes_lower); break;
       case 'c':
         if (KEY_IS(k, "correlation")) e = get_int(c, v, &ev->correlation);
-        else if (KEY_IS(k, "cuda_sync_kind")) e = get_str(v, &ev->sync_kind, &ev->sync_kind_len);
+        else if (KEY_IS(k, "cuda_sync_kind")) e = get_str(c, v, &ev->sync_kind, &ev->sync_kind_len);
         break;
       case 'd':
         if (KEY_IS(k, "device")) e = get_int(c, v, &ev->device);
-        else if (KEY_IS(k, "dtype")) e = get_str(v, &ev->dtype, &ev->dtype_len);
+        else if (KEY_IS(k, "dtype")) e = get_str(c, v, &ev->dtype, &ev->dtype_len);
         break;
       case 'e': if (KEY_IS(k, "external id")) e = get_int(c, v, &x->ext_lower); break;
-      case 'n': if (KEY_IS(k, "name")) e = get_str(v, &ev->label, &ev->label_len); break;
+      case 'n': if (KEY_IS(k, "name")) e = get_str(c, v, &ev->label, &ev->label_len); break;
       case 's': if (KEY_IS(k, "stream")) e = get_int(c, v, &ev->stream); break;
       case 'w':
         if (KEY_IS(k, "wait_on_stream")) e = get_int(c, v, &ev->wait_on_stream);
@@ -294,7 +299,7 @@ error_code decode_event(ctx &c, ondemand::object obj, fsdpa_event *ev) {
     ondemand::value &v = fld.value();
     switch (k[0]) {
       case 'p':
-        if (KEY_IS(k, "ph")) e = get_ph(v, &ev->ph);
+        if (KEY_IS(k, "ph")) e = get_ph(c, v, &ev->ph);
         else if (KEY_IS(k, "pid")) e = get_int(c, v, &ev->pid);
         break;
       case 't':
@@ -302,8 +307,8 @@ error_code decode_event(ctx &c, ondemand::object obj, fsdpa_event *ev) {
         else if (KEY_IS(k, "tid")) e = get_int(c, v, &ev->tid);
         break;
       case 'd': if (KEY_IS(k, "dur")) e = get_time(c, v, &ev->dur_ns, "dur"); break;
-      case 'c': if (KEY_IS(k, "cat")) e = get_str(v, &ev->cat, &ev->cat_len); break;
-      case 'n': if (KEY_IS(k, "name")) e = get_str(v, &ev->name, &ev->name_len); break;
+      case 'c': if (KEY_IS(k, "cat")) e = get_str(c, v, &ev->cat, &ev->cat_len); break;
+      case 'n': if (KEY_IS(k, "name")) e = get_str(c, v, &ev->name, &ev->name_len); break;
       case 'a':
         if (KEY_IS(k, "args")) {
           std::string_view tok = v.raw_json_token();

@@ -285,7 +285,8 @@
       pat === 'zigzag' ? 'good' : pat === 'unknown' ? '' : 'bad'));
     var al = r.allocator || {};
     var steadyCalls = (al.steady_state_malloc_calls || 0) + (al.steady_state_free_calls || 0);
-    g.appendChild(kpi('allocator', num(al.peak_reserved_bytes) ? fmtBytes(al.peak_reserved_bytes) + ' reserved' :
+    g.appendChild(kpi(num(al.peak_reserved_bytes) ? 'memory (peak reserved)' : 'memory (peak allocated)',
+      num(al.peak_reserved_bytes) ? fmtBytes(al.peak_reserved_bytes) :
       num(al.peak_allocated_bytes) ? fmtBytes(al.peak_allocated_bytes) : 'n/a',
       (num(al.peak_allocated_bytes) ? 'peak allocated ' + fmtBytes(al.peak_allocated_bytes) + '; ' : '') +
       (al.malloc_calls || 0) + ' malloc / ' + (al.free_calls || 0) + ' free calls, ' + steadyCalls + ' after warm-up' +
@@ -299,8 +300,9 @@
     box.appendChild(g);
   }
 
+  var ROLE_SHORT = { compute: 'compute', communication: 'comm', mixed: 'mixed', memory: 'memcpy' };
   function laneLabel(l) {
-    return 'stream ' + l.stream + ' \u00b7 ' + l.role;
+    return 'stream ' + l.stream + ' \u00b7 ' + (ROLE_SHORT[l.role] || l.role);
   }
 
   /* overview of the whole trace: steps, GPU busy per stream */
@@ -399,7 +401,7 @@
       if (old) c.removeChild(old);
       var w = wins[st.win] || wins[0];
       var lanes = rv.lanes;
-      var W = chartWidth(c), L = 170, R = 10, laneH = 22, gap = 4, top = 40;
+      var W = chartWidth(c), L = 170, R = 10, laneH = 22, gap = 4, top = 46;
       var s0 = st.view ? st.view[0] : w.s, s1 = st.view ? st.view[1] : w.e;
       if (s1 <= s0) s1 = s0 + 1;
       var devs = 0, lastDev = null;
@@ -410,18 +412,20 @@
       var scale = function (t) { return L + (t - s0) / (s1 - s0) * (W - L - R); };
       var plotB = H - 26 - (mem ? memH + 24 : 0);
       gridLines(svg, L, W - R, top, plotB, s0, s1, scale);
-      timeAxis(svg, L, W - R, top - 14, s0, s1, scale, true);
-      sv('text', { x: 4, y: top - 20, 'class': 'lanelabel', text: w.label + ' \u00b7 ' + fmtNs(s1 - s0) + ' shown' }, svg);
+      timeAxis(svg, L, W - R, top - 24, s0, s1, scale, true);
+      sv('text', { x: 4, y: top - 26, 'class': 'lanelabel', text: fmtNs(s1 - s0) + ' shown' }, svg);
+      sv('text', { x: 4, y: top - 6, 'class': 'lanelabel', text: 'steps (CPU)' }, svg);
       /* CPU step ranges */
       arr(w.marks).forEach(function (m) {
         var a = w.s + m[1], b = w.s + m[2];
         if (b < s0 || a > s1) return;
         var xa = scale(Math.max(a, s0)), xb = scale(Math.min(b, s1));
-        sv('rect', { x: xa, y: top - 10, width: Math.max(1, xb - xa), height: 5, fill: '#8aa0bf' }, svg);
-        if (a >= s0) sv('line', { x1: xa, x2: xa, y1: top - 10, y2: plotB, stroke: '#8aa0bf', 'stroke-dasharray': '3,3' }, svg);
-        if (xb - xa > 90) sv('text', { x: xa + 3, y: top - 12, text: 'ProfilerStep#' + m[0] + ' (CPU)', 'font-size': 10 }, svg);
+        sv('rect', { x: xa, y: top - 17, width: Math.max(1, xb - xa), height: 13, fill: m[0] === w.step ? '#ccd7e6' : '#e4e9f1' }, svg);
+        if (a >= s0) sv('line', { x1: xa, x2: xa, y1: top - 17, y2: plotB, stroke: '#8aa0bf', 'stroke-dasharray': '3,3' }, svg);
+        if (b <= s1) sv('line', { x1: xb, x2: xb, y1: top - 17, y2: plotB, stroke: '#8aa0bf', 'stroke-dasharray': '3,3' }, svg);
+        if (xb - xa > 90) sv('text', { x: xa + 4, y: top - 7, text: 'ProfilerStep#' + m[0], 'font-size': 10 }, svg);
       });
-      var y = top, dev = null, rects = sv('g', null, svg);
+      var y = top, dev = null, bg = sv('g', null, svg), rects = sv('g', null, svg);
       var lanesY = [];
       lanes.forEach(function (l, li) {
         if (l.device !== dev) {
@@ -430,8 +434,8 @@
           y += 16;
         }
         lanesY.push(y);
-        sv('text', { x: 12, y: y + laneH / 2 + 4, 'class': 'lanelabel', text: laneLabel(l) }, svg);
-        sv('rect', { x: L, y: y, width: W - L - R, height: laneH, fill: '#f4f6f9' }, svg);
+        sv('text', { x: 12, y: y + laneH / 2 + 4, 'class': 'lanelabel', text: laneLabel(l) }, bg);
+        sv('rect', { x: L, y: y, width: W - L - R, height: laneH, fill: '#f4f6f9' }, bg);
         var d = w.lanes[li] || [];
         for (var k = 0; k + 5 < d.length; k += 6) {
           var a = w.s + d[k], b = w.s + d[k + 1];
@@ -455,7 +459,7 @@
       rects.addEventListener('mouseleave', hideTip);
       if (mem) {
         var my = plotB + 22;
-        sv('text', { x: 4, y: my + 12, 'class': 'devlabel', text: 'memory' + (num(mem.device) ? ' (device ' + mem.device + ')' : '') }, svg);
+        sv('text', { x: 4, y: my + memH / 2 + 4, 'class': 'devlabel', text: 'memory' + (num(mem.device) ? ' (device ' + mem.device + ')' : '') }, svg);
         memChart(svg, mem, L, W - R, my, my + memH, s0, s1, scale, true);
       }
       drawHighlight(svg, ri, top - 4, plotB, scale, s0, s1);
@@ -575,7 +579,11 @@
     var streams = arr(get(r, 'launch_gaps.streams'));
     if (!streams.length) return;
     box.appendChild(el('h3', { text: 'Gaps between consecutive ops, per stream' }));
-    box.appendChild(el('div', { cls: 'hint', text: 'Number of idle gaps by length (log-scaled bar height). Short gaps (< 10 \u00b5s) are launch overhead; long ones are waits on the host, other streams or ranks.' }));
+    box.appendChild(el('div', { cls: 'hint' }, ['Number of idle gaps between consecutive ops of a stream, by gap length (bar height log-scaled): ',
+      el('span', { cls: 'legend', style: 'display:inline-flex' }, [
+        el('span', null, [el('span', { cls: 'sw', style: 'background:#e15759' }), 'up to 10 \u00b5s: launch overhead']),
+        el('span', null, [el('span', { cls: 'sw', style: 'background:#f28e2b' }), 'up to 1 ms']),
+        el('span', null, [el('span', { cls: 'sw', style: 'background:#4e79a7' }), 'longer: waits on the host, other streams or ranks'])])]));
     var g = el('div', { cls: 'hists' });
     streams.forEach(function (s) {
       var c = el('div', { cls: 'chart' });
@@ -644,7 +652,7 @@
     box.appendChild(el('div', { cls: 'hint', text: note }));
     var c = el('div', { cls: 'chart' });
     box.appendChild(c);
-    var W = 900, L = 230, R = 150, rowH = 17, top = 6;
+    var W = 960, L = 230, R = 200, rowH = 17, top = 6;
     var H = top + rows.length * rowH + 8;
     var svg = sv('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, style: 'max-width:' + W + 'px' });
     var max = 1;
@@ -694,6 +702,8 @@
     var t = null;
     window.addEventListener('resize', function () { clearTimeout(t); t = setTimeout(redrawAll, 120); });
     document.addEventListener('keydown', function (ev) { if (ev.key === 'Escape') { highlight = null; redrawAll(); } });
+    var m = /^#finding-(\d+)$/.exec(location.hash || '');
+    if (m && +m[1] < arr(REPORT.findings).length) selectFinding(+m[1]);
   }
 
   try {

@@ -2,13 +2,14 @@
  * worst first, each with its advice.  Lines stay within 100 columns. */
 #include "report/report.h"
 #include "analysis/analyses.h"
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #define WIDTH 100
 
 static const char *C_BOLD = "\033[1m", *C_RED = "\033[31m", *C_YEL = "\033[33m",
-                  *C_DIM = "\033[2m", *C_OFF = "\033[0m";
+                  *C_GRN = "\033[32m", *C_DIM = "\033[2m", *C_OFF = "\033[0m";
 
 static const char *col(const report_in *in, const char *code) {
   return in->opts->color ? code : "";
@@ -22,15 +23,6 @@ static void fmt_ns(char *buf, size_t n, int64_t ns) {
   else if (ns >= 1000000) snprintf(buf, n, "%.2f ms", v / 1e6);
   else if (ns >= 1000) snprintf(buf, n, "%.1f us", v / 1e3);
   else snprintf(buf, n, "%lld ns", (long long)ns);
-}
-
-static void bar(sbuf *b, double frac, int width) {
-  if (frac < 0) frac = 0;
-  if (frac > 1) frac = 1;
-  int full = (int)(frac * width + 0.5);
-  sb_puts(b, "[");
-  for (int i = 0; i < width; i++) sb_puts(b, i < full ? "#" : ".");
-  sb_puts(b, "]");
 }
 
 /* word-wrap `text` at WIDTH with an indent */
@@ -65,50 +57,237 @@ static void wrap(sbuf *b, const char *text, int indent) {
   sb_puts(b, "\n");
 }
 
-fsdpa_status report_text(report_in *in, sbuf *b) {
-  char t1[32], t2[32];
-  for (size_t i = 0; i < in->n; i++) {
-    fsdpa_ctx *c = in->ctxs[i];
-    const store_views *v = ctx_views(c);
-    if (!v) return fa_fail_status(&c->alloc);
-    sb_printf(b, "%s== rank %lld: %.70s%s\n", col(in, C_BOLD), (long long)in->ranks[i],
-              report_path(in, i), col(in, C_OFF));
-    sb_printf(b, "   events %llu (%llu kernels), %zu steps, %zu GPU streams\n",
-              (unsigned long long)c->st.stats.events, (unsigned long long)c->st.stats.kernels,
-              fsdpa_step_count(c), v->nstreams);
-    fsdpa_timeline tl = {sizeof tl, 0, 0, 0, 0};
-    fsdpa_query q;
-    fsdpa_query_init(&q);
-    if (fsdpa_query_timeline(c, &q, &tl) == FSDPA_OK && tl.span_ns != FSDPA_ABSENT) {
-      fmt_ns(t1, sizeof t1, tl.span_ns);
-      fmt_ns(t2, sizeof t2, tl.busy_ns);
-      sb_printf(b, "   GPU span %s, busy %s, density ", t1, t2);
-      bar(b, tl.density, 30);
-      sb_printf(b, " %5.1f%%\n", tl.density * 100.0);
-    } else {
-      sb_puts(b, "   no GPU activity in this trace\n");
+/* UTF-8 block characters: eight heights for sparklines, full / light for bars */
+static const char *const SPARK[9] = {"\u00b7", "\u2581", "\u2582", "\u2583", "\u2584",
+                                     "\u2585", "\u2586", "\u2587", "\u2588"};
+
+/* [█████····] of `width` cells for frac in 0..1 */
+static void ubar(sbuf *b, double frac, int width) {
+  if (frac < 0) frac = 0;
+  if (frac > 1) frac = 1;
+  int full = (int)(frac * width + 0.5);
+  for (int i = 0; i < width; i++) sb_puts(b, i < full ? "\u2588" : "\u00b7");
+}
+
+/* One sparkline cell per value; level 1..8 for a non-zero value, log-scaled
+ * (log(1+v) / log(1+max)) so a bin of 3 next to a bin of 3000 stays visible. */
+static void spark_log(sbuf *b, const uint64_t *v, size_t n) {
+  uint64_t max = 0;
+  for (size_t i = 0; i < n; i++)
+    if (v[i] > max) max = v[i];
+  for (size_t i = 0; i < n; i++) {
+    int lv = 0;
+    if (v[i]) {
+      lv = 1 + (int)(7.0 * log1p((double)v[i]) / log1p((double)max) + 0.5);
+      if (lv < 1) lv = 1;
+      if (lv > 8) lv = 8;
     }
-    size_t ns = fsdpa_step_count(c);
-    if (ns) {
-      int64_t tot = 0;
-      for (size_t k = 0; k < ns; k++) {
-        fsdpa_step s = {sizeof s, 0, 0, 0};
-        if (!fsdpa_get_step(c, k, &s)) tot += s.dur_ns;
-      }
-      fmt_ns(t1, sizeof t1, tot / (int64_t)ns);
-      sb_printf(b, "   mean step time (CPU ProfilerStep) %s\n", t1);
+    sb_puts(b, SPARK[lv]);
+  }
+}
+
+static void fmt_bytes(char *buf, size_t n, int64_t v) {
+  if (v == FSDPA_ABSENT) snprintf(buf, n, "n/a");
+  else if (v >= ((int64_t)1 << 30)) snprintf(buf, n, "%.2f GiB", (double)v / (double)(1 << 30));
+  else if (v >= ((int64_t)1 << 20)) snprintf(buf, n, "%.1f MiB", (double)v / (double)(1 << 20));
+  else snprintf(buf, n, "%lld B", (long long)v);
+}
+
+#define LABEL "   %s%-13s%s"
+
+static void label(sbuf *b, const report_in *in, const char *name) {
+  sb_printf(b, LABEL, col(in, C_BOLD), name, col(in, C_OFF));
+}
+
+/* allocated level over the trace as a 60-cell sparkline, linear between the
+ * lowest and the highest level (the range is printed after it) */
+static fsdpa_status memory_line(report_in *in, fsdpa_ctx *c, sbuf *b) {
+  enum { CELLS = 60 };
+  fsdpa_memory_point p[CELLS];
+  memset(p, 0, sizeof p);
+  p[0].size = sizeof p[0];
+  size_t n = CELLS;
+  fsdpa_status st = fsdpa_query_memory_series(c, NULL, FSDPA_ABSENT, CELLS, p, &n);
+  if (st) return st == FSDPA_EBUFS ? FSDPA_OK : st;
+  int64_t max = 0, min = INT64_MAX;
+  for (size_t i = 0; i < n; i++) {
+    if (p[i].allocated_max != FSDPA_ABSENT && p[i].allocated_max > max) max = p[i].allocated_max;
+    if (p[i].allocated_min != FSDPA_ABSENT && p[i].allocated_min < min) min = p[i].allocated_min;
+  }
+  if (!n || max <= 0 || min == INT64_MAX) return FSDPA_OK;
+  label(b, in, "");
+  for (size_t i = 0; i < n; i++) {
+    int lv = 0;
+    if (p[i].allocated_max != FSDPA_ABSENT)
+      lv = max > min ? 1 + (int)(7.0 * (double)(p[i].allocated_max - min) / (double)(max - min) + 0.5) : 4;
+    sb_puts(b, SPARK[lv > 8 ? 8 : lv]);
+  }
+  char lo[32], hi[32];
+  fmt_bytes(lo, sizeof lo, min);
+  fmt_bytes(hi, sizeof hi, max);
+  sb_printf(b, " %s .. %s\n", lo, hi);
+  return FSDPA_OK;
+}
+
+static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
+  char t1[32], t2[32], t3[32], t4[32];
+  fsdpa_ctx *c = in->ctxs[i];
+  const store_views *v = ctx_views(c);
+  if (!v) return fa_fail_status(&c->alloc);
+  fsdpa_query q;
+  fsdpa_query_init(&q);
+  fsdpa_status st;
+  sb_printf(b, "%s== rank %lld: %.80s%s\n", col(in, C_BOLD), (long long)in->ranks[i],
+            report_path(in, i), col(in, C_OFF));
+  int ver = fsdpa_fsdp_version(c);
+  size_t ndev = 0;
+  for (size_t k = 0; k < v->nstreams; k++)
+    if (!k || v->streams[k].device != v->streams[k - 1].device) ndev++;
+  sb_printf(b, "   %llu events, %llu kernels, %zu steps, %zu GPU streams on %zu device(s)%s\n",
+            (unsigned long long)c->st.stats.events, (unsigned long long)c->st.stats.kernels,
+            fsdpa_step_count(c), v->nstreams, ndev, ver == 2 ? ", FSDP2" : ver == 1 ? ", FSDP1" : "");
+
+  size_t ns = fsdpa_step_count(c);
+  label(b, in, "step time");
+  if (ns) {
+    int64_t tot = 0, lo = INT64_MAX, hi = 0;
+    for (size_t k = 0; k < ns; k++) {
+      fsdpa_step s = {sizeof s, 0, 0, 0};
+      if (fsdpa_get_step(c, k, &s)) continue;
+      tot += s.dur_ns;
+      if (s.dur_ns < lo) lo = s.dur_ns;
+      if (s.dur_ns > hi) hi = s.dur_ns;
     }
+    fmt_ns(t1, sizeof t1, tot / (int64_t)ns);
+    fmt_ns(t2, sizeof t2, lo);
+    fmt_ns(t3, sizeof t3, hi);
+    sb_printf(b, "%s mean over %zu ProfilerSteps (CPU), %s .. %s\n", t1, ns, t2, t3);
+  } else {
+    sb_puts(b, "n/a: no ProfilerStep ranges in the trace\n");
+  }
+
+  fsdpa_launch_gaps g;
+  memset(&g, 0, sizeof g);
+  g.size = sizeof g;
+  if ((st = fsdpa_query_launch_gaps(c, &q, &g))) return st;
+  label(b, in, "GPU density");
+  if (g.span_ns != FSDPA_ABSENT) {
+    const char *dc = g.density < 0.5 ? C_RED : g.density < 0.8 ? C_YEL : C_GRN;
+    ubar(b, g.density, 30);
+    fmt_ns(t1, sizeof t1, g.busy_ns);
+    fmt_ns(t2, sizeof t2, g.span_ns);
+    sb_printf(b, " %s%5.1f%%%s busy %s of %s\n", col(in, dc), g.density * 100.0, col(in, C_OFF), t1, t2);
+    fmt_ns(t1, sizeof t1, g.gpu_idle_ns);
+    fmt_ns(t2, sizeof t2, g.gpu_host_wait_ns);
+    fmt_ns(t3, sizeof t3, g.gpu_kernel_wait_ns);
+    fmt_ns(t4, sizeof t4, g.gpu_other_ns);
+    label(b, in, "GPU idle");
+    sb_printf(b, "%s: waiting for the host %s, short gaps %s, other %s\n", t1, t2, t3, t4);
+  } else {
+    sb_puts(b, "n/a: no GPU activity in this trace\n");
+  }
+
+  fsdpa_overlap ov;
+  memset(&ov, 0, sizeof ov);
+  ov.size = sizeof ov;
+  if ((st = fsdpa_query_overlap(c, &q, &ov))) return st;
+  label(b, in, "exposed comm");
+  if (ov.comm_ns != FSDPA_ABSENT) {
+    fmt_ns(t1, sizeof t1, ov.exposed_comm_ns);
+    fmt_ns(t2, sizeof t2, ov.comm_ns);
+    double sh = g.span_ns > 0 ? (double)ov.exposed_comm_ns / (double)g.span_ns : 0;
+    sb_printf(b, "%s%s%s (%.1f%% of the span); %.1f%% of %s communication hidden by compute\n",
+              col(in, sh > 0.1 ? C_RED : sh > 0.03 ? C_YEL : C_GRN), t1, col(in, C_OFF), sh * 100.0,
+              ov.overlap_pct < 0 ? 0.0 : ov.overlap_pct, t2);
+  } else {
+    sb_puts(b, "n/a: no collective kernels in this trace\n");
+  }
+
+  fsdpa_backward bw;
+  memset(&bw, 0, sizeof bw);
+  bw.size = sizeof bw;
+  if ((st = fsdpa_query_backward(c, &bw))) return st;
+  label(b, in, "backward");
+  if (bw.pattern == FSDPA_BWD_UNKNOWN) {
+    sb_puts(b, "unknown: fewer than two FSDP units in backward\n");
+  } else {
+    fmt_ns(t1, sizeof t1, bw.idle_ns);
+    sb_printf(b, "%s%s%s: %llu of %llu units prefetched; %llu of %llu links broken, idle %s\n",
+              col(in, bw.pattern == FSDPA_BWD_ZIGZAG ? C_GRN : C_RED),
+              fsdpa_backward_pattern_name(bw.pattern), col(in, C_OFF),
+              (unsigned long long)bw.prefetched_units, (unsigned long long)bw.units,
+              (unsigned long long)bw.broken_links, (unsigned long long)bw.links, t1);
+  }
+
+  fsdpa_memory_summary ms;
+  memset(&ms, 0, sizeof ms);
+  ms.size = sizeof ms;
+  if ((st = fsdpa_query_memory(c, &q, &ms))) return st;
+  label(b, in, "allocator");
+  fmt_bytes(t1, sizeof t1, ms.peak_allocated_bytes);
+  fmt_bytes(t2, sizeof t2, ms.peak_reserved_bytes);
+  uint64_t steady = ms.steady_state_malloc_calls + ms.steady_state_free_calls;
+  sb_printf(b, "peak %s allocated, %s reserved; %llu malloc / %llu free, %s%llu%s after warm-up\n",
+            t1, t2, (unsigned long long)ms.malloc_calls, (unsigned long long)ms.free_calls,
+            col(in, steady ? C_YEL : ""), (unsigned long long)steady, col(in, steady ? C_OFF : ""));
+  if ((st = memory_line(in, c, b))) return st;
+
+  enum { NSW = 32 };
+  fsdpa_sync_wait sw[NSW];
+  memset(sw, 0, sizeof sw);
+  sw[0].size = sizeof sw[0];
+  size_t nsw = NSW;
+  st = fsdpa_query_sync_waits(c, &q, sw, &nsw);
+  if (st && st != FSDPA_EBUFS) return st;
+  if (nsw > NSW) nsw = NSW;
+  label(b, in, "CPU blocked");
+  if (nsw) {
+    int64_t tot = 0;
+    for (size_t k = 0; k < nsw; k++) tot += sw[k].total_ns;
+    fmt_ns(t1, sizeof t1, tot);
+    fmt_ns(t2, sizeof t2, sw[0].total_ns);
+    sb_printf(b, "%s in blocking CUDA calls, most in %.40s (%llu calls, %s)\n", t1, sw[0].api,
+              (unsigned long long)sw[0].count, t2);
+  } else {
+    sb_puts(b, "never: no blocking CUDA calls\n");
+  }
+
+  if (v->nstreams) {
+    /* per stream: role, kernels, busy, and the launch-gap histogram as a
+     * sparkline over the fixed bins (<1us, 1us .. 1s in 1-2-5 steps, >=1s) */
+    sb_printf(b, "   %s%-22s %-8s %8s %10s %7s  %-20s%s\n", col(in, C_DIM), "stream", "role",
+              "kernels", "busy", "gaps", " 1us      1ms      1s", col(in, C_OFF));
+    static const char *const roles[] = {"compute", "comm", "memory", "mixed"};
     for (size_t k = 0; k < v->nstreams && k < 16; k++) {
       const gpu_stream_view *sv = &v->streams[k];
-      int64_t busy = iv_total(sv->busy, sv->nbusy);
-      fmt_ns(t1, sizeof t1, busy);
-      static const char *const roles[] = {"compute", "communication", "memory", "mixed"};
-      sb_printf(b, "   dev %-3lld stream %-6lld %-13s %8llu kernels  busy %-10s\n",
-                (long long)sv->device, (long long)sv->stream, roles[sv->role & 3],
-                (unsigned long long)sv->kernels, t1);
+      fsdpa_query qs;
+      fsdpa_query_init(&qs);
+      qs.device = sv->device;
+      qs.stream = sv->stream;
+      fsdpa_launch_gaps gs;
+      memset(&gs, 0, sizeof gs);
+      gs.size = sizeof gs;
+      if ((st = fsdpa_query_launch_gaps(c, &qs, &gs))) return st;
+      char name[32];
+      snprintf(name, sizeof name, "dev %lld stream %lld", (long long)sv->device, (long long)sv->stream);
+      fmt_ns(t1, sizeof t1, iv_total(sv->busy, sv->nbusy));
+      sb_printf(b, "   %-22.22s %-8s %8llu %10s %7llu  ", name, roles[sv->role & 3],
+                (unsigned long long)sv->kernels, t1, (unsigned long long)gs.gaps);
+      spark_log(b, gs.counts, FSDPA_GAP_BINS);
+      fmt_ns(t2, sizeof t2, gs.p50_ns);
+      sb_printf(b, " p50 %s\n", gs.gaps ? t2 : "n/a");
     }
     if (v->nstreams > 16) sb_printf(b, "   ... %zu more streams\n", v->nstreams - 16);
-    sb_puts(b, "\n");
+  }
+  sb_puts(b, "\n");
+  return FSDPA_OK;
+}
+
+fsdpa_status report_text(report_in *in, sbuf *b) {
+  char t1[32];
+  for (size_t i = 0; i < in->n; i++) {
+    fsdpa_status st = rank_summary(in, i, b);
+    if (st) return st;
   }
   if (!in->all.n) {
     sb_puts(b, "No findings: nothing in these traces crossed a threshold.\n");

@@ -28,7 +28,7 @@ typedef struct sum_rank {
   size_t raw_len;
   sum_finding *f;
   size_t nf, fcap;
-  xr_params params;
+  int64_t params[P__COUNT];         /* defaults, with the summary's crossrank.* values */
   xr_table tab;
 } sum_rank;
 

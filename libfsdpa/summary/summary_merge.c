@@ -55,7 +55,9 @@ fsdpa_status sum_report_json(sum_doc *d, sbuf *out) {
     for (size_t i = 0; i < d->n; i++) tabs[i] = d->r[i].tab;  /* views; d keeps ownership */
     st = collect_findings(d, &all);
   }
-  if (!st) st = xr_analyze(a, tabs, d->n, &d->r[0].params, &xr);
+  xr_params p;
+  xr_params_from(d->r[0].params, &p);
+  if (!st) st = xr_analyze(a, tabs, d->n, &p, &xr);
   if (!st) st = xr_add_findings(&xr, &all);
   if (!st) {
     findings_sort(&all);

@@ -70,16 +70,28 @@ static int read_input(rd *x, sum_rank *s) {
   return 1;
 }
 
+static const char *const PARAM_NAMES[P__COUNT] = {
+#define PARAM(id, name, def, desc) name,
+#include "params.def"
+#undef PARAM
+};
+static const int64_t PARAM_DEFAULTS[P__COUNT] = {
+#define PARAM(id, name, def, desc) def,
+#include "params.def"
+#undef PARAM
+};
+
+/* Known parameter names take the summary's value; others (a later
+ * library's) are skipped. */
 static int read_params(rd *x, sum_rank *s) {
   size_t i = 0;
   const char *k;
   size_t kn;
   if (!jr_obj_begin(&x->r)) return 0;
   while (jr_obj_next(&x->r, &i, &k, &kn)) {
-    if (jr_key_is(k, kn, "crossrank.min_delay_ns")) jr_i64(&x->r, &s->params.min_delay_ns, 0);
-    else if (jr_key_is(k, kn, "crossrank.straggler_min_steps")) jr_i64(&x->r, &s->params.min_steps, 0);
-    else if (jr_key_is(k, kn, "crossrank.straggler_min_share_ppm"))
-      jr_i64(&x->r, &s->params.min_share_ppm, 0);
+    int p = 0;
+    while (p < P__COUNT && !jr_key_is(k, kn, PARAM_NAMES[p])) p++;
+    if (p < P__COUNT) jr_i64(&x->r, &s->params[p], PARAM_DEFAULTS[p]);
     else skip(x);
     if (!jr_ok(&x->r)) return 0;
   }
@@ -264,9 +276,7 @@ static int read_rank(rd *x, sum_rank *s) {
   memset(s, 0, sizeof *s);
   s->world_size = FSDPA_ABSENT;
   s->rank = FSDPA_ABSENT;
-  s->params.min_delay_ns = 100000;  /* params.def defaults, for summaries without params */
-  s->params.min_steps = 2;
-  s->params.min_share_ppm = 500000;
+  memcpy(s->params, PARAM_DEFAULTS, sizeof s->params);
   xr_table_init(&s->tab, 0);
   jr_peek(&x->r);
   const char *b0 = x->r.p;

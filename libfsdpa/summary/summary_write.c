@@ -15,6 +15,12 @@ static const findings_fn RANK_FINDERS[] = {launch_gaps_findings, overlap_finding
                                            backward_findings, sync_waits_findings,
                                            allocator_findings};
 
+static const char *const PARAM_NAMES[P__COUNT] = {
+#define PARAM(id, name, def, desc) name,
+#include "params.def"
+#undef PARAM
+};
+
 static const char *sev_name(int s) {
   return s == SEV_CRITICAL ? "critical" : s == SEV_WARNING ? "warning" : "info";
 }
@@ -148,9 +154,8 @@ fsdpa_status fsdpa_summary_write(fsdpa_ctx *c, const char *path, char **out, siz
     jw_obj_end(&w);
     jw_key(&w, "params");
     jw_obj(&w);
-    jw_ki64(&w, "crossrank.min_delay_ns", c->params[P_XR_MIN_DELAY_NS]);
-    jw_ki64(&w, "crossrank.straggler_min_steps", c->params[P_XR_MIN_STEPS]);
-    jw_ki64(&w, "crossrank.straggler_min_share_ppm", c->params[P_XR_MIN_SHARE_PPM]);
+    for (int i = 0; i < P__COUNT; i++)
+      if (xr_param_in_summary(PARAM_NAMES[i])) jw_ki64(&w, PARAM_NAMES[i], c->params[i]);
     jw_obj_end(&w);
     jw_key(&w, "report");
     jw_raw(&w, sec.p ? sec.p : "null", sec.p ? sec.len : 4);

@@ -27,6 +27,7 @@ static void usage_main(FILE *f) {
           "\n"
           "commands:\n"
           "  analyze    analyze one trace per rank and print a report (text, json, html)\n"
+          "  annotate   copy a trace with the findings added as events (for Perfetto)\n"
           "  params     list the analysis thresholds that --set can change\n"
           "  version    print the version\n"
           "  help CMD   help for a command\n"
@@ -152,6 +153,9 @@ static void *worker(void *arg) {
     pthread_mutex_unlock(&sh->mu);
     if (i >= sh->n) break;
     sh->jobs[i].st = read_one(sh, &sh->jobs[i]);
+    /* build this rank's sorted timeline views (cached in its context) here,
+     * in parallel, rather than in the serial report afterwards */
+    if (sh->jobs[i].st == FSDPA_OK) (void)fsdpa_stream_count(sh->jobs[i].ctx);
   }
   return NULL;
 }
@@ -608,6 +612,136 @@ out:
   return rc;
 }
 
+/* ---- annotate (issue 7): the findings as events in a copy of the trace ---- */
+
+static void usage_annotate(FILE *f) {
+  fprintf(f,
+          "usage: fsdpa annotate [options] TRACE -o OUT\n"
+          "       fsdpa annotate [options] -d DIR TRACE [TRACE ...]\n"
+          "\n"
+          "Analyzes the TRACEs (the ranks of one job, as 'fsdpa analyze' does) and writes a copy\n"
+          "of each with the findings added as events: a process \"fsdpa findings\" with one\n"
+          "thread per finding and one slice per time range of its evidence, named by the\n"
+          "finding's title, with id, severity, detail and advice in its args.  Open the copy in\n"
+          "https://ui.perfetto.dev or chrome://tracing to see each finding next to the kernels\n"
+          "it is about.  The original events are kept byte for byte.\n"
+          "\n"
+          "options:\n"
+          "  -o, --output FILE    the annotated copy of the single TRACE ('-' = standard output);\n"
+          "                       gzip-compressed if FILE ends in .gz\n"
+          "  -d, --dir DIR        write each copy to DIR/<file name of the TRACE>\n"
+          "      --gzip           compress the output whatever its name\n"
+          "      --no-gzip        never compress the output\n"
+          "      --set KEY=VALUE  change an analysis threshold (see 'fsdpa params')\n"
+          "      --max-memory MB  refuse to hold more than MB MiB per trace\n"
+          "  -h, --help           this help\n"
+          "\n"
+          "example:\n"
+          "  fsdpa annotate rank0.json.gz -o rank0.fsdpa.json.gz\n"
+          "\n"
+          "exit status: 0 written, 2 bad usage, 3 a trace could not be read or written.\n");
+}
+
+static int cmd_annotate(int argc, char **argv) {
+  const char *output = NULL, *dir = NULL;
+  int gzip = -1, rc = 0;
+  uint64_t max_mem = 0;
+  size_t n = 0, nsets = 0;
+  const char **paths = calloc((size_t)argc + 1, sizeof *paths);
+  char **keys = calloc((size_t)argc + 1, sizeof *keys);
+  const char **vals = calloc((size_t)argc + 1, sizeof *vals);
+  fsdpa_ctx **ctxs = calloc((size_t)argc + 1, sizeof *ctxs);
+  if (!paths || !keys || !vals || !ctxs) { rc = EXIT_INPUT; goto out; }
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    int has_next = i + 1 < argc;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage_annotate(stdout);
+      goto out;
+    } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && has_next) {
+      output = argv[++i];
+    } else if ((!strcmp(a, "-d") || !strcmp(a, "--dir")) && has_next) {
+      dir = argv[++i];
+    } else if (!strcmp(a, "--gzip") || !strcmp(a, "--no-gzip")) {
+      gzip = a[2] == 'g';
+    } else if (!strcmp(a, "--set") && has_next) {
+      const char *s = argv[++i], *eq = strchr(s, '=');
+      if (!eq) {
+        fprintf(stderr, "%s: --set needs KEY=VALUE, got '%s'\n", prog, s);
+        rc = EXIT_USAGE;
+        goto out;
+      }
+      keys[nsets] = strndup(s, (size_t)(eq - s));
+      vals[nsets++] = eq + 1;
+    } else if (!strcmp(a, "--max-memory") && has_next) {
+      max_mem = strtoull(argv[++i], NULL, 10) << 20;
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "%s: bad option '%s' (see 'fsdpa help annotate')\n", prog, a);
+      rc = EXIT_USAGE;
+      goto out;
+    } else {
+      paths[n++] = a;
+    }
+  }
+  if (!n || (!output && !dir) || (output && dir) || (output && n > 1)) {
+    fprintf(stderr, "%s: annotate needs TRACE -o OUT, or -d DIR TRACE [TRACE ...] "
+                    "(see 'fsdpa help annotate')\n", prog);
+    rc = EXIT_USAGE;
+    goto out;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (!strcmp(paths[i], "-")) {
+      fprintf(stderr, "%s: annotate reads each TRACE twice: it cannot be standard input\n", prog);
+      rc = EXIT_USAGE;
+      goto out;
+    }
+    fsdpa_options o;
+    fsdpa_options_init(&o);
+    o.name = paths[i];
+    o.max_memory_bytes = max_mem;
+    if (fsdpa_ctx_new(&ctxs[i], &o)) { rc = EXIT_INPUT; goto out; }
+    for (size_t k = 0; k < nsets; k++) {
+      if (!keys[k] || fsdpa_set_param(ctxs[i], keys[k], vals[k])) {
+        fprintf(stderr, "%s: --set: %s\n", prog, fsdpa_errmsg(ctxs[i]));
+        rc = EXIT_USAGE;
+        goto out;
+      }
+    }
+    if (fsdpa_feed_file(ctxs[i], paths[i])) {
+      fprintf(stderr, "%s: %s\n", prog, fsdpa_errmsg(ctxs[i]));
+      rc = EXIT_INPUT;
+      goto out;
+    }
+  }
+  fsdpa_annotate_options ao;
+  fsdpa_annotate_options_init(&ao);
+  ao.gzip = gzip;
+  for (size_t i = 0; i < n && !rc; i++) {
+    char *target = NULL;
+    if (dir) {
+      const char *base = strrchr(paths[i], '/');
+      base = base ? base + 1 : paths[i];
+      size_t len = strlen(dir) + strlen(base) + 2;
+      target = malloc(len);
+      if (!target) { rc = EXIT_INPUT; break; }
+      snprintf(target, len, "%s/%s", dir, base);
+    }
+    if (fsdpa_annotate_file(ctxs, n, i, paths[i], target ? target : output, &ao)) {
+      fprintf(stderr, "%s: %s\n", prog, fsdpa_errmsg(ctxs[i]));
+      rc = EXIT_INPUT;
+    }
+    free(target);
+  }
+out:
+  for (size_t i = 0; i < n; i++) fsdpa_ctx_free(ctxs ? ctxs[i] : NULL);
+  for (size_t i = 0; i < nsets; i++) free(keys[i]);
+  free(ctxs);
+  free(keys);
+  free(vals);
+  free(paths);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     usage_main(stderr);
@@ -624,6 +758,7 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(cmd, "help")) {
     if (argc > 2 && !strcmp(argv[2], "analyze")) usage_analyze(stdout);
+    else if (argc > 2 && !strcmp(argv[2], "annotate")) usage_annotate(stdout);
     else usage_main(stdout);
     return 0;
   }
@@ -634,6 +769,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "analyze")) return cmd_analyze(argc - 2, argv + 2);
   if (!strcmp(cmd, "summarize")) return cmd_summarize(argc - 2, argv + 2);
   if (!strcmp(cmd, "merge")) return cmd_merge(argc - 2, argv + 2);
+  if (!strcmp(cmd, "annotate")) return cmd_annotate(argc - 2, argv + 2);
   fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
   usage_main(stderr);
   return EXIT_USAGE;

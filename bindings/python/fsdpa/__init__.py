@@ -15,8 +15,9 @@ The library is found through $FSDPA_LIBRARY (full path of libfsdpa.so, e.g.
 in a build tree) or else ctypes.util.find_library("fsdpa").
 """
 from ._base import ABSENT
-from .analyzer import (Analyzer, CountingAllocator, analyze, crossrank, crossrank_ranks, params,
-                       report_text, summary_merge, summary_report, version)
+from .analyzer import (Analyzer, CountingAllocator, analyze, annotate_events, annotate_file,
+                       crossrank, crossrank_ranks, params, report_text, summary_merge,
+                       summary_report, version)
 from .errors import (BufferTooSmallError, FileReadError, FsdpaError, InvalidArgumentError,
                      LimitError, NotATraceError, OutOfMemoryError, ParseError, StateError,
                      TruncatedError)

@@ -165,6 +165,10 @@ class fsdpa_summary_options(Structure):
     pass
 
 
+class fsdpa_annotate_options(Structure):
+    pass
+
+
 class fsdpa_report_options(Structure):
     pass
 
@@ -577,13 +581,18 @@ fsdpa_summary_options._fields_ = [
     ('errbuf', c_void_p),
     ('errbuf_len', c_size_t),
 ]
+fsdpa_annotate_options._fields_ = [
+    ('size', c_size_t),
+    ('gzip', c_int),
+    ('level', c_int),
+]
 fsdpa_report_options._fields_ = [
     ('size', c_size_t),
     ('format', fsdpa_format),
     ('color', c_int),
     ('html_step', c_int64),
 ]
-STRUCTS = {'fsdpa_allocator': fsdpa_allocator, 'fsdpa_options': fsdpa_options, 'fsdpa_event': fsdpa_event, 'fsdpa_trace_info': fsdpa_trace_info, 'fsdpa_stats': fsdpa_stats, 'fsdpa_step': fsdpa_step, 'fsdpa_stream_info': fsdpa_stream_info, 'fsdpa_query': fsdpa_query, 'fsdpa_timeline': fsdpa_timeline, 'fsdpa_launch_gaps': fsdpa_launch_gaps, 'fsdpa_launch_latency': fsdpa_launch_latency, 'fsdpa_launch_queue': fsdpa_launch_queue, 'fsdpa_overlap': fsdpa_overlap, 'fsdpa_comm_split': fsdpa_comm_split, 'fsdpa_fsdp_unit': fsdpa_fsdp_unit, 'fsdpa_backward': fsdpa_backward, 'fsdpa_backward_step': fsdpa_backward_step, 'fsdpa_backward_unit': fsdpa_backward_unit, 'fsdpa_sync_wait': fsdpa_sync_wait, 'fsdpa_sync_call': fsdpa_sync_call, 'fsdpa_sync_step': fsdpa_sync_step, 'fsdpa_memory_summary': fsdpa_memory_summary, 'fsdpa_memory_device': fsdpa_memory_device, 'fsdpa_memory_point': fsdpa_memory_point, 'fsdpa_memory_step': fsdpa_memory_step, 'fsdpa_crossrank': fsdpa_crossrank, 'fsdpa_crossrank_rank': fsdpa_crossrank_rank, 'fsdpa_summary_options': fsdpa_summary_options, 'fsdpa_report_options': fsdpa_report_options}
+STRUCTS = {'fsdpa_allocator': fsdpa_allocator, 'fsdpa_options': fsdpa_options, 'fsdpa_event': fsdpa_event, 'fsdpa_trace_info': fsdpa_trace_info, 'fsdpa_stats': fsdpa_stats, 'fsdpa_step': fsdpa_step, 'fsdpa_stream_info': fsdpa_stream_info, 'fsdpa_query': fsdpa_query, 'fsdpa_timeline': fsdpa_timeline, 'fsdpa_launch_gaps': fsdpa_launch_gaps, 'fsdpa_launch_latency': fsdpa_launch_latency, 'fsdpa_launch_queue': fsdpa_launch_queue, 'fsdpa_overlap': fsdpa_overlap, 'fsdpa_comm_split': fsdpa_comm_split, 'fsdpa_fsdp_unit': fsdpa_fsdp_unit, 'fsdpa_backward': fsdpa_backward, 'fsdpa_backward_step': fsdpa_backward_step, 'fsdpa_backward_unit': fsdpa_backward_unit, 'fsdpa_sync_wait': fsdpa_sync_wait, 'fsdpa_sync_call': fsdpa_sync_call, 'fsdpa_sync_step': fsdpa_sync_step, 'fsdpa_memory_summary': fsdpa_memory_summary, 'fsdpa_memory_device': fsdpa_memory_device, 'fsdpa_memory_point': fsdpa_memory_point, 'fsdpa_memory_step': fsdpa_memory_step, 'fsdpa_crossrank': fsdpa_crossrank, 'fsdpa_crossrank_rank': fsdpa_crossrank_rank, 'fsdpa_summary_options': fsdpa_summary_options, 'fsdpa_annotate_options': fsdpa_annotate_options, 'fsdpa_report_options': fsdpa_report_options}
 
 # ---- functions: name -> (restype, argtypes)
 SIGNATURES = {
@@ -640,6 +649,9 @@ SIGNATURES = {
     'fsdpa_summary_write': (fsdpa_status, [ctx_p, c_char_p, POINTER(c_void_p), POINTER(c_size_t)]),
     'fsdpa_summary_merge': (fsdpa_status, [POINTER(c_char_p), POINTER(c_size_t), c_size_t, POINTER(fsdpa_summary_options), POINTER(c_void_p), POINTER(c_size_t)]),
     'fsdpa_summary_report': (fsdpa_status, [c_char_p, c_size_t, POINTER(fsdpa_summary_options), POINTER(fsdpa_report_options), POINTER(c_void_p), POINTER(c_size_t)]),
+    'fsdpa_annotate_options_init': (None, [POINTER(fsdpa_annotate_options)]),
+    'fsdpa_annotate_events': (fsdpa_status, [POINTER(ctx_p), c_size_t, c_size_t, POINTER(c_void_p), POINTER(c_size_t)]),
+    'fsdpa_annotate_file': (fsdpa_status, [POINTER(ctx_p), c_size_t, c_size_t, c_char_p, c_char_p, POINTER(fsdpa_annotate_options)]),
     'fsdpa_report_options_init': (None, [POINTER(fsdpa_report_options)]),
     'fsdpa_report': (fsdpa_status, [POINTER(ctx_p), POINTER(c_char_p), c_size_t, POINTER(fsdpa_report_options), POINTER(c_void_p), POINTER(c_size_t)]),
     'fsdpa_set_param': (fsdpa_status, [ctx_p, c_char_p, c_char_p]),
@@ -1100,7 +1112,9 @@ class CrossRank(Record):
     collectives: int  # matched collectives (0 with fewer than 2 ranks)
     unmatched: int  # collective kernels (per rank) whose identity no other rank has
     unaligned: int  # matched per-rank kernels left out because their rank could not be aligned
-    unsynchronized: int  # matched collectives whose end spread exceeds their transfer
+    # matched collectives whose end spread exceeds their transfer and crossrank.end_tolerance_ns
+    # (left out of the other figures)
+    unsynchronized: int
     # rank whose clock the others are aligned to; ABSENT if nothing matched
     reference_rank: Optional[int]
     # Σ over matched collectives of transfer (once per collective); ABSENT if none

@@ -434,6 +434,34 @@ def crossrank_ranks(analyzers: Sequence[Analyzer]) -> List[CrossRankRank]:
     return rows
 
 
+def annotate_events(analyzers: Sequence[Analyzer], i: int = 0) -> list:
+    """The trace events fsdpa_annotate_file() adds to trace i of the job (the
+    findings as Perfetto / chrome://tracing events), parsed from JSON."""
+    import json
+    ctxs = _ctx_array(analyzers)
+    if not 0 <= i < len(analyzers):
+        raise _einval("index out of range")
+    text = _take_buffer(lambda out, ln: F("fsdpa_annotate_events")(ctxs, len(analyzers), i,
+                                                                   out, ln), ctxs[i])
+    return json.loads(text)
+
+
+def annotate_file(analyzers: Sequence[Analyzer], i: int, in_path: PathLike, out_path: PathLike,
+                  *, gzip: Optional[bool] = None, level: int = 0) -> None:
+    """Write a copy of trace i (`in_path`, the file analyzers[i] was fed) to
+    `out_path` with the findings added as events.  gzip: None = by the
+    output name (".gz"), level: 1..9 (0 = 6)."""
+    ctxs = _ctx_array(analyzers)
+    if not 0 <= i < len(analyzers):
+        raise _einval("index out of range")
+    o = C.fsdpa_annotate_options()
+    F("fsdpa_annotate_options_init")(o)
+    o.gzip = -1 if gzip is None else int(bool(gzip))
+    o.level = level
+    check(F("fsdpa_annotate_file")(ctxs, len(analyzers), i, os.fsencode(in_path),
+                                    os.fsencode(out_path), ctypes.byref(o)), ctxs[i])
+
+
 def _summary_options():
     o = C.fsdpa_summary_options()
     F("fsdpa_summary_options_init")(o)

@@ -130,6 +130,26 @@ class SampleQueriesTest(unittest.TestCase):
             fsdpa.summary_merge(["{not a summary"])
         self.assertTrue(cm.exception.message)
 
+    def test_annotate(self):
+        """The findings written into a copy of the trace: the copy reads back
+        to the same report, and holds the events annotate_events() lists."""
+        import os
+        import tempfile
+        events = fsdpa.annotate_events([self.a])
+        titles = {e["name"] for e in events if e.get("cat") == "fsdpa"}
+        report = self.a.result()
+        for f in report.findings:
+            self.assertIn(f.title, titles)
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "annotated.json")
+            fsdpa.annotate_file([self.a], 0, self.path, out)
+            with fsdpa.Analyzer(self.path) as b:
+                b.feed_file(out)
+                self.assertEqual(support.without_paths(b.report()),
+                                 support.without_paths(self.a.report()).replace(
+                                     f'"bytes": {os.path.getsize(self.path)}',
+                                     f'"bytes": {os.path.getsize(out)}'))
+
     def test_crossrank_two_ranks(self):
         with fsdpa.Analyzer() as b:
             b.feed_file(self.path)

@@ -47,7 +47,7 @@ pub trait Layout {
     /// The C name of the struct.
     const NAME: &'static str;
     /// (name, offset, size) of each field.
-    fn fields() -> Vec<(&'static str, usize, usize)>;
+    fn fields() -> Vec<FieldLayout>;
 }
 
 #[doc(hidden)]
@@ -65,7 +65,7 @@ macro_rules! c_struct {
         pub struct $name { $($(#[$fm])* pub $f: $t),* }
         impl Layout for $name {
             const NAME: &'static str = stringify!($name);
-            fn fields() -> Vec<(&'static str, usize, usize)> {
+            fn fields() -> Vec<FieldLayout> {
                 vec![$((stringify!($f), std::mem::offset_of!($name, $f),
                         field_size(|s: &$name| &s.$f))),*]
             }
@@ -128,7 +128,12 @@ impl CType for fsdpa_ctx {
 pub type fsdpa_malloc_fn = Option<unsafe extern "C" fn(ud: *mut c_void, n: usize) -> *mut c_void>;
 /// `realloc_fn` of [`fsdpa_allocator`].
 pub type fsdpa_realloc_fn = Option<
-    unsafe extern "C" fn(ud: *mut c_void, p: *mut c_void, old_n: usize, new_n: usize) -> *mut c_void,
+    unsafe extern "C" fn(
+        ud: *mut c_void,
+        p: *mut c_void,
+        old_n: usize,
+        new_n: usize,
+    ) -> *mut c_void,
 >;
 /// `free_fn` of [`fsdpa_allocator`].
 pub type fsdpa_free_fn = Option<unsafe extern "C" fn(ud: *mut c_void, p: *mut c_void, n: usize)>;
@@ -136,97 +141,225 @@ pub type fsdpa_free_fn = Option<unsafe extern "C" fn(ud: *mut c_void, p: *mut c_
 c_struct!(
     /// Allocator callbacks (see fsdpa.h).
     pub struct fsdpa_allocator {
-    pub size: usize, pub malloc_fn: fsdpa_malloc_fn, pub realloc_fn: fsdpa_realloc_fn,
-    pub free_fn: fsdpa_free_fn, pub ud: *mut c_void,
-});
+        pub size: usize,
+        pub malloc_fn: fsdpa_malloc_fn,
+        pub realloc_fn: fsdpa_realloc_fn,
+        pub free_fn: fsdpa_free_fn,
+        pub ud: *mut c_void,
+    }
+);
 c_struct!(
     /// Options for `fsdpa_ctx_new`.
     pub struct fsdpa_options {
-    pub size: usize, pub allocator: *const fsdpa_allocator, pub max_memory_bytes: u64,
-    pub max_input_bytes: u64, pub name: *const c_char, pub rank: i64,
-});
+        pub size: usize,
+        pub allocator: *const fsdpa_allocator,
+        pub max_memory_bytes: u64,
+        pub max_input_bytes: u64,
+        pub name: *const c_char,
+        pub rank: i64,
+    }
+);
 c_struct!(
     /// One trace event (strings are pointer + length).
     pub struct fsdpa_event {
-    pub size: usize, pub ph: c_char,
-    pub cat: *const c_char, pub cat_len: usize,
-    pub name: *const c_char, pub name_len: usize,
-    pub pid: i64, pub tid: i64, pub ts_ns: i64, pub dur_ns: i64, pub correlation: i64,
-    pub external_id: i64, pub stream: i64, pub device: i64, pub bytes: i64,
-    pub total_allocated: i64, pub total_reserved: i64, pub device_type: i64, pub device_id: i64,
-    pub in_msg_nelems: i64, pub out_msg_nelems: i64, pub group_size: i64, pub seq: i64,
-    pub wait_on_stream: i64, pub wait_on_event_corr: i64,
-    pub collective: *const c_char, pub collective_len: usize,
-    pub dtype: *const c_char, pub dtype_len: usize,
-    pub pg_name: *const c_char, pub pg_name_len: usize,
-    pub sync_kind: *const c_char, pub sync_kind_len: usize,
-    pub label: *const c_char, pub label_len: usize,
-});
+        pub size: usize,
+        pub ph: c_char,
+        pub cat: *const c_char,
+        pub cat_len: usize,
+        pub name: *const c_char,
+        pub name_len: usize,
+        pub pid: i64,
+        pub tid: i64,
+        pub ts_ns: i64,
+        pub dur_ns: i64,
+        pub correlation: i64,
+        pub external_id: i64,
+        pub stream: i64,
+        pub device: i64,
+        pub bytes: i64,
+        pub total_allocated: i64,
+        pub total_reserved: i64,
+        pub device_type: i64,
+        pub device_id: i64,
+        pub in_msg_nelems: i64,
+        pub out_msg_nelems: i64,
+        pub group_size: i64,
+        pub seq: i64,
+        pub wait_on_stream: i64,
+        pub wait_on_event_corr: i64,
+        pub collective: *const c_char,
+        pub collective_len: usize,
+        pub dtype: *const c_char,
+        pub dtype_len: usize,
+        pub pg_name: *const c_char,
+        pub pg_name_len: usize,
+        pub sync_kind: *const c_char,
+        pub sync_kind_len: usize,
+        pub label: *const c_char,
+        pub label_len: usize,
+    }
+);
 c_struct!(
     /// Trace-level metadata.
     pub struct fsdpa_trace_info {
-    pub size: usize, pub rank: i64, pub world_size: i64, pub base_time_ns: i64,
-});
+        pub size: usize,
+        pub rank: i64,
+        pub world_size: i64,
+        pub base_time_ns: i64,
+    }
+);
 c_struct!(
     /// Event counts.
     pub struct fsdpa_stats {
-    pub size: usize, pub input_bytes: u64, pub json_bytes: u64, pub events: u64,
-    pub retained: u64, pub kernels: u64, pub gpu_memcpy: u64, pub gpu_memset: u64,
-    pub runtime: u64, pub cpu_ops: u64, pub annotations: u64, pub gpu_annotations: u64,
-    pub memory: u64, pub cuda_sync: u64, pub other: u64, pub memory_bytes: u64, pub names: u64,
-});
+        pub size: usize,
+        pub input_bytes: u64,
+        pub json_bytes: u64,
+        pub events: u64,
+        pub retained: u64,
+        pub kernels: u64,
+        pub gpu_memcpy: u64,
+        pub gpu_memset: u64,
+        pub runtime: u64,
+        pub cpu_ops: u64,
+        pub annotations: u64,
+        pub gpu_annotations: u64,
+        pub memory: u64,
+        pub cuda_sync: u64,
+        pub other: u64,
+        pub memory_bytes: u64,
+        pub names: u64,
+    }
+);
 c_struct!(
     /// A `ProfilerStep#N` range.
-    pub struct fsdpa_step { pub size: usize, pub number: i64, pub start_ns: i64, pub dur_ns: i64 });
+    pub struct fsdpa_step {
+        pub size: usize,
+        pub number: i64,
+        pub start_ns: i64,
+        pub dur_ns: i64,
+    }
+);
 c_struct!(
     /// One GPU stream.
     pub struct fsdpa_stream_info {
-    pub size: usize, pub device: i64, pub stream: i64, pub role: fsdpa_stream_role,
-    pub kernels: u64, pub comm_kernels: u64, pub memops: u64, pub busy_ns: i64,
-    pub first_ns: i64, pub last_ns: i64,
-});
+        pub size: usize,
+        pub device: i64,
+        pub stream: i64,
+        pub role: fsdpa_stream_role,
+        pub kernels: u64,
+        pub comm_kernels: u64,
+        pub memops: u64,
+        pub busy_ns: i64,
+        pub first_ns: i64,
+        pub last_ns: i64,
+    }
+);
 c_struct!(
     /// Query window and selection.
     pub struct fsdpa_query {
-    pub size: usize, pub t0_ns: i64, pub t1_ns: i64, pub step: i64, pub device: i64,
-    pub stream: i64,
-});
+        pub size: usize,
+        pub t0_ns: i64,
+        pub t1_ns: i64,
+        pub step: i64,
+        pub device: i64,
+        pub stream: i64,
+    }
+);
 c_struct!(
     /// Timeline summary.
     pub struct fsdpa_timeline {
-    pub size: usize, pub span_ns: i64, pub busy_ns: i64, pub density: f64, pub activities: u64,
-});
+        pub size: usize,
+        pub span_ns: i64,
+        pub busy_ns: i64,
+        pub density: f64,
+        pub activities: u64,
+    }
+);
 c_struct!(
     /// Report options.
     pub struct fsdpa_report_options {
-    pub size: usize, pub format: fsdpa_format, pub color: c_int, pub html_step: i64,
-});
+        pub size: usize,
+        pub format: fsdpa_format,
+        pub color: c_int,
+        pub html_step: i64,
+    }
+);
+
+c_struct!(
+    /// Communication / compute overlap over a window.
+    pub struct fsdpa_overlap {
+        pub size: usize,
+        pub comm_ns: i64,
+        pub compute_ns: i64,
+        pub overlap_ns: i64,
+        pub exposed_comm_ns: i64,
+        pub overlap_pct: f64,
+        pub comm_kernels: u64,
+        pub compute_kernels: u64,
+    }
+);
+
+/// (field name, offset, size).
+pub type FieldLayout = (&'static str, usize, usize);
+/// (struct name, size, alignment, fields).
+pub type StructLayout = (&'static str, usize, usize, Vec<FieldLayout>);
+
+/// (enum name, size, (constant, value) pairs).
+pub type EnumLayout = (&'static str, usize, &'static [(&'static str, c_int)]);
 
 /// Layouts of every struct declared here (for the ABI test).
-pub fn layouts() -> Vec<(&'static str, usize, usize, Vec<(&'static str, usize, usize)>)> {
-    fn one<T: Layout>() -> (&'static str, usize, usize, Vec<(&'static str, usize, usize)>) {
-        (T::NAME, std::mem::size_of::<T>(), std::mem::align_of::<T>(), T::fields())
+pub fn layouts() -> Vec<StructLayout> {
+    fn one<T: Layout>() -> StructLayout {
+        (
+            T::NAME,
+            std::mem::size_of::<T>(),
+            std::mem::align_of::<T>(),
+            T::fields(),
+        )
     }
     vec![
-        one::<fsdpa_allocator>(), one::<fsdpa_options>(), one::<fsdpa_event>(),
-        one::<fsdpa_trace_info>(), one::<fsdpa_stats>(), one::<fsdpa_step>(),
-        one::<fsdpa_stream_info>(), one::<fsdpa_query>(), one::<fsdpa_timeline>(),
+        one::<fsdpa_allocator>(),
+        one::<fsdpa_options>(),
+        one::<fsdpa_event>(),
+        one::<fsdpa_trace_info>(),
+        one::<fsdpa_stats>(),
+        one::<fsdpa_step>(),
+        one::<fsdpa_stream_info>(),
+        one::<fsdpa_query>(),
+        one::<fsdpa_timeline>(),
         one::<fsdpa_report_options>(),
+        one::<fsdpa_overlap>(),
     ]
 }
 
 /// (C name, enum size, values) of every enum declared here.
-pub fn enums() -> Vec<(&'static str, usize, &'static [(&'static str, c_int)])> {
+pub fn enums() -> Vec<EnumLayout> {
     vec![
-        ("fsdpa_status", std::mem::size_of::<fsdpa_status>(), fsdpa_status::VALUES),
-        ("fsdpa_stream_role", std::mem::size_of::<fsdpa_stream_role>(), fsdpa_stream_role::VALUES),
-        ("fsdpa_format", std::mem::size_of::<fsdpa_format>(), fsdpa_format::VALUES),
+        (
+            "fsdpa_status",
+            std::mem::size_of::<fsdpa_status>(),
+            fsdpa_status::VALUES,
+        ),
+        (
+            "fsdpa_stream_role",
+            std::mem::size_of::<fsdpa_stream_role>(),
+            fsdpa_stream_role::VALUES,
+        ),
+        (
+            "fsdpa_format",
+            std::mem::size_of::<fsdpa_format>(),
+            fsdpa_format::VALUES,
+        ),
     ]
 }
 
 macro_rules! ret_c {
-    () => { String::from("void") };
-    ($t:ty) => { <$t as CType>::c() };
+    () => {
+        String::from("void")
+    };
+    ($t:ty) => {
+        <$t as CType>::c()
+    };
 }
 
 /// Declares the functions and records their C signatures from the same
@@ -292,6 +425,10 @@ api! {
     pub fn fsdpa_query_init(q: *mut fsdpa_query);
     /// Timeline density over a window.
     pub fn fsdpa_query_timeline(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_timeline) -> fsdpa_status;
+    /// Communication / compute overlap (HTA's definition) over a window.
+    pub fn fsdpa_query_overlap(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_overlap) -> fsdpa_status;
+    /// FSDP version seen in the annotations: 2, 1, or 0 (none).
+    pub fn fsdpa_fsdp_version(ctx: *const fsdpa_ctx) -> c_int;
     /// Report defaults.
     pub fn fsdpa_report_options_init(opts: *mut fsdpa_report_options);
     /// Write the report over n contexts.

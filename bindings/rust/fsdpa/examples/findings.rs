@@ -14,14 +14,26 @@ fn main() {
     };
     for rank in &report.ranks {
         let span = rank.span_ns.map_or("-".to_string(), |s| s.to_string());
-        println!("rank {}: {} steps, {} GPU streams, span {span} ns", rank.rank, rank.steps.len(), rank.streams.len());
+        println!(
+            "rank {}: {} steps, {} GPU streams, span {span} ns",
+            rank.rank,
+            rank.steps.len(),
+            rank.streams.len()
+        );
     }
     if report.findings.is_empty() {
         println!("no findings");
     }
     for f in report.findings() {
         let step = f.step.map_or("-".to_string(), |s| s.to_string());
-        println!("{:<8} {:<26} rank {} step {:>3}  {}", format!("{:?}", f.severity).to_lowercase(), f.id, f.rank, step, f.title);
+        println!(
+            "{:<8} {:<26} rank {} step {:>3}  {}",
+            format!("{:?}", f.severity).to_lowercase(),
+            f.id,
+            f.rank,
+            step,
+            f.title
+        );
         println!("         {}", f.detail);
     }
 }

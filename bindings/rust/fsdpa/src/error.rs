@@ -80,12 +80,20 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
     pub(crate) fn new(status: Status, message: impl Into<String>) -> Error {
-        Error { status, message: message.into(), offset: None }
+        Error {
+            status,
+            message: message.into(),
+            offset: None,
+        }
     }
 
     /// The error for `st` on `ctx` (may be null).  The offset is read only
     /// after input calls: it belongs to the last input error.
-    pub(crate) fn from_ctx(st: sys::fsdpa_status, ctx: *const sys::fsdpa_ctx, input: bool) -> Error {
+    pub(crate) fn from_ctx(
+        st: sys::fsdpa_status,
+        ctx: *const sys::fsdpa_ctx,
+        input: bool,
+    ) -> Error {
         let status = Status::from_raw(st).unwrap_or(Status::Other(0));
         let mut message = String::new();
         let mut offset = None;
@@ -101,7 +109,11 @@ impl Error {
         if message.is_empty() {
             message = unsafe { cstr(sys::fsdpa_status_str(st)) };
         }
-        Error { status, message, offset }
+        Error {
+            status,
+            message,
+            offset,
+        }
     }
 }
 

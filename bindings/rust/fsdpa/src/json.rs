@@ -44,7 +44,11 @@ static NULL: Value = Value::Null;
 impl Value {
     /// Parse a whole document.
     pub fn parse(text: &str) -> Result<Value, ParseError> {
-        let mut p = Parser { s: text.as_bytes(), i: 0, depth: 0 };
+        let mut p = Parser {
+            s: text.as_bytes(),
+            i: 0,
+            depth: 0,
+        };
         p.ws();
         let v = p.value()?;
         p.ws();
@@ -57,7 +61,11 @@ impl Value {
     /// Member `key` of an object (Null if absent or not an object).
     pub fn get(&self, key: &str) -> &Value {
         match self {
-            Value::Object(m) => m.iter().find(|(k, _)| k == key).map(|(_, v)| v).unwrap_or(&NULL),
+            Value::Object(m) => m
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v)
+                .unwrap_or(&NULL),
             _ => &NULL,
         }
     }
@@ -120,7 +128,10 @@ struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     fn err(&self, message: &'static str) -> ParseError {
-        ParseError { offset: self.i, message }
+        ParseError {
+            offset: self.i,
+            message,
+        }
     }
     fn ws(&mut self) {
         while self.i < self.s.len() && matches!(self.s[self.i], b' ' | b'\t' | b'\n' | b'\r') {
@@ -254,10 +265,15 @@ impl<'a> Parser<'a> {
                 return Ok(Value::Int(v));
             }
         }
-        text.parse::<f64>().map(Value::Float).map_err(|_| self.err("bad number"))
+        text.parse::<f64>()
+            .map(Value::Float)
+            .map_err(|_| self.err("bad number"))
     }
     fn hex4(&mut self) -> Result<u32, ParseError> {
-        let h = self.s.get(self.i..self.i + 4).ok_or_else(|| self.err("short \\u escape"))?;
+        let h = self
+            .s
+            .get(self.i..self.i + 4)
+            .ok_or_else(|| self.err("short \\u escape"))?;
         let h = std::str::from_utf8(h).map_err(|_| self.err("bad \\u escape"))?;
         let v = u32::from_str_radix(h, 16).map_err(|_| self.err("bad \\u escape"))?;
         self.i += 4;
@@ -318,8 +334,10 @@ mod tests {
 
     #[test]
     fn parses() {
-        let v = Value::parse(r#"{"a": [1, -9223372036854775808, 2.5, "x\u00e9\n", null, true], "b": {}}"#)
-            .unwrap();
+        let v = Value::parse(
+            r#"{"a": [1, -9223372036854775808, 2.5, "x\u00e9\n", null, true], "b": {}}"#,
+        )
+        .unwrap();
         assert_eq!(v.get("a").at(1).as_i64(), Some(i64::MIN));
         assert_eq!(v.get("a").at(2).as_f64(), Some(2.5));
         assert_eq!(v.get("a").at(3).as_str(), Some("x\u{e9}\n"));

@@ -22,7 +22,7 @@ pub mod report;
 
 pub use error::{Error, Result, Status};
 pub use fsdpa_sys as sys;
-pub use report::{Finding, Input, RankReport, Range, Report, ReportStep, ReportStream, Severity};
+pub use report::{Finding, Input, Range, RankReport, Report, ReportStep, ReportStream, Severity};
 
 use error::{check, cstr};
 use std::ffi::CString;
@@ -161,7 +161,10 @@ impl Query {
     }
     /// The CPU range of step index `i`.
     pub fn step(i: i64) -> Query {
-        Query { step: Some(i), ..Query::default() }
+        Query {
+            step: Some(i),
+            ..Query::default()
+        }
     }
 }
 
@@ -176,6 +179,27 @@ pub struct Timeline {
     pub density: Option<f64>,
     /// kernel + memcpy + memset events overlapping the window
     pub activities: u64,
+}
+
+/// Communication / compute overlap over a window (see `fsdpa_overlap` in
+/// fsdpa.h): C = union of the selected communication (collective) kernels,
+/// P = union of the selected compute kernels, both clipped to the window.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Overlap {
+    /// |C|; `None` when no communication kernel is selected
+    pub comm_ns: Option<i64>,
+    /// |P|
+    pub compute_ns: Option<i64>,
+    /// |C ∩ P|; `None` without communication
+    pub overlap_ns: Option<i64>,
+    /// |C| − |C ∩ P|; `None` without communication
+    pub exposed_comm_ns: Option<i64>,
+    /// 100·overlap_ns / comm_ns; `None` when comm_ns is absent or 0
+    pub overlap_pct: Option<f64>,
+    /// communication kernels overlapping the window
+    pub comm_kernels: u64,
+    /// compute kernels overlapping the window
+    pub compute_kernels: u64,
 }
 
 /// Trace metadata; `None` where unknown.
@@ -242,7 +266,11 @@ impl Analyzer {
 
     /// A context with options.
     pub fn with_options(o: &Options) -> Result<Analyzer> {
-        let name = o.name.as_deref().map(|n| c_string(n.as_bytes())).transpose()?;
+        let name = o
+            .name
+            .as_deref()
+            .map(|n| c_string(n.as_bytes()))
+            .transpose()?;
         let mut opts = std::mem::MaybeUninit::<sys::fsdpa_options>::uninit();
         let mut opts = unsafe {
             sys::fsdpa_options_init(opts.as_mut_ptr());
@@ -255,9 +283,16 @@ impl Analyzer {
         opts.allocator = o.allocator.as_ref().map_or(ptr::null(), |a| a as *const _);
         let mut p = ptr::null_mut();
         // SAFETY: the library copies the name and the allocator struct.
-        check(unsafe { sys::fsdpa_ctx_new(&mut p, &opts) }, ptr::null(), false)?;
+        check(
+            unsafe { sys::fsdpa_ctx_new(&mut p, &opts) },
+            ptr::null(),
+            false,
+        )?;
         let ctx = NonNull::new(p).ok_or_else(|| Error::new(Status::OutOfMemory, "no context"))?;
-        Ok(Analyzer { ctx, name: o.name.clone() })
+        Ok(Analyzer {
+            ctx,
+            name: o.name.clone(),
+        })
     }
 
     fn p(&self) -> *mut sys::fsdpa_ctx {
@@ -269,7 +304,11 @@ impl Analyzer {
         if data.is_empty() {
             return Ok(());
         }
-        check(unsafe { sys::fsdpa_feed(self.p(), data.as_ptr().cast(), data.len()) }, self.p(), true)
+        check(
+            unsafe { sys::fsdpa_feed(self.p(), data.as_ptr().cast(), data.len()) },
+            self.p(),
+            true,
+        )
     }
 
     /// Feed everything `r` yields, in `chunk`-byte reads (does not finish).
@@ -292,7 +331,11 @@ impl Analyzer {
     /// Feed a whole file (plain or gzip) and finish.
     pub fn feed_file<P: AsRef<Path>>(&mut self, path: P) -> Result<()> {
         let c = c_string(path.as_ref().as_os_str().as_bytes())?;
-        check(unsafe { sys::fsdpa_feed_file(self.p(), c.as_ptr()) }, self.p(), true)
+        check(
+            unsafe { sys::fsdpa_feed_file(self.p(), c.as_ptr()) },
+            self.p(),
+            true,
+        )
     }
 
     /// End of input: `Truncated` / `NotATrace` if the document is incomplete
@@ -330,7 +373,11 @@ impl Analyzer {
         ev.out_msg_nelems = abs(e.out_msg_nelems);
         ev.group_size = abs(e.group_size);
         // SAFETY: the strings outlive the call; the library copies them.
-        check(unsafe { sys::fsdpa_add_event(self.p(), &ev) }, self.p(), false)
+        check(
+            unsafe { sys::fsdpa_add_event(self.p(), &ev) },
+            self.p(),
+            false,
+        )
     }
 
     /// Set trace metadata; `None` fields are left unchanged.
@@ -341,13 +388,21 @@ impl Analyzer {
             world_size: abs(t.world_size),
             base_time_ns: abs(t.base_time_ns),
         };
-        check(unsafe { sys::fsdpa_set_trace_info(self.p(), &i) }, self.p(), false)
+        check(
+            unsafe { sys::fsdpa_set_trace_info(self.p(), &i) },
+            self.p(),
+            false,
+        )
     }
 
     /// Set an analysis threshold by name (see [`param_list`]).
     pub fn set_param(&mut self, key: &str, value: &str) -> Result<()> {
         let (k, v) = (c_string(key.as_bytes())?, c_string(value.as_bytes())?);
-        check(unsafe { sys::fsdpa_set_param(self.p(), k.as_ptr(), v.as_ptr()) }, self.p(), false)
+        check(
+            unsafe { sys::fsdpa_set_param(self.p(), k.as_ptr(), v.as_ptr()) },
+            self.p(),
+            false,
+        )
     }
 
     /// Trace metadata known so far.
@@ -359,7 +414,11 @@ impl Analyzer {
             base_time_ns: sys::FSDPA_ABSENT,
         };
         unsafe { sys::fsdpa_get_trace_info(self.p(), &mut i) };
-        TraceInfo { rank: opt(i.rank), world_size: opt(i.world_size), base_time_ns: opt(i.base_time_ns) }
+        TraceInfo {
+            rank: opt(i.rank),
+            world_size: opt(i.world_size),
+            base_time_ns: opt(i.base_time_ns),
+        }
     }
 
     /// Event counts so far.
@@ -367,7 +426,11 @@ impl Analyzer {
         // SAFETY: all-zero is a valid fsdpa_stats (integers only).
         let mut s: Stats = unsafe { std::mem::zeroed() };
         s.size = std::mem::size_of::<Stats>();
-        check(unsafe { sys::fsdpa_get_stats(self.p(), &mut s) }, self.p(), false)?;
+        check(
+            unsafe { sys::fsdpa_get_stats(self.p(), &mut s) },
+            self.p(),
+            false,
+        )?;
         Ok(s)
     }
 
@@ -385,14 +448,7 @@ impl Analyzer {
 
     /// GPU timeline density over a window (all selected streams unioned).
     pub fn timeline(&mut self, q: &Query) -> Result<Timeline> {
-        let cq = sys::fsdpa_query {
-            size: std::mem::size_of::<sys::fsdpa_query>(),
-            t0_ns: abs(q.t0_ns),
-            t1_ns: abs(q.t1_ns),
-            step: abs(q.step),
-            device: abs(q.device),
-            stream: abs(q.stream),
-        };
+        let cq = c_query(q);
         let mut t = sys::fsdpa_timeline {
             size: std::mem::size_of::<sys::fsdpa_timeline>(),
             span_ns: 0,
@@ -400,13 +456,46 @@ impl Analyzer {
             density: 0.0,
             activities: 0,
         };
-        check(unsafe { sys::fsdpa_query_timeline(self.p(), &cq, &mut t) }, self.p(), false)?;
+        check(
+            unsafe { sys::fsdpa_query_timeline(self.p(), &cq, &mut t) },
+            self.p(),
+            false,
+        )?;
         Ok(Timeline {
             span_ns: opt(t.span_ns),
             busy_ns: t.busy_ns,
             density: (t.density >= 0.0).then_some(t.density),
             activities: t.activities,
         })
+    }
+
+    /// Communication / compute overlap over a window.
+    pub fn overlap(&mut self, q: &Query) -> Result<Overlap> {
+        let cq = c_query(q);
+        // SAFETY: all-zero is a valid fsdpa_overlap.
+        let mut o: sys::fsdpa_overlap = unsafe { std::mem::zeroed() };
+        o.size = std::mem::size_of::<sys::fsdpa_overlap>();
+        check(
+            unsafe { sys::fsdpa_query_overlap(self.p(), &cq, &mut o) },
+            self.p(),
+            false,
+        )?;
+        Ok(Overlap {
+            comm_ns: opt(o.comm_ns),
+            compute_ns: opt(o.compute_ns),
+            overlap_ns: opt(o.overlap_ns),
+            exposed_comm_ns: opt(o.exposed_comm_ns),
+            overlap_pct: (o.overlap_pct >= 0.0).then_some(o.overlap_pct),
+            comm_kernels: o.comm_kernels,
+            compute_kernels: o.compute_kernels,
+        })
+    }
+
+    /// FSDP version seen in the annotations: `Some(2)` (FSDP2 / fully_shard),
+    /// `Some(1)` (FullyShardedDataParallel), `None`.
+    pub fn fsdp_version(&self) -> Option<i32> {
+        let v = unsafe { sys::fsdpa_fsdp_version(self.p()) };
+        (v != 0).then_some(v)
     }
 
     /// The report of this trace alone; the input is named after
@@ -422,6 +511,17 @@ impl Analyzer {
     }
 }
 
+fn c_query(q: &Query) -> sys::fsdpa_query {
+    sys::fsdpa_query {
+        size: std::mem::size_of::<sys::fsdpa_query>(),
+        t0_ns: abs(q.t0_ns),
+        t1_ns: abs(q.t1_ns),
+        step: abs(q.step),
+        device: abs(q.device),
+        stream: abs(q.stream),
+    }
+}
+
 /// Iterator over steps (see [`Analyzer::steps`]).
 pub struct Steps<'a> {
     a: &'a Analyzer,
@@ -433,11 +533,20 @@ impl Iterator for Steps<'_> {
     type Item = Step;
     fn next(&mut self) -> Option<Step> {
         while self.i < self.n {
-            let mut s = sys::fsdpa_step { size: std::mem::size_of::<sys::fsdpa_step>(), number: 0, start_ns: 0, dur_ns: 0 };
+            let mut s = sys::fsdpa_step {
+                size: std::mem::size_of::<sys::fsdpa_step>(),
+                number: 0,
+                start_ns: 0,
+                dur_ns: 0,
+            };
             let st = unsafe { sys::fsdpa_get_step(self.a.p(), self.i, &mut s) };
             self.i += 1;
             if st == sys::FSDPA_OK {
-                return Some(Step { number: s.number, start_ns: s.start_ns, dur_ns: s.dur_ns });
+                return Some(Step {
+                    number: s.number,
+                    start_ns: s.start_ns,
+                    dur_ns: s.dur_ns,
+                });
             }
         }
         None
@@ -495,16 +604,26 @@ impl ExactSizeIterator for Streams<'_> {}
 
 /// The report over several analyzers (the ranks of one job), one name per
 /// analyzer (`None` = "<input>").
-pub fn report_many(analyzers: &mut [&mut Analyzer], paths: &[Option<&str>], format: Format) -> Result<String> {
+pub fn report_many(
+    analyzers: &mut [&mut Analyzer],
+    paths: &[Option<&str>],
+    format: Format,
+) -> Result<String> {
     if analyzers.is_empty() || paths.len() != analyzers.len() {
-        return Err(Error::new(Status::InvalidArgument, "one path (or None) per analyzer, at least one"));
+        return Err(Error::new(
+            Status::InvalidArgument,
+            "one path (or None) per analyzer, at least one",
+        ));
     }
     let ctxs: Vec<*mut sys::fsdpa_ctx> = analyzers.iter().map(|a| a.p()).collect();
     let names = paths
         .iter()
         .map(|p| p.map(|s| c_string(s.as_bytes())).transpose())
         .collect::<Result<Vec<_>>>()?;
-    let name_ptrs: Vec<*const c_char> = names.iter().map(|n| n.as_ref().map_or(ptr::null(), |c| c.as_ptr())).collect();
+    let name_ptrs: Vec<*const c_char> = names
+        .iter()
+        .map(|n| n.as_ref().map_or(ptr::null(), |c| c.as_ptr()))
+        .collect();
     let opts = sys::fsdpa_report_options {
         size: std::mem::size_of::<sys::fsdpa_report_options>(),
         format: format.raw(),
@@ -514,7 +633,14 @@ pub fn report_many(analyzers: &mut [&mut Analyzer], paths: &[Option<&str>], form
     let mut out: *mut c_char = ptr::null_mut();
     let mut len = 0usize;
     let st = unsafe {
-        sys::fsdpa_report(ctxs.as_ptr(), name_ptrs.as_ptr(), ctxs.len(), &opts, &mut out, &mut len)
+        sys::fsdpa_report(
+            ctxs.as_ptr(),
+            name_ptrs.as_ptr(),
+            ctxs.len(),
+            &opts,
+            &mut out,
+            &mut len,
+        )
     };
     check(st, ctxs[0], false)?;
     // SAFETY: out holds len bytes (plus a NUL) until fsdpa_free().
@@ -532,7 +658,10 @@ pub fn analyze<P: AsRef<Path>>(paths: &[P]) -> Result<Report> {
     let mut names = Vec::with_capacity(paths.len());
     for p in paths {
         let name = p.as_ref().to_string_lossy().into_owned();
-        let mut a = Analyzer::with_options(&Options { name: Some(name.clone()), ..Options::default() })?;
+        let mut a = Analyzer::with_options(&Options {
+            name: Some(name.clone()),
+            ..Options::default()
+        })?;
         a.feed_file(p)?;
         analyzers.push(a);
         names.push(name);
@@ -544,7 +673,10 @@ pub fn analyze<P: AsRef<Path>>(paths: &[P]) -> Result<Report> {
 
 /// Analyze a trace read from `r` (plain or gzip), fed in 1 MiB chunks.
 pub fn analyze_reader<R: Read>(r: R, name: &str) -> Result<Report> {
-    let mut a = Analyzer::with_options(&Options { name: Some(name.into()), ..Options::default() })?;
+    let mut a = Analyzer::with_options(&Options {
+        name: Some(name.into()),
+        ..Options::default()
+    })?;
     a.read_from(r, 1 << 20)?;
     a.finish()?;
     a.result()

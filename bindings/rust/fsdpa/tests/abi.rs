@@ -13,18 +13,36 @@ fn structs_match_header() {
         let c = structs.get(name);
         assert!(!c.is_null(), "{name} is not in fsdpa.h any more");
         assert_eq!(Some(size as i64), c.get("size").as_i64(), "sizeof({name})");
-        assert_eq!(Some(align as i64), c.get("align").as_i64(), "_Alignof({name})");
+        assert_eq!(
+            Some(align as i64),
+            c.get("align").as_i64(),
+            "_Alignof({name})"
+        );
         let theirs: Vec<(String, i64, i64)> = c
             .get("fields")
             .as_array()
             .iter()
-            .map(|f| (f.get("name").as_str().unwrap().to_string(), f.get("offset").as_i64().unwrap(), f.get("size").as_i64().unwrap()))
+            .map(|f| {
+                (
+                    f.get("name").as_str().unwrap().to_string(),
+                    f.get("offset").as_i64().unwrap(),
+                    f.get("size").as_i64().unwrap(),
+                )
+            })
             .collect();
-        let mine: Vec<(String, i64, i64)> = fields.iter().map(|&(n, o, s)| (n.to_string(), o as i64, s as i64)).collect();
+        let mine: Vec<(String, i64, i64)> = fields
+            .iter()
+            .map(|&(n, o, s)| (n.to_string(), o as i64, s as i64))
+            .collect();
         assert_eq!(mine, theirs, "fields of {name} (name, offset, size)");
     }
     let mirrored: Vec<&str> = sys::layouts().iter().map(|l| l.0).collect();
-    let missing: Vec<&str> = structs.as_object().iter().map(|(k, _)| k.as_str()).filter(|k| !mirrored.contains(k)).collect();
+    let missing: Vec<&str> = structs
+        .as_object()
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .filter(|k| !mirrored.contains(k))
+        .collect();
     if !missing.is_empty() {
         println!("# note: header structs fsdpa-sys does not mirror: {missing:?}");
     }
@@ -43,7 +61,10 @@ fn enums_and_constants_match_header() {
     }
     let k = abi.get("constants");
     assert_eq!(k.get("FSDPA_ABSENT").as_i64(), Some(sys::FSDPA_ABSENT));
-    assert_eq!(k.get("FSDPA_VERSION_MAJOR").as_i64(), Some(sys::FSDPA_VERSION_MAJOR));
+    assert_eq!(
+        k.get("FSDPA_VERSION_MAJOR").as_i64(),
+        Some(sys::FSDPA_VERSION_MAJOR)
+    );
 }
 
 #[test]
@@ -55,11 +76,25 @@ fn signatures_match_header() {
         declared.push(name);
         let c = funcs.get(name);
         assert!(!c.is_null(), "{name} is not in fsdpa.h any more");
-        assert_eq!(Some(ret.as_str()), c.get("ret").as_str(), "{name} return type");
-        let theirs: Vec<&str> = c.get("params").as_array().iter().map(|p| p.as_str().unwrap()).collect();
+        assert_eq!(
+            Some(ret.as_str()),
+            c.get("ret").as_str(),
+            "{name} return type"
+        );
+        let theirs: Vec<&str> = c
+            .get("params")
+            .as_array()
+            .iter()
+            .map(|p| p.as_str().unwrap())
+            .collect();
         assert_eq!(params, theirs, "{name} parameters");
     }
-    let unwrapped: Vec<&str> = funcs.as_object().iter().map(|(k, _)| k.as_str()).filter(|k| !declared.contains(k)).collect();
+    let unwrapped: Vec<&str> = funcs
+        .as_object()
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .filter(|k| !declared.contains(k))
+        .collect();
     if !unwrapped.is_empty() {
         println!("# note: header functions fsdpa-sys does not declare: {unwrapped:?}");
     }
@@ -68,5 +103,8 @@ fn signatures_match_header() {
 #[test]
 fn loaded_library_is_this_header() {
     let abi = Value::parse(&common::abi_json()).unwrap();
-    assert_eq!(Some(fsdpa::version().as_str()), abi.get("header_version").as_str());
+    assert_eq!(
+        Some(fsdpa::version().as_str()),
+        abi.get("header_version").as_str()
+    );
 }

@@ -29,7 +29,12 @@ unsafe extern "C" fn c_malloc(ud: *mut c_void, n: usize) -> *mut c_void {
     }
     p
 }
-unsafe extern "C" fn c_realloc(ud: *mut c_void, p: *mut c_void, old_n: usize, new_n: usize) -> *mut c_void {
+unsafe extern "C" fn c_realloc(
+    ud: *mut c_void,
+    p: *mut c_void,
+    old_n: usize,
+    new_n: usize,
+) -> *mut c_void {
     let c = &*(ud as *const Counts);
     let q = realloc(p, new_n);
     if !q.is_null() {
@@ -59,7 +64,12 @@ fn big_trace_in_4k_chunks_frees_everything() {
         free_fn: Some(c_free),
         ud: &*counts as *const Counts as *mut c_void,
     };
-    let mut a = Analyzer::with_options(&Options { name: Some(path.clone()), allocator: Some(alloc), ..Options::default() }).unwrap();
+    let mut a = Analyzer::with_options(&Options {
+        name: Some(path.clone()),
+        allocator: Some(alloc),
+        ..Options::default()
+    })
+    .unwrap();
     let mut f = std::fs::File::open(&path).unwrap();
     let mut buf = [0u8; 4096];
     let mut feeds = 0;
@@ -90,8 +100,18 @@ fn big_trace_in_4k_chunks_frees_everything() {
     assert!(st.json_bytes > 4 << 20, "not a multi-MB trace");
     assert_eq!(st.input_bytes, std::fs::metadata(&path).unwrap().len());
     assert!(held > 0);
-    assert_eq!((counts.live_bytes.load(Relaxed), counts.live_blocks.load(Relaxed)), (0, 0));
+    assert_eq!(
+        (
+            counts.live_bytes.load(Relaxed),
+            counts.live_blocks.load(Relaxed)
+        ),
+        (0, 0)
+    );
     assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
-    assert!(seen.iter().any(|&k| k > 0 && k < st.kernels), "{seen:?} / {}", st.kernels);
+    assert!(
+        seen.iter().any(|&k| k > 0 && k < st.kernels),
+        "{seen:?} / {}",
+        st.kernels
+    );
     common::assert_same(&mine, &common::cli_report(&[&path]));
 }

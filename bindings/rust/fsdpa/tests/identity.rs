@@ -4,8 +4,13 @@ mod common;
 use fsdpa::{report_many, Analyzer, Format, Options};
 
 fn fed_in_chunks(path: &str, chunk: usize) -> String {
-    let mut a = Analyzer::with_options(&Options { name: Some(path.into()), ..Options::default() }).unwrap();
-    a.read_from(std::fs::File::open(path).unwrap(), chunk).unwrap();
+    let mut a = Analyzer::with_options(&Options {
+        name: Some(path.into()),
+        ..Options::default()
+    })
+    .unwrap();
+    a.read_from(std::fs::File::open(path).unwrap(), chunk)
+        .unwrap();
     a.finish().unwrap();
     a.report(Format::Json).unwrap()
 }
@@ -13,7 +18,10 @@ fn fed_in_chunks(path: &str, chunk: usize) -> String {
 #[test]
 fn tiny_same_as_cli() {
     let t = common::tiny();
-    common::assert_same(&fsdpa::analyze(&[&t]).unwrap().json, &common::cli_report(&[&t]));
+    common::assert_same(
+        &fsdpa::analyze(&[&t]).unwrap().json,
+        &common::cli_report(&[&t]),
+    );
 }
 
 #[test]
@@ -22,8 +30,19 @@ fn sample_same_as_cli() {
     println!("# sample trace: {p}");
     let cli = common::cli_report(&[&p]);
     let r = fsdpa::analyze(&[&p]).unwrap();
-    assert_eq!(r.json, cli, "same path string: identical bytes, path included");
+    assert_eq!(
+        r.json, cli,
+        "same path string: identical bytes, path included"
+    );
     common::assert_same(&fed_in_chunks(&p, 4096), &cli);
+    // the overlap query and the report's overlap section agree
+    let mut a = Analyzer::new().unwrap();
+    a.feed_file(&p).unwrap();
+    let o = a.overlap(&fsdpa::Query::all()).unwrap();
+    let ov = r.ranks[0].value.get("overlap");
+    assert_eq!(o.comm_ns, ov.get("comm_ns").as_i64());
+    assert_eq!(o.compute_ns, ov.get("compute_ns").as_i64());
+    assert_eq!(o.exposed_comm_ns, ov.get("exposed_comm_ns").as_i64());
     common::assert_same(&fed_in_chunks(&p, 65521), &cli);
     let r2 = fsdpa::analyze_reader(std::fs::File::open(&p).unwrap(), "reader").unwrap();
     common::assert_same(&r2.json, &cli);

@@ -12,11 +12,18 @@ pub fn bindings_dir() -> PathBuf {
 }
 
 pub fn build_root() -> PathBuf {
-    env::var_os("FSDPA_BUILD_ROOT").map(PathBuf::from).unwrap_or_else(|| bindings_dir().join("../build"))
+    env::var_os("FSDPA_BUILD_ROOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| bindings_dir().join("../build"))
 }
 
 pub fn tiny() -> String {
-    bindings_dir().join("testdata/tiny_trace.json").canonicalize().unwrap().to_string_lossy().into_owned()
+    bindings_dir()
+        .join("testdata/tiny_trace.json")
+        .canonicalize()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
 }
 
 pub fn sample() -> String {
@@ -45,7 +52,10 @@ pub fn abi_json() -> String {
         .map(PathBuf::from)
         .unwrap_or_else(|| build_root().join("bindings/abi.json"));
     std::fs::read_to_string(&p).unwrap_or_else(|e| {
-        panic!("ABI table {} missing ({e}): build it with ninja or set FSDPA_ABI_JSON", p.display())
+        panic!(
+            "ABI table {} missing ({e}): build it with ninja or set FSDPA_ABI_JSON",
+            p.display()
+        )
     })
 }
 
@@ -59,7 +69,11 @@ pub fn cli_report(paths: &[&str]) -> String {
         .args(paths)
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", cli.display()));
-    assert!(out.status.success(), "fsdpa analyze failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "fsdpa analyze failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -85,8 +99,20 @@ pub fn without_paths(s: &str) -> String {
 pub fn assert_same(mine: &str, cli: &str) {
     let (a, b) = (without_paths(mine), without_paths(cli));
     if a != b {
-        let i = a.bytes().zip(b.bytes()).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
-        let ctx = |s: &str| s.get(i.saturating_sub(80)..(i + 80).min(s.len())).unwrap_or("").to_string();
-        panic!("reports differ at byte {i}:\nbinding: {}\nCLI:     {}", ctx(&a), ctx(&b));
+        let i = a
+            .bytes()
+            .zip(b.bytes())
+            .position(|(x, y)| x != y)
+            .unwrap_or(a.len().min(b.len()));
+        let ctx = |s: &str| {
+            s.get(i.saturating_sub(80)..(i + 80).min(s.len()))
+                .unwrap_or("")
+                .to_string()
+        };
+        panic!(
+            "reports differ at byte {i}:\nbinding: {}\nCLI:     {}",
+            ctx(&a),
+            ctx(&b)
+        );
     }
 }

@@ -1,0 +1,290 @@
+/* The structured event feed: fsdpa_add_event() with fuzzer-chosen fields,
+ * on one or two contexts (ranks), interleaved with trace info, parameter
+ * changes and queries between feeds; then the report over all contexts,
+ * which must equal the report rebuilt from their summaries, and the
+ * annotation events.
+ *
+ * Encoding (make_corpus.py writes it from real traces):
+ *   op byte:
+ *     0x00-0xEF  event: op & 0x0F indexes PH below; a 4-byte little-endian
+ *                mask then tells which of the FIELDS follow, in order
+ *     0xF0       switch to the other context (at most 2)
+ *     0xF1       set trace info: rank, world size, base time (3 ints)
+ *     0xF2       set a parameter: byte = index into fsdpa_param_list(), int value
+ *     0xF3       queries over a window: t0, t1, step, device, stream (5 ints)
+ *     0xF4-0xFF  FSDP / backward queries and per-element getters
+ *   int:  tag byte t; t%8: 0 u8, 1 u16, 2 u32, 3 i64 (all little endian),
+ *         4 special value SPECIAL[t/8%8], 5 previous value of this field + u16,
+ *         6 -u16, 7 previous value of this field
+ *   str:  tag byte t: < 0x80 FZ_STRINGS[t % n]; 0x80-0xFD the next t-0x80
+ *         bytes; 0xFE a u16 length then the bytes; 0xFF "ProfilerStep#<u8>"
+ * Bytes run out as zeros. */
+#include "fuzz_common.h"
+#include "fuzz_events_tables.h"
+
+static const char PH[16] = {'X', 'i', 'M', 's', 'f', 'B', 'E', 'C', 'b', 'e', 'n', 'R', 'P', 't', 0, 'I'};
+static const int64_t SPECIAL[8] = {INT64_MIN, INT64_MAX, INT64_MIN + 1, -1,
+                                   0, INT64_MAX / 2, -((int64_t)1 << 40), (int64_t)1 << 62};
+enum { F_CAT, F_NAME, F_PID, F_TID, F_TS, F_DUR, F_CORR, F_EXT, F_STREAM, F_DEVICE, F_BYTES,
+       F_TALLOC, F_TRES, F_DTYPE_ID, F_DEVID, F_IN, F_OUT, F_GROUP, F_SEQ, F_WSTREAM, F_WCORR,
+       F_COLL, F_DTYPE, F_PG, F_SYNC, F_LABEL, F_COUNT };
+
+typedef struct rd {
+  const uint8_t *p;
+  size_t n;
+  int64_t prev[F_COUNT + 8];
+  char step[32];
+} rd;
+
+static uint8_t u8(rd *r) {
+  if (!r->n) return 0;
+  r->n--;
+  return *r->p++;
+}
+static uint64_t ule(rd *r, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; i++) v |= (uint64_t)u8(r) << (8 * i);
+  return v;
+}
+
+static int64_t rd_int(rd *r, int field) {
+  uint8_t t = u8(r);
+  int64_t v;
+  switch (t % 8) {
+    case 0: v = u8(r); break;
+    case 1: v = (int64_t)ule(r, 2); break;
+    case 2: v = (int64_t)ule(r, 4); break;
+    case 3: v = (int64_t)ule(r, 8); break;
+    case 4: v = SPECIAL[t / 8 % 8]; break;
+    case 5: v = (int64_t)((uint64_t)r->prev[field] + ule(r, 2)); break; /* wraps like the fuzzer wants */
+    case 6: v = -(int64_t)ule(r, 2); break;
+    default: v = r->prev[field]; break;
+  }
+  r->prev[field] = v;
+  return v;
+}
+
+/* Returns a pointer valid until the next call (raw strings point into the input). */
+static const char *rd_str(rd *r, size_t *len) {
+  uint8_t t = u8(r);
+  if (t < 0x80) {
+    const char *s = FZ_STRINGS[t % FZ_NSTRINGS];
+    *len = strlen(s);
+    return s;
+  }
+  if (t == 0xFF) {
+    int n = snprintf(r->step, sizeof r->step, "ProfilerStep#%u", (unsigned)u8(r));
+    *len = (size_t)n;
+    return r->step;
+  }
+  size_t n = t == 0xFE ? (size_t)ule(r, 2) : (size_t)(t - 0x80);
+  if (n > r->n) n = r->n;
+  const char *s = (const char *)r->p;
+  r->p += n;
+  r->n -= n;
+  *len = n;
+  return s;
+}
+
+static void read_event(rd *r, uint8_t op, fsdpa_event *ev) {
+  fsdpa_event_init(ev);
+  ev->ph = PH[op & 15];
+  uint32_t mask = (uint32_t)ule(r, 4);
+  int64_t *ints[] = {&ev->pid, &ev->tid, &ev->ts_ns, &ev->dur_ns, &ev->correlation, &ev->external_id,
+                     &ev->stream, &ev->device, &ev->bytes, &ev->total_allocated, &ev->total_reserved,
+                     &ev->device_type, &ev->device_id, &ev->in_msg_nelems, &ev->out_msg_nelems,
+                     &ev->group_size, &ev->seq, &ev->wait_on_stream, &ev->wait_on_event_corr};
+  const char **strs[] = {&ev->collective, &ev->dtype, &ev->pg_name, &ev->sync_kind, &ev->label};
+  size_t *lens[] = {&ev->collective_len, &ev->dtype_len, &ev->pg_name_len, &ev->sync_kind_len, &ev->label_len};
+  for (int f = 0; f < F_COUNT; f++) {
+    if (!(mask >> f & 1)) continue;
+    if (f == F_CAT) ev->cat = rd_str(r, &ev->cat_len);
+    else if (f == F_NAME) ev->name = rd_str(r, &ev->name_len);
+    else if (f <= F_WCORR) *ints[f - F_PID] = rd_int(r, f);
+    else *strs[f - F_COLL] = rd_str(r, lens[f - F_COLL]);
+  }
+  /* the step name buffer is shared: a second ProfilerStep# string in one
+   * event (cat and name) just repeats the last number */
+}
+
+static void rd_query(rd *r, fsdpa_query *q) {
+  fsdpa_query_init(q);
+  uint8_t sel = u8(r);
+  if (sel & 1) q->t0_ns = rd_int(r, F_COUNT);
+  if (sel & 2) q->t1_ns = rd_int(r, F_COUNT + 1);
+  if (sel & 4) q->step = rd_int(r, F_COUNT + 2);
+  if (sel & 8) q->device = rd_int(r, F_COUNT + 3);
+  if (sel & 16) q->stream = rd_int(r, F_COUNT + 4);
+}
+
+/* A query may refuse a window (EINVAL: bad step) but never fail otherwise. */
+static void q_ok(fsdpa_status st, const char *what) {
+  if (st != FSDPA_OK && st != FSDPA_EINVAL && st != FSDPA_EBUFS) fz_die("%s: %s", what, fsdpa_status_str(st));
+}
+
+static void window_queries(fsdpa_ctx *c, const fsdpa_query *q) {
+  fsdpa_timeline tl = {sizeof tl};
+  q_ok(fsdpa_query_timeline(c, q, &tl), "fsdpa_query_timeline");
+  if (tl.busy_ns != FSDPA_ABSENT && tl.span_ns != FSDPA_ABSENT && tl.busy_ns > tl.span_ns)
+    fz_die("timeline busy %lld > span %lld", (long long)tl.busy_ns, (long long)tl.span_ns);
+  fsdpa_launch_gaps lg = {sizeof lg};
+  if (fsdpa_query_launch_gaps(c, q, &lg) == FSDPA_OK &&
+      lg.idle_ns != lg.host_wait_ns + lg.kernel_wait_ns + lg.other_ns)
+    fz_die("launch gaps: idle %lld != host %lld + kernel %lld + other %lld", (long long)lg.idle_ns,
+           (long long)lg.host_wait_ns, (long long)lg.kernel_wait_ns, (long long)lg.other_ns);
+  fsdpa_launch_latency ll = {sizeof ll};
+  q_ok(fsdpa_query_launch_latency(c, q, &ll), "fsdpa_query_launch_latency");
+  fsdpa_launch_queue lq = {sizeof lq};
+  q_ok(fsdpa_query_launch_queue(c, q, &lq), "fsdpa_query_launch_queue");
+  fsdpa_overlap ov = {sizeof ov};
+  q_ok(fsdpa_query_overlap(c, q, &ov), "fsdpa_query_overlap");
+  for (int by = 0; by < 2; by++) {
+    size_t n = 0;
+    fsdpa_status st = fsdpa_comm_split_count(c, q, (fsdpa_comm_split_by)by, &n);
+    q_ok(st, "fsdpa_comm_split_count");
+    for (size_t i = 0; st == FSDPA_OK && i < n && i < 16; i++) {
+      fsdpa_comm_split cs = {sizeof cs};
+      q_ok(fsdpa_query_comm_split(c, q, (fsdpa_comm_split_by)by, i, &cs), "fsdpa_query_comm_split");
+    }
+  }
+  fsdpa_sync_wait sw[4];
+  fsdpa_sync_call sc[4];
+  fsdpa_sync_step ss[4];
+  fsdpa_memory_device md[4];
+  fsdpa_memory_point mp[8];
+  fsdpa_memory_step ms[4];
+  for (int i = 0; i < 4; i++) {
+    sw[i].size = sizeof sw[i];
+    sc[i].size = sizeof sc[i];
+    ss[i].size = sizeof ss[i];
+    md[i].size = sizeof md[i];
+    ms[i].size = sizeof ms[i];
+  }
+  for (int i = 0; i < 8; i++) mp[i].size = sizeof mp[i];
+  size_t n = 4;
+  q_ok(fsdpa_query_sync_waits(c, q, sw, &n), "fsdpa_query_sync_waits");
+  n = 4;
+  q_ok(fsdpa_query_sync_calls(c, q, sc, &n), "fsdpa_query_sync_calls");
+  n = 4;
+  q_ok(fsdpa_query_sync_steps(c, q, ss, &n), "fsdpa_query_sync_steps");
+  fsdpa_memory_summary msum = {sizeof msum};
+  q_ok(fsdpa_query_memory(c, q, &msum), "fsdpa_query_memory");
+  n = 4;
+  q_ok(fsdpa_query_memory_devices(c, q, md, &n), "fsdpa_query_memory_devices");
+  n = 8;
+  q_ok(fsdpa_query_memory_series(c, q, q->device == FSDPA_ABSENT ? 0 : q->device, 8, mp, &n),
+       "fsdpa_query_memory_series");
+  n = 4;
+  q_ok(fsdpa_query_memory_steps(c, q, ms, &n), "fsdpa_query_memory_steps");
+}
+
+static void unit_queries(fsdpa_ctx *c, rd *r) {
+  fsdpa_query q;
+  rd_query(r, &q);
+  (void)fsdpa_fsdp_version(c);
+  size_t nu = fsdpa_fsdp_unit_count(c);
+  for (size_t i = 0; i < nu && i < 8; i++) {
+    fsdpa_fsdp_unit u = {sizeof u};
+    q_ok(fsdpa_get_fsdp_unit(c, i, &u), "fsdpa_get_fsdp_unit");
+    q_ok(fsdpa_query_fsdp_unit(c, &q, i, &u), "fsdpa_query_fsdp_unit");
+  }
+  fsdpa_backward b = {sizeof b};
+  q_ok(fsdpa_query_backward(c, &b), "fsdpa_query_backward");
+  size_t ns = fsdpa_backward_step_count(c);
+  for (size_t i = 0; i < ns && i < 4; i++) {
+    fsdpa_backward_step bs = {sizeof bs};
+    q_ok(fsdpa_get_backward_step(c, i, &bs), "fsdpa_get_backward_step");
+    size_t nb = 0;
+    q_ok(fsdpa_backward_unit_count(c, i, &nb), "fsdpa_backward_unit_count");
+    for (size_t j = 0; j < nb && j < 4; j++) {
+      fsdpa_backward_unit bu = {sizeof bu};
+      q_ok(fsdpa_get_backward_unit(c, i, j, &bu), "fsdpa_get_backward_unit");
+    }
+  }
+  size_t nst = fsdpa_step_count(c);
+  for (size_t i = 0; i < nst && i < 4; i++) {
+    fsdpa_step s = {sizeof s};
+    q_ok(fsdpa_get_step(c, i, &s), "fsdpa_get_step");
+  }
+  size_t nstr = fsdpa_stream_count(c);
+  for (size_t i = 0; i < nstr && i < 4; i++) {
+    fsdpa_stream_info si = {sizeof si};
+    q_ok(fsdpa_get_stream(c, i, &si), "fsdpa_get_stream");
+  }
+}
+
+static size_t nparams;
+static char params[64][64];
+
+static void load_params(void) {
+  if (nparams) return;
+  const char *p = fsdpa_param_list();
+  while (p && *p && nparams < 64) {
+    size_t k = strcspn(p, "=\n");
+    if (p[k] == '=' && k < sizeof params[0]) {
+      memcpy(params[nparams], p, k);
+      params[nparams++][k] = 0;
+    }
+    p = strchr(p, '\n');
+    if (p) p++;
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  load_params();
+  rd r;
+  memset(&r, 0, sizeof r);
+  r.p = data;
+  r.n = size;
+  fz_heap h[2] = {{0, 0}, {0, 0}};
+  fsdpa_allocator a[2] = {fz_allocator(&h[0]), fz_allocator(&h[1])};
+  fsdpa_ctx *c[2] = {fz_ctx_new(&h[0], &a[0], 0), NULL};
+  size_t nctx = 1, cur = 0;
+  int ranks_set[2] = {0, 0};
+  while (r.n) {
+    uint8_t op = u8(&r);
+    if (op < 0xF0) {
+      fsdpa_event ev;
+      read_event(&r, op, &ev);
+      fsdpa_status st = fsdpa_add_event(c[cur], &ev);
+      if (st != FSDPA_OK) fz_die("fsdpa_add_event: %s: %s", fsdpa_status_str(st), fsdpa_errmsg(c[cur]));
+    } else if (op == 0xF0) {
+      if (nctx == 1) c[nctx++] = fz_ctx_new(&h[1], &a[1], 0);
+      cur ^= 1;
+    } else if (op == 0xF1) {
+      fsdpa_trace_info ti;
+      fsdpa_trace_info_init(&ti);
+      ti.rank = rd_int(&r, F_COUNT + 5);
+      ti.world_size = rd_int(&r, F_COUNT + 6);
+      ti.base_time_ns = rd_int(&r, F_COUNT + 7);
+      if (fsdpa_set_trace_info(c[cur], &ti) != FSDPA_OK) fz_die("fsdpa_set_trace_info");
+      if (ti.rank != FSDPA_ABSENT) ranks_set[cur] = 1;
+    } else if (op == 0xF2) {
+      const char *key = params[u8(&r) % (nparams ? nparams : 1)];
+      char val[32];
+      snprintf(val, sizeof val, "%lld", (long long)rd_int(&r, F_COUNT));
+      fsdpa_status st = fsdpa_set_param(c[cur], key, val);
+      if (st != FSDPA_OK && st != FSDPA_EINVAL) fz_die("fsdpa_set_param: %s", fsdpa_status_str(st));
+    } else if (op == 0xF3) {
+      fsdpa_query q;
+      rd_query(&r, &q);
+      window_queries(c[cur], &q);
+    } else {
+      unit_queries(c[cur], &r);
+    }
+  }
+  fz_reports(c, nctx, size ? data[size - 1] : 0);
+  /* the report rebuilt from the summaries is the same report, when the
+   * ranks are the ones fsdpa_report() would number (see fsdpa_summary_write) */
+  fz_summary_roundtrip(c, nctx, nctx == 1 || ranks_set[1]);
+  for (size_t i = 0; i < nctx; i++) {
+    char *out = NULL;
+    size_t len = 0;
+    fsdpa_status st = fsdpa_annotate_events(c, nctx, i, &out, &len);
+    if (st != FSDPA_OK) fz_die("fsdpa_annotate_events: %s", fsdpa_status_str(st));
+    fz_check_json(out, len);
+    fsdpa_free(out);
+  }
+  for (size_t i = 0; i < nctx; i++) fz_ctx_free(c[i], &h[i]);
+  return 0;
+}
