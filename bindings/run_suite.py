@@ -35,7 +35,6 @@ def default_env():
         "PKG_CONFIG_PATH": os.path.join(build, "meson-uninstalled"),
         "LD_LIBRARY_PATH": libdir,
         "FSDPA_LIBRARY": os.path.join(libdir, "libfsdpa.so"),
-        "FSDPA_LIB_DIR": libdir,
         "FSDPA_ABI_JSON": os.path.join(bdir, "abi.json"),
         "FSDPA_CLI": os.path.join(build, "tools", "fsdpa", "fsdpa"),
         "FSDPA_BINDINGS_WORK": os.path.join(bdir, "work"),

@@ -32,6 +32,28 @@ static inline void fz_die(const char *fmt, ...) {
   abort();
 }
 
+/* Abort showing where two texts first differ. */
+static inline void fz_same(const char *what, const char *x, size_t xl, const char *y, size_t yl) {
+  if (xl == yl && memcmp(x, y, xl) == 0) return;
+  size_t k = 0;
+  while (k < xl && k < yl && x[k] == y[k]) k++;
+  size_t from = k > 60 ? k - 60 : 0;
+  fz_die("%s differ at byte %zu:\n  1: %.120s\n  2: %.120s", what, k, x + from, y + from);
+}
+
+/* The inputs' "bytes" (bytes fed) differ between gzip and plain input and
+ * stop at a failing chunk: replace the number by 0 for comparisons. */
+static inline void fz_blank_bytes(char *r) {
+  char *b = strstr(r, "\"bytes\": ");
+  if (!b) return;
+  b += 9;
+  char *e = b;
+  while (*e >= '0' && *e <= '9') e++;
+  if (e == b) return;
+  *b = '0';
+  memmove(b + 1, e, strlen(e) + 1);
+}
+
 /* ---- checking allocator ------------------------------------------------ */
 
 /* A header before each block remembers its size; the library passes the
@@ -234,12 +256,7 @@ static inline void fz_summary_roundtrip(fsdpa_ctx *const *ctxs, size_t n, int co
   if (compare) {
     size_t r1len = 0;
     char *r1 = fz_report(ctxs, n, FSDPA_FORMAT_JSON, &r1len);
-    if (r1len != r2len || memcmp(r1, r2, r1len) != 0) {
-      size_t k = 0;
-      while (k < r1len && k < r2len && r1[k] == r2[k]) k++;
-      fz_die("report from summaries differs from fsdpa_report() at byte %zu:\n  report:  %.80s\n  summary: %.80s",
-             k, r1 + (k > 40 ? k - 40 : 0), r2 + (k > 40 ? k - 40 : 0));
-    }
+    fz_same("fsdpa_report() (1) and the report from summaries (2)", r1, r1len, r2, r2len);
     fsdpa_free(r1);
   }
   fsdpa_free(r2);

@@ -58,9 +58,7 @@ static char *report_norm(fsdpa_ctx *c) {
   if (!copy) fz_die("out of memory");
   memcpy(copy, r, len + 1);
   fsdpa_free(r);
-  char *b = strstr(copy, "\"bytes\": ");
-  if (b)
-    for (b += 9; *b >= '0' && *b <= '9'; b++) *b = '0';
+  fz_blank_bytes(copy);
   return copy;
 }
 
@@ -115,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_die("error offset gzip %lld, plain %lld", (long long)fsdpa_error_offset(c),
            (long long)fsdpa_error_offset(p));
   char *rg = report_norm(c), *rp = report_norm(p);
-  if (strcmp(rg, rp) != 0) fz_die("reports differ between gzip and plain input");
+  fz_same("reports gzip (1) and plain (2)", rg, strlen(rg), rp, strlen(rp));
   free(rg);
   free(rp);
   fz_ctx_free(p, &h2);

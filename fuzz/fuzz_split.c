@@ -33,9 +33,7 @@ static void finish_run(fsdpa_ctx *c, fsdpa_status st, run_out *o) {
   memcpy(o->report, r, len + 1);
   fsdpa_free(r);
   /* bytes fed stop at the failing chunk: not comparable */
-  char *b = strstr(o->report, "\"bytes\": ");
-  if (b)
-    for (b += 9; *b >= '0' && *b <= '9'; b++) *b = '0';
+  fz_blank_bytes(o->report);
 }
 
 static int cmp_size(const void *a, const void *b) {
@@ -91,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_die("whole: %s (%s); split: %s (%s)", fsdpa_status_str(ow.st), ow.msg, fsdpa_status_str(os.st), os.msg);
   if (ow.off != os.off) fz_die("error offset whole %lld, split %lld", (long long)ow.off, (long long)os.off);
   if (strcmp(ow.msg, os.msg) != 0) fz_die("messages differ:\n  whole: %s\n  split: %s", ow.msg, os.msg);
-  if (strcmp(ow.report, os.report) != 0) fz_die("reports differ (whole vs split)");
+  fz_same("reports whole (1) and split (2)", ow.report, strlen(ow.report), os.report, strlen(os.report));
   free(ow.report);
   free(os.report);
   return 0;

@@ -12,13 +12,15 @@ import "unsafe"
 // Event is one structured trace event for AddEvent; nil = absent.  Times are
 // ns relative to the trace clock base.
 type Event struct {
-	Ph                                  byte
-	Cat, Name, Collective, Dtype, Label *string
-	Pid, Tid, TsNs, DurNs               *int64
-	Correlation, ExternalID             *int64
-	Stream, Device, Bytes               *int64
-	InMsgNelems, OutMsgNelems           *int64
-	GroupSize                           *int64
+	Ph                                                  byte
+	Cat, Name, Collective, Dtype, PGName, SyncKind      *string
+	Label                                               *string // metadata events: args.name
+	Pid, Tid, TsNs, DurNs                               *int64
+	Correlation, ExternalID                             *int64
+	Stream, Device, Bytes                               *int64
+	TotalAllocated, TotalReserved, DeviceType, DeviceID *int64
+	InMsgNelems, OutMsgNelems, GroupSize, Seq           *int64
+	WaitOnStream, WaitOnEventCorr                       *int64
 }
 
 // AddEvent adds one event (same results as the event fed as JSON).
@@ -44,8 +46,10 @@ func (a *Analyzer) AddEvent(e Event) error {
 	str(e.Collective, &ev.collective, &ev.collective_len)
 	str(e.Dtype, &ev.dtype, &ev.dtype_len)
 	str(e.Label, &ev.label, &ev.label_len)
+	str(e.PGName, &ev.pg_name, &ev.pg_name_len)
+	str(e.SyncKind, &ev.sync_kind, &ev.sync_kind_len)
 	defer func() {
-		for _, s := range []*C.char{ev.cat, ev.name, ev.collective, ev.dtype, ev.label} {
+		for _, s := range []*C.char{ev.cat, ev.name, ev.collective, ev.dtype, ev.label, ev.pg_name, ev.sync_kind} {
 			C.free(unsafe.Pointer(s))
 		}
 	}()
@@ -53,6 +57,9 @@ func (a *Analyzer) AddEvent(e Event) error {
 	ev.correlation, ev.external_id = cInt(e.Correlation), cInt(e.ExternalID)
 	ev.stream, ev.device, ev.bytes = cInt(e.Stream), cInt(e.Device), cInt(e.Bytes)
 	ev.in_msg_nelems, ev.out_msg_nelems = cInt(e.InMsgNelems), cInt(e.OutMsgNelems)
-	ev.group_size = cInt(e.GroupSize)
+	ev.group_size, ev.seq = cInt(e.GroupSize), cInt(e.Seq)
+	ev.total_allocated, ev.total_reserved = cInt(e.TotalAllocated), cInt(e.TotalReserved)
+	ev.device_type, ev.device_id = cInt(e.DeviceType), cInt(e.DeviceID)
+	ev.wait_on_stream, ev.wait_on_event_corr = cInt(e.WaitOnStream), cInt(e.WaitOnEventCorr)
 	return ctxError(C.fsdpa_add_event(p, ev), p, false)
 }

@@ -582,8 +582,9 @@ typedef enum fsdpa_fsdp_phase {
  *   issued in a step's forward; in backward the j-th all-gather /
  *   reduce-scatter of a step is unit n−1−j (n units in that step).
  * - **Its communication**: the comm kernels whose launching runtime call
- *   (found by correlation id, else External id) lies, on the same CPU
- *   thread, inside an FSDP annotation naming the unit (the innermost such:
+ *   (found by correlation id, else External id; a kernel with neither is
+ *   looked up in the FSDP gpu_user_annotations on its own stream) lies, on
+ *   the same CPU thread, inside an FSDP annotation naming the unit (the innermost such:
  *   `FSDP::all_gather (u)` inside `FSDP::backward_prefetch for u` inside
  *   `FSDP::pre_backward (v)` belongs to u).  Phase: from the enclosing hook
  *   (pre_forward / forward_prefetch: forward; pre_backward /
@@ -1144,7 +1145,7 @@ FSDPA_API fsdpa_status fsdpa_query_memory_steps(fsdpa_ctx *ctx, const fsdpa_quer
 typedef struct fsdpa_crossrank {
   size_t size;                   /**< sizeof(fsdpa_crossrank) */
   uint64_t ranks;                /**< contexts given */
-  uint64_t collectives;          /**< matched collectives (0 with fewer than 2 ranks) */
+  uint64_t collectives;          /**< matched collectives that ended together (the measured ones; 0 with fewer than 2 ranks) */
   uint64_t unmatched;            /**< collective kernels (per rank) whose identity no other rank has */
   uint64_t unaligned;            /**< matched per-rank kernels left out because their rank could not be aligned */
   uint64_t unsynchronized;       /**< matched collectives whose end spread exceeds their transfer and crossrank.end_tolerance_ns (left out of the other figures) */
@@ -1166,7 +1167,7 @@ typedef struct fsdpa_crossrank_rank {
   size_t size;                   /**< sizeof(fsdpa_crossrank_rank) */
   int64_t rank;                  /**< rank (distributedInfo.rank, else the context's index) */
   int64_t clock_offset_ns;       /**< own clock − reference clock; ABSENT if the rank could not be aligned */
-  uint64_t collectives;          /**< matched collectives the rank took part in */
+  uint64_t collectives;          /**< measured (matched, not unsynchronized) collectives the rank took part in */
   int64_t transfer_ns;           /**< Σ transfer of those collectives; ABSENT if none */
   int64_t wait_ns;               /**< Σ of its wait in them (transfer_ns + wait_ns = Σ of its durations); ABSENT if none */
   uint64_t last_count;           /**< matched collectives at which it arrived last */

@@ -9,7 +9,8 @@
  *   order its all-gathers are issued in forward.
  * - A comm kernel (NCCL family) belongs to the unit named by the innermost
  *   FSDP annotation that contains its launching runtime call (correlation
- *   id, else External id) on the same CPU thread.  FSDP1 annotations carry no
+ *   id, else External id) on the same CPU thread; with neither, the FSDP
+ *   gpu_user_annotation around the kernel on its stream.  FSDP1 annotations carry no
  *   name: the k-th forward all-gather of a step is unit k; the j-th backward
  *   all-gather / reduce-scatter is unit n-1-j (backward runs units in
  *   reverse).

@@ -623,11 +623,11 @@ fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
     finding *x = findings_add(
         f, "exposed-comm", share >= 30.0 ? SEV_CRITICAL : SEV_WARNING, rank, FSDPA_ABSENT,
         o.exposed_comm_ns, "Exposed communication", det.p ? det.p : "",
-        netbound ? "Communication takes longer than the compute it should hide under: reduce "
-                   "the bytes moved (larger units per all-gather are not enough; use HSDP / "
-                   "hybrid sharding to keep all-gathers intra-node, lower-precision "
-                   "reduce_dtype/param_dtype), raise per-GPU work (bigger micro-batch or "
-                   "sequence), or check the achieved bus bandwidth against the fabric."
+        netbound ? "Communication takes longer than the compute it should hide under: reduce the "
+                   "bytes each step moves (HSDP / hybrid sharding keeps all-gathers inside a node; "
+                   "a lower-precision param_dtype / reduce_dtype halves them), give each GPU more "
+                   "work per byte (larger micro-batch or sequence length), and compare the "
+                   "achieved bus bandwidth with what the fabric should deliver."
                  : "Start collectives earlier so compute can hide them: enable forward and "
                    "backward prefetch, avoid waits on the communication stream, and check that "
                    "the first all-gather of each pass is not blocked behind other work.",

@@ -114,6 +114,11 @@ inline error_code check_other(ctx &c, std::string_view tok) {
   if (f == '{' || f == '[') return SUCCESS;
   tok = trim_token(tok);
   if (tok == "true" || tok == "false" || tok == "null") return SUCCESS;
+  if (f == '-' || (f >= '0' && f <= '9')) {
+    int64_t x;
+    if (fa_num_parse(tok.data(), tok.size(), 0, 0, &x) != FA_NUM_SYNTAX) return SUCCESS;
+    return value_error(c, tok.data(), "invalid number");
+  }
   return value_error(c, tok.data(), "invalid JSON value");
 }
 

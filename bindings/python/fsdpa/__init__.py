@@ -29,4 +29,14 @@ from .types import (Backward, BackwardStep, BackwardUnit, CommSplit, CrossRank, 
 
 Error = FsdpaError
 
-__all__ = [n for n in dir() if not n.startswith("_")]
+__all__ = [
+    "ABSENT", "analyze", "Analyzer", "annotate_events", "annotate_file", "Backward",
+    "BackwardStep", "BackwardUnit", "BufferTooSmallError", "CommSplit", "CountingAllocator",
+    "CrossRank", "crossrank", "crossrank_ranks", "CrossRankRank", "Error", "Event",
+    "FileReadError", "Finding", "FsdpaError", "FsdpUnit", "InputInfo", "InvalidArgumentError",
+    "LaunchGaps", "LaunchLatency", "LaunchQueue", "LimitError", "MemoryDevice", "MemoryPoint",
+    "MemoryStep", "MemorySummary", "NotATraceError", "OutOfMemoryError", "Overlap", "params",
+    "ParseError", "Range", "RankReport", "Report", "report_text", "ReportStep", "ReportStream",
+    "StateError", "Stats", "Step", "Stream", "summary_merge", "summary_report", "SyncCall",
+    "SyncStep", "SyncWait", "Timeline", "TraceInfo", "TruncatedError", "version",
+]

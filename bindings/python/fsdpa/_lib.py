@@ -5,10 +5,11 @@ import ctypes.util
 import os
 
 from . import _capi
-from ._base import ABSENT
+from . import _base
 
 # The header version the declarations were generated from: a library with a
 # different major version may have changed the structs.
+ABSENT = _base.ABSENT
 HEADER_MAJOR = _capi.FSDPA_VERSION_MAJOR
 
 

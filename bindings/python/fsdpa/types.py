@@ -12,6 +12,11 @@ from ._capi import (Backward, BackwardStep, BackwardUnit, CommSplit, CrossRank, 
                     MemoryDevice, MemoryPoint, MemoryStep, MemorySummary, Overlap, Stats, Step,
                     Stream, SyncCall, SyncStep, SyncWait, Timeline, TraceInfo)
 
+__all__ = ["Backward", "BackwardStep", "BackwardUnit", "CommSplit", "CrossRank", "CrossRankRank",
+           "Event", "FsdpUnit", "LaunchGaps", "LaunchLatency", "LaunchQueue", "MemoryDevice",
+           "MemoryPoint", "MemoryStep", "MemorySummary", "Overlap", "Stats", "Step", "Stream",
+           "SyncCall", "SyncStep", "SyncWait", "Timeline", "TraceInfo"]
+
 Step.name = property(lambda self: f"ProfilerStep#{self.number}",
                      doc='"ProfilerStep#N", as the report names the step')
 

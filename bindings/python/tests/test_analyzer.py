@@ -244,6 +244,28 @@ class ModuleTest(unittest.TestCase):
             self.assertRegex(name, r"^[a-z_]+\.[a-z0-9_.]+$")
             self.assertTrue(default)
 
+    def test_found_without_fsdpa_library(self):
+        """Without $FSDPA_LIBRARY the library is found the way an installed one
+        is, by ctypes.util.find_library("fsdpa") (here through
+        LD_LIBRARY_PATH, which find_library searches as it does ldconfig's
+        cache)."""
+        import os
+        import subprocess
+        import sys
+        loaded = fsdpa._lib.lib._name
+        if not os.path.isabs(loaded):
+            self.skipTest("the library was not loaded from a path")
+        env = dict(os.environ)
+        env.pop("FSDPA_LIBRARY", None)
+        env["LD_LIBRARY_PATH"] = os.path.dirname(loaded)
+        code = ("import ctypes.util, fsdpa; "
+                "print(ctypes.util.find_library('fsdpa'), fsdpa._lib.lib._name, fsdpa.version())")
+        out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                             stdout=subprocess.PIPE).stdout.decode().split()
+        self.assertEqual(out[0], out[1])
+        self.assertTrue(out[0].startswith("libfsdpa.so"), out)
+        self.assertEqual(out[2], fsdpa.version())
+
     def test_version(self):
         self.assertRegex(fsdpa.version(), r"^\d+\.\d+\.\d+")
 

@@ -233,11 +233,20 @@ pub struct Event<'a> {
     pub stream: Option<i64>,
     pub device: Option<i64>,
     pub bytes: Option<i64>,
+    pub total_allocated: Option<i64>,
+    pub total_reserved: Option<i64>,
+    pub device_type: Option<i64>,
+    pub device_id: Option<i64>,
     pub in_msg_nelems: Option<i64>,
     pub out_msg_nelems: Option<i64>,
     pub group_size: Option<i64>,
+    pub seq: Option<i64>,
+    pub wait_on_stream: Option<i64>,
+    pub wait_on_event_corr: Option<i64>,
     pub collective: Option<&'a str>,
     pub dtype: Option<&'a str>,
+    pub pg_name: Option<&'a str>,
+    pub sync_kind: Option<&'a str>,
     pub label: Option<&'a str>,
 }
 
@@ -360,6 +369,8 @@ impl Analyzer {
         (ev.collective, ev.collective_len) = s(e.collective);
         (ev.dtype, ev.dtype_len) = s(e.dtype);
         (ev.label, ev.label_len) = s(e.label);
+        (ev.pg_name, ev.pg_name_len) = s(e.pg_name);
+        (ev.sync_kind, ev.sync_kind_len) = s(e.sync_kind);
         ev.pid = abs(e.pid);
         ev.tid = abs(e.tid);
         ev.ts_ns = abs(e.ts_ns);
@@ -372,6 +383,13 @@ impl Analyzer {
         ev.in_msg_nelems = abs(e.in_msg_nelems);
         ev.out_msg_nelems = abs(e.out_msg_nelems);
         ev.group_size = abs(e.group_size);
+        ev.total_allocated = abs(e.total_allocated);
+        ev.total_reserved = abs(e.total_reserved);
+        ev.device_type = abs(e.device_type);
+        ev.device_id = abs(e.device_id);
+        ev.seq = abs(e.seq);
+        ev.wait_on_stream = abs(e.wait_on_stream);
+        ev.wait_on_event_corr = abs(e.wait_on_event_corr);
         // SAFETY: the strings outlive the call; the library copies them.
         check(
             unsafe { sys::fsdpa_add_event(self.p(), &ev) },

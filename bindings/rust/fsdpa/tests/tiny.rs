@@ -297,6 +297,7 @@ fn events_match_json() {
             } else {
                 None
             },
+            ..Event::default()
         })
         .unwrap();
     }
