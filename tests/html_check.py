@@ -267,7 +267,7 @@ def main():
     ap.add_argument("--screenshot", action="append", default=[])
     ap.add_argument("--keep", help="copy screenshots here")
     ap.add_argument("files", nargs="*")
-    a = ap.parse_args()
+    a = ap.parse_intermixed_args()
     errs, infos = [], {}
     shots = []
     for s in a.screenshot:

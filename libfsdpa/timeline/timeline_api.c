@@ -19,9 +19,8 @@ size_t fsdpa_step_count(const fsdpa_ctx *c) { return c ? c->st.steps.len : 0; }
 
 fsdpa_status fsdpa_get_step(const fsdpa_ctx *c, size_t i, fsdpa_step *out) {
   if (!c || !out || !ctx_struct_ok(out->size, sizeof *out)) return FSDPA_EINVAL;
-  size_t n = c->st.steps.len;
-  if (i >= n) return FSDPA_EINVAL;
-  const step_rec *r = &FA_VEC_AT(&c->st.steps, step_rec, i);
+  if (i >= c->st.steps.len) return FSDPA_EINVAL;
+  const step_rec *r = &((const step_rec *)c->st.steps.data)[i];  /* kept sorted by the store */
   out->size = sizeof *out;
   out->number = r->number;
   out->start_ns = ctx_abs(c, r->ts);

@@ -28,11 +28,13 @@ static void usage_main(FILE *f) {
           "commands:\n"
           "  analyze    analyze one trace per rank and print a report (text, json, html)\n"
           "  annotate   copy a trace with the findings added as events (for Perfetto)\n"
+          "  summarize  write a compact per-rank summary (.fsum) to merge elsewhere\n"
+          "  merge      combine per-rank summaries into the report of the whole job\n"
           "  params     list the analysis thresholds that --set can change\n"
           "  version    print the version\n"
           "  help CMD   help for a command\n"
           "\n"
-          "Run 'fsdpa help analyze' for the options of analyze.\n");
+          "Run 'fsdpa help analyze' (or 'fsdpa CMD --help') for the options of a command.\n");
 }
 
 static void usage_analyze(FILE *f) {

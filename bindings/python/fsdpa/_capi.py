@@ -1109,7 +1109,8 @@ class MemoryStep(Record):
 class CrossRank(Record):
     """fsdpa_crossrank (see fsdpa.h for the definition of every number)."""
     ranks: int  # contexts given
-    collectives: int  # matched collectives (0 with fewer than 2 ranks)
+    # matched collectives that ended together (the measured ones; 0 with fewer than 2 ranks)
+    collectives: int
     unmatched: int  # collective kernels (per rank) whose identity no other rank has
     unaligned: int  # matched per-rank kernels left out because their rank could not be aligned
     # matched collectives whose end spread exceeds their transfer and crossrank.end_tolerance_ns
@@ -1143,7 +1144,7 @@ class CrossRankRank(Record):
     rank: Optional[int]  # rank (distributedInfo.rank, else the context's index)
     # own clock − reference clock; ABSENT if the rank could not be aligned
     clock_offset_ns: Optional[int]
-    collectives: int  # matched collectives the rank took part in
+    collectives: int  # measured (matched, not unsynchronized) collectives the rank took part in
     transfer_ns: Optional[int]  # Σ transfer of those collectives; ABSENT if none
     # Σ of its wait in them (transfer_ns + wait_ns = Σ of its durations); ABSENT if none
     wait_ns: Optional[int]

@@ -1,0 +1,361 @@
+/* The HTML report: every corpus trace and every generator scenario gives one
+ * self-contained page that loads in headless Chromium without a console
+ * error and draws its charts (tests/html_check.py: one browser run for all
+ * pages, screenshots decoded and checked for the Gantt's colors); the
+ * html_step option; the page stays small for a huge step; names cannot
+ * break out of the page's script; every allocation failure is reported and
+ * leaks nothing. */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include "report_jobs.h"
+
+static char extra_dir[4096];
+
+static void setup(void) {
+  snprintf(extra_dir, sizeof extra_dir, "%s/tests/html-extra", tu_build_root());
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s'", extra_dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+static fsdpa_status html_of(fsdpa_ctx **c, size_t n, const char *const *paths, int64_t step,
+                            char **out, size_t *len) {
+  fsdpa_report_options o;
+  fsdpa_report_options_init(&o);
+  o.format = FSDPA_FORMAT_HTML;
+  o.html_step = step;
+  *out = NULL;
+  return fsdpa_report(c, paths, n, &o, out, len);
+}
+
+/* the picture-data block of a page */
+static const char *viz_of(const char *html) {
+  const char *v = strstr(html, "id=\"fsdpa-viz\">");
+  ck_assert_ptr_nonnull(v);
+  return v;
+}
+
+static void add_kernel(fsdpa_ctx *c, const char *name, int64_t stream, int64_t ts, int64_t dur) {
+  fsdpa_event e;
+  fsdpa_event_init(&e);
+  e.ph = 'X';
+  e.cat = "kernel";
+  e.cat_len = 6;
+  e.name = name;
+  e.name_len = strlen(name);
+  e.pid = 0;
+  e.tid = stream;
+  e.ts_ns = ts;
+  e.dur_ns = dur;
+  ck_assert_int_eq(fsdpa_add_event(c, &e), FSDPA_OK);
+}
+
+static void add_step(fsdpa_ctx *c, int n, int64_t ts, int64_t dur) {
+  char name[32];
+  snprintf(name, sizeof name, "ProfilerStep#%d", n);
+  fsdpa_event e;
+  fsdpa_event_init(&e);
+  e.ph = 'X';
+  e.cat = "user_annotation";
+  e.cat_len = strlen(e.cat);
+  e.name = name;
+  e.name_len = strlen(name);
+  e.pid = 1;
+  e.tid = 1;
+  e.ts_ns = ts;
+  e.dur_ns = dur;
+  ck_assert_int_eq(fsdpa_add_event(c, &e), FSDPA_OK);
+}
+
+static void add_memory(fsdpa_ctx *c, int64_t ts, int64_t bytes, int64_t alloc, int64_t res) {
+  fsdpa_event e;
+  fsdpa_event_init(&e);
+  e.ph = 'i';
+  e.cat = "cpu_instant_event";
+  e.cat_len = strlen(e.cat);
+  e.name = "[memory]";
+  e.name_len = 8;
+  e.pid = 1;
+  e.tid = 1;
+  e.ts_ns = ts;
+  e.bytes = bytes;
+  e.total_allocated = alloc;
+  e.total_reserved = res;
+  e.device_type = 1;
+  e.device_id = 0;
+  ck_assert_int_eq(fsdpa_add_event(c, &e), FSDPA_OK);
+}
+
+START_TEST(t_html_step_option) {
+  const char *sample_rel = "/tests/data/sample/fsdp2_sample.json.gz";
+  char p[4096];
+  snprintf(p, sizeof p, "%s%s", tu_source_root(), sample_rel);
+  fsdpa_ctx *c = NULL;
+  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_feed_file(c, p), FSDPA_OK);
+  size_t ns = fsdpa_step_count(c);
+  ck_assert_uint_ge(ns, 3);
+  /* the busiest steady step, computed here from the public timeline query:
+   * the first of >= 3 steps is warm-up; busiest = most GPU busy time in the
+   * step's CPU range */
+  int64_t best = -1, best_busy = -1;
+  for (size_t i = 1; i < ns; i++) {
+    fsdpa_query q;
+    fsdpa_query_init(&q);
+    q.step = (int64_t)i;
+    fsdpa_timeline tl = {sizeof tl, 0, 0, 0, 0};
+    ck_assert_int_eq(fsdpa_query_timeline(c, &q, &tl), FSDPA_OK);
+    if (tl.busy_ns > best_busy) best_busy = tl.busy_ns, best = (int64_t)i;
+  }
+  fsdpa_step s = {sizeof s, 0, 0, 0};
+  ck_assert_int_eq(fsdpa_get_step(c, (size_t)best, &s), FSDPA_OK);
+  const char *paths[1] = {p};
+  size_t len;
+  fsdpa_status st;
+  char *h = NULL;
+  st = html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len);
+  ck_assert_int_eq(st, FSDPA_OK);
+  double chosen = -1;
+  const char *vz = viz_of(h);
+  int found = tu_json_num(vz, "chosen_step", vz, &chosen);
+  ck_assert(found);
+  ck_assert_msg((int64_t)chosen == s.number, "default Gantt step %g, busiest steady step is %lld",
+                chosen, (long long)s.number);
+  fsdpa_free(h);
+  fsdpa_step s0 = {sizeof s0, 0, 0, 0};
+  ck_assert_int_eq(fsdpa_get_step(c, 0, &s0), FSDPA_OK);
+  st = html_of(&c, 1, paths, 0, &h, &len);
+  ck_assert_int_eq(st, FSDPA_OK);
+  vz = viz_of(h);
+  found = tu_json_num(vz, "chosen_step", vz, &chosen);
+  ck_assert(found);
+  ck_assert_int_eq((int64_t)chosen, s0.number);
+  char out[4200];
+  snprintf(out, sizeof out, "%s/step0.html", extra_dir);
+  ck_assert_int_eq(rj_write(out, h, len), 0);
+  fsdpa_free(h);
+  st = html_of(&c, 1, paths, (int64_t)ns, &h, &len);
+  ck_assert_int_eq(st, FSDPA_EINVAL);
+  ck_assert_ptr_null(h);
+  ck_assert_msg(strstr(fsdpa_errmsg(c), "html_step") != NULL, "message: %s", fsdpa_errmsg(c));
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* 200 000 kernels of 1 us in one step: the Gantt merges what falls into one
+ * column, so the page stays small, and the merged rectangles still count
+ * every kernel (checked in Python on the page's data). */
+START_TEST(t_html_bounded_for_huge_steps) {
+  fsdpa_ctx *c = NULL;
+  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  enum { N = 200000 };
+  add_step(c, 7, 0, (int64_t)N * 2000 + 1000);
+  for (int i = 0; i < N; i++) add_kernel(c, i % 2 ? "gemm_kernel" : "ncclDevKernel_AllGather_RING_LL", 7, 1000 + (int64_t)i * 2000, 1000);
+  for (int i = 0; i < 100; i++) add_memory(c, (int64_t)i * 4000000, 1 << 20, (int64_t)(i + 1) << 20, (int64_t)(i + 8) << 20);
+  const char *paths[1] = {"synthetic-200k"};
+  size_t len;
+  fsdpa_status st;
+  char *h = NULL;
+  st = html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len);
+  ck_assert_int_eq(st, FSDPA_OK);
+  printf("# 200000 kernels in one step: HTML page of %zu bytes\n", len);
+  ck_assert_msg(len < 2000000, "page of %zu bytes for one step", len);
+  char out[4200];
+  snprintf(out, sizeof out, "%s/huge-step.html", extra_dir);
+  ck_assert_int_eq(rj_write(out, h, len), 0);
+  fsdpa_free(h);
+  fsdpa_ctx_free(c);
+  const char *py = rj_python(NULL);
+  ck_assert_ptr_nonnull(py);
+  char cmd[16384];
+  snprintf(cmd, sizeof cmd,
+           "'%s' -c \"import json,re,sys\n"
+           "t=open('%s').read()\n"
+           "v=json.loads(re.search(r'id=.fsdpa-viz.>(.*?)</script>', t, re.S).group(1))\n"
+           "w=v['ranks'][0]['windows'][0]; lane=w['lanes'][0]\n"
+           "n=sum(lane[k+4] for k in range(0, len(lane), 6)); rects=len(lane)//6\n"
+           "busy=sum(lane[k+5] for k in range(0, len(lane), 6))\n"
+           "print(n, rects, busy)\"",
+           py, out);
+  int status = 0;
+  char *r = tu_run(cmd, &status);
+  ck_assert_msg(r && status == 0, "python check failed");
+  unsigned long long n = 0, rects = 0, busy = 0;
+  ck_assert_int_eq(sscanf(r, "%llu %llu %llu", &n, &rects, &busy), 3);
+  printf("# Gantt lane: %llu rectangles for %llu kernels (busy %llu ns)\n", rects, n, busy);
+  ck_assert_uint_eq(n, N);
+  ck_assert_uint_eq(busy, (unsigned long long)N * 1000);
+  ck_assert_uint_le(rects, 1600);
+  free(r);
+}
+END_TEST
+
+/* A kernel named like markup, and a path with markup, cannot end the
+ * page's script or inject elements (the page is also loaded in the browser
+ * test below). */
+START_TEST(t_html_escapes_names) {
+  fsdpa_ctx *c = NULL;
+  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  add_step(c, 1, 0, 100000);
+  add_kernel(c, "</script><script>document.title='pwned'</script><!--", 7, 1000, 5000);
+  add_kernel(c, "k\"quote'&amp;", 7, 8000, 5000);
+  const char *paths[1] = {"<b>bold</b>&path"};
+  size_t len;
+  fsdpa_status st;
+  char *h = NULL;
+  st = html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len);
+  ck_assert_int_eq(st, FSDPA_OK);
+  ck_assert_ptr_null(strstr(h, "<script>document.title"));
+  ck_assert_ptr_null(strstr(h, "<b>bold"));
+  ck_assert_ptr_null(strstr(h, "<!--"));
+  char out[4200];
+  snprintf(out, sizeof out, "%s/escaping.html", extra_dir);
+  ck_assert_int_eq(rj_write(out, h, len), 0);
+  fsdpa_free(h);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+START_TEST(t_html_every_trace_in_the_browser) {
+  char dir[4096], cmd[65536], err[1024];
+  snprintf(dir, sizeof dir, "%s/tests/html-out", tu_build_root());
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+  ck_assert_int_eq(system(cmd), 0);
+  rj_job jobs[RJ_MAX_JOBS];
+  size_t nj = rj_jobs("html-gen", jobs, RJ_MAX_JOBS, 1), scenarios = 0, corpus = 0, biggest = 0;
+  const char *py = rj_python(NULL);
+  ck_assert_ptr_nonnull(py);
+  /* screenshots: the sample and two scenarios, each must show the compute,
+   * AllGather and ReduceScatter colors of the Gantt */
+  size_t off = (size_t)snprintf(cmd, sizeof cmd, "'%s' '%s/tests/html_check.py' --keep '%s'", py,
+                                tu_source_root(), dir);
+  for (size_t i = 0; i < nj; i++) {
+    rj_job *j = &jobs[i];
+    fsdpa_ctx **c = rj_load(j, err, sizeof err);
+    ck_assert_msg(c != NULL, "%s: %s", j->name, err);
+    size_t len = 0;
+    fsdpa_status st;
+    char *h = NULL;
+  st = html_of(c, j->n, (const char *const *)j->paths, FSDPA_ABSENT, &h, &len);
+    ck_assert_msg(st == FSDPA_OK, "%s: html report: %s", j->name, fsdpa_errmsg(c[0]));
+    ck_assert_msg(!strncmp(h, "<!DOCTYPE html>", 15), "%s: not an HTML page", j->name);
+    ck_assert_msg(strstr(h, "data-rendered=\"pending\"") != NULL, "%s: no render marker", j->name);
+    if (len > biggest) biggest = len;
+    char p[4500];
+    snprintf(p, sizeof p, "%s/%s.html", dir, j->name);
+    ck_assert_int_eq(rj_write(p, h, len), 0);
+    fsdpa_free(h);
+    rj_unload(c, j->n);
+    int shot = !strcmp(j->name, "sample") || !strcmp(j->name, "fsdp2_healthy") ||
+               !strcmp(j->name, "fsdp1_serialized");
+    if (off + strlen(p) + 64 < sizeof cmd)
+      off += (size_t)snprintf(cmd + off, sizeof cmd - off, shot ? " --screenshot '%s:4e79a7,f28e2b,59a14f'" : " '%s'", p);
+    scenarios += j->kind == 1;
+    corpus += j->kind == 2;
+  }
+  rj_free(jobs, nj);
+  snprintf(cmd + off, sizeof cmd - off, " '%s'/*.html", extra_dir);
+  printf("# HTML of %zu traces: the sample, %zu generator scenarios, %zu corpus traces; largest page %zu bytes\n",
+         nj, scenarios, corpus, biggest);
+  int status = 0;
+  char *out = tu_run(cmd, &status);
+  int rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  printf("%s", out ? out : "");
+  free(out);
+  if (rc == 77) return;  /* html_check.py printed "# SKIP ..." (no Chromium) */
+  ck_assert_msg(rc == 0, "browser test failed (exit %d), see the # FAIL lines", rc);
+}
+END_TEST
+
+/* ---- every allocation failing in turn ---- */
+
+static int64_t outstanding;
+static long nallocs, fail_at;
+static void *f_malloc(void *ud, size_t n) {
+  (void)ud;
+  if (++nallocs == fail_at) return NULL;
+  void *p = malloc(n);
+  if (p) outstanding += (int64_t)n;
+  return p;
+}
+static void *f_realloc(void *ud, void *p, size_t o, size_t n) {
+  (void)ud;
+  if (++nallocs == fail_at) return NULL;
+  void *q = realloc(p, n);
+  if (q) outstanding += (int64_t)n - (int64_t)o;
+  return q;
+}
+static void f_free(void *ud, void *p, size_t n) {
+  (void)ud;
+  if (p) outstanding -= (int64_t)n;
+  free(p);
+}
+
+START_TEST(t_html_and_text_fault_injection) {
+  fsdpa_allocator al = {sizeof al, f_malloc, f_realloc, f_free, NULL};
+  for (int fmt = FSDPA_FORMAT_TEXT; fmt <= FSDPA_FORMAT_HTML; fmt++) {
+    long armed, completed = 0;
+    for (armed = 1; armed < 200000 && !completed; armed++) {
+      fail_at = 0;
+      nallocs = 0;
+      outstanding = 0;
+      fsdpa_options o;
+      fsdpa_options_init(&o);
+      o.allocator = &al;
+      fsdpa_ctx *c = NULL;
+      ck_assert_int_eq(fsdpa_ctx_new(&c, &o), FSDPA_OK);
+      add_step(c, 1, 0, 50000);
+      add_step(c, 2, 50000, 50000);
+      add_step(c, 3, 100000, 50000);
+      for (int i = 0; i < 40; i++) {
+        add_kernel(c, "gemm", 7, 1000 + i * 3500, 2000);
+        add_kernel(c, "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL", 13, 2000 + i * 3500, 1500);
+        add_memory(c, 1500 + i * 3500, 4096, 1 << 20, 2 << 20);
+      }
+      nallocs = 0;
+      fail_at = armed;
+      fsdpa_report_options ro;
+      fsdpa_report_options_init(&ro);
+      ro.format = (fsdpa_format)fmt;
+      char *out = NULL;
+      fsdpa_status st = fsdpa_report(&c, NULL, 1, &ro, &out, NULL);
+      if (st == FSDPA_OK) {
+        ck_assert_ptr_nonnull(out);
+        completed = nallocs < armed;
+      } else {
+        ck_assert_msg(st == FSDPA_ENOMEM, "format %d, failing allocation %ld: status %d", fmt, armed, st);
+        ck_assert_ptr_null(out);
+      }
+      fsdpa_free(out);
+      fail_at = 0;
+      fsdpa_ctx_free(c);
+      ck_assert_msg(outstanding == 0, "format %d, failing allocation %ld: %lld bytes leaked", fmt, armed,
+                    (long long)outstanding);
+    }
+    ck_assert_msg(completed, "format %d never completed", fmt);
+    printf("# format %d: a failure injected at each of %ld allocations\n", fmt, armed - 2);
+  }
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("html");
+  TCase *tc = tcase_create("html");
+  tcase_add_checked_fixture(tc, setup, NULL);
+  tcase_set_timeout(tc, 1500);
+  tcase_add_test(tc, t_html_step_option);
+  tcase_add_test(tc, t_html_bounded_for_huge_steps);
+  tcase_add_test(tc, t_html_escapes_names);
+  tcase_add_test(tc, t_html_every_trace_in_the_browser);
+  tcase_add_test(tc, t_html_and_text_fault_injection);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_ENV);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
