@@ -17,6 +17,7 @@ PKGS=(
   python3-pytest                                # Python binding tests (also run with unittest)
   python3-distributed                           # fsdpa.dask scale-out test (local cluster)
   chromium                                      # HTML report browser test
+  python3-jsonschema                            # JSON report schema test (docs/report.schema.json)
   cargo rustc                                   # Rust binding tests (skipped if absent)
 )
 missing=()

@@ -41,6 +41,13 @@ fsdpa_status ctx_fail(fsdpa_ctx *c, fsdpa_status st, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(c->err, sizeof c->err, fmt, ap);
   va_end(ap);
+  /* allocation sites say "out of memory" whatever refused them: when it
+   * was the cap, the caller must learn that (ELIMIT, not a real OOM) */
+  if (st == FSDPA_ELIMIT && c->alloc.limit_hit && !strstr(c->err, "cap") && !strstr(c->err, "limit")) {
+    size_t n = strlen(c->err);
+    snprintf(c->err + n, sizeof c->err - n, " (memory cap max_memory_bytes = %llu reached)",
+             (unsigned long long)c->alloc.cap);
+  }
   return st;
 }
 
@@ -86,8 +93,28 @@ fsdpa_status fsdpa_ctx_new(fsdpa_ctx **out, const fsdpa_options *opts) {
   return FSDPA_OK;
 }
 
+void *ctx_cache_get(fsdpa_ctx *c, int slot) {
+  if (!c->cache[slot] || c->cache_gen[slot] != c->st.gen ||
+      c->cache_events[slot] != c->st.stats.events ||
+      memcmp(c->cache_params[slot], c->params, sizeof c->params) != 0)
+    return NULL;
+  return c->cache[slot];
+}
+
+void ctx_cache_put(fsdpa_ctx *c, int slot, void *obj, ctx_cache_free_fn fn) {
+  if (c->cache[slot]) c->cache_free[slot](c, c->cache[slot]);
+  c->cache[slot] = obj;
+  c->cache_free[slot] = fn;
+  c->cache_gen[slot] = c->st.gen;
+  c->cache_events[slot] = c->st.stats.events;
+  memcpy(c->cache_params[slot], c->params, sizeof c->params);
+}
+
 void fsdpa_ctx_free(fsdpa_ctx *c) {
   if (!c) return;
+  /* in reverse: a later slot may borrow from an earlier one */
+  for (int i = CACHE__COUNT - 1; i >= 0; i--)
+    if (c->cache[i]) c->cache_free[i](c, c->cache[i]);
   if (c->input) input_free(c->input);
   store_free(&c->alloc, &c->st);
   fa_free(&c->alloc, c->name, c->name_cap);

@@ -15,6 +15,10 @@ enum {
 
 struct fsdpa_input;
 
+/* Whole-trace analysis results kept between queries (ctx_cache_get). */
+enum { CACHE_FSDP_MODEL = 0, CACHE_BACKWARD, CACHE_ALLOCATOR, CACHE__COUNT };
+typedef void (*ctx_cache_free_fn)(fsdpa_ctx *c, void *obj);
+
 struct fsdpa_ctx {
   fa_alloc alloc;
   char *name;                 /* input name for messages */
@@ -29,6 +33,15 @@ struct fsdpa_ctx {
   int64_t params[P__COUNT];
   char err[512];
   int64_t err_offset;
+  /* The report asks every analysis twice (findings, then JSON) and several
+   * analyses share the FSDP model, so whole-trace results are memoized.  A
+   * slot is valid while nothing it depends on changed: the store generation
+   * (retained events), the count of fed events (metadata such as thread
+   * names is not counted in gen) and the parameters. */
+  void *cache[CACHE__COUNT];
+  uint64_t cache_gen[CACHE__COUNT], cache_events[CACHE__COUNT];
+  int64_t cache_params[CACHE__COUNT][P__COUNT];
+  ctx_cache_free_fn cache_free[CACHE__COUNT];
 };
 
 /* Absolute ns on the trace clock for a stored (relative) time. */
@@ -55,6 +68,11 @@ fsdpa_status ctx_resolve_query(fsdpa_ctx *c, const fsdpa_query *q, qwin *w);
 const store_views *ctx_views(fsdpa_ctx *c);
 /* Steps sorted by start (cached in a scratch buffer owned by ctx). */
 size_t ctx_sorted_steps(const fsdpa_ctx *c, step_rec *out, size_t cap);
+/* The slot's object if it was built from the context as it is now, else NULL. */
+void *ctx_cache_get(fsdpa_ctx *c, int slot);
+/* Keep obj (fully built, allocated from c->alloc) in the slot, freeing the
+ * previous object with its own free function. */
+void ctx_cache_put(fsdpa_ctx *c, int slot, void *obj, ctx_cache_free_fn fn);
 /* Check a caller's struct size field: must be 0 (= current) or >= the v1 size. */
 int ctx_struct_ok(size_t given, size_t v1);
 #endif

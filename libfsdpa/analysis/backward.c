@@ -28,6 +28,10 @@ const char *fsdpa_backward_pattern_name(fsdpa_backward_pattern p) {
 }
 
 void bw_free(bw_result *r) {
+  if (r->borrowed) {
+    memset(r, 0, sizeof *r);
+    return;
+  }
   fa_alloc *a = r->m.a;
   if (a) {
     fa_free(a, r->units, r->nunits * sizeof(bw_unit));
@@ -56,19 +60,19 @@ static int64_t idle_in(const fsdp_model *m, int64_t s, int64_t e) {
   return (e - s) - iv_len_in(m->compute_all, m->ncompute_all, s, e);
 }
 
-static double step_overlap(const fsdp_model *m, int32_t k, iv *scratch) {
+/* both: comm ∩ compute over the whole trace, computed once per analysis. */
+static double step_overlap(const fsdp_model *m, int32_t k, const iv *both, size_t nboth) {
   if (k < 0 || !m->ncomm_all) return -1.0;
   int64_t t0 = m->steps[k].ts, t1 = m->steps[k].end;
   int64_t comm = iv_len_in(m->comm_all, m->ncomm_all, t0, t1);
   if (comm <= 0) return -1.0;
-  size_t n = iv_intersect(m->comm_all, m->ncomm_all, m->compute_all, m->ncompute_all, scratch);
-  return 100.0 * (double)iv_len_in(scratch, n, t0, t1) / (double)comm;
+  return 100.0 * (double)iv_len_in(both, nboth, t0, t1) / (double)comm;
 }
 
 /* The enum is ordered by badness: serialized > no_prefetch > zigzag > unknown. */
 static int worse(int a, int b) { return a >= b ? a : b; }
 
-fsdpa_status bw_analyze(fsdpa_ctx *c, bw_result *r) {
+static fsdpa_status bw_analyze_new(fsdpa_ctx *c, bw_result *r) {
   memset(r, 0, sizeof *r);
   fsdpa_status st = fm_build(c, &r->m);
   if (st) return st;
@@ -130,6 +134,9 @@ fsdpa_status bw_analyze(fsdpa_ctx *c, bw_result *r) {
       used += n;
     }
   }
+  size_t nboth = m->ncomm_all ? iv_intersect(m->comm_all, m->ncomm_all, m->compute_all,
+                                             m->ncompute_all, scratch)
+                               : 0;
   size_t si = 0;
   int votes[4] = {0, 0, 0, 0};
   double ser_pct = (double)c->params[P_OVERLAP_SERIALIZED_PPM] / 1e4;
@@ -180,7 +187,7 @@ fsdpa_status bw_analyze(fsdpa_ctx *c, bw_result *r) {
       nx->idle = idle_in(m, gs, ge);
       bs->idle += nx->idle;
     }
-    bs->overlap_pct = step_overlap(m, bs->step, scratch);
+    bs->overlap_pct = step_overlap(m, bs->step, scratch, nboth);
     if (!bs->links) bs->pattern = FSDPA_BWD_UNKNOWN;
     else if (bs->prefetched == bs->links) bs->pattern = FSDPA_BWD_ZIGZAG;
     else if (!bs->prefetched && !bs->rs_hidden && bs->overlap_pct < ser_pct)
@@ -216,6 +223,32 @@ oom:
   fa_free(a, meas, (size_t)pat.nrules * nb * sizeof(int64_t));
   bw_free(r);
   return st;
+}
+
+static void bw_cache_free(fsdpa_ctx *c, void *obj) {
+  bw_free(obj);
+  fa_free(&c->alloc, obj, sizeof(bw_result));
+}
+
+fsdpa_status bw_analyze(fsdpa_ctx *c, bw_result *r) {
+  memset(r, 0, sizeof *r);
+  const bw_result *k = ctx_cache_get(c, CACHE_BACKWARD);
+  if (!k) {
+    /* only a complete result enters the cache; its model is a view of
+     * CACHE_FSDP_MODEL, which is valid exactly as long as this slot */
+    bw_result *n = fa_malloc(&c->alloc, sizeof *n);
+    if (!n) return fa_fail_status(&c->alloc);
+    fsdpa_status st = bw_analyze_new(c, n);
+    if (st) {
+      fa_free(&c->alloc, n, sizeof *n);
+      return st;
+    }
+    ctx_cache_put(c, CACHE_BACKWARD, n, bw_cache_free);
+    k = n;
+  }
+  *r = *k;
+  r->borrowed = 1;
+  return FSDPA_OK;
 }
 
 fsdpa_status bw_aggregate(const bw_result *r, bw_agg **out) {

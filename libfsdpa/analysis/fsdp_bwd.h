@@ -33,6 +33,7 @@ typedef struct bw_result {
   bw_step *steps;
   size_t nsteps;
   int pattern;
+  int borrowed;     /* a view of the context's cached result: bw_free only forgets it */
 } bw_result;
 
 /* Per unit over all steps. */
@@ -44,6 +45,8 @@ typedef struct bw_agg {
   int64_t worst_idle;
 } bw_agg;
 
+/* Whole-trace result, computed once per store generation and kept in the
+ * context (CACHE_BACKWARD); *r is a read-only view until bw_free(r). */
 fsdpa_status bw_analyze(fsdpa_ctx *c, bw_result *r);
 void bw_free(bw_result *r);
 /* Per unit over all steps; *out has r->m.nunits entries (NULL if none). */

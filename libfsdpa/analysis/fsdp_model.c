@@ -41,6 +41,10 @@ void fm_unit_name(const fsdp_model *m, uint32_t u, char *buf, size_t n) {
 
 void fm_free(fsdp_model *m) {
   if (!m->a) return;
+  if (m->borrowed) {
+    memset(m, 0, sizeof *m);
+    return;
+  }
   fa_alloc *a = m->a;
   fa_vec_free(a, &m->vunits, sizeof(fm_unit));
   fa_vec_free(a, &m->vinsts, sizeof(fm_inst));
@@ -673,7 +677,7 @@ done:
   return st;
 }
 
-fsdpa_status fm_build(fsdpa_ctx *c, fsdp_model *m) {
+static fsdpa_status fm_build_new(fsdpa_ctx *c, fsdp_model *m) {
   memset(m, 0, sizeof *m);
   m->a = &c->alloc;
   m->version = fm_version(c);
@@ -713,6 +717,31 @@ fsdpa_status fm_build(fsdpa_ctx *c, fsdp_model *m) {
   fa_free(b.a, b.ext.p, b.ext.n * 2 * sizeof(int64_t));
   if (st) fm_free(m);
   return st;
+}
+
+static void fm_cache_free(fsdpa_ctx *c, void *obj) {
+  fm_free(obj);
+  fa_free(&c->alloc, obj, sizeof(fsdp_model));
+}
+
+fsdpa_status fm_build(fsdpa_ctx *c, fsdp_model *m) {
+  memset(m, 0, sizeof *m);
+  const fsdp_model *k = ctx_cache_get(c, CACHE_FSDP_MODEL);
+  if (!k) {
+    /* only a complete model enters the cache */
+    fsdp_model *n = fa_malloc(&c->alloc, sizeof *n);
+    if (!n) return fa_fail_status(&c->alloc);
+    fsdpa_status st = fm_build_new(c, n);
+    if (st) {
+      fa_free(&c->alloc, n, sizeof *n);
+      return st;
+    }
+    ctx_cache_put(c, CACHE_FSDP_MODEL, n, fm_cache_free);
+    k = n;
+  }
+  *m = *k;
+  m->borrowed = 1;
+  return FSDPA_OK;
 }
 
 /* ---- totals ---- */

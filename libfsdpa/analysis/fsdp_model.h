@@ -81,10 +81,14 @@ typedef struct fsdp_model {
   size_t ncompute_all, compute_cap;
   iv *comm_all;              /* union of all comm kernels */
   size_t ncomm_all, comm_cap;
+  int borrowed;              /* a view of the context's cached model: fm_free only forgets it */
 } fsdp_model;
 
 /* FSDP version from annotation names only (cheap): 2, 1 or 0. */
 int fm_version(const fsdpa_ctx *c);
+/* The whole-trace model, built once per store generation and kept in the
+ * context (CACHE_FSDP_MODEL): *m is a read-only view of it, valid until the
+ * store changes; fm_free(m) releases the view (the model stays cached). */
 fsdpa_status fm_build(fsdpa_ctx *c, fsdp_model *m);
 void fm_free(fsdp_model *m);
 /* Unit display name into buf ("layers.3", "unit2", "(root)"). */

@@ -206,8 +206,13 @@ static fsdpa_status memory_json(fsdpa_ctx *c, int64_t t0_rel, int64_t t1_rel, si
   fsdpa_memory_summary ms;
   memset(&ms, 0, sizeof ms);
   ms.size = sizeof ms;
+  fsdpa_status qs = fsdpa_query_memory(c, &q, &ms);
+  if (qs == FSDPA_ENOMEM || qs == FSDPA_ELIMIT) { /* never a page silently missing its memory facts */
+    fa_free(a, p, bytes);
+    return qs;
+  }
   jw_obj(w);
-  if (fsdpa_query_memory(c, &q, &ms) == FSDPA_OK) {
+  if (qs == FSDPA_OK) {
     jw_ki64(w, "device", ms.device);
     jw_key(w, "relative");
     jw_bool(w, ms.allocated_is_relative);
@@ -282,14 +287,15 @@ static int cmp_win(const void *pa, const void *pb) {
 /* Index of the step shown by default: opts->html_step if set, else the
  * busiest steady step (the most GPU busy time inside its CPU range; the first
  * of three or more steps is warm-up, as in the launch-gaps analysis). */
-static fsdpa_status pick_step(report_in *in, fsdpa_ctx *c, const store_views *v, size_t *out) {
+static fsdpa_status pick_step(report_in *in, size_t i, const store_views *v, size_t *out) {
+  fsdpa_ctx *c = in->ctxs[i];
   size_t ns = c->st.steps.len;
   int64_t want = in->opts->html_step;
   if (want != FSDPA_ABSENT) {
     if (want < 0 || (uint64_t)want >= ns)
       return ctx_fail(in->ctxs[0], FSDPA_EINVAL,
-                      "html_step %lld is out of range: rank trace has %zu ProfilerStep(s)",
-                      (long long)want, ns);
+                      "html_step %lld is out of range: the trace of rank %lld has %zu ProfilerStep(s)",
+                      (long long)want, (long long)in->ranks[i], ns);
     *out = (size_t)want;
     return FSDPA_OK;
   }
@@ -350,7 +356,7 @@ static fsdpa_status plan_windows(report_in *in, size_t i, const store_views *v, 
                                  FSDPA_ABSENT, FSDPA_ABSENT, 2};
   } else {
     size_t pick = 0;
-    fsdpa_status st = pick_step(in, c, v, &pick);
+    fsdpa_status st = pick_step(in, i, v, &pick);
     if (st) return st;
     const step_rec *sp = &FA_VEC_AT(&s->steps, step_rec, pick);
     ws[n++] = (win){sp->ts, gend[pick], sp->ts, sp->end, sp->number, 0};

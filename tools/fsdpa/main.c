@@ -55,6 +55,8 @@ static void usage_analyze(FILE *f) {
           "      --color          color the text report even when not on a terminal\n"
           "      --no-color       never color (NO_COLOR in the environment does the same)\n"
           "      --no-progress    no progress bar on stderr\n"
+          "      --html-step N    html: show step index N (0 = first ProfilerStep) in the Gantt view\n"
+          "                       first; default: the busiest steady-state step\n"
           "      --max-memory MB  refuse to hold more than MB MiB per trace\n"
           "  -h, --help           this help\n"
           "\n"
@@ -185,6 +187,7 @@ static int max_severity(const char *json) {
 static int cmd_analyze(int argc, char **argv) {
   const char *format = NULL, *output = NULL, *fail_on = NULL;
   int color = -1, progress = 1, jobs = 1;
+  int64_t html_step = FSDPA_ABSENT;
   uint64_t max_mem = 0;
   kv *sets = calloc((size_t)argc, sizeof *sets);
   const char **paths = calloc((size_t)argc, sizeof *paths);
@@ -244,6 +247,15 @@ static int cmd_analyze(int argc, char **argv) {
       color = 0;
     } else if (!strcmp(a, "--no-progress")) {
       progress = 0;
+    } else if (!strcmp(a, "--html-step")) {
+      NEED_ARG();
+      char *end;
+      html_step = strtoll(argv[++i], &end, 10);
+      if (*end || html_step < 0) {
+        fprintf(stderr, "%s: --html-step needs a step index (0, 1, ...)\n", prog);
+        rc = EXIT_USAGE;
+        goto out;
+      }
     } else if (!strcmp(a, "--max-memory")) {
       NEED_ARG();
       max_mem = strtoull(argv[++i], NULL, 10) << 20;
@@ -263,6 +275,7 @@ static int cmd_analyze(int argc, char **argv) {
   int to_tty = output == NULL && isatty(1);
   fsdpa_report_options ro;
   fsdpa_report_options_init(&ro);
+  ro.html_step = html_step;
   if (!format) format = to_tty ? "text" : "json";
   if (!strcmp(format, "json")) ro.format = FSDPA_FORMAT_JSON;
   else if (!strcmp(format, "text")) ro.format = FSDPA_FORMAT_TEXT;
@@ -625,8 +638,8 @@ static void usage_annotate(FILE *f) {
           "of each with the findings added as events: a process \"fsdpa findings\" with one\n"
           "thread per finding and one slice per time range of its evidence, named by the\n"
           "finding's title, with id, severity, detail and advice in its args.  Open the copy in\n"
-          "https://ui.perfetto.dev or chrome://tracing to see each finding next to the kernels\n"
-          "it is about.  The original events are kept byte for byte.\n"
+          "Perfetto (https://ui.perfetto.dev) or chrome://tracing to see each finding next to\n"
+          "the kernels it is about.  The original events are kept byte for byte.\n"
           "\n"
           "options:\n"
           "  -o, --output FILE    the annotated copy of the single TRACE ('-' = standard output);\n"
