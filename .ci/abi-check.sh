@@ -4,14 +4,31 @@
 # abi/symbols.txt (additions must be committed deliberately); (3) abidiff
 # against the committed abi/libfsdpa.abi finds no change other than additions.
 # Regenerate both after an intended change: .ci/abi-check.sh BUILD --update
+# --exports-only runs check (1) alone, plus: every export is declared
+# FSDPA_API in include/fsdpa/fsdpa.h (the meson test 'abi_exports').
 set -euo pipefail
 B=${1:-build}
 LIB=$(ls "$B"/libfsdpa/libfsdpa.so.*.*.* | head -1)
+LIB=$(cd "$(dirname "$LIB")" && pwd)/$(basename "$LIB")  # before the cd below
 cd "$(dirname "$0")/.."
 syms=$(nm -D --defined-only --with-symbol-versions "$LIB" | awk '{print $3}' | sort)
 bad=$(echo "$syms" | grep -v -E '^fsdpa_[a-z0-9_]+@@FSDPA_1\.0$|^FSDPA_1\.0$' || true)
 if [ -n "$bad" ]; then
   echo "exported symbols outside fsdpa_*@@FSDPA_1.0:"; echo "$bad"; exit 1
+fi
+if [ "${2:-}" = "--exports-only" ]; then
+  declared=$(grep -oE 'FSDPA_API[^(]*[^a-z0-9_(]fsdpa_[a-z0-9_]+ *\(' include/fsdpa/fsdpa.h |
+             grep -oE 'fsdpa_[a-z0-9_]+ *\($' | tr -d ' (' | sort -u)
+  undeclared=$(comm -23 <(echo "$syms" | grep '^fsdpa_' | sed 's/@@.*//') <(echo "$declared"))
+  if [ -n "$undeclared" ]; then
+    echo "exported but not declared FSDPA_API in include/fsdpa/fsdpa.h:"; echo "$undeclared"; exit 1
+  fi
+  missing=$(comm -13 <(echo "$syms" | grep '^fsdpa_' | sed 's/@@.*//') <(echo "$declared"))
+  if [ -n "$missing" ]; then
+    echo "declared FSDPA_API but not exported:"; echo "$missing"; exit 1
+  fi
+  echo "exports ok: $(echo "$declared" | wc -l) fsdpa_* functions, all in FSDPA_1.0 and in the header"
+  exit 0
 fi
 if [ "${2:-}" = "--update" ]; then
   echo "$syms" > abi/symbols.txt
@@ -23,5 +40,7 @@ if ! diff <(cat abi/symbols.txt) <(echo "$syms"); then
 fi
 if command -v abidiff >/dev/null 2>&1; then
   abidiff --no-added-syms --headers-dir1 include/fsdpa --headers-dir2 include/fsdpa abi/libfsdpa.abi "$LIB"
+else
+  echo "abidiff not installed (abigail-tools): type-level ABI comparison skipped"
 fi
 echo "ABI ok: $(echo "$syms" | grep -c fsdpa_) exported functions"

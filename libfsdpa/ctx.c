@@ -94,10 +94,14 @@ fsdpa_status fsdpa_ctx_new(fsdpa_ctx **out, const fsdpa_options *opts) {
 }
 
 void *ctx_cache_get(fsdpa_ctx *c, int slot) {
-  if (!c->cache[slot] || c->cache_gen[slot] != c->st.gen ||
-      c->cache_events[slot] != c->st.stats.events ||
-      memcmp(c->cache_params[slot], c->params, sizeof c->params) != 0)
+  if (!c->cache[slot]) return NULL;
+  if (c->cache_gen[slot] != c->st.gen || c->cache_events[slot] != c->st.stats.events ||
+      memcmp(c->cache_params[slot], c->params, sizeof c->params) != 0) {
+    /* stale: release it now so the rebuild does not hold both (memory caps) */
+    c->cache_free[slot](c, c->cache[slot]);
+    c->cache[slot] = NULL;
     return NULL;
+  }
   return c->cache[slot];
 }
 

@@ -16,7 +16,7 @@ enum {
 struct fsdpa_input;
 
 /* Whole-trace analysis results kept between queries (ctx_cache_get). */
-enum { CACHE_FSDP_MODEL = 0, CACHE_BACKWARD, CACHE_ALLOCATOR, CACHE__COUNT };
+enum { CACHE_FSDP_MODEL = 0, CACHE_BACKWARD, CACHE__COUNT };
 typedef void (*ctx_cache_free_fn)(fsdpa_ctx *c, void *obj);
 
 struct fsdpa_ctx {
@@ -46,8 +46,11 @@ struct fsdpa_ctx {
 
 /* Absolute ns on the trace clock for a stored (relative) time. */
 static inline int64_t ctx_abs(const fsdpa_ctx *c, int64_t rel) {
-  int64_t b = c->info.base_time_ns == FSDPA_ABSENT ? 0 : c->info.base_time_ns;
-  return rel + b;
+  int64_t b = c->info.base_time_ns == FSDPA_ABSENT ? 0 : c->info.base_time_ns, r;
+  /* saturate as the store does for end times: absurd input is never UB
+   * (INT64_MIN is FSDPA_ABSENT, so the floor is one above) */
+  if (__builtin_add_overflow(rel, b, &r)) r = b > 0 ? INT64_MAX : INT64_MIN + 1;
+  return r;
 }
 static inline int64_t ctx_base(const fsdpa_ctx *c) {
   return c->info.base_time_ns == FSDPA_ABSENT ? 0 : c->info.base_time_ns;

@@ -909,8 +909,9 @@ typedef struct fi_run {
   int inj_step;              /* step during which the failure was injected, -1 if none */
 } fi_run;
 
-/* One run: every step in turn, stopping at the first failure. */
-static void fi_once(const char *path, theap *h, fi_run *r) {
+/* One run over the ranks of a job (1 or 2 trace files, one context each,
+ * all on heap h): every step in turn, stopping at the first failure. */
+static void fi_once(const char *const *paths, size_t n, theap *h, fi_run *r) {
   memset(r, 0, sizeof *r);
   r->inj_step = -1;
   fsdpa_allocator a = t_allocator(h);
@@ -918,42 +919,50 @@ static void fi_once(const char *path, theap *h, fi_run *r) {
   fsdpa_options_init(&o);
   o.allocator = &a;
   o.name = "t";
-  fsdpa_ctx *c = NULL;
+  fsdpa_ctx *c[2] = {NULL, NULL};
   for (int s = 0; s < S_COUNT; s++) {
     int before = h->injected;
-    char *out = NULL;
-    size_t len = 0;
+    uint64_t hash = 1469598103934665603ull;
     fsdpa_status st = FSDPA_OK;
-    switch (s) {
-      case S_NEW: st = fsdpa_ctx_new(&c, &o); break;
-      case S_FEED: st = fsdpa_feed_file(c, path); break;
-      case S_JSON: case S_TEXT: case S_HTML: {
-        fsdpa_report_options ro;
-        fsdpa_report_options_init(&ro);
-        ro.format = s == S_JSON ? FSDPA_FORMAT_JSON : s == S_TEXT ? FSDPA_FORMAT_TEXT : FSDPA_FORMAT_HTML;
-        st = fsdpa_report(&c, NULL, 1, &ro, &out, &len);
-        break;
+    for (size_t i = 0; i < n && st == FSDPA_OK; i++) {
+      char *out = NULL;
+      size_t len = 0;
+      switch (s) {
+        case S_NEW: st = fsdpa_ctx_new(&c[i], &o); break;
+        case S_FEED: st = fsdpa_feed_file(c[i], paths[i]); break;
+        case S_JSON: case S_TEXT: case S_HTML: {
+          if (i) break; /* one report over all ranks */
+          fsdpa_report_options ro;
+          fsdpa_report_options_init(&ro);
+          ro.format = s == S_JSON ? FSDPA_FORMAT_JSON : s == S_TEXT ? FSDPA_FORMAT_TEXT : FSDPA_FORMAT_HTML;
+          st = fsdpa_report(c, NULL, n, &ro, &out, &len);
+          break;
+        }
+        case S_SUMMARY: st = fsdpa_summary_write(c[i], "t", &out, &len); break;
+        default: st = fsdpa_annotate_events(c, n, i, &out, &len); break;
       }
-      case S_SUMMARY: st = fsdpa_summary_write(c, "t", &out, &len); break;
-      default: st = fsdpa_annotate_events(&c, 1, 0, &out, &len); break;
+      if (out) {
+        hash = (hash ^ fnv(out, len)) * 1099511628211ull;
+        fsdpa_free(out);
+      }
+      if (st != FSDPA_OK) r->st[s] = st;
     }
     r->ran = s + 1;
-    r->st[s] = st;
+    r->out[s] = hash;
     if (!before && h->injected) r->inj_step = s;
-    if (out) {
-      r->out[s] = fnv(out, len);
-      fsdpa_free(out);
-    }
     if (st != FSDPA_OK) {
       ck_assert_msg(st == FSDPA_ENOMEM, "allocation %llu refused in %s: %s, not FSDPA_ENOMEM",
                     (unsigned long long)h->fail_at, STEP[s], fsdpa_status_str(st));
       if (s == S_NEW) {
-        ck_assert_ptr_null(c);
+        for (size_t i = 0; i < n; i++) ck_assert(c[i] == NULL || i + 1 < n);
       } else {
-        ck_assert_msg(fsdpa_errmsg(c)[0], "%s: ENOMEM without a message", STEP[s]);
-        /* the context stays consistent: its report still works */
+        /* the message goes to the context that failed (reports: the first) */
+        int any = 0;
+        for (size_t i = 0; i < n; i++) any |= fsdpa_errmsg(c[i])[0] != 0;
+        ck_assert_msg(any, "%s: ENOMEM without a message", STEP[s]);
+        /* the contexts stay consistent: their report still works */
         char *again = NULL;
-        fsdpa_status st2 = fsdpa_report(&c, NULL, 1, NULL, &again, NULL);
+        fsdpa_status st2 = fsdpa_report(c, NULL, n, NULL, &again, NULL);
         ck_assert_msg(st2 == FSDPA_OK, "report after ENOMEM in %s (allocation %llu): %s", STEP[s],
                       (unsigned long long)h->fail_at, fsdpa_status_str(st2));
         fsdpa_free(again);
@@ -961,28 +970,28 @@ static void fi_once(const char *path, theap *h, fi_run *r) {
       break;
     }
   }
-  fsdpa_ctx_free(c);
+  for (size_t i = 0; i < n; i++) fsdpa_ctx_free(c[i]);
   ck_assert_msg(h->live == 0, "allocation %llu refused in %s: %llu bytes leaked", (unsigned long long)h->fail_at,
                 r->inj_step >= 0 ? STEP[r->inj_step] : "-", (unsigned long long)h->live);
 }
 
 /* Fail allocation N, for every N until a run sees no failure.  Returns N. */
-static uint64_t fail_every_allocation(const char *path, const char *label) {
+static uint64_t fail_every_allocation(const char *const *paths, size_t n, const char *label) {
   theap ref = {0};
   ref.census = 1;
   fi_run base;
-  fi_once(path, &ref, &base);
+  fi_once(paths, n, &ref, &base);
   for (int s = 0; s < S_COUNT; s++) ck_assert_msg(base.st[s] == FSDPA_OK, "%s: %s fails without injection", label, STEP[s]);
   uint64_t total = ref.count, tolerated = 0;
   uint64_t per_step[S_COUNT] = {0};
-  uint64_t n = 1;
+  uint64_t k = 1;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  for (;; n++) {
+  for (;; k++) {
     theap h = {0};
-    h.fail_at = n;
+    h.fail_at = k;
     fi_run r;
-    fi_once(path, &h, &r);
+    fi_once(paths, n, &h, &r);
     if (!h.injected) break;
     ck_assert_int_ge(r.inj_step, 0);
     per_step[r.inj_step]++;
@@ -991,13 +1000,13 @@ static uint64_t fail_every_allocation(const char *path, const char *label) {
       for (int s = 0; s < r.ran; s++)
         ck_assert_msg(r.st[s] != FSDPA_OK || r.out[s] == base.out[s],
                       "%s: allocation %llu refused in %s was swallowed and changed the output of %s", label,
-                      (unsigned long long)n, STEP[r.inj_step], STEP[s]);
+                      (unsigned long long)k, STEP[r.inj_step], STEP[s]);
       tolerated++;
     }
-    ck_assert_uint_le(n, total + 1);
+    ck_assert_uint_le(k, total + 1);
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  ck_assert_uint_eq(n - 1, total); /* the runs are deterministic */
+  ck_assert_uint_eq(k - 1, total); /* the runs are deterministic */
   printf("# fault injection %s: %llu allocations, each refused once (%.1f s); %zu distinct allocation call "
          "stacks; refusals per step: new %llu, feed %llu, json %llu, text %llu, html %llu, summary %llu, "
          "annotate %llu; %llu worked around without a change\n",
@@ -1013,7 +1022,8 @@ static uint64_t fail_every_allocation(const char *path, const char *label) {
 START_TEST(t_fault_injection_real_trace) {
   char *path = corpus_file(EVENT_SYNC);
   if (!path) return;
-  ck_assert_uint_gt(fail_every_allocation(path, "event_sync_trace.json.gz"), 100);
+  const char *p[1] = {path};
+  ck_assert_uint_gt(fail_every_allocation(p, 1, "event_sync_trace.json.gz"), 100);
   free(path);
 }
 END_TEST
@@ -1024,8 +1034,27 @@ START_TEST(t_fault_injection_generated_trace) {
     printf("# SKIP fault injection on a generated trace: tools/tracegen failed\n");
     return;
   }
-  ck_assert_uint_gt(fail_every_allocation(path, "tracegen fsdp2_healthy --steps 2 --layers 2"), 100);
+  const char *p[1] = {path};
+  ck_assert_uint_gt(fail_every_allocation(p, 1, "tracegen fsdp2_healthy --steps 2 --layers 2"), 100);
   free(path);
+}
+END_TEST
+
+/* Two ranks: the cross-rank analysis and the multi-rank report paths. */
+START_TEST(t_fault_injection_two_ranks) {
+  char *base = tu_tracegen("straggler", "--ranks 2 --steps 2 --layers 2 --seed 3", "hardening_fi2.json");
+  if (!base) {
+    printf("# SKIP fault injection on a 2-rank job: tools/tracegen failed\n");
+    return;
+  }
+  char p0[4096], p1[4096];
+  char *dot = strstr(base, ".json");
+  ck_assert_ptr_nonnull(dot);
+  snprintf(p0, sizeof p0, "%.*s.rank0.json", (int)(dot - base), base);
+  snprintf(p1, sizeof p1, "%.*s.rank1.json", (int)(dot - base), base);
+  const char *p[2] = {p0, p1};
+  ck_assert_uint_gt(fail_every_allocation(p, 2, "tracegen straggler --ranks 2 --steps 2 --layers 2"), 100);
+  free(base);
 }
 END_TEST
 
@@ -1112,6 +1141,7 @@ int main(void) {
   tcase_set_timeout(tc, 1200);
   tcase_add_test(tc, t_fault_injection_real_trace);
   tcase_add_test(tc, t_fault_injection_generated_trace);
+  tcase_add_test(tc, t_fault_injection_two_ranks);
   tcase_add_test(tc, t_memory_cap_real_trace);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

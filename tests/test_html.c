@@ -154,8 +154,11 @@ START_TEST(t_html_bounded_for_huge_steps) {
   ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
   enum { N = 200000 };
   add_step(c, 7, 0, (int64_t)N * 2000 + 1000);
-  for (int i = 0; i < N; i++) add_kernel(c, i % 2 ? "gemm_kernel" : "ncclDevKernel_AllGather_RING_LL", 7, 1000 + (int64_t)i * 2000, 1000);
-  for (int i = 0; i < 100; i++) add_memory(c, (int64_t)i * 4000000, 1 << 20, (int64_t)(i + 1) << 20, (int64_t)(i + 8) << 20);
+  for (int i = 0; i < N; i++)
+    add_kernel(c, i % 2 ? "gemm_kernel" : "ncclDevKernel_AllGather_RING_LL", 7,
+               1000 + (int64_t)i * 2000, 1000);
+  for (int i = 0; i < 100; i++)
+    add_memory(c, (int64_t)i * 4000000, 1 << 20, (int64_t)(i + 1) << 20, (int64_t)(i + 8) << 20);
   const char *paths[1] = {"synthetic-200k"};
   size_t len;
   fsdpa_status st;
@@ -253,7 +256,8 @@ START_TEST(t_html_every_trace_in_the_browser) {
     int shot = !strcmp(j->name, "sample") || !strcmp(j->name, "fsdp2_healthy") ||
                !strcmp(j->name, "fsdp1_serialized");
     if (off + strlen(p) + 64 < sizeof cmd)
-      off += (size_t)snprintf(cmd + off, sizeof cmd - off, shot ? " --screenshot '%s:4e79a7,f28e2b,59a14f'" : " '%s'", p);
+      off += (size_t)snprintf(cmd + off, sizeof cmd - off,
+                              shot ? " --screenshot '%s:4e79a7,f28e2b,59a14f'" : " '%s'", p);
     scenarios += j->kind == 1;
     corpus += j->kind == 2;
   }

@@ -1,7 +1,7 @@
 #include "analysis/alloc_run.h"
 #include <string.h>
 
-static fsdpa_status ar_open_new(fsdpa_ctx *c, ar *r) {
+fsdpa_status ar_open(fsdpa_ctx *c, ar *r) {
   memset(r, 0, sizeof *r);
   fsdpa_status st = am_build(c, &r->m);
   if (st) return st;
@@ -13,39 +13,9 @@ static fsdpa_status ar_open_new(fsdpa_ctx *c, ar *r) {
   return FSDPA_OK;
 }
 
-static void ar_release(fsdpa_ctx *c, ar *r) {
+void ar_close(fsdpa_ctx *c, ar *r) {
   sc_free(c, &r->s);
   am_free(c, &r->m);
-}
-
-static void ar_cache_free(fsdpa_ctx *c, void *obj) {
-  ar_release(c, obj);
-  fa_free(&c->alloc, obj, sizeof(ar));
-}
-
-fsdpa_status ar_open(fsdpa_ctx *c, ar *r) {
-  memset(r, 0, sizeof *r);
-  const ar *k = ctx_cache_get(c, CACHE_ALLOCATOR);
-  if (!k) {
-    /* only a complete evaluation enters the cache */
-    ar *n = fa_malloc(&c->alloc, sizeof *n);
-    if (!n) return fa_fail_status(&c->alloc);
-    fsdpa_status st = ar_open_new(c, n);
-    if (st) {
-      fa_free(&c->alloc, n, sizeof *n);
-      return st;
-    }
-    ctx_cache_put(c, CACHE_ALLOCATOR, n, ar_cache_free);
-    k = n;
-  }
-  *r = *k;
-  r->borrowed = 1;
-  return FSDPA_OK;
-}
-
-void ar_close(fsdpa_ctx *c, ar *r) {
-  if (!r->borrowed) ar_release(c, r);
-  memset(r, 0, sizeof *r);
 }
 
 fsdpa_status ar_summary(fsdpa_ctx *c, const ar *r, const qwin *w, fsdpa_memory_summary *o) {

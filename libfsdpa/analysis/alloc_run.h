@@ -13,11 +13,8 @@ typedef struct ar {
   sc_set s;        /* NC_MALLOC | NC_FREE calls, sorted by start */
   int64_t warmup;  /* warm-up steps */
   int how;         /* 0 param, 1 reserved growth, 2 default */
-  int borrowed;    /* a view of the context's cached evaluation: ar_close only forgets it */
 } ar;
 
-/* The evaluation is computed once per store generation and kept in the
- * context (CACHE_ALLOCATOR); *r is a read-only view until ar_close. */
 fsdpa_status ar_open(fsdpa_ctx *c, ar *r);
 void ar_close(fsdpa_ctx *c, ar *r);
 

@@ -133,7 +133,7 @@ static int cmp_node(const void *pa, const void *pb) {
 }
 
 void fm_nest_build(fm_node *v, size_t n, int32_t *stack) {
-  qsort(v, n, sizeof *v, cmp_node);
+  if (n) qsort(v, n, sizeof *v, cmp_node); /* v may be NULL when n == 0 (UB for qsort) */
   size_t sp = 0;
   for (size_t i = 0; i < n; i++) {
     if (i && v[i].track != v[i - 1].track) sp = 0;

@@ -26,27 +26,6 @@ void fsdpa_annotate_options_init(fsdpa_annotate_options *o) {
   o->level = 0;
 }
 
-/* The findings of fsdpa_report() over the same contexts (same finders, same
- * order; tests/test_annotate.c checks that the two agree). */
-typedef fsdpa_status (*findings_fn)(fsdpa_ctx *, int64_t, findings *);
-static const findings_fn FINDERS[] = {launch_gaps_findings, overlap_findings, backward_findings,
-                                      sync_waits_findings, allocator_findings};
-
-static fsdpa_status collect(fsdpa_ctx *const *ctxs, const int64_t *ranks, size_t n, findings *all) {
-  for (size_t i = 0; i < n; i++) {
-    for (size_t k = 0; k < sizeof FINDERS / sizeof FINDERS[0]; k++) {
-      fsdpa_status st = FINDERS[k](ctxs[i], ranks[i], all);
-      if (st) return st;
-      if (all->failed) return (fsdpa_status)all->failed;
-    }
-  }
-  fsdpa_status st = crossrank_findings(ctxs, ranks, n, all);
-  if (st) return st;
-  if (all->failed) return (fsdpa_status)all->failed;
-  findings_sort(all);
-  return FSDPA_OK;
-}
-
 /* A relative ns time as the trace writes it: µs with 3 decimals (exact). */
 static void put_us(jsonw *w, int64_t ns) {
   uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
@@ -141,7 +120,7 @@ static fsdpa_status build_events(fsdpa_ctx *const *ctxs, size_t n, size_t i, sbu
     ranks[k] = ctxs[k]->info.rank != FSDPA_ABSENT ? ctxs[k]->info.rank : (int64_t)k;
   findings all;
   findings_init(&all, a);
-  fsdpa_status st = collect(ctxs, ranks, n, &all);
+  fsdpa_status st = report_collect(ctxs, ranks, n, &all);
   if (st) goto out;
   int64_t pid = annot_pid(c), base = ctx_base(c), rank = ranks[i];
   const store_views *v = ctx_views(c);
@@ -193,8 +172,11 @@ static fsdpa_status build_events(fsdpa_ctx *const *ctxs, size_t n, size_t i, sbu
       if (l == lanes) {
         lane_tid[lanes] = ++tid;
         lane_end[lanes] = INT64_MIN;
-        if (lanes) snprintf(tname, sizeof tname, "%zu. %s (%s) #%d", k + 1, x->id, sev_name(x->severity), lanes + 1);
-        else snprintf(tname, sizeof tname, "%zu. %s (%s)", k + 1, x->id, sev_name(x->severity));
+        if (lanes)
+          snprintf(tname, sizeof tname, "%zu. %s (%s) #%d", k + 1, x->id, sev_name(x->severity),
+                   lanes + 1);
+        else
+          snprintf(tname, sizeof tname, "%zu. %s (%s)", k + 1, x->id, sev_name(x->severity));
         meta(b, &first, "thread_name", pid, tid, "name", tname, 0);
         meta(b, &first, "thread_sort_index", pid, tid, "sort_index", NULL, tid);
         lanes++;
@@ -325,7 +307,8 @@ static fsdpa_status sink_finish(copier *k) {
     if (got && fwrite(k->zbuf, 1, got, k->out) != got)
       return ctx_fail(k->c, FSDPA_EIO, "%s: write error: %s", k->out_path, strerror(errno));
     if (zr == Z_STREAM_END) return FSDPA_OK;
-    if (zr != Z_OK && zr != Z_BUF_ERROR) return ctx_fail(k->c, FSDPA_ENOMEM, "%s: deflate failed", k->out_path);
+    if (zr != Z_OK && zr != Z_BUF_ERROR)
+      return ctx_fail(k->c, FSDPA_ENOMEM, "%s: deflate failed", k->out_path);
   }
 }
 
@@ -486,7 +469,10 @@ static fsdpa_status copy_stream(copier *k, FILE *in) {
       if (member_done) {
         while (left && !*p) { p++; left--; }  /* zero padding between members */
         if (!left) break;
-        if (inflateReset(&zi) != Z_OK) { st = ctx_fail(k->c, FSDPA_EPARSE, "%s: corrupt gzip data", k->in_path); break; }
+        if (inflateReset(&zi) != Z_OK) {
+          st = ctx_fail(k->c, FSDPA_EPARSE, "%s: corrupt gzip data", k->in_path);
+          break;
+        }
         member_done = 0;
       }
       zi.next_in = (Bytef *)(uintptr_t)p;
@@ -518,7 +504,8 @@ static fsdpa_status copy_stream(copier *k, FILE *in) {
     if (!made) break;
   }
   if (!st && ferror(in)) st = ctx_fail(k->c, FSDPA_EIO, "%s: read error: %s", k->in_path, strerror(errno));
-  if (!st && zi_init && !member_done) st = ctx_fail(k->c, FSDPA_ETRUNCATED, "%s: gzip data ends early", k->in_path);
+  if (!st && zi_init && !member_done)
+    st = ctx_fail(k->c, FSDPA_ETRUNCATED, "%s: gzip data ends early", k->in_path);
   if (zi_init) inflateEnd(&zi);
   fa_free(k->a, zin, zin ? CHUNK : 0);
   fa_free(k->a, buf, CHUNK);
@@ -531,7 +518,8 @@ fsdpa_status fsdpa_annotate_file(fsdpa_ctx *const *ctxs, size_t n, size_t i, con
   if (st) return st;
   fsdpa_ctx *c = ctxs[i];
   ctx_clear(c);
-  if (!in_path || !out_path) return ctx_fail(c, FSDPA_EINVAL, "annotate: input and output paths are required");
+  if (!in_path || !out_path)
+    return ctx_fail(c, FSDPA_EINVAL, "annotate: input and output paths are required");
   if (!strcmp(in_path, "-"))
     return ctx_fail(c, FSDPA_EINVAL, "annotate: the trace is read twice, so it cannot be standard input");
   fsdpa_annotate_options o;

@@ -501,7 +501,8 @@ static fsdpa_status window_json(fsdpa_ctx *c, const store_views *v, const scratc
   memset(x->slot, 0, x->slot_n * sizeof *x->slot);
   jw_key(w, "lanes");
   jw_arr(w);
-  for (size_t l = 0; l < v->nstreams; l++) lane_rects(c, &v->streams[x->order[l]], x->maxdur[x->order[l]], wn, res, &nt, w);
+  for (size_t l = 0; l < v->nstreams; l++)
+    lane_rects(c, &v->streams[x->order[l]], x->maxdur[x->order[l]], wn, res, &nt, w);
   jw_arr_end(w);
   /* the name table in index order */
   jw_key(w, "names");

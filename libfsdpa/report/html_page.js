@@ -104,22 +104,26 @@
   }
   function hideTip() { if (tip) tip.style.display = 'none'; }
 
-  /* time axis along the top or bottom of a plot area */
-  function timeAxis(g, x0, x1, y, s, e, scale, up) {
+  /* time axis along the top or bottom of a plot area; with `base`, ticks
+     read as offsets from it (a step at 5.28 s reads +0, +5 ms, ...) */
+  function timeAxis(g, x0, x1, y, s, e, scale, up, base) {
     var ax = sv('g', { 'class': 'axis' }, g);
     sv('line', { x1: x0, x2: x1, y1: y, y2: y }, ax);
     var step = niceStep(e - s, Math.max(2, Math.floor((x1 - x0) / 110)));
-    var first = Math.ceil(s / step) * step;
+    var b0 = base === undefined ? 0 : base;
+    var first = b0 + Math.ceil((s - b0) / step) * step;
     for (var t = first; t <= e + 1e-9; t += step) {
       var x = scale(t);
       sv('line', { x1: x, x2: x, y1: y, y2: y + (up ? -4 : 4) }, ax);
-      sv('text', { x: x, y: up ? y - 6 : y + 14, 'text-anchor': 'middle', text: fmtNs(t) }, ax);
+      var lab = base === undefined ? fmtNs(t) : (t - base >= 0 ? '+' : '\u2212') + fmtNs(Math.abs(t - base));
+      sv('text', { x: x, y: up ? y - 6 : y + 14, 'text-anchor': 'middle', text: lab }, ax);
     }
     return step;
   }
-  function gridLines(g, x0, x1, y0, y1, s, e, scale) {
+  function gridLines(g, x0, x1, y0, y1, s, e, scale, base) {
     var step = niceStep(e - s, Math.max(2, Math.floor((x1 - x0) / 110)));
-    for (var t = Math.ceil(s / step) * step; t <= e + 1e-9; t += step) {
+    var b0 = base === undefined ? 0 : base;
+    for (var t = b0 + Math.ceil((s - b0) / step) * step; t <= e + 1e-9; t += step) {
       var x = scale(t);
       sv('line', { 'class': 'grid', x1: x, x2: x, y1: y0, y2: y1 }, g);
     }
@@ -169,7 +173,7 @@
       var sev = f.severity || 'info';
       var where = 'rank ' + (num(f.rank) ? f.rank : '?') + (num(f.step) ? ', step ' + f.step : '');
       var ranges = arr(fv.ranges);
-      var rtext = ranges.length ? ranges.map(function (r) { return fmtNs(r[0]) + ' \u2013 ' + fmtNs(r[1]); }).join(', ') : '';
+      var rtext = ranges.length ? ranges.map(function (r) { return fmtNs(r[1] - r[0]) + ' at ' + fmtNs(r[0]); }).join(', ') : '';
       var card = el('div', { cls: 'finding sev-' + sev, id: 'finding-' + k, 'data-finding': String(k) }, [
         el('div', { cls: 'head' }, [
           el('span', { cls: 'badge sev-' + sev, text: sev }),
@@ -180,7 +184,7 @@
         ]),
         el('div', { cls: 'detail', text: f.detail || '' }),
         el('div', { cls: 'advice' }, [el('b', { text: 'Advice: ' }), f.advice || '']),
-        rtext ? el('div', { cls: 'ranges small muted', text: 'Time ranges (from the rank\u2019s first GPU op or step): ' + rtext }) : null
+        rtext ? el('div', { cls: 'ranges small muted', text: 'Evidence (worst first; times from the rank\u2019s first GPU op or step): ' + rtext }) : null
       ]);
       card.addEventListener('click', function () { selectFinding(k); });
       box.appendChild(card);
@@ -416,9 +420,10 @@
       var svg = sv('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H });
       var scale = function (t) { return L + (t - s0) / (s1 - s0) * (W - L - R); };
       var plotB = H - 26 - (mem ? memH + 24 : 0);
-      gridLines(svg, L, W - R, top, plotB, s0, s1, scale);
-      timeAxis(svg, L, W - R, top - 24, s0, s1, scale, true);
-      sv('text', { x: 4, y: top - 26, 'class': 'lanelabel', text: fmtNs(s1 - s0) + ' shown' }, svg);
+      var base = w.cpu_s !== null && w.cpu_s !== undefined ? w.cpu_s : w.s;
+      gridLines(svg, L, W - R, top, plotB, s0, s1, scale, base);
+      timeAxis(svg, L, W - R, top - 24, s0, s1, scale, true, base);
+      sv('text', { x: 4, y: top - 26, 'class': 'lanelabel', text: fmtNs(s1 - s0) + ' from ' + fmtNs(s0) }, svg);
       sv('text', { x: 4, y: top - 6, 'class': 'lanelabel', text: 'steps (CPU)' }, svg);
       /* CPU step ranges */
       arr(w.marks).forEach(function (m) {

@@ -14,22 +14,31 @@ void fsdpa_report_options_init(fsdpa_report_options *o) {
   o->html_step = FSDPA_ABSENT;
 }
 
+/* The one list of analyses that produce per-rank findings: fsdpa_report(),
+ * summaries and annotate all go through it, so they cannot drift apart. */
 typedef fsdpa_status (*findings_fn)(fsdpa_ctx *, int64_t, findings *);
 static const findings_fn FINDERS[] = {launch_gaps_findings, overlap_findings, backward_findings,
                                       sync_waits_findings, allocator_findings};
 
-static fsdpa_status collect(report_in *in) {
-  for (size_t i = 0; i < in->n; i++) {
-    for (size_t k = 0; k < sizeof FINDERS / sizeof FINDERS[0]; k++) {
-      fsdpa_status st = FINDERS[k](in->ctxs[i], in->ranks[i], &in->all);
-      if (st) return st;
-      if (in->all.failed) return (fsdpa_status)in->all.failed;
-    }
+fsdpa_status report_rank_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
+  for (size_t k = 0; k < sizeof FINDERS / sizeof FINDERS[0]; k++) {
+    fsdpa_status st = FINDERS[k](c, rank, f);
+    if (st) return st;
+    if (f->failed) return (fsdpa_status)f->failed;
   }
-  fsdpa_status st = crossrank_findings(in->ctxs, in->ranks, in->n, &in->all);
+  return FSDPA_OK;
+}
+
+fsdpa_status report_collect(fsdpa_ctx *const *ctxs, const int64_t *ranks, size_t n,
+                            findings *all) {
+  for (size_t i = 0; i < n; i++) {
+    fsdpa_status st = report_rank_findings(ctxs[i], ranks[i], all);
+    if (st) return st;
+  }
+  fsdpa_status st = crossrank_findings(ctxs, ranks, n, all);
   if (st) return st;
-  if (in->all.failed) return (fsdpa_status)in->all.failed;
-  findings_sort(&in->all);
+  if (all->failed) return (fsdpa_status)all->failed;
+  findings_sort(all);
   return FSDPA_OK;
 }
 
@@ -62,7 +71,7 @@ fsdpa_status fsdpa_report(fsdpa_ctx *const *ctxs, const char *const *paths, size
   findings_init(&in.all, a);
   sbuf b;
   sb_init(&b, a);
-  fsdpa_status st = collect(&in);
+  fsdpa_status st = report_collect(in.ctxs, in.ranks, in.n, &in.all);
   if (!st) {
     switch (o.format) {
       case FSDPA_FORMAT_JSON: st = report_json(&in, &b, 1); break;

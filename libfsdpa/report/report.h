@@ -15,6 +15,12 @@ typedef struct report_in {
   const fsdpa_report_options *opts;
 } report_in;
 
+/* Findings of one rank from every per-rank analysis (appended, unsorted). */
+fsdpa_status report_rank_findings(fsdpa_ctx *c, int64_t rank, findings *f);
+/* Findings of all ranks plus the cross-rank ones, sorted by cost: what
+ * fsdpa_report() shows (annotate uses the same list). */
+fsdpa_status report_collect(fsdpa_ctx *const *ctxs, const int64_t *ranks, size_t n,
+                            findings *all);
 /* Write the whole JSON report (contract fsdpa.report/1). */
 fsdpa_status report_json(report_in *in, sbuf *out, int pretty);
 /* Text for a terminal (uses the same analyses and findings). */

@@ -347,7 +347,13 @@ static fsdpa_status report_text_raw(report_in *in, sbuf *b) {
   if (!in->all.n) {
     sb_puts(b, "No findings: nothing in these traces crossed a threshold.\n");
   } else {
-    sb_printf(b, "%sFindings (worst first)%s\n", col(in, C_BOLD), col(in, C_OFF));
+    size_t nsev[3] = {0, 0, 0};
+    for (size_t k = 0; k < in->all.n; k++) {
+      int sv = in->all.v[k].severity;
+      nsev[sv == SEV_CRITICAL ? 2 : sv == SEV_WARNING ? 1 : 0]++;
+    }
+    sb_printf(b, "%sFindings (worst first)%s: %zu critical, %zu warning, %zu info\n", col(in, C_BOLD),
+              col(in, C_OFF), nsev[2], nsev[1], nsev[0]);
     for (size_t k = 0; k < in->all.n; k++) {
       const finding *x = &in->all.v[k];
       const char *sc = x->severity == SEV_CRITICAL ? C_RED : x->severity == SEV_WARNING ? C_YEL : C_DIM;

@@ -8,13 +8,6 @@
 #include "util/outbuf.h"
 #include <string.h>
 
-/* The report's per-rank finders, in report.c's order (the order findings
- * are collected in decides ties after sorting). */
-typedef fsdpa_status (*findings_fn)(fsdpa_ctx *, int64_t, findings *);
-static const findings_fn RANK_FINDERS[] = {launch_gaps_findings, overlap_findings,
-                                           backward_findings, sync_waits_findings,
-                                           allocator_findings};
-
 static const char *const PARAM_NAMES[P__COUNT] = {
 #define PARAM(id, name, def, desc) name,
 #include "params.def"
@@ -129,10 +122,7 @@ fsdpa_status fsdpa_summary_write(fsdpa_ctx *c, const char *path, char **out, siz
   xr_table t;
   xr_table_init(&t, rank);
   fsdpa_status st = FSDPA_OK;
-  for (size_t k = 0; k < sizeof RANK_FINDERS / sizeof RANK_FINDERS[0] && !st; k++) {
-    st = RANK_FINDERS[k](c, rank, &f);
-    if (!st && f.failed) st = (fsdpa_status)f.failed;
-  }
+  st = report_rank_findings(c, rank, &f);
   if (!st) st = rank_section(c, rank, &sec);
   if (!st) st = xr_extract(a, c, rank, &t);
   if (!st) {
