@@ -12,7 +12,7 @@ if [ ! -f "$B/build.ninja" ]; then
   meson setup "$B" -Dmimalloc=disabled -Dbindings=false -Ddocs=disabled >/dev/null || exit 1
 fi
 ninja -C "$B" tests/test_core tests/test_input tests/test_hardening tools/fsdpa/fsdpa \
-  fuzz/fuzz_feed_replay fuzz/fuzz_events_replay fuzz/fuzz_summary_replay >/dev/null || { ninja -C "$B"; exit 1; }
+  $(printf 'fuzz/%s_replay ' fuzz_feed fuzz_gzip fuzz_split fuzz_events fuzz_summary) >/dev/null || { ninja -C "$B"; exit 1; }
 n=$(meson test -C "$B" --no-rebuild --list --suite valgrind 2>/dev/null | grep -c valgrind)
 [ "$n" -gt 0 ] || { echo "no valgrind tests registered"; exit 1; }
 meson test -C "$B" --no-rebuild --print-errorlogs --suite valgrind --num-processes 2

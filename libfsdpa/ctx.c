@@ -148,7 +148,7 @@ static fsdpa_status add_event(fsdpa_ctx *c, const fsdpa_event *ev) {
   fsdpa_status st = store_add(&c->alloc, &c->st, ev);
   if (st != FSDPA_OK)
     return ctx_fail(c, st, "%s: %s while storing event %llu", c->name ? c->name : "<input>",
-                    st == FSDPA_ELIMIT ? "memory cap reached" : "out of memory",
+                    st == FSDPA_ELIMIT ? "memory cap reached" : fsdpa_status_str(st),
                     (unsigned long long)c->st.stats.events);
   return FSDPA_OK;
 }
@@ -172,7 +172,10 @@ fsdpa_status fsdpa_set_trace_info(fsdpa_ctx *c, const fsdpa_trace_info *i) {
   /* an explicit rank option wins over the trace's own distributedInfo */
   if (i->rank != FSDPA_ABSENT && c->rank_opt == FSDPA_ABSENT) c->info.rank = i->rank;
   if (i->world_size != FSDPA_ABSENT) c->info.world_size = i->world_size;
-  if (i->base_time_ns != FSDPA_ABSENT) c->info.base_time_ns = i->base_time_ns;
+  /* a base beyond ±2^61 ns is not a clock reading; keep sums in int64 */
+  if (i->base_time_ns != FSDPA_ABSENT && i->base_time_ns >= -STORE_MAX_TIME &&
+      i->base_time_ns <= STORE_MAX_TIME)
+    c->info.base_time_ns = i->base_time_ns;
   return FSDPA_OK;
 }
 

@@ -137,7 +137,12 @@ fsdpa_status store_add(fa_alloc *a, store *s, const fsdpa_event *ev) {
     }
     return FSDPA_OK;
   }
-  if (kind == RK_OTHER || ev->ts_ns == FSDPA_ABSENT) {
+  /* Times beyond ±2^61 ns (73 years) are not real trace times; dropping them
+   * keeps every sum and difference of times inside int64 downstream. */
+  int bad_time = ev->ts_ns != FSDPA_ABSENT &&
+                 (ev->ts_ns < -STORE_MAX_TIME || ev->ts_ns > STORE_MAX_TIME ||
+                  (ev->dur_ns != FSDPA_ABSENT && ev->dur_ns > STORE_MAX_TIME));
+  if (kind == RK_OTHER || ev->ts_ns == FSDPA_ABSENT || bad_time) {
     if (kind != RK_OTHER) {  /* a retained kind without a time: count it as dropped */
       st->other++;
     }
@@ -180,7 +185,7 @@ fsdpa_status store_add(fa_alloc *a, store *s, const fsdpa_event *ev) {
   memset(&r, 0, sizeof r);
   r.ts = ev->ts_ns;
   int64_t dur = ev->dur_ns == FSDPA_ABSENT || ev->dur_ns < 0 ? 0 : ev->dur_ns;
-  r.end = (r.ts > INT64_MAX - dur) ? INT64_MAX : r.ts + dur;
+  r.end = r.ts + dur;  /* both within ±2^61: cannot overflow */
   r.corr = ev->correlation;
   r.ext = ev->external_id;
   r.track = trk;

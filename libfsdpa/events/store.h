@@ -16,6 +16,8 @@
 #include "timeline/interval.h"
 
 #define AUX_NONE UINT32_MAX
+/* Largest |time| kept, ns (2^61 = 73 years): sums/differences stay in int64. */
+#define STORE_MAX_TIME ((int64_t)1 << 61)
 
 /* 48 bytes: kernels, memcpy/memset, cuda_sync, runtime calls, cpu ops,
  * annotations. */

@@ -319,10 +319,39 @@ void sum_doc_free(sum_doc *d) {
   d->n = d->cap = d->arena_cap = d->arena_used = 0;
 }
 
+/* Offset of the first byte that is not valid UTF-8, or n.  Summaries we write
+ * are valid UTF-8 (the JSON writer guarantees it), and stored spans are spliced
+ * into reports verbatim, so anything else is refused up front. */
+static size_t utf8_invalid_at(const unsigned char *s, size_t n) {
+  for (size_t i = 0; i < n;) {
+    unsigned c = s[i];
+    size_t need;
+    unsigned min, cp;
+    if (c < 0x80) { i++; continue; }
+    if ((c & 0xE0) == 0xC0) { need = 2; min = 0x80; cp = c & 0x1F; }
+    else if ((c & 0xF0) == 0xE0) { need = 3; min = 0x800; cp = c & 0x0F; }
+    else if ((c & 0xF8) == 0xF0) { need = 4; min = 0x10000; cp = c & 0x07; }
+    else return i;
+    if (n - i < need) return i;
+    for (size_t k = 1; k < need; k++) {
+      if ((s[i + k] & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (s[i + k] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    i += need;
+  }
+  return n;
+}
+
 fsdpa_status sum_parse(fa_alloc *a, const char *s, size_t n, sum_doc *d, char *msg, size_t msg_len) {
   memset(d, 0, sizeof *d);
   d->a = a;
   if (!s) return FSDPA_EINVAL;
+  size_t bad = utf8_invalid_at((const unsigned char *)s, n);
+  if (bad < n) {
+    if (msg && msg_len) snprintf(msg, msg_len, "byte %zu: invalid UTF-8 in summary", bad);
+    return FSDPA_EPARSE;
+  }
   /* every decoded string or copied span fits in its own footprint + 1 */
   if (n > SIZE_MAX / 2 - 16) return FSDPA_ELIMIT;
   d->arena_cap = n * 2 + 16;
