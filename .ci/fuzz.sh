@@ -40,7 +40,7 @@ for t in "${TARGETS[@]}"; do
     -dict=fuzz/json.dict -artifact_prefix="$art/" "${dirs[@]}" >"$log" 2>&1
   rc=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  last=$(grep -E '^#[0-9]+ +(DONE|INITED|pulse|NEW|REDUCE)' "$log" | tail -1 | sed -E 's/^#[0-9]+ +[A-Z]+ +//')
+  last=$(grep -E '^#[0-9]+[[:space:]]+(DONE|INITED|pulse|NEW|REDUCE)' "$log" | tail -1 | sed -E 's/^#[0-9]+[[:space:]]+[A-Z]+[[:space:]]+//')
   echo "$t: exit $rc, ${runs:-0} runs in ${SECS}s, ${last:-no stats}"
   total_runs=$((total_runs + ${runs:-0}))
   if [ "$rc" -ne 0 ]; then

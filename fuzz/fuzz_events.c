@@ -18,7 +18,9 @@
  *         6 -u16, 7 previous value of this field
  *   str:  tag byte t: < 0x80 FZ_STRINGS[t % n]; 0x80-0xFD the next t-0x80
  *         bytes; 0xFE a u16 length then the bytes; 0xFF "ProfilerStep#<u8>"
- * Bytes run out as zeros.  Times are bounded, see trace_time(). */
+ * Bytes run out as zeros.  No value is bounded here: the library must cope
+ * with any (times beyond ±2^61 ns and memory values beyond ±2^50 are dropped
+ * by the store). */
 #include "fuzz_common.h"
 #include "fuzz_events_tables.h"
 
@@ -34,32 +36,8 @@ typedef struct rd {
   size_t n;
   int64_t prev[F_COUNT + 8];
   char step[32];
-  int64_t t0;  /* the first event time read (TIME_ANCHOR_UNSET before) */
-  int extreme; /* times unbounded (see trace_time) */
 } rd;
 
-/* Times.  The library does not yet bound event times at ingestion, and
- * times near INT64_MAX make its interval arithmetic overflow (reported:
- * docs/fuzzing.md, "Known open issues").  Until it does, event and base
- * times stay within 2^56 ns (2.3 years) of the first time read, and that
- * one within 2^61 ns: real traces (ns since the epoch ~2^60.6, spans of
- * seconds) pass unchanged.  FSDPA_FUZZ_EXTREME_TIMES=1 in the environment
- * lifts the bound, to reproduce the open issue (fuzz/open-issues/). */
-#define TIME_ANCHOR_UNSET INT64_MIN
-#define TIME_SPREAD ((int64_t)1 << 56)
-#define TIME_ANCHOR_MAX ((int64_t)1 << 61)
-static int64_t trace_time(rd *r, int64_t v) {
-  if (r->extreme || v == FSDPA_ABSENT) return v;
-  if (r->t0 == TIME_ANCHOR_UNSET) {
-    if (v > TIME_ANCHOR_MAX) v = TIME_ANCHOR_MAX;
-    if (v < -TIME_ANCHOR_MAX) v = -TIME_ANCHOR_MAX;
-    r->t0 = v;
-    return v;
-  }
-  if (v > r->t0 + TIME_SPREAD) return r->t0 + TIME_SPREAD;
-  if (v < r->t0 - TIME_SPREAD) return r->t0 - TIME_SPREAD;
-  return v;
-}
 
 static uint8_t u8(rd *r) {
   if (!r->n) return 0;
@@ -125,11 +103,6 @@ static void read_event(rd *r, uint8_t op, fsdpa_event *ev) {
     if (!(mask >> f & 1)) continue;
     if (f == F_CAT) ev->cat = rd_str(r, &ev->cat_len);
     else if (f == F_NAME) ev->name = rd_str(r, &ev->name_len);
-    else if (f == F_TS) ev->ts_ns = trace_time(r, rd_int(r, f));
-    else if (f == F_DUR) {
-      int64_t d = rd_int(r, f);
-      ev->dur_ns = r->extreme || d == FSDPA_ABSENT ? d : d % TIME_SPREAD;
-    }
     else if (f <= F_WCORR) *ints[f - F_PID] = rd_int(r, f);
     else *strs[f - F_COLL] = rd_str(r, lens[f - F_COLL]);
   }
@@ -266,10 +239,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memset(&r, 0, sizeof r);
   r.p = data;
   r.n = size;
-  r.t0 = TIME_ANCHOR_UNSET;
-  static int extreme = -1;
-  if (extreme < 0) extreme = getenv("FSDPA_FUZZ_EXTREME_TIMES") != NULL;
-  r.extreme = extreme;
   fz_heap h[2] = {{0, 0}, {0, 0}};
   fsdpa_allocator a[2] = {fz_allocator(&h[0]), fz_allocator(&h[1])};
   fsdpa_ctx *c[2] = {fz_ctx_new(&h[0], &a[0], 0), NULL};
@@ -291,7 +260,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       ti.rank = rd_int(&r, F_COUNT + 5);
       ti.world_size = rd_int(&r, F_COUNT + 6);
       ti.base_time_ns = rd_int(&r, F_COUNT + 7);
-      if (!r.extreme && ti.base_time_ns != FSDPA_ABSENT) ti.base_time_ns %= TIME_ANCHOR_MAX;
       if (fsdpa_set_trace_info(c[cur], &ti) != FSDPA_OK) fz_die("fsdpa_set_trace_info");
       if (ti.rank != FSDPA_ABSENT) ranks_set[cur] = 1;
     } else if (op == 0xF2) {

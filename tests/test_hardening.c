@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 #include "testutil.h"
 #include "ctx.h"
@@ -892,9 +893,10 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* allocation failure at every allocation                              */
 
-enum { S_NEW, S_FEED, S_JSON, S_TEXT, S_HTML, S_SUMMARY, S_ANNOTATE, S_COUNT };
-static const char *const STEP[S_COUNT] = {"fsdpa_ctx_new", "fsdpa_feed_file", "report json", "report text",
-                                          "report html", "fsdpa_summary_write", "fsdpa_annotate_events"};
+enum { S_NEW, S_FEED, S_QUERIES, S_JSON, S_TEXT, S_HTML, S_SUMMARY, S_ANNOTATE, S_FILE, S_COUNT };
+static const char *const STEP[S_COUNT] = {"fsdpa_ctx_new", "fsdpa_feed_file", "queries", "report json",
+                                          "report text", "report html", "summaries", "fsdpa_annotate_events",
+                                          "fsdpa_annotate_file"};
 
 static uint64_t fnv(const char *s, size_t n) {
   uint64_t k = 1469598103934665603ull;
@@ -904,10 +906,126 @@ static uint64_t fnv(const char *s, size_t n) {
 
 typedef struct fi_run {
   fsdpa_status st[S_COUNT];  /* status of each step run (OK for steps not run) */
-  uint64_t out[S_COUNT];     /* hash of each step's output */
+  uint64_t out[S_COUNT];     /* hash of each step's output (0: not compared) */
   int ran;                   /* steps run */
   int inj_step;              /* step during which the failure was injected, -1 if none */
 } fi_run;
+
+static const char *fi_query = ""; /* the query being run, for messages */
+
+/* Every public query the report does not make for us, over the whole trace
+ * and over the first step: the first failure, ENOMEM expected. */
+static fsdpa_status fi_queries(fsdpa_ctx *const *c, size_t n) {
+  enum { CAP = 64 };
+  static fsdpa_sync_wait sw[CAP];
+  static fsdpa_sync_call sc[CAP];
+  static fsdpa_sync_step ss[CAP];
+  static fsdpa_memory_device md[CAP];
+  static fsdpa_memory_point mp[CAP];
+  static fsdpa_memory_step ms[CAP];
+#define Q(call) do { fi_query = #call; fsdpa_status q_ = (call); if (q_ != FSDPA_OK && q_ != FSDPA_EBUFS) return q_; } while (0)
+  for (size_t i = 0; i < n; i++) {
+    for (int w = 0; w < 3; w++) { /* whole trace; first step; first stream only */
+      fsdpa_query q;
+      fsdpa_query_init(&q);
+      if (w == 1) {
+        if (!fsdpa_step_count(c[i])) continue;
+        q.step = 0;
+      } else if (w == 2) {
+        fsdpa_stream_info si = {sizeof si};
+        if (fsdpa_get_stream(c[i], 0, &si) != FSDPA_OK) continue;
+        q.device = si.device;
+        q.stream = si.stream;
+      }
+      fsdpa_timeline tl = {sizeof tl};
+      Q(fsdpa_query_timeline(c[i], &q, &tl));
+      fsdpa_launch_gaps lg = {sizeof lg};
+      Q(fsdpa_query_launch_gaps(c[i], &q, &lg));
+      fsdpa_launch_latency ll = {sizeof ll};
+      Q(fsdpa_query_launch_latency(c[i], &q, &ll));
+      fsdpa_launch_queue lq = {sizeof lq};
+      Q(fsdpa_query_launch_queue(c[i], &q, &lq));
+      fsdpa_overlap ov = {sizeof ov};
+      Q(fsdpa_query_overlap(c[i], &q, &ov));
+      for (int by = 0; by < 2; by++) {
+        size_t k = 0;
+        Q(fsdpa_comm_split_count(c[i], &q, (fsdpa_comm_split_by)by, &k));
+        for (size_t j = 0; j < k; j++) {
+          fsdpa_comm_split cs = {sizeof cs};
+          Q(fsdpa_query_comm_split(c[i], &q, (fsdpa_comm_split_by)by, j, &cs));
+        }
+      }
+      size_t nu = fsdpa_fsdp_unit_count(c[i]);
+      for (size_t j = 0; j < nu; j++) {
+        fsdpa_fsdp_unit u = {sizeof u};
+        Q(fsdpa_get_fsdp_unit(c[i], j, &u));
+        Q(fsdpa_query_fsdp_unit(c[i], &q, j, &u));
+      }
+      size_t k = CAP;
+      for (size_t j = 0; j < CAP; j++) sw[j].size = sizeof sw[j], sc[j].size = sizeof sc[j], ss[j].size = sizeof ss[j],
+                                       md[j].size = sizeof md[j], mp[j].size = sizeof mp[j], ms[j].size = sizeof ms[j];
+      Q(fsdpa_query_sync_waits(c[i], &q, sw, &k));
+      k = CAP;
+      Q(fsdpa_query_sync_calls(c[i], &q, sc, &k));
+      k = CAP;
+      Q(fsdpa_query_sync_steps(c[i], &q, ss, &k));
+      fsdpa_memory_summary msum = {sizeof msum};
+      Q(fsdpa_query_memory(c[i], &q, &msum));
+      k = CAP;
+      Q(fsdpa_query_memory_devices(c[i], &q, md, &k));
+      k = CAP;
+      Q(fsdpa_query_memory_series(c[i], &q, 0, 16, mp, &k));
+      k = CAP;
+      Q(fsdpa_query_memory_steps(c[i], &q, ms, &k));
+    }
+    fsdpa_backward bw = {sizeof bw};
+    Q(fsdpa_query_backward(c[i], &bw));
+    size_t nb = fsdpa_backward_step_count(c[i]);
+    for (size_t j = 0; j < nb; j++) {
+      fsdpa_backward_step bs = {sizeof bs};
+      Q(fsdpa_get_backward_step(c[i], j, &bs));
+      size_t nbu = 0;
+      Q(fsdpa_backward_unit_count(c[i], j, &nbu));
+      for (size_t u = 0; u < nbu; u++) {
+        fsdpa_backward_unit bu = {sizeof bu};
+        Q(fsdpa_get_backward_unit(c[i], j, u, &bu));
+      }
+    }
+  }
+  fsdpa_crossrank xr = {sizeof xr};
+  Q(fsdpa_query_crossrank(c, n, &xr));
+  for (size_t i = 0; i < n; i++) {
+    fsdpa_crossrank_rank xrr = {sizeof xrr};
+    Q(fsdpa_query_crossrank_rank(c, n, i, &xrr));
+  }
+#undef Q
+  return FSDPA_OK;
+}
+
+/* Summaries of every rank, their merge and its report, on heap h.  A
+ * failure of the context-free functions leaves its message in *err. */
+static fsdpa_status fi_summaries(fsdpa_ctx *const *c, size_t n, theap *h, uint64_t *hash, char *err, size_t errlen) {
+  fsdpa_allocator a = t_allocator(h);
+  fsdpa_summary_options so;
+  fsdpa_summary_options_init(&so);
+  so.allocator = &a;
+  so.errbuf = err;
+  so.errbuf_len = errlen;
+  char *sums[2] = {NULL, NULL}, *m = NULL, *r = NULL;
+  size_t lens[2] = {0, 0}, ml = 0, rl = 0;
+  fsdpa_status st = FSDPA_OK;
+  for (size_t i = 0; i < n && !st; i++) {
+    st = fsdpa_summary_write(c[i], "t", &sums[i], &lens[i]);
+    if (!st) *hash = (*hash ^ fnv(sums[i], lens[i])) * 1099511628211ull;
+  }
+  if (!st) st = fsdpa_summary_merge((const char *const *)sums, lens, n, &so, &m, &ml);
+  if (!st) st = fsdpa_summary_report(m, ml, &so, NULL, &r, &rl);
+  if (!st) *hash = (*hash ^ fnv(r, rl)) * 1099511628211ull;
+  for (size_t i = 0; i < n; i++) fsdpa_free(sums[i]);
+  fsdpa_free(m);
+  fsdpa_free(r);
+  return st;
+}
 
 /* One run over the ranks of a job (1 or 2 trace files, one context each,
  * all on heap h): every step in turn, stopping at the first failure. */
@@ -920,6 +1038,7 @@ static void fi_once(const char *const *paths, size_t n, theap *h, fi_run *r) {
   o.allocator = &a;
   o.name = "t";
   fsdpa_ctx *c[2] = {NULL, NULL};
+  char sum_err[256] = "";
   for (int s = 0; s < S_COUNT; s++) {
     int before = h->injected;
     uint64_t hash = 1469598103934665603ull;
@@ -930,6 +1049,10 @@ static void fi_once(const char *const *paths, size_t n, theap *h, fi_run *r) {
       switch (s) {
         case S_NEW: st = fsdpa_ctx_new(&c[i], &o); break;
         case S_FEED: st = fsdpa_feed_file(c[i], paths[i]); break;
+        case S_QUERIES:
+          if (!i) st = fi_queries(c, n);
+          hash = 0; /* structs with padding: statuses only */
+          break;
         case S_JSON: case S_TEXT: case S_HTML: {
           if (i) break; /* one report over all ranks */
           fsdpa_report_options ro;
@@ -938,8 +1061,23 @@ static void fi_once(const char *const *paths, size_t n, theap *h, fi_run *r) {
           st = fsdpa_report(c, NULL, n, &ro, &out, &len);
           break;
         }
-        case S_SUMMARY: st = fsdpa_summary_write(c[i], "t", &out, &len); break;
-        default: st = fsdpa_annotate_events(c, n, i, &out, &len); break;
+        case S_SUMMARY:
+          if (!i) st = fi_summaries(c, n, h, &hash, sum_err, sizeof sum_err);
+          break;
+        case S_ANNOTATE: st = fsdpa_annotate_events(c, n, i, &out, &len); break;
+        default: {
+          /* the annotated copy of rank i's file, gzipped; nothing left on failure */
+          char dst[4096];
+          snprintf(dst, sizeof dst, "%s/tests/gen/hardening-annotated-%d.json.gz", tu_build_root(), (int)getpid());
+          st = fsdpa_annotate_file(c, n, i, paths[i], dst, NULL);
+          FILE *f = fopen(dst, "rb");
+          ck_assert_msg(st == FSDPA_OK || !f, "fsdpa_annotate_file failed (%s) but left %s", fsdpa_status_str(st), dst);
+          if (f) {
+            fclose(f);
+            remove(dst);
+          }
+          break;
+        }
       }
       if (out) {
         hash = (hash ^ fnv(out, len)) * 1099511628211ull;
@@ -957,9 +1095,10 @@ static void fi_once(const char *const *paths, size_t n, theap *h, fi_run *r) {
         for (size_t i = 0; i < n; i++) ck_assert(c[i] == NULL || i + 1 < n);
       } else {
         /* the message goes to the context that failed (reports: the first) */
-        int any = 0;
+        int any = sum_err[0] != 0;
         for (size_t i = 0; i < n; i++) any |= fsdpa_errmsg(c[i])[0] != 0;
-        ck_assert_msg(any, "%s: ENOMEM without a message", STEP[s]);
+        ck_assert_msg(any, "%s: ENOMEM without a message%s%s", STEP[s], s == S_QUERIES ? " from " : "",
+                      s == S_QUERIES ? fi_query : "");
         /* the contexts stay consistent: their report still works */
         char *again = NULL;
         fsdpa_status st2 = fsdpa_report(c, NULL, n, NULL, &again, NULL);
@@ -1007,14 +1146,16 @@ static uint64_t fail_every_allocation(const char *const *paths, size_t n, const 
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
   ck_assert_uint_eq(k - 1, total); /* the runs are deterministic */
+  char steps[512];
+  size_t sl = 0;
+  for (int s = 0; s < S_COUNT; s++)
+    sl += (size_t)snprintf(steps + sl, sizeof steps - sl, "%s%s %llu", s ? ", " : "", STEP[s],
+                           (unsigned long long)per_step[s]);
   printf("# fault injection %s: %llu allocations, each refused once (%.1f s); %zu distinct allocation call "
-         "stacks; refusals per step: new %llu, feed %llu, json %llu, text %llu, html %llu, summary %llu, "
-         "annotate %llu; %llu worked around without a change\n",
+         "stacks; refusals per step: %s; %llu worked around without a change\n",
          label, (unsigned long long)total,
-         (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, ref.nstacks,
-         (unsigned long long)per_step[0], (unsigned long long)per_step[1], (unsigned long long)per_step[2],
-         (unsigned long long)per_step[3], (unsigned long long)per_step[4], (unsigned long long)per_step[5],
-         (unsigned long long)per_step[6], (unsigned long long)tolerated);
+         (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, ref.nstacks, steps,
+         (unsigned long long)tolerated);
   free(ref.stacks);
   return total;
 }
@@ -1028,25 +1169,28 @@ START_TEST(t_fault_injection_real_trace) {
 }
 END_TEST
 
-START_TEST(t_fault_injection_generated_trace) {
-  char *path = tu_tracegen("fsdp2_healthy", "--steps 2 --layers 2 --seed 3", "hardening_fi.json");
-  if (!path) {
-    printf("# SKIP fault injection on a generated trace: tools/tracegen failed\n");
-    return;
-  }
+/* A one-rank trace from tools/tracegen (in the tree: failing to make it fails). */
+static void fi_generated(const char *scenario, const char *file) {
+  char *path = tu_tracegen(scenario, "--steps 2 --layers 2 --seed 3", file);
+  ck_assert_msg(path != NULL, "tools/tracegen %s failed", scenario);
+  char label[128];
+  snprintf(label, sizeof label, "tracegen %s --steps 2 --layers 2", scenario);
   const char *p[1] = {path};
-  ck_assert_uint_gt(fail_every_allocation(p, 1, "tracegen fsdp2_healthy --steps 2 --layers 2"), 100);
+  ck_assert_uint_gt(fail_every_allocation(p, 1, label), 100);
   free(path);
 }
+
+START_TEST(t_fault_injection_generated_trace) { fi_generated("mixed", "hardening_fi.json"); }
+END_TEST
+
+/* FSDP1: the other half of the unit model. */
+START_TEST(t_fault_injection_fsdp1_trace) { fi_generated("fsdp1_serialized", "hardening_fi1.json"); }
 END_TEST
 
 /* Two ranks: the cross-rank analysis and the multi-rank report paths. */
 START_TEST(t_fault_injection_two_ranks) {
   char *base = tu_tracegen("straggler", "--ranks 2 --steps 2 --layers 2 --seed 3", "hardening_fi2.json");
-  if (!base) {
-    printf("# SKIP fault injection on a 2-rank job: tools/tracegen failed\n");
-    return;
-  }
+  ck_assert_msg(base != NULL, "tools/tracegen straggler failed");
   char p0[4096], p1[4096];
   char *dot = strstr(base, ".json");
   ck_assert_ptr_nonnull(dot);
@@ -1141,6 +1285,7 @@ int main(void) {
   tcase_set_timeout(tc, 1200);
   tcase_add_test(tc, t_fault_injection_real_trace);
   tcase_add_test(tc, t_fault_injection_generated_trace);
+  tcase_add_test(tc, t_fault_injection_fsdp1_trace);
   tcase_add_test(tc, t_fault_injection_two_ranks);
   tcase_add_test(tc, t_memory_cap_real_trace);
   suite_add_tcase(s, tc);

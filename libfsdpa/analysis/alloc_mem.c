@@ -28,6 +28,8 @@ void am_free(fsdpa_ctx *c, am *m) {
   m->primary = -1;
 }
 
+#define LEVEL_MAX ((int64_t)1 << 62)
+
 static void levels(const fsdpa_ctx *c, am_dev *d, int64_t *la, int64_t *lr) {
   d->relative = 0;
   d->has_reserved = 1;
@@ -40,7 +42,13 @@ static void levels(const fsdpa_ctx *c, am_dev *d, int64_t *la, int64_t *lr) {
   for (size_t i = 0; i < d->n; i++) {
     const mem_rec *r = MR(c, d->ev[i]);
     /* an [OutOfMemory] event reports a request that failed: nothing changed */
-    if (!r->oom && r->bytes != FSDPA_ABSENT) run += r->bytes;
+    if (!r->oom && r->bytes != FSDPA_ABSENT) {
+      /* each |Bytes| <= STORE_MAX_BYTES; the running level is clamped to
+       * ±2^62 so that level_before()'s la - bytes stays in int64 too */
+      run += r->bytes;
+      if (run > LEVEL_MAX) run = LEVEL_MAX;
+      if (run < -LEVEL_MAX) run = -LEVEL_MAX;
+    }
     la[i] = d->relative ? run : r->total_allocated;
     lr[i] = r->total_reserved;
   }

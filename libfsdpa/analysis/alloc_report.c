@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/satmath.h"
 
 #define MIB (1024 * 1024)
 #define TIMELINE_BUCKETS 120
@@ -63,7 +64,7 @@ static void write_by_api(fsdpa_ctx *c, const ar *r, jsonw *w) {
       n++;
       tot += k->end - k->ts;
       if (k->end - k->ts > mx) mx = k->end - k->ts;
-      if (k->bytes != FSDPA_ABSENT) bytes = (bytes == FSDPA_ABSENT ? 0 : bytes) + k->bytes;
+      if (k->bytes != FSDPA_ABSENT) bytes = sat_add(bytes == FSDPA_ABSENT ? 0 : bytes, k->bytes);
     }
     jw_obj(w);
     jw_kstr(w, "api", store_name(&c->st, name));

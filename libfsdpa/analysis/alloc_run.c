@@ -1,5 +1,6 @@
 #include "analysis/alloc_run.h"
 #include <string.h>
+#include "util/satmath.h"
 
 fsdpa_status ar_open(fsdpa_ctx *c, ar *r) {
   memset(r, 0, sizeof *r);
@@ -34,7 +35,7 @@ fsdpa_status ar_summary(fsdpa_ctx *c, const ar *r, const qwin *w, fsdpa_memory_s
       o->malloc_calls++;
       o->malloc_ns += d;
       o->steady_state_malloc_calls += steady;
-      if (k->bytes != FSDPA_ABSENT) o->malloc_bytes = (o->malloc_bytes == FSDPA_ABSENT ? 0 : o->malloc_bytes) + k->bytes;
+      if (k->bytes != FSDPA_ABSENT) o->malloc_bytes = sat_add(o->malloc_bytes == FSDPA_ABSENT ? 0 : o->malloc_bytes, k->bytes);
     } else if (ar_free(k)) {
       o->free_calls++;
       o->free_ns += d;

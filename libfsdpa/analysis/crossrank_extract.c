@@ -117,7 +117,7 @@ static int64_t bytes_of(const store *st, const coll_info *ci) {
   int64_t ne = ci->in_nelems;
   if (ci->out_nelems != FSDPA_ABSENT && (ne == FSDPA_ABSENT || ci->out_nelems > ne)) ne = ci->out_nelems;
   int sz = dtype_size(store_name(st, ci->dtype), intern_len(&st->names, ci->dtype));
-  if (ne == FSDPA_ABSENT || ne < 0 || !sz || ne > INT64_MAX / sz) return FSDPA_ABSENT;
+  if (ne == FSDPA_ABSENT || ne < 0 || sz <= 0 || ne > STORE_MAX_BYTES / sz) return FSDPA_ABSENT;
   return ne * sz;
 }
 

@@ -9,6 +9,7 @@
 #include "analysis/crossrank_table.h"
 #include <stdlib.h>
 #include <string.h>
+#include "util/satmath.h"
 
 typedef struct ent {
   uint32_t ri, ci;
@@ -414,7 +415,7 @@ static void measure(work *w, xr_result *r, int64_t end_tol) {
     tr->count++;
     tr->transfer += g.transfer;
     tr->wait += wsum;
-    if (g.bytes != FSDPA_ABSENT) tr->bytes = (tr->bytes == FSDPA_ABSENT ? 0 : tr->bytes) + g.bytes;
+    if (g.bytes != FSDPA_ABSENT) tr->bytes = sat_add(tr->bytes == FSDPA_ABSENT ? 0 : tr->bytes, g.bytes);
     w->gr[w->ngr++] = g;
   }
 }

@@ -30,7 +30,7 @@ static void to_public(const fsdp_model *m, const fm_total *x, fsdpa_fsdp_unit *o
   fm_unit_name(m, x->unit, nm, sizeof nm);
   const fm_unit *u = &m->units[x->unit];
   o->name_len = u->index >= 0 || !u->name_len ? strlen(nm) : u->name_len;
-  snprintf(o->name, sizeof o->name, "%s", nm);
+  snprintf(o->name, sizeof o->name, "%.*s", (int)sizeof o->name - 1, nm); /* truncation intended */
   o->phase = x->phase == FM_BWD ? FSDPA_PHASE_BACKWARD : FSDPA_PHASE_FORWARD;
   o->instances = x->instances;
   o->comm_ns = x->comm_ns;
@@ -68,6 +68,7 @@ static fsdpa_status unit_query(fsdpa_ctx *c, int64_t t0, int64_t t1, size_t i, f
   fm_total *all = NULL, *win = NULL;
   size_t n = 0;
   st = fm_totals(&m, -2, -2, &all, &n);
+  if (st) st = ctx_fail(c, st, "out of memory summing the FSDP units");
   int64_t k = st ? -1 : nth_present(all, n, i);
   if (!st && k < 0) st = ctx_fail(c, FSDPA_EINVAL, "FSDP unit index %zu out of range", i);
   if (!st && (t0 != INT64_MIN || t1 != INT64_MAX)) {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/satmath.h"
 
 /* ---- sets ---- */
 
@@ -61,7 +62,8 @@ static void ent_bytes(const store *s, const coll_info *ci, int coll, ov_ent *e) 
   if (!ci || ci->dtype == INTERN_NONE) return;
   int sz = dtype_size(store_name(s, ci->dtype), intern_len(&s->names, ci->dtype));
   int64_t nel = coll == COLL_ALLGATHER ? ci->out_nelems : ci->in_nelems;
-  if (sz <= 0 || nel == FSDPA_ABSENT || nel < 0 || nel > INT64_MAX / 16) return;
+  /* more than 1 PiB in one collective is not a real size (STORE_MAX_BYTES) */
+  if (sz <= 0 || nel == FSDPA_ABSENT || nel < 0 || nel > STORE_MAX_BYTES / sz) return;
   e->bytes = nel * sz;
   double f = ov_bus_factor(coll, ci->group_size);
   if (f >= 0) e->bus_bytes = (int64_t)((double)e->bytes * f + 0.5);
@@ -265,9 +267,9 @@ static fsdpa_status splits(fsdpa_ctx *c, const ov_data *d, int by, split_acc **o
     x->count++;
     if (e->bytes != FSDPA_ABSENT && e->dur > 0) {
       x->has_bytes = 1;
-      x->bytes += e->bytes;
+      x->bytes = sat_add(x->bytes, e->bytes);
       x->timed_ns += e->dur;
-      x->bus_bytes += e->bus_bytes == FSDPA_ABSENT ? 0 : e->bus_bytes;
+      x->bus_bytes = sat_add(x->bus_bytes, e->bus_bytes == FSDPA_ABSENT ? 0 : e->bus_bytes);
     }
   }
   for (size_t j = 0; j < nk; j++) {

@@ -85,6 +85,12 @@ static uint32_t track_get(fa_alloc *a, store *s, int64_t pid, int64_t tid, int g
   return id;
 }
 
+/* A memory value the analyses can sum and subtract; beyond ±1 PiB it is not
+ * a real one (see STORE_MAX_BYTES). */
+static int64_t mem_value(int64_t v) {
+  return v < -STORE_MAX_BYTES || v > STORE_MAX_BYTES ? FSDPA_ABSENT : v;
+}
+
 static uint32_t name_get(fa_alloc *a, store *s, const char *p, size_t n) {
   uint32_t id = intern_put(a, &s->names, p, n);
   if (id == INTERN_NONE) return id;
@@ -153,9 +159,9 @@ fsdpa_status store_add(fa_alloc *a, store *s, const fsdpa_event *ev) {
     mem_rec m;
     memset(&m, 0, sizeof m);
     m.ts = ev->ts_ns;
-    m.bytes = ev->bytes;
-    m.total_allocated = ev->total_allocated;
-    m.total_reserved = ev->total_reserved;
+    m.bytes = mem_value(ev->bytes);
+    m.total_allocated = mem_value(ev->total_allocated);
+    m.total_reserved = mem_value(ev->total_reserved);
     m.device_type = ev->device_type == FSDPA_ABSENT ? -1 : (int32_t)ev->device_type;
     m.device_id = ev->device_id == FSDPA_ABSENT ? -1 : (int32_t)ev->device_id;
     m.oom = nlen == 13;  /* "[OutOfMemory]" vs "[memory]" */
@@ -222,7 +228,7 @@ fsdpa_status store_add(fa_alloc *a, store *s, const fsdpa_event *ev) {
     y.wait_on_event_corr = ev->wait_on_event_corr;
     if (!fa_vec_push(a, &s->syncs, sizeof y, &y)) FAIL();
     r.aux = (uint32_t)s->syncs.len - 1;
-  } else if (kind == RK_RUNTIME && ev->bytes != FSDPA_ABSENT) {
+  } else if (kind == RK_RUNTIME && mem_value(ev->bytes) != FSDPA_ABSENT) {
     if (!fa_vec_push(a, &s->side, sizeof(int64_t), &ev->bytes)) FAIL();
     r.aux = (uint32_t)s->side.len - 1;
   }

@@ -18,6 +18,9 @@
 #define AUX_NONE UINT32_MAX
 /* Largest |time| kept, ns (2^61 = 73 years): sums/differences stay in int64. */
 #define STORE_MAX_TIME ((int64_t)1 << 61)
+/* Largest |memory value| kept (Bytes, Total Allocated/Reserved, a runtime
+ * call's bytes), 2^50 = 1 PiB; larger ones are stored as absent. */
+#define STORE_MAX_BYTES ((int64_t)1 << 50)
 
 /* 48 bytes: kernels, memcpy/memset, cuda_sync, runtime calls, cpu ops,
  * annotations. */

@@ -11,7 +11,14 @@ typedef struct rd {
   int oom;
 } rd;
 
+static const char *arena_strn(rd *x, const char *raw, size_t n, size_t *len);
 static const char *arena_str(rd *x, const char *raw, size_t n) {
+  size_t len;
+  return arena_strn(x, raw, n, &len);
+}
+
+/* Decoded into the arena; *len is the decoded length (names may hold NUL). */
+static const char *arena_strn(rd *x, const char *raw, size_t n, size_t *len) {
   sum_doc *d = x->d;
   if (d->arena_cap - d->arena_used < n + 1) {
     x->oom = 1;  /* cannot happen: the arena is sized from the input */
@@ -19,8 +26,8 @@ static const char *arena_str(rd *x, const char *raw, size_t n) {
     return NULL;
   }
   char *o = d->arena + d->arena_used;
-  size_t len = jr_unescape(raw, n, o);
-  d->arena_used += len + 1;
+  *len = jr_unescape(raw, n, o);
+  d->arena_used += *len + 1;
   return o;
 }
 
@@ -197,7 +204,10 @@ static int read_types(rd *x, int32_t *map, size_t cap, size_t *nmap) {
   return jr_ok(&x->r);
 }
 
-static int read_row(rd *x, sum_rank *s, const int32_t *tmap, size_t ntypes) {
+/* pgmap: the summary's process group index -> the table's.  Names that
+ * differ in the trace can be equal in a summary (bytes that are not UTF-8
+ * are written as U+FFFD), so equal names share one table entry. */
+static int read_row(rd *x, sum_rank *s, const int32_t *tmap, size_t ntypes, const fa_vec *pgmap) {
   size_t i = 0;
   int64_t v[7];
   int nv = 0;
@@ -209,12 +219,12 @@ static int read_row(rd *x, sum_rank *s, const int32_t *tmap, size_t ntypes) {
   if (!jr_ok(&x->r)) return 0;
   if (nv != 7) return jr_fail(&x->r, "a collective row has 7 values");
   xr_coll c;
-  if (v[0] != FSDPA_ABSENT && (v[0] < 0 || (uint64_t)v[0] >= s->tab.pgs.len))
+  if (v[0] != FSDPA_ABSENT && (v[0] < 0 || (uint64_t)v[0] >= pgmap->len))
     return jr_fail(&x->r, "process group index out of range");
   if (v[2] < 0 || (uint64_t)v[2] >= ntypes) return jr_fail(&x->r, "collective type index out of range");
   if (v[4] == FSDPA_ABSENT || v[5] == FSDPA_ABSENT || v[5] < v[4])
     return jr_fail(&x->r, "a collective needs start_ns <= end_ns");
-  c.pg = v[0] == FSDPA_ABSENT ? -1 : (int32_t)v[0];
+  c.pg = v[0] == FSDPA_ABSENT ? -1 : FA_VEC_AT(pgmap, int32_t, v[0]);
   c.seq = v[1];
   c.type = tmap[v[2]];
   c.step = v[3];
@@ -228,7 +238,7 @@ static int read_row(rd *x, sum_rank *s, const int32_t *tmap, size_t ntypes) {
   return 1;
 }
 
-static int read_table(rd *x, sum_rank *s) {
+static int read_table_in(rd *x, sum_rank *s, fa_vec *pgmap) {
   size_t i = 0, ntypes = 0;
   int32_t tmap[256];
   int have_types = 0;
@@ -241,16 +251,15 @@ static int read_table(rd *x, sum_rank *s) {
       if (!jr_arr_begin(&x->r)) return 0;
       while (jr_arr_next(&x->r, &j)) {
         const char *raw;
-        size_t n;
+        size_t n, len;
         if (!jr_str(&x->r, &raw, &n)) return 0;
-        const char *str = arena_str(x, raw, n);
+        const char *str = arena_strn(x, raw, n, &len);
         if (!str) return 0;
-        size_t before = s->tab.pgs.len;
-        if (xr_table_pg(x->d->a, &s->tab, str, strlen(str)) < 0) {
+        int32_t pg = xr_table_pg(x->d->a, &s->tab, str, len);
+        if (pg < 0 || !fa_vec_push(x->d->a, pgmap, sizeof pg, &pg)) {
           x->oom = 1;
           return jr_fail(&x->r, "out of memory");
         }
-        if (s->tab.pgs.len == before) return jr_fail(&x->r, "duplicate process group name");
       }
     } else if (jr_key_is(k, kn, "types")) {
       have_types = read_types(x, tmap, sizeof tmap / sizeof tmap[0], &ntypes);
@@ -259,13 +268,20 @@ static int read_table(rd *x, sum_rank *s) {
       if (!have_types) return jr_fail(&x->r, "collectives: \"types\" must come before \"rows\"");
       if (!jr_arr_begin(&x->r)) return 0;
       while (jr_arr_next(&x->r, &j))
-        if (!read_row(x, s, tmap, ntypes)) return 0;
+        if (!read_row(x, s, tmap, ntypes, pgmap)) return 0;
     } else {
       skip(x);
     }
     if (!jr_ok(&x->r)) return 0;
   }
   return jr_ok(&x->r);
+}
+
+static int read_table(rd *x, sum_rank *s) {
+  fa_vec pgmap = {NULL, 0, 0};
+  int ok = read_table_in(x, s, &pgmap);
+  fa_vec_free(x->d->a, &pgmap, sizeof(int32_t));
+  return ok;
 }
 
 static int read_rank(rd *x, sum_rank *s) {
