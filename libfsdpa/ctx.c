@@ -114,11 +114,18 @@ void ctx_cache_put(fsdpa_ctx *c, int slot, void *obj, ctx_cache_free_fn fn) {
   memcpy(c->cache_params[slot], c->params, sizeof c->params);
 }
 
-void fsdpa_ctx_free(fsdpa_ctx *c) {
-  if (!c) return;
+void ctx_cache_clear(fsdpa_ctx *c) {
   /* in reverse: a later slot may borrow from an earlier one */
   for (int i = CACHE__COUNT - 1; i >= 0; i--)
-    if (c->cache[i]) c->cache_free[i](c, c->cache[i]);
+    if (c->cache[i]) {
+      c->cache_free[i](c, c->cache[i]);
+      c->cache[i] = NULL;
+    }
+}
+
+void fsdpa_ctx_free(fsdpa_ctx *c) {
+  if (!c) return;
+  ctx_cache_clear(c);
   if (c->input) input_free(c->input);
   store_free(&c->alloc, &c->st);
   fa_free(&c->alloc, c->name, c->name_cap);

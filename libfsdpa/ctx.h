@@ -16,7 +16,7 @@ enum {
 struct fsdpa_input;
 
 /* Whole-trace analysis results kept between queries (ctx_cache_get). */
-enum { CACHE_FSDP_MODEL = 0, CACHE_BACKWARD, CACHE__COUNT };
+enum { CACHE_FSDP_MODEL = 0, CACHE_BACKWARD, CACHE_SYNC_BLOCKING, CACHE_ALLOC, CACHE__COUNT };
 typedef void (*ctx_cache_free_fn)(fsdpa_ctx *c, void *obj);
 
 struct fsdpa_ctx {
@@ -76,6 +76,8 @@ void *ctx_cache_get(fsdpa_ctx *c, int slot);
 /* Keep obj (fully built, allocated from c->alloc) in the slot, freeing the
  * previous object with its own free function. */
 void ctx_cache_put(fsdpa_ctx *c, int slot, void *obj, ctx_cache_free_fn fn);
+/* Drop every cached result (its memory goes back to the allocator). */
+void ctx_cache_clear(fsdpa_ctx *c);
 /* Check a caller's struct size field: must be 0 (= current) or >= the v1 size. */
 int ctx_struct_ok(size_t given, size_t v1);
 #endif

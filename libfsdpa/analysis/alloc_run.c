@@ -2,7 +2,7 @@
 #include <string.h>
 #include "util/satmath.h"
 
-fsdpa_status ar_open(fsdpa_ctx *c, ar *r) {
+static fsdpa_status ar_open_new(fsdpa_ctx *c, ar *r) {
   memset(r, 0, sizeof *r);
   fsdpa_status st = am_build(c, &r->m);
   if (st) return st;
@@ -15,8 +15,35 @@ fsdpa_status ar_open(fsdpa_ctx *c, ar *r) {
 }
 
 void ar_close(fsdpa_ctx *c, ar *r) {
-  sc_free(c, &r->s);
-  am_free(c, &r->m);
+  if (!r->borrowed) {
+    sc_free(c, &r->s);
+    am_free(c, &r->m);
+  }
+  memset(r, 0, sizeof *r);
+}
+
+static void ar_cache_free(fsdpa_ctx *c, void *obj) {
+  ar_close(c, obj);
+  fa_free(&c->alloc, obj, sizeof(ar));
+}
+
+fsdpa_status ar_open(fsdpa_ctx *c, ar *r) {
+  memset(r, 0, sizeof *r);
+  const ar *k = ctx_cache_get(c, CACHE_ALLOC);
+  if (!k) {
+    ar *n = fa_malloc(&c->alloc, sizeof *n);
+    if (!n) return fa_fail_status(&c->alloc);
+    fsdpa_status st = ar_open_new(c, n);
+    if (st) {
+      fa_free(&c->alloc, n, sizeof *n);
+      return st;
+    }
+    ctx_cache_put(c, CACHE_ALLOC, n, ar_cache_free);
+    k = n;
+  }
+  *r = *k;
+  r->borrowed = 1;
+  return FSDPA_OK;
 }
 
 fsdpa_status ar_summary(fsdpa_ctx *c, const ar *r, const qwin *w, fsdpa_memory_summary *o) {

@@ -13,8 +13,11 @@ typedef struct ar {
   sc_set s;        /* NC_MALLOC | NC_FREE calls, sorted by start */
   int64_t warmup;  /* warm-up steps */
   int how;         /* 0 param, 1 reserved growth, 2 default */
+  int borrowed;    /* a copy of the context's cached result: ar_close only forgets it */
 } ar;
 
+/* Built once per context state (the report opens it several times) and lent
+ * out; ar_close() returns it. */
 fsdpa_status ar_open(fsdpa_ctx *c, ar *r);
 void ar_close(fsdpa_ctx *c, ar *r);
 

@@ -315,6 +315,10 @@ static int32_t dev_index(const sc_set *s, int64_t device) {
 }
 
 void sc_free(fsdpa_ctx *c, sc_set *s) {
+  if (s->borrowed) {
+    memset(s, 0, sizeof *s);
+    return;
+  }
   fa_alloc *a = &c->alloc;
   fa_free(a, s->v, s->n * sizeof(sc_call));
   fa_free(a, s->steps, s->nsteps * sizeof(step_rec));
@@ -323,7 +327,7 @@ void sc_free(fsdpa_ctx *c, sc_set *s) {
   memset(s, 0, sizeof *s);
 }
 
-fsdpa_status sc_build(fsdpa_ctx *c, uint32_t mask, sc_set *s) {
+static fsdpa_status sc_build_new(fsdpa_ctx *c, uint32_t mask, sc_set *s) {
   fa_alloc *a = &c->alloc;
   const store *st = &c->st;
   memset(s, 0, sizeof *s);
@@ -385,6 +389,32 @@ fsdpa_status sc_build(fsdpa_ctx *c, uint32_t mask, sc_set *s) {
 fail:
   sc_free(c, s);
   return fa_fail_status(a);
+}
+
+static void sc_cache_free(fsdpa_ctx *c, void *obj) {
+  sc_free(c, obj);
+  fa_free(&c->alloc, obj, sizeof(sc_set));
+}
+
+fsdpa_status sc_build(fsdpa_ctx *c, uint32_t mask, sc_set *s) {
+  if (mask != SC_BLOCKING_MASK) return sc_build_new(c, mask, s);
+  memset(s, 0, sizeof *s);
+  const sc_set *k = ctx_cache_get(c, CACHE_SYNC_BLOCKING);
+  if (!k) {
+    /* only a complete set enters the cache */
+    sc_set *n = fa_malloc(&c->alloc, sizeof *n);
+    if (!n) return fa_fail_status(&c->alloc);
+    fsdpa_status st = sc_build_new(c, mask, n);
+    if (st) {
+      fa_free(&c->alloc, n, sizeof *n);
+      return st;
+    }
+    ctx_cache_put(c, CACHE_SYNC_BLOCKING, n, sc_cache_free);
+    k = n;
+  }
+  *s = *k;
+  s->borrowed = 1;
+  return FSDPA_OK;
 }
 
 fsdpa_status sc_idle_cost(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, int64_t *out) {
