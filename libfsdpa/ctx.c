@@ -114,6 +114,22 @@ void ctx_cache_put(fsdpa_ctx *c, int slot, void *obj, ctx_cache_free_fn fn) {
   memcpy(c->cache_params[slot], c->params, sizeof c->params);
 }
 
+fsdpa_status ctx_cache_obtain(fsdpa_ctx *c, int slot, size_t size, ctx_cache_build_fn build, const void *arg,
+                              ctx_cache_free_fn fn, const void **out) {
+  *out = ctx_cache_get(c, slot);
+  if (*out) return FSDPA_OK;
+  void *n = fa_malloc(&c->alloc, size);
+  if (!n) return fa_fail_status(&c->alloc);
+  fsdpa_status st = build(c, n, arg);
+  if (st) {
+    fa_free(&c->alloc, n, size);
+    return st;
+  }
+  ctx_cache_put(c, slot, n, fn);
+  *out = n;
+  return FSDPA_OK;
+}
+
 void ctx_cache_clear(fsdpa_ctx *c) {
   /* in reverse: a later slot may borrow from an earlier one */
   for (int i = CACHE__COUNT - 1; i >= 0; i--)

@@ -76,6 +76,13 @@ void *ctx_cache_get(fsdpa_ctx *c, int slot);
 /* Keep obj (fully built, allocated from c->alloc) in the slot, freeing the
  * previous object with its own free function. */
 void ctx_cache_put(fsdpa_ctx *c, int slot, void *obj, ctx_cache_free_fn fn);
+/* The slot's object (ctx_cache_get), else one of `size` bytes made by
+ * build(c, obj, arg) and cached; a failed build leaves nothing behind (only a
+ * complete result enters the cache).  Callers copy *out and mark the copy
+ * borrowed, so that freeing it does not free what the cache owns. */
+typedef fsdpa_status (*ctx_cache_build_fn)(fsdpa_ctx *c, void *obj, const void *arg);
+fsdpa_status ctx_cache_obtain(fsdpa_ctx *c, int slot, size_t size, ctx_cache_build_fn build, const void *arg,
+                              ctx_cache_free_fn fn, const void **out);
 /* Drop every cached result (its memory goes back to the allocator). */
 void ctx_cache_clear(fsdpa_ctx *c);
 /* Check a caller's struct size field: must be 0 (= current) or >= the v1 size. */

@@ -22,6 +22,11 @@ void ar_close(fsdpa_ctx *c, ar *r) {
   memset(r, 0, sizeof *r);
 }
 
+static fsdpa_status ar_build_cb(fsdpa_ctx *c, void *obj, const void *arg) {
+  (void)arg;
+  return ar_open_new(c, obj);
+}
+
 static void ar_cache_free(fsdpa_ctx *c, void *obj) {
   ar_close(c, obj);
   fa_free(&c->alloc, obj, sizeof(ar));
@@ -29,19 +34,10 @@ static void ar_cache_free(fsdpa_ctx *c, void *obj) {
 
 fsdpa_status ar_open(fsdpa_ctx *c, ar *r) {
   memset(r, 0, sizeof *r);
-  const ar *k = ctx_cache_get(c, CACHE_ALLOC);
-  if (!k) {
-    ar *n = fa_malloc(&c->alloc, sizeof *n);
-    if (!n) return fa_fail_status(&c->alloc);
-    fsdpa_status st = ar_open_new(c, n);
-    if (st) {
-      fa_free(&c->alloc, n, sizeof *n);
-      return st;
-    }
-    ctx_cache_put(c, CACHE_ALLOC, n, ar_cache_free);
-    k = n;
-  }
-  *r = *k;
+  const void *k;
+  fsdpa_status st = ctx_cache_obtain(c, CACHE_ALLOC, sizeof *r, ar_build_cb, NULL, ar_cache_free, &k);
+  if (st) return st;
+  *r = *(const ar *)k;
   r->borrowed = 1;
   return FSDPA_OK;
 }

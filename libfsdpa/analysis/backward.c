@@ -225,6 +225,11 @@ oom:
   return st;
 }
 
+static fsdpa_status bw_build(fsdpa_ctx *c, void *obj, const void *arg) {
+  (void)arg;
+  return bw_analyze_new(c, obj);
+}
+
 static void bw_cache_free(fsdpa_ctx *c, void *obj) {
   bw_free(obj);
   fa_free(&c->alloc, obj, sizeof(bw_result));
@@ -232,21 +237,12 @@ static void bw_cache_free(fsdpa_ctx *c, void *obj) {
 
 fsdpa_status bw_analyze(fsdpa_ctx *c, bw_result *r) {
   memset(r, 0, sizeof *r);
-  const bw_result *k = ctx_cache_get(c, CACHE_BACKWARD);
-  if (!k) {
-    /* only a complete result enters the cache; its model is a view of
-     * CACHE_FSDP_MODEL, which is valid exactly as long as this slot */
-    bw_result *n = fa_malloc(&c->alloc, sizeof *n);
-    if (!n) return fa_fail_status(&c->alloc);
-    fsdpa_status st = bw_analyze_new(c, n);
-    if (st) {
-      fa_free(&c->alloc, n, sizeof *n);
-      return st;
-    }
-    ctx_cache_put(c, CACHE_BACKWARD, n, bw_cache_free);
-    k = n;
-  }
-  *r = *k;
+  /* the cached result's model is a view of CACHE_FSDP_MODEL, which is valid
+   * exactly as long as this slot */
+  const void *k;
+  fsdpa_status st = ctx_cache_obtain(c, CACHE_BACKWARD, sizeof *r, bw_build, NULL, bw_cache_free, &k);
+  if (st) return st;
+  *r = *(const bw_result *)k;
   r->borrowed = 1;
   return FSDPA_OK;
 }

@@ -719,6 +719,11 @@ static fsdpa_status fm_build_new(fsdpa_ctx *c, fsdp_model *m) {
   return st;
 }
 
+static fsdpa_status fm_build_cb(fsdpa_ctx *c, void *obj, const void *arg) {
+  (void)arg;
+  return fm_build_new(c, obj);
+}
+
 static void fm_cache_free(fsdpa_ctx *c, void *obj) {
   fm_free(obj);
   fa_free(&c->alloc, obj, sizeof(fsdp_model));
@@ -726,20 +731,10 @@ static void fm_cache_free(fsdpa_ctx *c, void *obj) {
 
 fsdpa_status fm_build(fsdpa_ctx *c, fsdp_model *m) {
   memset(m, 0, sizeof *m);
-  const fsdp_model *k = ctx_cache_get(c, CACHE_FSDP_MODEL);
-  if (!k) {
-    /* only a complete model enters the cache */
-    fsdp_model *n = fa_malloc(&c->alloc, sizeof *n);
-    if (!n) return fa_fail_status(&c->alloc);
-    fsdpa_status st = fm_build_new(c, n);
-    if (st) {
-      fa_free(&c->alloc, n, sizeof *n);
-      return st;
-    }
-    ctx_cache_put(c, CACHE_FSDP_MODEL, n, fm_cache_free);
-    k = n;
-  }
-  *m = *k;
+  const void *k;
+  fsdpa_status st = ctx_cache_obtain(c, CACHE_FSDP_MODEL, sizeof *m, fm_build_cb, NULL, fm_cache_free, &k);
+  if (st) return st;
+  *m = *(const fsdp_model *)k;
   m->borrowed = 1;
   return FSDPA_OK;
 }

@@ -391,6 +391,10 @@ fail:
   return fa_fail_status(a);
 }
 
+static fsdpa_status sc_build_cb(fsdpa_ctx *c, void *obj, const void *arg) {
+  return sc_build_new(c, *(const uint32_t *)arg, obj);
+}
+
 static void sc_cache_free(fsdpa_ctx *c, void *obj) {
   sc_free(c, obj);
   fa_free(&c->alloc, obj, sizeof(sc_set));
@@ -399,20 +403,10 @@ static void sc_cache_free(fsdpa_ctx *c, void *obj) {
 fsdpa_status sc_build(fsdpa_ctx *c, uint32_t mask, sc_set *s) {
   if (mask != SC_BLOCKING_MASK) return sc_build_new(c, mask, s);
   memset(s, 0, sizeof *s);
-  const sc_set *k = ctx_cache_get(c, CACHE_SYNC_BLOCKING);
-  if (!k) {
-    /* only a complete set enters the cache */
-    sc_set *n = fa_malloc(&c->alloc, sizeof *n);
-    if (!n) return fa_fail_status(&c->alloc);
-    fsdpa_status st = sc_build_new(c, mask, n);
-    if (st) {
-      fa_free(&c->alloc, n, sizeof *n);
-      return st;
-    }
-    ctx_cache_put(c, CACHE_SYNC_BLOCKING, n, sc_cache_free);
-    k = n;
-  }
-  *s = *k;
+  const void *k;
+  fsdpa_status st = ctx_cache_obtain(c, CACHE_SYNC_BLOCKING, sizeof *s, sc_build_cb, &mask, sc_cache_free, &k);
+  if (st) return st;
+  *s = *(const sc_set *)k;
   s->borrowed = 1;
   return FSDPA_OK;
 }
