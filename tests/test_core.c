@@ -9,6 +9,11 @@
 #include "events/classify.h"
 #include "timeline/interval.h"
 #include "util/intern.h"
+#include "util/alloc.h"
+#include <stdint.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 START_TEST(t_union_merges_overlap_and_touching) {
   iv a[] = {{10, 20}, {0, 5}, {15, 30}, {30, 31}, {40, 40}, {50, 60}};
@@ -236,6 +241,50 @@ END_TEST
 
 /* Custom allocator: every allocation goes through it, a failing allocation
  * gives ENOMEM and the context can still be freed, and a cap gives ELIMIT. */
+/* The default allocator's big blocks: contents survive growth in place,
+ * growth by moving pages (the address space after the block taken), and
+ * shrinking; blocks past 1 MiB start 64 bytes after a 2 MiB boundary (huge
+ * pages); the accounting follows every step. */
+START_TEST(t_big_blocks) {
+  fa_alloc a;
+  fa_init(&a, NULL, 0);
+  size_t n = (size_t)3 << 20;
+  uint32_t *p = fa_malloc(&a, n);
+  ck_assert_ptr_nonnull(p);
+  ck_assert_uint_eq(a.used, n);
+  for (size_t i = 0; i < n / 4; i++) p[i] = (uint32_t)(i * 2654435761u);
+#ifdef __linux__
+  ck_assert_uint_eq(((uintptr_t)p - 64) % ((uintptr_t)2 << 20), 0);
+  /* take the address space right after the block: growing must move it */
+  uintptr_t end = ((uintptr_t)p - 64 + n + 64 + ((2u << 20) - 1)) & ~(uintptr_t)((2u << 20) - 1);
+  void *blocker = mmap((void *)end, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+#endif
+  size_t sizes[] = {(size_t)5 << 20, (size_t)9 << 20, (size_t)9 << 20, (size_t)2 << 20, (size_t)1 << 19, (size_t)3 << 20};
+  size_t have = n, keep = n / 4;
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+    uint32_t *q = fa_realloc(&a, p, have, sizes[k]);
+    ck_assert_ptr_nonnull(q);
+    p = q;
+    have = sizes[k];
+    if (have / 4 < keep) keep = have / 4;
+    ck_assert_uint_eq(a.used, have);
+    for (size_t i = 0; i < keep; i += 997) ck_assert_uint_eq(p[i], (uint32_t)(i * 2654435761u));
+    ck_assert_uint_eq(p[keep - 1], (uint32_t)((keep - 1) * 2654435761u));
+    /* the new tail is writable */
+    for (size_t i = keep; i < have / 4; i++) p[i] = (uint32_t)(i * 2654435761u);
+    keep = have / 4;
+#ifdef __linux__
+    if (have >= ((size_t)1 << 20)) ck_assert_uint_eq(((uintptr_t)p - 64) % ((uintptr_t)2 << 20), 0);
+#endif
+  }
+  fa_free(&a, p, have);
+  ck_assert_uint_eq(a.used, 0);
+#ifdef __linux__
+  if (blocker != MAP_FAILED) munmap(blocker, 4096);
+#endif
+}
+END_TEST
+
 START_TEST(t_allocator_failure_and_cap) {
   fsdpa_allocator al = {sizeof al, t_malloc, t_realloc, t_free, NULL};
   int saw_fail = 0;
@@ -323,6 +372,7 @@ int main(void) {
   tcase_add_test(tc, t_params);
   tcase_add_test(tc, t_bad_args_and_null_safety);
   tcase_add_test(tc, t_allocator_failure_and_cap);
+  tcase_add_test(tc, t_big_blocks);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_ENV);
