@@ -321,6 +321,10 @@ void sc_free(fsdpa_ctx *c, sc_set *s) {
   }
   fa_alloc *a = &c->alloc;
   fa_free(a, s->v, s->n * sizeof(sc_call));
+  if (s->shares) {
+    memset(s, 0, sizeof *s);
+    return;
+  }
   fa_free(a, s->steps, s->nsteps * sizeof(step_rec));
   for (size_t i = 0; i < s->ndevs; i++) fa_free(a, s->devs[i].busy, s->devs[i].cap * sizeof(iv));
   fa_free(a, s->devs, s->ndevs * sizeof(sc_dev));
@@ -400,11 +404,45 @@ static void sc_cache_free(fsdpa_ctx *c, void *obj) {
   fa_free(&c->alloc, obj, sizeof(sc_set));
 }
 
+/* The calls of `all` (an SC_ALL_MASK set) whose bits intersect mask; steps
+ * and devices stay all's.  Attribution does not depend on the mask. */
+static fsdpa_status sc_select(fsdpa_ctx *c, const sc_set *all, uint32_t mask, sc_set *s) {
+  *s = *all;
+  s->v = NULL;
+  s->n = 0;
+  s->borrowed = 0;
+  s->shares = 1;
+  size_t n = 0;
+  for (size_t i = 0; i < all->n; i++) n += (all->v[i].info & mask) != 0;
+  if (!n) return FSDPA_OK;
+  if (!(s->v = fa_malloc(&c->alloc, n * sizeof(sc_call)))) return fa_fail_status(&c->alloc);
+  for (size_t i = 0; i < all->n; i++)
+    if (all->v[i].info & mask) s->v[s->n++] = all->v[i];
+  return FSDPA_OK;
+}
+
+typedef struct sel_arg {
+  const sc_set *all;
+  uint32_t mask;
+} sel_arg;
+
+static fsdpa_status sc_select_cb(fsdpa_ctx *c, void *obj, const void *arg) {
+  const sel_arg *x = arg;
+  return sc_select(c, x->all, x->mask, obj);
+}
+
 fsdpa_status sc_build(fsdpa_ctx *c, uint32_t mask, sc_set *s) {
-  if (mask != SC_BLOCKING_MASK) return sc_build_new(c, mask, s);
   memset(s, 0, sizeof *s);
+  if (mask & ~(uint32_t)SC_ALL_MASK) return sc_build_new(c, mask, s);
+  const uint32_t all_mask = SC_ALL_MASK;
   const void *k;
-  fsdpa_status st = ctx_cache_obtain(c, CACHE_SYNC_BLOCKING, sizeof *s, sc_build_cb, &mask, sc_cache_free, &k);
+  /* the selections below share the full set's steps and devices: it lives
+   * in an earlier slot, valid exactly as long as theirs */
+  fsdpa_status st = ctx_cache_obtain(c, CACHE_SYNC_ALL, sizeof *s, sc_build_cb, &all_mask, sc_cache_free, &k);
+  if (st) return st;
+  sel_arg x = {(const sc_set *)k, mask};
+  if (mask != SC_BLOCKING_MASK) return sc_select(c, x.all, mask, s);
+  st = ctx_cache_obtain(c, CACHE_SYNC_BLOCKING, sizeof *s, sc_select_cb, &x, sc_cache_free, &k);
   if (st) return st;
   *s = *(const sc_set *)k;
   s->borrowed = 1;

@@ -60,12 +60,14 @@ typedef struct sc_set {
   const iv *all;          /* union over every device (owned by the views) */
   size_t nall;
   int borrowed;           /* a copy of the context's cached set: sc_free only forgets it */
+  int shares;             /* steps and devs belong to the cached SC_ALL_MASK set: sc_free frees v only */
 } sc_set;
 
 /* Collect and attribute every runtime call whose NC bits intersect `mask`,
- * sorted by start.  On failure nothing is left allocated.  The set for
- * SC_BLOCKING_MASK is built once per context state and lent out (borrowed):
- * the report asks for it several times. */
+ * sorted by start.  On failure nothing is left allocated.  The calls of
+ * SC_ALL_MASK are attributed once per context state (cached) and a mask
+ * inside it selects from them; the SC_BLOCKING_MASK selection is cached too
+ * and lent out (borrowed): the report asks for it several times. */
 fsdpa_status sc_build(fsdpa_ctx *c, uint32_t mask, sc_set *out);
 void sc_free(fsdpa_ctx *c, sc_set *s);
 /* Index of the step containing relative time t (latest-starting one), or -1. */
