@@ -149,6 +149,22 @@ static fsdpa_status read_one(shared *sh, job *j) {
   return st;
 }
 
+static void warm(fsdpa_ctx *c) {
+  (void)fsdpa_stream_count(c);
+  fsdpa_backward bw;
+  memset(&bw, 0, sizeof bw);
+  bw.size = sizeof bw;
+  (void)fsdpa_query_backward(c, &bw);        /* FSDP unit model + backward schedule */
+  fsdpa_query q;
+  fsdpa_query_init(&q);
+  fsdpa_memory_summary ms;
+  memset(&ms, 0, sizeof ms);
+  ms.size = sizeof ms;
+  (void)fsdpa_query_memory(c, &q, &ms);      /* allocator timeline + runtime calls */
+  size_t n = 0;
+  (void)fsdpa_query_sync_waits(c, &q, NULL, &n); /* blocking calls */
+}
+
 static void *worker(void *arg) {
   shared *sh = arg;
   for (;;) {
@@ -157,9 +173,11 @@ static void *worker(void *arg) {
     pthread_mutex_unlock(&sh->mu);
     if (i >= sh->n) break;
     sh->jobs[i].st = read_one(sh, &sh->jobs[i]);
-    /* build this rank's sorted timeline views (cached in its context) here,
-     * in parallel, rather than in the serial report afterwards */
-    if (sh->jobs[i].st == FSDPA_OK) (void)fsdpa_stream_count(sh->jobs[i].ctx);
+    /* build this rank's sorted timeline views and its whole-trace analyses
+     * (each cached in its context) here, in parallel, rather than in the
+     * serial report afterwards.  A failure here is met again, and reported,
+     * by the report itself. */
+    if (sh->jobs[i].st == FSDPA_OK) warm(sh->jobs[i].ctx);
   }
   return NULL;
 }
