@@ -9,6 +9,7 @@
 #include "events/classify.h"
 #include "timeline/interval.h"
 #include "util/intern.h"
+#include "util/sort.h"
 #include "util/alloc.h"
 #include <stdint.h>
 #ifdef __linux__
@@ -285,6 +286,38 @@ START_TEST(t_big_blocks) {
 }
 END_TEST
 
+typedef struct kv2 { int64_t k; uint32_t id, pad; } kv2;
+#define KV2_LESS(a, b) ((a)->k < (b)->k || ((a)->k == (b)->k && (a)->id < (b)->id))
+FA_SORT_DEFINE(kv2_sort, kv2, KV2_LESS)
+static int kv2_cmp(const void *pa, const void *pb) {
+  const kv2 *a = pa, *b = pb;
+  return KV2_LESS(a, b) ? -1 : KV2_LESS(b, a);
+}
+
+/* util/sort.h against qsort on the patterns that break quicksorts: sorted,
+ * reversed, all equal, organ pipe, sawtooth, few distinct keys, random. */
+START_TEST(t_sort_matches_qsort) {
+  enum { N = 5000 };
+  static kv2 a[N], b[N];
+  uint64_t r = 88172645463325252ull;
+  for (int pat = 0; pat < 7; pat++)
+    for (size_t n = 0; n <= N; n = n < 40 ? n + 1 : n * 3) {
+      for (size_t i = 0; i < n; i++) {
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        int64_t k = pat == 0 ? (int64_t)i : pat == 1 ? (int64_t)(n - i) : pat == 2 ? 7
+                  : pat == 3 ? (int64_t)(i < n / 2 ? i : n - i) : pat == 4 ? (int64_t)(i % 17)
+                  : pat == 5 ? (int64_t)(r % 3) : (int64_t)(r % 1000003) - 500000;
+        a[i] = b[i] = (kv2){k, (uint32_t)(r >> 40), 0};
+      }
+      kv2_sort(a, n);
+      if (n) qsort(b, n, sizeof *b, kv2_cmp);
+      for (size_t i = 0; i < n; i++) {
+        ck_assert_msg(a[i].k == b[i].k && a[i].id == b[i].id, "pattern %d n %zu at %zu", pat, n, i);
+      }
+    }
+}
+END_TEST
+
 START_TEST(t_allocator_failure_and_cap) {
   fsdpa_allocator al = {sizeof al, t_malloc, t_realloc, t_free, NULL};
   int saw_fail = 0;
@@ -373,6 +406,7 @@ int main(void) {
   tcase_add_test(tc, t_bad_args_and_null_safety);
   tcase_add_test(tc, t_allocator_failure_and_cap);
   tcase_add_test(tc, t_big_blocks);
+  tcase_add_test(tc, t_sort_matches_qsort);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_ENV);

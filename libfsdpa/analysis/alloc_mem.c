@@ -1,6 +1,7 @@
 #include "analysis/alloc_mem.h"
 #include <stdlib.h>
 #include <string.h>
+#include "util/sort.h"
 
 typedef struct mkey {
   int32_t type, id;
@@ -15,6 +16,9 @@ static int cmp_mkey(const void *pa, const void *pb) {
   if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
   return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
+
+#define MKEY_LESS(a, b) (cmp_mkey((a), (b)) < 0)
+FA_SORT_DEFINE(mkey_sort, mkey, MKEY_LESS)
 
 static const mem_rec *MR(const fsdpa_ctx *c, uint32_t i) { return &FA_VEC_AT(&c->st.mem, mem_rec, i); }
 
@@ -78,7 +82,7 @@ fsdpa_status am_build(fsdpa_ctx *c, am *m) {
     const mem_rec *r = MR(c, (uint32_t)i);
     if (is_device(r)) k[j++] = (mkey){r->device_type, r->device_id, r->ts, (uint32_t)i, 0};
   }
-  qsort(k, n, sizeof *k, cmp_mkey);
+  mkey_sort(k, n);
   size_t nd = 0;
   for (size_t i = 0; i < n; i++) {
     m->idx[i] = k[i].idx;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/sort.h"
 
 /* A kernel attributed before instances exist. */
 typedef struct raw_piece {
@@ -226,6 +227,9 @@ static int cmp_raw_v1(const void *pa, const void *pb) {
   return a->gpu < b->gpu ? -1 : a->gpu > b->gpu;
 }
 
+#define RAW_V1_LESS(a, b) (cmp_raw_v1((a), (b)) < 0)
+FA_SORT_DEFINE(raw_v1_sort, raw_piece, RAW_V1_LESS)
+
 static int is_hooked(const fm_node *v, int32_t k) {
   for (; k >= 0; k = v[k].parent) {
     uint8_t kd = v[k].kind;
@@ -295,7 +299,7 @@ static fsdpa_status assign_v1(build *b, fa_vec *v1) {
   fsdp_model *m = b->m;
   raw_piece *p = v1->data;
   size_t n = v1->len;
-  if (n) qsort(p, n, sizeof *p, cmp_raw_v1);
+  raw_v1_sort(p, n);
   int64_t maxu = 0;
   for (size_t i = 0; i < n;) {
     size_t j = i;
@@ -582,6 +586,9 @@ static int cmp_piece(const void *pa, const void *pb) {
   return a->gpu < b->gpu ? -1 : a->gpu > b->gpu;
 }
 
+#define PIECE_LESS(a, b) (cmp_piece((a), (b)) < 0)
+FA_SORT_DEFINE(piece_sort, fm_piece, PIECE_LESS)
+
 static fsdpa_status make_instances(build *b) {
   fsdp_model *m = b->m;
   size_t nu = m->vunits.len, ns = m->nsteps + 1;
@@ -618,7 +625,7 @@ static fsdpa_status make_instances(build *b) {
   }
   fm_piece *pc = m->vpieces.data;
   size_t npc = m->vpieces.len;
-  if (npc) qsort(pc, npc, sizeof *pc, cmp_piece);
+  piece_sort(pc, npc);
   fm_inst *ins = m->vinsts.data;
   size_t ni = m->vinsts.len, i = 0;
   /* pieces are sorted by (inst, kind): p[kd] = first piece of kind >= kd */

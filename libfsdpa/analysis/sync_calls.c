@@ -2,6 +2,7 @@
 #include "events/classify.h"
 #include <stdlib.h>
 #include <string.h>
+#include "util/sort.h"
 
 #define NONE32 UINT32_MAX
 
@@ -42,6 +43,11 @@ static int cmp_call(const void *pa, const void *pb) {
   if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
   return a->rt < b->rt ? -1 : a->rt > b->rt;
 }
+
+#define TL_LESS(a, b) (cmp_tl((a), (b)) < 0)
+FA_SORT_DEFINE(tl_sort, tl_ent, TL_LESS)
+#define CALL_LESS(a, b) (cmp_call((a), (b)) < 0)
+FA_SORT_DEFINE(call_sort, sc_call, CALL_LESS)
 
 static void scratch_free(fa_alloc *a, scratch *x) {
   fa_free(a, x->rt_gpu, x->n_rt * sizeof(uint32_t));
@@ -97,7 +103,7 @@ static int scratch_build(fsdpa_ctx *c, scratch *x) {
       const ev_rec *r = STORE_REC(&st->rt, i);
       x->tl[m++] = (tl_ent){r->track, (uint32_t)i, r->ts};
     }
-    qsort(x->tl, ntl, sizeof *x->tl, cmp_tl);
+    tl_sort(x->tl, ntl);
   }
   size_t ngs = 0;
   for (size_t i = 0; i < st->gsync.len; i++) ngs += STORE_REC(&st->gsync, i)->corr != FSDPA_ABSENT;
@@ -388,7 +394,7 @@ static fsdpa_status sc_build_new(fsdpa_ctx *c, uint32_t mask, sc_set *s) {
     idle_of(k, b, nb);
   }
   scratch_free(a, &x);
-  qsort(s->v, s->n, sizeof *s->v, cmp_call);
+  call_sort(s->v, s->n);
   return FSDPA_OK;
 fail:
   sc_free(c, s);

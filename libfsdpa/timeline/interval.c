@@ -1,22 +1,13 @@
 #include "timeline/interval.h"
 #include <stdlib.h>
+#include "util/sort.h"
 
-static int cmp_iv(const void *pa, const void *pb) {
-  const iv *a = pa, *b = pb;
-  if (a->s != b->s) return a->s < b->s ? -1 : 1;
-  if (a->e != b->e) return a->e < b->e ? -1 : 1;
-  return 0;
-}
+#define IV_LESS(x, y) ((x)->s < (y)->s || ((x)->s == (y)->s && (x)->e < (y)->e))
+FA_SORT_DEFINE(iv_sort_impl, iv, IV_LESS)
 
-/* Traces are mostly sorted per track; check first so the common case is O(n). */
-void iv_sort(iv *a, size_t n) {
-  for (size_t i = 1; i < n; i++) {
-    if (cmp_iv(&a[i - 1], &a[i]) > 0) {
-      qsort(a, n, sizeof *a, cmp_iv);
-      return;
-    }
-  }
-}
+/* Traces are mostly sorted per track: the sort checks first, so the common
+ * case is O(n). */
+void iv_sort(iv *a, size_t n) { iv_sort_impl(a, n); }
 
 size_t iv_union_sorted(iv *a, size_t n) {
   size_t k = 0;
