@@ -51,9 +51,13 @@ void lg_union_free(fsdpa_ctx *c, lg_union *u);
 /* Span of a union clipped to [t0, t1) (fsdpa_timeline.span_ns): *a, *b; 0 if none. */
 int lg_union_span(const lg_union *u, int64_t t0, int64_t t1, int64_t *a, int64_t *b);
 
-/* The engines behind the public queries (w already resolved, v current). */
+/* The engines behind the public queries (w already resolved, v current).
+ * lg_gaps() remembers each window's result in the context (launch_gaps_memo.c):
+ * the report asks for the same windows in its findings and in its JSON. */
 fsdpa_status lg_gaps(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_launch_gaps *out,
                      lg_extra *x);
+fsdpa_status lg_gaps_compute(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_launch_gaps *out,
+                             lg_extra *x);
 fsdpa_status lg_latency(fsdpa_ctx *c, const store_views *v, const qwin *w,
                         fsdpa_launch_latency *out);
 fsdpa_status lg_queue(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_launch_queue *out);

@@ -341,8 +341,8 @@ static void count_kernels(const fsdpa_ctx *c, const gpu_stream_view *sv, const q
   }
 }
 
-fsdpa_status lg_gaps(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_launch_gaps *out,
-                     lg_extra *x) {
+fsdpa_status lg_gaps_compute(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_launch_gaps *out,
+                             lg_extra *x) {
   fsdpa_launch_gaps o;
   memset(&o, 0, sizeof o);
   o.size = sizeof o;
