@@ -58,6 +58,9 @@ static void def_free(void *p) {
 #ifndef FA_HUGE_MIN
 #define FA_HUGE_MIN FA_BIG_MIN
 #endif
+#ifndef FA_HUGE_ROUND
+#define FA_HUGE_ROUND FA_HUGE_MIN
+#endif
 #define FA_BIG_HDR 64 /* keeps the block 64-byte aligned */
 #ifndef FA_VEC_JUMP
 #define FA_VEC_JUMP ((size_t)256 << 10)
@@ -80,7 +83,7 @@ static void big_advise(char *map, size_t len) {
 static size_t big_map_len(size_t n) {
   if (n > SIZE_MAX - FA_BIG_HDR - FA_HUGE) return 0;
   size_t len = n + FA_BIG_HDR;
-  size_t unit = len >= FA_HUGE_MIN ? FA_HUGE : 4096;
+  size_t unit = len >= FA_HUGE_ROUND ? FA_HUGE : 4096;
   return (len + unit - 1) & ~(unit - 1);
 }
 
