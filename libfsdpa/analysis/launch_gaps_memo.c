@@ -70,8 +70,21 @@ static void remember(fsdpa_ctx *c, lg_memo *m, const qwin *w, const fsdpa_launch
   m->n++;
 }
 
-fsdpa_status lg_gaps(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_launch_gaps *out,
+/* The result depends on the window and on which streams are selected, not on
+ * how: a device or stream that selects every stream is the whole trace. */
+static qwin canonical(const store_views *v, const qwin *w) {
+  qwin k = *w;
+  if (k.device == FSDPA_ABSENT && k.stream == FSDPA_ABSENT) return k;
+  size_t sel = 0;
+  for (size_t i = 0; i < v->nstreams; i++) sel += lg_selected(&v->streams[i], w) != 0;
+  if (sel == v->nstreams) k.device = k.stream = FSDPA_ABSENT;
+  return k;
+}
+
+fsdpa_status lg_gaps(fsdpa_ctx *c, const store_views *v, const qwin *w0, fsdpa_launch_gaps *out,
                      lg_extra *x) {
+  qwin key = canonical(v, w0);
+  const qwin *w = &key;
   const void *k = NULL;
   lg_memo *m = NULL;
   /* the memo belongs to the context; only this file writes to it */
