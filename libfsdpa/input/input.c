@@ -174,17 +174,8 @@ static fsdpa_status alloc_error(fsdpa_input *in) {
 
 /* Memory simdjson allocates itself (operator new) is charged to the
  * context's allocator so that max_memory_bytes and the stats see it. */
-static int charge(fa_alloc *a, uint64_t n) {
-  if (a->cap && (a->used + n > a->cap || a->used + n < a->used)) {
-    a->limit_hit = 1;
-    return -1;
-  }
-  a->used += n;
-  if (a->used > a->peak) a->peak = a->used;
-  return 0;
-}
-
-static void uncharge(fa_alloc *a, uint64_t n) { a->used -= n; }
+static int charge(fa_alloc *a, uint64_t n) { return fa_charge(a, n); }
+static void uncharge(fa_alloc *a, uint64_t n) { fa_uncharge(a, n); }
 
 /* ------------------------------------------------------------------ */
 /* decoding batches                                                    */

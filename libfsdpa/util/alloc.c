@@ -171,6 +171,15 @@ static int over_cap(fa_alloc *a, size_t add) {
   return 0;
 }
 
+int fa_charge(fa_alloc *a, uint64_t n) {
+  if (over_cap(a, n)) return -1;
+  a->used += n;
+  if (a->used > a->peak) a->peak = a->used;
+  return 0;
+}
+
+void fa_uncharge(fa_alloc *a, uint64_t n) { a->used -= n; }
+
 void *fa_malloc(fa_alloc *a, size_t n) {
   if (n == 0) n = 1;
   if (over_cap(a, n)) return NULL;

@@ -20,6 +20,10 @@ void *fa_malloc(fa_alloc *a, size_t n);
 void *fa_calloc(fa_alloc *a, size_t n);
 void *fa_realloc(fa_alloc *a, void *p, size_t old_n, size_t new_n);
 void fa_free(fa_alloc *a, void *p, size_t n);
+/* Account for n bytes allocated elsewhere (simdjson's own buffers) against
+ * the cap and the stats: 0, or -1 with limit_hit set when the cap refuses. */
+int fa_charge(fa_alloc *a, uint64_t n);
+void fa_uncharge(fa_alloc *a, uint64_t n);
 /* The status a failed allocation maps to. */
 static inline fsdpa_status fa_fail_status(const fa_alloc *a) {
   return a->limit_hit ? FSDPA_ELIMIT : FSDPA_ENOMEM;
