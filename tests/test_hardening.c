@@ -1187,6 +1187,22 @@ END_TEST
 START_TEST(t_fault_injection_fsdp1_trace) { fi_generated("fsdp1_serialized", "hardening_fi1.json"); }
 END_TEST
 
+/* The allocator findings' paths (fragmentation, growth). */
+START_TEST(t_fault_injection_allocator_trace) { fi_generated("allocator_thrash", "hardening_fi3.json"); }
+END_TEST
+
+/* A small hand-written ROCm-style trace for the paths the others miss: an
+ * RCCL kernel without collective args borrowing them from its
+ * record_param_comms op, hipMalloc with a byte count, two devices (a
+ * device's streams are a strict subset of all streams). */
+START_TEST(t_fault_injection_rccl_fixture) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/tests/data/hardening/rccl_two_devices.json", tu_source_root());
+  const char *p[1] = {path};
+  ck_assert_uint_gt(fail_every_allocation(p, 1, "tests/data/hardening/rccl_two_devices.json"), 100);
+}
+END_TEST
+
 /* Two ranks: the cross-rank analysis and the multi-rank report paths. */
 START_TEST(t_fault_injection_two_ranks) {
   char *base = tu_tracegen("straggler", "--ranks 2 --steps 2 --layers 2 --seed 3", "hardening_fi2.json");
@@ -1286,6 +1302,8 @@ int main(void) {
   tcase_add_test(tc, t_fault_injection_real_trace);
   tcase_add_test(tc, t_fault_injection_generated_trace);
   tcase_add_test(tc, t_fault_injection_fsdp1_trace);
+  tcase_add_test(tc, t_fault_injection_allocator_trace);
+  tcase_add_test(tc, t_fault_injection_rccl_fixture);
   tcase_add_test(tc, t_fault_injection_two_ranks);
   tcase_add_test(tc, t_memory_cap_real_trace);
   suite_add_tcase(s, tc);
