@@ -6,6 +6,7 @@
 #include "events/classify.h"
 #include <stdlib.h>
 #include <string.h>
+#include "util/sort.h"
 
 #define LIT(s) s, (sizeof(s) - 1)
 
@@ -132,8 +133,15 @@ static int cmp_node(const void *pa, const void *pb) {
   return a->unit < b->unit ? -1 : a->unit > b->unit;
 }
 
+/* Ties of cmp_node keep their input order (parent holds the input index
+ * until the nesting pass below overwrites it): deterministic, and what a
+ * stable sort would give. */
+#define NODE_LESS(a, b) (cmp_node((a), (b)) < 0 || (cmp_node((a), (b)) == 0 && (a)->parent < (b)->parent))
+FA_SORT_DEFINE(node_sort, fm_node, NODE_LESS)
+
 void fm_nest_build(fm_node *v, size_t n, int32_t *stack) {
-  if (n) qsort(v, n, sizeof *v, cmp_node); /* v may be NULL when n == 0 (UB for qsort) */
+  for (size_t i = 0; i < n; i++) v[i].parent = (int32_t)i;
+  node_sort(v, n);
   size_t sp = 0;
   for (size_t i = 0; i < n; i++) {
     if (i && v[i].track != v[i - 1].track) sp = 0;
