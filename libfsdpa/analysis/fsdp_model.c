@@ -98,12 +98,11 @@ static int unit_find_or_add(build *b, const char *name, uint32_t len) {
 }
 
 /* FSDP-named records of one table into nesting nodes. */
-static fsdpa_status fsdp_nodes(build *b, const fa_vec *recs, fm_node **out, size_t *nout,
+/* recs' FSDP annotations, listed by idx (store.fsdp_cpu / fsdp_gannot). */
+static fsdpa_status fsdp_nodes(build *b, const fa_vec *recs, const fa_vec *idx, fm_node **out, size_t *nout,
                                size_t *cap) {
   const store *s = b->s;
-  size_t n = 0;
-  for (size_t i = 0; i < recs->len; i++)
-    if (store_name_info(s, STORE_REC(recs, i)->name) & (NC_FSDP1 | NC_FSDP2)) n++;
+  size_t n = idx->len;
   *out = NULL;
   *nout = *cap = 0;
   if (!n) return FSDPA_OK;
@@ -117,10 +116,9 @@ static fsdpa_status fsdp_nodes(build *b, const fa_vec *recs, fm_node **out, size
   if (!v) return fa_fail_status(b->a);
   *out = v;
   *cap = n;
-  for (size_t i = 0; i < recs->len; i++) {
-    const ev_rec *r = STORE_REC(recs, i);
+  for (size_t j = 0; j < n; j++) {
+    const ev_rec *r = STORE_REC(recs, FA_VEC_AT(idx, uint32_t, j));
     uint32_t info = store_name_info(s, r->name);
-    if (!(info & (NC_FSDP1 | NC_FSDP2))) continue;
     ann_info *ai = &b->names[r->name];
     if (!ai->valid) {
       *ai = fm_parse_ann(store_name(s, r->name), intern_len(&s->names, r->name), info);
@@ -160,8 +158,8 @@ static fsdpa_status collect_annotations(build *b) {
   b->nnames = intern_count(&s->names);
   b->names = fa_calloc(b->a, (b->nnames + 1) * sizeof(ann_info));
   if (!b->names) return fa_fail_status(b->a);
-  fsdpa_status st = fsdp_nodes(b, &s->cpu, &b->ann, &b->nann, &b->ann_cap);
-  if (!st) st = fsdp_nodes(b, &s->gannot, &b->gann, &b->ngann, &b->gann_cap);
+  fsdpa_status st = fsdp_nodes(b, &s->cpu, &s->fsdp_cpu, &b->ann, &b->nann, &b->ann_cap);
+  if (!st) st = fsdp_nodes(b, &s->gannot, &s->fsdp_gannot, &b->gann, &b->ngann, &b->gann_cap);
   return st;
 }
 

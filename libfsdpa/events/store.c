@@ -27,6 +27,8 @@ void store_free(fa_alloc *a, store *s) {
   fa_vec_free(a, &s->gannot, sizeof(ev_rec));
   fa_vec_free(a, &s->rt, sizeof(ev_rec));
   fa_vec_free(a, &s->cpu, sizeof(ev_rec));
+  fa_vec_free(a, &s->fsdp_cpu, sizeof(uint32_t));
+  fa_vec_free(a, &s->fsdp_gannot, sizeof(uint32_t));
   fa_vec_free(a, &s->mem, sizeof(mem_rec));
   fa_vec_free(a, &s->colls, sizeof(coll_info));
   fa_vec_free(a, &s->syncs, sizeof(sync_info));
@@ -241,7 +243,17 @@ fsdpa_status store_add(fa_alloc *a, store *s, const fsdpa_event *ev) {
     case RK_RUNTIME: dst = &s->rt; break;
     default: dst = &s->cpu; break;
   }
+  /* FSDP annotations are indexed as they arrive: the unit model reads only
+   * them, not every CPU op.  Room first, so a failure leaves no record
+   * without its index. */
+  fa_vec *fidx = dst == &s->cpu ? &s->fsdp_cpu : dst == &s->gannot ? &s->fsdp_gannot : NULL;
+  if (fidx && !(info & (NC_FSDP1 | NC_FSDP2))) fidx = NULL;
+  if (fidx && fa_vec_reserve(a, fidx, sizeof(uint32_t), 1)) FAIL();
   if (!fa_vec_push(a, dst, sizeof r, &r)) FAIL();
+  if (fidx) {
+    uint32_t ix = (uint32_t)(dst->len - 1);
+    fa_vec_push(a, fidx, sizeof ix, &ix); /* reserved above */
+  }
 
   if ((kind == RK_ANNOT || kind == RK_CPU_OP) && (info & NC_STEP)) {
     step_rec sr = {step_number(name, nlen), r.ts, r.end, trk};

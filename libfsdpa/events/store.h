@@ -123,6 +123,8 @@ typedef struct store {
   fa_vec gannot;      /* ev_rec: gpu_user_annotation */
   fa_vec rt;          /* ev_rec: runtime / driver calls */
   fa_vec cpu;         /* ev_rec: cpu_op and user_annotation */
+  fa_vec fsdp_cpu;    /* uint32_t: indexes into cpu of FSDP annotations (NC_FSDP1|NC_FSDP2), in order */
+  fa_vec fsdp_gannot; /* uint32_t: the same for gannot */
   fa_vec mem;         /* mem_rec */
   fa_vec colls;       /* coll_info */
   fa_vec syncs;       /* sync_info */
