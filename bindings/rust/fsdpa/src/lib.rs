@@ -13,15 +13,48 @@
 //! # Ok::<(), fsdpa::Error>(())
 //! ```
 //!
-//! Times are integer nanoseconds; values the C API marks absent are `None`.
+//! The analysis queries return typed results (definitions: the groups of
+//! `include/fsdpa/fsdpa.h`):
+//!
+//! ```no_run
+//! use fsdpa::{Analyzer, Query, SplitBy};
+//! let mut a = Analyzer::new()?;
+//! a.feed_file("rank0.json.gz")?;
+//! let g = a.launch_gaps(&Query::all())?;           // idle by cause, percentiles, histogram
+//! println!("{} gaps, p90 {:?} ns", g.gaps, g.p90_ns);
+//! for s in a.comm_split(&Query::step(1), SplitBy::Collective)? {
+//!     println!("{} exposed {} ns", s.name, s.exposed_ns);
+//! }
+//! println!("backward: {}", a.backward()?.pattern);
+//! for w in a.sync_waits(&Query::all())? { println!("{} x{}", w.api, w.count); }
+//! println!("{:?}", a.memory(&Query::all())?.peak_reserved_bytes);
+//! let summary = a.summary()?;                       // mergeable per-rank summary
+//! let report = fsdpa::summary_report(fsdpa::summary_merge(&[summary])?)?;
+//! # Ok::<(), fsdpa::Error>(())
+//! ```
+//!
+//! Times are integer nanoseconds; values the C API marks absent
+//! (`FSDPA_ABSENT`, a negative ratio, a NULL string, -1 for "not evaluated")
+//! are `None`.
 #![warn(missing_docs)]
 
 pub mod error;
+mod job;
 pub mod json;
+mod queries;
 pub mod report;
 
 pub use error::{Error, Result, Status};
 pub use fsdpa_sys as sys;
+pub use job::{
+    annotate_events, annotate_file, crossrank, crossrank_ranks, summary_merge, summary_merge_with,
+    summary_report, summary_report_with, AnnotateOptions, CrossRank, CrossRankRank, SummaryOptions,
+};
+pub use queries::{
+    Backward, BackwardPattern, BackwardStep, BackwardUnit, CommSplit, FsdpUnit, LaunchGaps,
+    LaunchLatency, LaunchQueue, MemoryDevice, MemoryPoint, MemoryStep, MemorySummary, Phase,
+    SplitBy, SyncCall, SyncStep, SyncWait, WaitSource, GAP_BINS, GAP_EDGES,
+};
 pub use report::{Finding, Input, Range, RankReport, Report, ReportStep, ReportStream, Severity};
 
 use error::{check, cstr};
@@ -40,6 +73,20 @@ fn abs(v: Option<i64>) -> i64 {
 }
 fn c_string(s: &[u8]) -> Result<CString> {
     CString::new(s).map_err(|_| Error::new(Status::InvalidArgument, "string contains a NUL byte"))
+}
+
+/// Copy a caller-owned buffer the library returned (`len` bytes) and release
+/// it with `fsdpa_free()`.
+///
+/// SAFETY: `out` is NULL or a buffer from the library holding `len` bytes.
+unsafe fn take_string(out: *mut c_char, len: usize) -> String {
+    if out.is_null() {
+        return String::new();
+    }
+    let text = std::slice::from_raw_parts(out as *const u8, len);
+    let s = String::from_utf8_lossy(text).into_owned();
+    sys::fsdpa_free(out.cast());
+    s
 }
 
 /// Version string of the loaded library.
@@ -662,10 +709,7 @@ pub fn report_many(
     };
     check(st, ctxs[0], false)?;
     // SAFETY: out holds len bytes (plus a NUL) until fsdpa_free().
-    let text = unsafe { std::slice::from_raw_parts(out as *const u8, len) };
-    let s = String::from_utf8_lossy(text).into_owned();
-    unsafe { sys::fsdpa_free(out.cast()) };
-    Ok(s)
+    Ok(unsafe { take_string(out, len) })
 }
 
 /// Analyze one trace per rank of a job (files, plain or gzip) and return the

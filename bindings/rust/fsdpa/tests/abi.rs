@@ -65,27 +65,76 @@ fn enums_and_constants_match_header() {
         k.get("FSDPA_VERSION_MAJOR").as_i64(),
         Some(sys::FSDPA_VERSION_MAJOR)
     );
+    assert_eq!(
+        k.get("FSDPA_GAP_EDGES").as_i64(),
+        Some(sys::FSDPA_GAP_EDGES as i64)
+    );
+    assert_eq!(
+        k.get("FSDPA_GAP_BINS").as_i64(),
+        Some(sys::FSDPA_GAP_BINS as i64)
+    );
+}
+
+/// The header's spelling of a type with `struct T` written as `T` where `T`
+/// is one of its structs: every public struct is `typedef struct T {..} T`,
+/// so both name the same type (fsdpa_summary_report() spells its report
+/// options `const struct fsdpa_report_options *`).
+fn canonical(c_type: &str, structs: &Value) -> String {
+    let mut out = String::new();
+    let mut rest = c_type;
+    while let Some(i) = rest.find("struct ") {
+        let after = &rest[i + "struct ".len()..];
+        let ident: String = after
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let word_start = i == 0 || !rest.as_bytes()[i - 1].is_ascii_alphanumeric();
+        out.push_str(&rest[..i]);
+        let a_header_struct = word_start && !structs.get(&ident).is_null();
+        if !a_header_struct {
+            out.push_str("struct ");
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn canonical_spelling() {
+    let abi = Value::parse(&common::abi_json()).unwrap();
+    let s = abi.get("structs");
+    assert_eq!(
+        canonical("const struct fsdpa_report_options *", s),
+        "const fsdpa_report_options *"
+    );
+    assert_eq!(
+        canonical("struct not_in_header *", s),
+        "struct not_in_header *"
+    );
+    assert_eq!(canonical("fsdpa_ctx * const *", s), "fsdpa_ctx * const *");
 }
 
 #[test]
 fn signatures_match_header() {
     let abi = Value::parse(&common::abi_json()).unwrap();
     let funcs = abi.get("functions");
+    let structs = abi.get("structs");
     let mut declared = Vec::new();
     for (name, ret, params) in sys::signatures() {
         declared.push(name);
         let c = funcs.get(name);
         assert!(!c.is_null(), "{name} is not in fsdpa.h any more");
         assert_eq!(
-            Some(ret.as_str()),
-            c.get("ret").as_str(),
+            Some(ret),
+            c.get("ret").as_str().map(|r| canonical(r, structs)),
             "{name} return type"
         );
-        let theirs: Vec<&str> = c
+        let theirs: Vec<String> = c
             .get("params")
             .as_array()
             .iter()
-            .map(|p| p.as_str().unwrap())
+            .map(|p| canonical(p.as_str().unwrap(), structs))
             .collect();
         assert_eq!(params, theirs, "{name} parameters");
     }
