@@ -2,6 +2,7 @@
 #include "events/classify.h"
 #include <stdlib.h>
 #include <string.h>
+#include "util/sort.h"
 
 void store_init(store *s) { memset(s, 0, sizeof *s); intern_init(&s->names); }
 
@@ -288,6 +289,9 @@ static int cmp_key(const void *pa, const void *pb) {
   return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
+#define KEY_LESS(a, b) (cmp_key((a), (b)) < 0)
+FA_SORT_DEFINE(key_sort, sort_key, KEY_LESS)
+
 static int cmp_stream(const void *pa, const void *pb) {
   const gpu_stream_view *a = pa, *b = pb;
   if (a->device != b->device) return a->device < b->device ? -1 : 1;
@@ -442,7 +446,7 @@ const store_views *store_get_views(fa_alloc *a, store *s) {
       keys[j] = (sort_key){r->ts, r->end, sv->ops[j]};
       if (j && cmp_key(&keys[j - 1], &keys[j]) > 0) sorted = 0;
     }
-    if (!sorted) qsort(keys, sv->nops, sizeof *keys, cmp_key);
+    if (!sorted) key_sort(keys, sv->nops);
     for (size_t j = 0; j < sv->nops; j++) {
       sv->ops[j] = keys[j].idx;
       sv->busy[j] = (iv){keys[j].ts, keys[j].end};
