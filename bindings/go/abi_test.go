@@ -3,6 +3,9 @@ package fsdpa
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -24,6 +27,10 @@ type abiTable struct {
 		Values map[string]int64 `json:"values"`
 	} `json:"enums"`
 	Constants map[string]int64 `json:"constants"`
+	Functions map[string]struct {
+		Ret    string   `json:"ret"`
+		Params []string `json:"params"`
+	} `json:"functions"`
 }
 
 func loadABI(t *testing.T) abiTable {
@@ -87,6 +94,13 @@ func TestABIEnums(t *testing.T) {
 			"FSDPA_ROLE_MIXED": int64(RoleMixed)},
 		"fsdpa_format": {"FSDPA_FORMAT_JSON": int64(FormatJSON), "FSDPA_FORMAT_TEXT": int64(FormatText),
 			"FSDPA_FORMAT_HTML": int64(FormatHTML)},
+		"fsdpa_comm_split_by": {"FSDPA_SPLIT_COLLECTIVE": int64(SplitCollective),
+			"FSDPA_SPLIT_PROCESS_GROUP": int64(SplitProcessGroup)},
+		"fsdpa_fsdp_phase": {"FSDPA_PHASE_FORWARD": int64(PhaseForward), "FSDPA_PHASE_BACKWARD": int64(PhaseBackward)},
+		"fsdpa_backward_pattern": {"FSDPA_BWD_UNKNOWN": int64(BackwardUnknown), "FSDPA_BWD_ZIGZAG": int64(BackwardZigzag),
+			"FSDPA_BWD_NO_PREFETCH": int64(BackwardNoPrefetch), "FSDPA_BWD_SERIALIZED": int64(BackwardSerialized)},
+		"fsdpa_wait_source": {"FSDPA_WAIT_UNKNOWN": int64(WaitUnknown), "FSDPA_WAIT_CUDA_SYNC": int64(WaitCudaSync),
+			"FSDPA_WAIT_OWN_OP": int64(WaitOwnOp), "FSDPA_WAIT_INFERRED": int64(WaitInferred)},
 	}
 	for enum, vals := range want {
 		c, ok := abi.Enums[enum]
@@ -100,10 +114,72 @@ func TestABIEnums(t *testing.T) {
 			}
 		}
 	}
-	if abi.Constants["FSDPA_ABSENT"] != absent {
-		t.Errorf("FSDPA_ABSENT: header %d", abi.Constants["FSDPA_ABSENT"])
+	for name, v := range map[string]int64{"FSDPA_ABSENT": absent, "FSDPA_GAP_EDGES": GapEdges, "FSDPA_GAP_BINS": GapBins} {
+		if got, ok := abi.Constants[name]; !ok || got != v {
+			t.Errorf("%s: Go has %d, header %d (present %v)", name, v, got, ok)
+		}
+	}
+	var missing []string
+	for enum := range abi.Enums {
+		if _, ok := want[enum]; !ok {
+			missing = append(missing, enum)
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		fmt.Printf("# note: header enums the Go binding does not mirror: %v\n", missing)
+	}
+	if hex, ok := abi.Constants["FSDPA_VERSION_HEX"]; !ok || int64(VersionNumber()) != hex {
+		t.Errorf("loaded library version number %#x, header FSDPA_VERSION_HEX %#x", VersionNumber(), hex)
 	}
 	if abi.HeaderVersion != Version() {
 		t.Errorf("loaded library %s, header in this tree %s", Version(), abi.HeaderVersion)
+	}
+}
+
+// Every function of the header is called by the package (cgo type-checks
+// each call against the header it compiles); a function the header gains is
+// a note until the binding wraps it.  A call to a function the header in
+// this tree does not declare fails (conversions to its enum types are
+// not calls).
+func TestABIFunctions(t *testing.T) {
+	abi := loadABI(t)
+	files, err := filepath.Glob(filepath.Join(thisDir(), "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	callRE := regexp.MustCompile(`\bC\.(fsdpa_[a-z0-9_]+)\(`)
+	used := map[string]bool{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range callRE.FindAllStringSubmatch(string(src), -1) {
+			used[m[1]] = true
+		}
+	}
+	var missing []string
+	for name := range abi.Functions {
+		if !used[name] {
+			missing = append(missing, name)
+		}
+	}
+	for name := range used {
+		_, fn := abi.Functions[name]
+		_, enum := abi.Enums[name] // conversions such as C.fsdpa_status(s)
+		_, st := abi.Structs[name]
+		if !fn && !enum && !st {
+			t.Errorf("the package calls %s, which fsdpa.h does not declare", name)
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		fmt.Printf("# note: header functions the Go binding does not call: %v\n", missing)
+	} else {
+		fmt.Printf("# all %d functions of fsdpa.h are called by the Go binding\n", len(abi.Functions))
 	}
 }

@@ -73,3 +73,5 @@ func (c *countingAllocator) calls() int64      { return int64(C.cnt_get(c.a, 2))
 func (c *countingAllocator) release() { C.cnt_delete(c.a); c.a = nil }
 
 func (o *Options) useAllocator(c *countingAllocator) { o.allocator = c.a }
+
+func (o *SummaryOptions) useAllocator(c *countingAllocator) { o.allocator = c.a }

@@ -7,7 +7,10 @@ package fsdpa
 */
 import "C"
 
-import "unsafe"
+import (
+	"runtime"
+	"unsafe"
+)
 
 // Event is one structured trace event for AddEvent; nil = absent.  Times are
 // ns relative to the trace clock base.
@@ -29,6 +32,7 @@ func (a *Analyzer) AddEvent(e Event) error {
 	if err != nil {
 		return err
 	}
+	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
 	// The struct holds pointers to the strings, so both live in C memory
 	// (cgo forbids passing Go memory that contains Go pointers).
 	ev := (*C.fsdpa_event)(C.malloc(C.size_t(unsafe.Sizeof(C.fsdpa_event{}))))

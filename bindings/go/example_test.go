@@ -37,3 +37,55 @@ func ExampleAnalyzer_ReadFrom() {
 	tl, _ := a.Timeline(fsdpa.Query{})
 	fmt.Println(tl.BusyNs)
 }
+
+func ExampleAnalyzer_LaunchGaps() {
+	a, err := fsdpa.New()
+	if err != nil {
+		return
+	}
+	defer a.Close()
+	if err := a.FeedFile("rank0.json.gz"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	steps, _ := a.Steps()
+	for i, s := range steps {
+		g, err := a.LaunchGaps(fsdpa.Query{Step: &[]int64{int64(i)}[0]})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("ProfilerStep#%d: GPU idle %d ns, %d ns waiting for the host\n", s.Number, g.GPUIdleNs, g.GPUHostWaitNs)
+	}
+	calls, _ := a.SyncCalls(fsdpa.Query{})
+	for _, c := range calls {
+		if c.WaitedOp != nil {
+			fmt.Printf("%s blocked %d ns waiting for %s\n", c.API, c.DurNs, *c.WaitedOp)
+		}
+	}
+}
+
+func ExampleSummaryMerge() {
+	var sums []string
+	for _, path := range []string{"rank0.json.gz", "rank1.json.gz"} { // usually on the ranks' own hosts
+		a, err := fsdpa.NewWithOptions(fsdpa.Options{Name: path})
+		if err != nil {
+			return
+		}
+		if err := a.FeedFile(path); err != nil {
+			fmt.Println(err)
+			a.Close()
+			return
+		}
+		s, _ := a.Summary()
+		a.Close()
+		sums = append(sums, s)
+	}
+	merged, err := fsdpa.SummaryMerge(sums...)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rep, _ := fsdpa.SummaryReport(merged) // the report of both traces
+	fmt.Println(len(rep.Findings))
+}

@@ -8,10 +8,14 @@
 //	}
 //
 // An Analyzer is one trace (one rank) fed incrementally (Feed, Write,
-// ReadFrom); its queries (Steps, Streams, Timeline, Stats) work between
-// feeds.  Times are integer nanoseconds; values the C API marks absent are
-// nil pointers (or -1 for Offset).  libfsdpa is found with pkg-config
-// (`#cgo pkg-config: fsdpa`).
+// ReadFrom); its queries work between feeds: the tracks (Steps, Streams,
+// Timeline, Stats) and every analysis of the report (LaunchGaps,
+// LaunchLatency, LaunchQueue, Overlap, CommSplit, FSDPUnits, Backward*,
+// Sync*, Memory*), each over a Query window.  The ranks of one job combine
+// through ReportMany, QueryCrossRank, the summaries (Summary, SummaryMerge,
+// SummaryReport) and AnnotateFile.  Times are integer nanoseconds; values
+// the C API marks absent are nil pointers (or -1 for Offset).  libfsdpa is
+// found with pkg-config (`#cgo pkg-config: fsdpa`).
 package fsdpa
 
 /*
@@ -47,6 +51,10 @@ func cInt(p *int64) C.int64_t {
 
 // Version is the version string of the loaded library.
 func Version() string { return C.GoString(C.fsdpa_version_string()) }
+
+// VersionNumber is the version of the loaded library as one number,
+// (major << 16) | (minor << 8) | patch (fsdpa_version, FSDPA_VERSION_HEX).
+func VersionNumber() uint32 { return uint32(C.fsdpa_version()) }
 
 // ParamList lists the analysis parameters: one "name=default  description"
 // per line.
@@ -117,6 +125,7 @@ func (a *Analyzer) Feed(b []byte) error {
 	if err != nil || len(b) == 0 {
 		return err
 	}
+	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
 	st := C.fsdpa_feed(p, unsafe.Pointer(&b[0]), C.size_t(len(b)))
 	runtime.KeepAlive(b)
 	return ctxError(st, p, true)
@@ -163,6 +172,7 @@ func (a *Analyzer) FeedFile(path string) error {
 	if err != nil {
 		return err
 	}
+	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
 	cs := C.CString(path)
 	defer C.free(unsafe.Pointer(cs))
 	return ctxError(C.fsdpa_feed_file(p, cs), p, true)
@@ -175,6 +185,7 @@ func (a *Analyzer) Finish() error {
 	if err != nil {
 		return err
 	}
+	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
 	return ctxError(C.fsdpa_finish(p), p, true)
 }
 
@@ -184,6 +195,7 @@ func (a *Analyzer) SetParam(key, value string) error {
 	if err != nil {
 		return err
 	}
+	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
 	k, v := C.CString(key), C.CString(value)
 	defer C.free(unsafe.Pointer(k))
 	defer C.free(unsafe.Pointer(v))
@@ -203,6 +215,7 @@ func (a *Analyzer) SetTraceInfo(t TraceInfo) error {
 	if err != nil {
 		return err
 	}
+	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
 	var i C.fsdpa_trace_info
 	C.fsdpa_trace_info_init(&i)
 	i.rank, i.world_size, i.base_time_ns = cInt(t.Rank), cInt(t.WorldSize), cInt(t.BaseTimeNs)
@@ -215,6 +228,7 @@ func (a *Analyzer) TraceInfo() (TraceInfo, error) {
 	if err != nil {
 		return TraceInfo{}, err
 	}
+	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
 	var i C.fsdpa_trace_info
 	C.fsdpa_trace_info_init(&i)
 	if err := ctxError(C.fsdpa_get_trace_info(p, &i), p, false); err != nil {
@@ -235,6 +249,7 @@ func (a *Analyzer) Stats() (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
+	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
 	var s C.fsdpa_stats
 	s.size = C.size_t(unsafe.Sizeof(s))
 	if err := ctxError(C.fsdpa_get_stats(p, &s), p, false); err != nil {
@@ -259,6 +274,7 @@ func (a *Analyzer) Steps() ([]Step, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
 	n := int(C.fsdpa_step_count(p))
 	out := make([]Step, 0, n)
 	for i := 0; i < n; i++ {
@@ -316,6 +332,7 @@ func (a *Analyzer) Streams() ([]Stream, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
 	n := int(C.fsdpa_stream_count(p))
 	out := make([]Stream, 0, n)
 	for i := 0; i < n; i++ {
@@ -363,6 +380,7 @@ func (a *Analyzer) Timeline(q Query) (Timeline, error) {
 	if err != nil {
 		return Timeline{}, err
 	}
+	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
 	cq := cQuery(q)
 	var t C.fsdpa_timeline
 	t.size = C.size_t(unsafe.Sizeof(t))
@@ -395,6 +413,7 @@ func (a *Analyzer) Overlap(q Query) (Overlap, error) {
 	if err != nil {
 		return Overlap{}, err
 	}
+	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
 	cq := cQuery(q)
 	var o C.fsdpa_overlap
 	o.size = C.size_t(unsafe.Sizeof(o))
@@ -417,6 +436,7 @@ func (a *Analyzer) FSDPVersion() (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
 	return int(C.fsdpa_fsdp_version(p)), nil
 }
 
