@@ -34,6 +34,16 @@ void fsdpa_query_init(fsdpa_query *q) {
   q->t0_ns = q->t1_ns = q->step = q->device = q->stream = FSDPA_ABSENT;
 }
 
+/* A window bound the caller gave (absolute ns, any int64), made relative and
+ * clamped to ±1.5 * STORE_MAX_TIME: past every stored time (±2^61), so the
+ * window is the same, and a window's length stays inside int64. */
+static int64_t rel_bound(int64_t abs, int64_t base) {
+  const int64_t lim = STORE_MAX_TIME + STORE_MAX_TIME / 2;
+  int64_t r;
+  if (__builtin_sub_overflow(abs, base, &r)) r = abs < 0 ? -lim : lim;
+  return r > lim ? lim : r < -lim ? -lim : r;
+}
+
 fsdpa_status ctx_resolve_query(fsdpa_ctx *c, const fsdpa_query *q, qwin *w) {
   w->t0 = INT64_MIN;
   w->t1 = INT64_MAX;
@@ -49,8 +59,8 @@ fsdpa_status ctx_resolve_query(fsdpa_ctx *c, const fsdpa_query *q, qwin *w) {
     w->t0 = s.start_ns - base;
     w->t1 = s.start_ns + s.dur_ns - base;
   }
-  if (q->t0_ns != FSDPA_ABSENT && q->t0_ns - base > w->t0) w->t0 = q->t0_ns - base;
-  if (q->t1_ns != FSDPA_ABSENT && q->t1_ns - base < w->t1) w->t1 = q->t1_ns - base;
+  if (q->t0_ns != FSDPA_ABSENT && rel_bound(q->t0_ns, base) > w->t0) w->t0 = rel_bound(q->t0_ns, base);
+  if (q->t1_ns != FSDPA_ABSENT && rel_bound(q->t1_ns, base) < w->t1) w->t1 = rel_bound(q->t1_ns, base);
   w->device = q->device;
   w->stream = q->stream;
   return FSDPA_OK;
