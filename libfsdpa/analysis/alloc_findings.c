@@ -192,7 +192,8 @@ static fsdpa_status thrash(fsdpa_ctx *c, const ar *r, int64_t rank, findings *f)
     st = (fsdpa_status)(ev.failed ? ev.failed : adv.failed);
     goto out;
   }
-  int sev = cost * 20 >= steady_dur && steady_dur > 0 ? SEV_CRITICAL : SEV_WARNING;
+  /* cost >= 5% of the steady span, without cost * 20 (sums of hostile durations overflow) */
+  int sev = steady_dur > 0 && cost >= steady_dur / 20 + (steady_dur % 20 != 0) ? SEV_CRITICAL : SEV_WARNING;
   finding *x = findings_add(f, "allocator-thrash", sev, rank, FSDPA_ABSENT, cost, title, detail, adv.p, ev.p);
   for (int i = 0; x && i < ntop; i++) {
     const sc_call *k = &s->v[top[i]];

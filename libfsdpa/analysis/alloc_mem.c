@@ -32,7 +32,7 @@ void am_free(fsdpa_ctx *c, am *m) {
   m->primary = -1;
 }
 
-#define LEVEL_MAX ((int64_t)1 << 62)
+#define LEVEL_MAX ((int64_t)1 << 60)
 
 static void levels(const fsdpa_ctx *c, am_dev *d, int64_t *la, int64_t *lr) {
   d->relative = 0;
@@ -48,7 +48,8 @@ static void levels(const fsdpa_ctx *c, am_dev *d, int64_t *la, int64_t *lr) {
     /* an [OutOfMemory] event reports a request that failed: nothing changed */
     if (!r->oom && r->bytes != FSDPA_ABSENT) {
       /* each |Bytes| <= STORE_MAX_BYTES; the running level is clamped to
-       * ±2^62 so that level_before()'s la - bytes stays in int64 too */
+       * ±2^60 so that level_before()'s la - bytes and differences of
+       * levels (and twice them) stay in int64 too */
       run += r->bytes;
       if (run > LEVEL_MAX) run = LEVEL_MAX;
       if (run < -LEVEL_MAX) run = -LEVEL_MAX;

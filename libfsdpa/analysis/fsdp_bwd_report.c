@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/satmath.h"
 
 /* ---- report ---- */
 
@@ -167,12 +168,12 @@ fsdpa_status backward_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
     for (size_t k = r.steps[s].u0; k < r.steps[s].u0 + r.steps[s].nu; k++) {
       const bw_unit *bu = &r.units[k];
       if (bu->prefetched != PAT_BROKEN || bu->idle < thr) continue;
-      cost += bu->idle;
+      cost = sat_add(cost, bu->idle);
       gaps[ngaps++] = (idle_gap){bu->gap, bu->idle};
       hit = 1;
     }
     steps_hit += hit;
-    if (r.steps[s].e > r.steps[s].s) bwd_ns += r.steps[s].e - r.steps[s].s;
+    if (r.steps[s].e > r.steps[s].s) bwd_ns = sat_add(bwd_ns, r.steps[s].e - r.steps[s].s);
   }
   fsdpa_backward sum;
   bw_summary(&r, g, &sum);
@@ -218,7 +219,7 @@ fsdpa_status backward_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   }
   int v1 = r.m.version == 1;
   finding *x = findings_add(
-      f, "backward-prefetch-missing", cost * 10 >= bwd_ns ? SEV_CRITICAL : SEV_WARNING,
+      f, "backward-prefetch-missing", cost >= bwd_ns / 10 + (bwd_ns % 10 != 0) ? SEV_CRITICAL : SEV_WARNING, /* >= 10%, no cost * 10 */
       rank, FSDPA_ABSENT, cost, "Backward prefetch missing: the zigzag is broken",
       det.p ? det.p : "",
       sum.pattern == FSDPA_BWD_SERIALIZED
