@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/satmath.h"
 
 /* The zigzag of docs/patterns.md: slots are units in backward order. */
 static const char *const BW_LABELS[] = {"AG", "C", "RS", "P"};
@@ -185,7 +186,7 @@ static fsdpa_status bw_analyze_new(fsdpa_ctx *c, bw_result *r) {
       int64_t gs = c0->v[c0->n - 1].e, ge = c1->n ? c1->v[0].s : gs;
       nx->gap = (iv){gs, ge};
       nx->idle = idle_in(m, gs, ge);
-      bs->idle += nx->idle;
+      bs->idle = sat_add(bs->idle, nx->idle);
     }
     bs->overlap_pct = step_overlap(m, bs->step, scratch, nboth);
     if (!bs->links) bs->pattern = FSDPA_BWD_UNKNOWN;
@@ -262,7 +263,7 @@ fsdpa_status bw_aggregate(const bw_result *r, bw_agg **out) {
     if (bu->prefetched == PAT_BROKEN) {
       x->prefetched = PAT_BROKEN;
       x->broken++;
-      x->idle += bu->idle;
+      x->idle = sat_add(x->idle, bu->idle);
       if (bu->idle > x->worst_idle) x->worst_idle = bu->idle;
     }
   }

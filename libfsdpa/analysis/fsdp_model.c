@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/sort.h"
+#include "util/satmath.h"
 
 /* A kernel attributed before instances exist. */
 typedef struct raw_piece {
@@ -763,12 +764,12 @@ fsdpa_status fm_totals(const fsdp_model *m, int64_t lo, int64_t hi, fm_total **o
     if (lo != -2 && (in->step < lo || in->step > hi)) continue;
     fm_total *x = &t[(size_t)in->phase * m->nunits + in->unit];
     x->instances++;
-    x->comm_ns += in->comm_ns;
-    x->compute_ns += in->compute_ns;
-    x->exposed_sum_ns += in->comm_ns > in->compute_ns ? in->comm_ns - in->compute_ns : 0;
-    x->exposed_measured_ns += in->exposed_measured_ns;
-    x->ag_ns += in->ag_ns;
-    x->rs_ns += in->rs_ns;
+    x->comm_ns = sat_add(x->comm_ns, in->comm_ns);
+    x->compute_ns = sat_add(x->compute_ns, in->compute_ns);
+    x->exposed_sum_ns = sat_add(x->exposed_sum_ns, in->comm_ns > in->compute_ns ? in->comm_ns - in->compute_ns : 0);
+    x->exposed_measured_ns = sat_add(x->exposed_measured_ns, in->exposed_measured_ns);
+    x->ag_ns = sat_add(x->ag_ns, in->ag_ns);
+    x->rs_ns = sat_add(x->rs_ns, in->rs_ns);
     x->comm_kernels += in->p[FM_COMPUTE] - in->p[FM_AG];
     x->compute_kernels += in->p[FM__KINDS] - in->p[FM_COMPUTE];
   }

@@ -5,6 +5,7 @@
 #include "analysis/fsdp_model.h"
 #include <stdio.h>
 #include <string.h>
+#include "util/satmath.h"
 
 int fsdpa_fsdp_version(const fsdpa_ctx *c) { return c ? fm_version(c) : 0; }
 
@@ -80,12 +81,12 @@ static fsdpa_status unit_query(fsdpa_ctx *c, int64_t t0, int64_t t1, size_t i, f
       if (in->anchor < t0 || in->anchor >= t1) continue;
       fm_total *x = &win[(size_t)in->phase * m.nunits + in->unit];
       x->instances++;
-      x->comm_ns += in->comm_ns;
-      x->compute_ns += in->compute_ns;
-      x->exposed_sum_ns += in->comm_ns > in->compute_ns ? in->comm_ns - in->compute_ns : 0;
-      x->exposed_measured_ns += in->exposed_measured_ns;
-      x->ag_ns += in->ag_ns;
-      x->rs_ns += in->rs_ns;
+      x->comm_ns = sat_add(x->comm_ns, in->comm_ns);
+      x->compute_ns = sat_add(x->compute_ns, in->compute_ns);
+      x->exposed_sum_ns = sat_add(x->exposed_sum_ns, in->comm_ns > in->compute_ns ? in->comm_ns - in->compute_ns : 0);
+      x->exposed_measured_ns = sat_add(x->exposed_measured_ns, in->exposed_measured_ns);
+      x->ag_ns = sat_add(x->ag_ns, in->ag_ns);
+      x->rs_ns = sat_add(x->rs_ns, in->rs_ns);
       x->comm_kernels += in->p[FM_COMPUTE] - in->p[FM_AG];
       x->compute_kernels += in->p[FM__KINDS] - in->p[FM_COMPUTE];
     }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/satmath.h"
 
 typedef struct hop {
   int64_t ts, end, rts;  /* whole µs after HTA's rounding */
@@ -59,9 +60,9 @@ fsdpa_status lg_hta_idle(fsdpa_ctx *c, int64_t device, int64_t stream, int drop_
   for (size_t k = 1; k < n; k++) {
     int64_t prev = h[k - 1].end, idle = h[k].ts - prev;
     out->intervals++;
-    if (h[k].linked && h[k].rts > prev) out->host_us += idle;
-    else if (idle < kernel_wait_us) out->kernel_us += idle;
-    else out->other_us += idle;
+    if (h[k].linked && h[k].rts > prev) out->host_us = sat_add(out->host_us, idle);
+    else if (idle < kernel_wait_us) out->kernel_us = sat_add(out->kernel_us, idle);
+    else out->other_us = sat_add(out->other_us, idle);
   }
   fa_free(&c->alloc, h, sv->nops * sizeof *h);
   return FSDPA_OK;

@@ -268,7 +268,7 @@ static fsdpa_status splits(fsdpa_ctx *c, const ov_data *d, int by, split_acc **o
     if (e->bytes != FSDPA_ABSENT && e->dur > 0) {
       x->has_bytes = 1;
       x->bytes = sat_add(x->bytes, e->bytes);
-      x->timed_ns += e->dur;
+      x->timed_ns = sat_add(x->timed_ns, e->dur);
       x->bus_bytes = sat_add(x->bus_bytes, e->bus_bytes == FSDPA_ABSENT ? 0 : e->bus_bytes);
     }
   }
