@@ -12,6 +12,13 @@ enum {
 #undef PARAM
   P__COUNT
 };
+/* Values a parameter may take: 0 .. 2^61 (times in ns up to the store's time
+ * bound, counts, ppm), allocator.warmup_steps also -1 (auto).  Arithmetic
+ * on parameters relies on it; fsdpa_set_param() and the summary reader
+ * refuse anything else. */
+static inline int param_ok(int p, int64_t v) {
+  return v >= (p == P_WARMUP_STEPS ? -1 : 0) && v <= ((int64_t)1 << 61);
+}
 
 struct fsdpa_input;
 

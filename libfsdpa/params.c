@@ -19,6 +19,9 @@ fsdpa_status fsdpa_set_param(fsdpa_ctx *c, const char *key, const char *value) {
     errno = 0;
     long long v = strtoll(value, &end, 10);
     if (errno || end == value || *end) return ctx_fail(c, FSDPA_EINVAL, "parameter %s: '%s' is not an integer", key, value);
+    if (!param_ok(i, (int64_t)v))
+      return ctx_fail(c, FSDPA_EINVAL, "parameter %s: %lld is out of range (0 .. 2^61%s)", key, v,
+                      i == P_WARMUP_STEPS ? ", or -1 for automatic" : "");
     c->params[i] = (int64_t)v;
     return FSDPA_OK;
   }

@@ -214,6 +214,14 @@ START_TEST(t_params) {
   ck_assert_int_eq(fsdpa_set_param(c, "launch.kernel_wait_ns", "2x"), FSDPA_EINVAL);
   ck_assert_int_eq(fsdpa_set_param(c, "no.such", "1"), FSDPA_EINVAL);
   ck_assert_ptr_nonnull(strstr(fsdpa_errmsg(c), "unknown parameter"));
+  /* out of range: refused with a message, the value kept */
+  ck_assert_int_eq(fsdpa_set_param(c, "launch.kernel_wait_ns", "-1"), FSDPA_EINVAL);
+  ck_assert_ptr_nonnull(strstr(fsdpa_errmsg(c), "out of range"));
+  ck_assert_int_eq(c->params[P_KERNEL_WAIT_NS], 20000);
+  ck_assert_int_eq(fsdpa_set_param(c, "overlap.exposed_min_share_ppm", "2305843009213693953"), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_set_param(c, "overlap.exposed_min_share_ppm", "2305843009213693952"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_set_param(c, "allocator.warmup_steps", "-1"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_set_param(c, "allocator.warmup_steps", "-2"), FSDPA_EINVAL);
   ck_assert_ptr_nonnull(strstr(fsdpa_param_list(), "launch.kernel_wait_ns=30000"));
   fsdpa_ctx_free(c);
 }

@@ -1374,8 +1374,10 @@ FSDPA_API fsdpa_status fsdpa_report(fsdpa_ctx *const *ctxs, const char *const *p
  * Set an analysis threshold or option by name, e.g.
  * `fsdpa_set_param(ctx, "launch.kernel_wait_ns", "30000")`.  The names, their
  * defaults and whose rule each default follows are listed by
- * fsdpa_param_list().
- * @return ::FSDPA_OK, or ::FSDPA_EINVAL for an unknown name or a bad value.
+ * fsdpa_param_list().  Values are decimal integers from 0 to 2^61 (times in ns,
+ * counts, shares in ppm); `allocator.warmup_steps` also takes -1 (automatic).
+ * @return ::FSDPA_OK, or ::FSDPA_EINVAL for an unknown name or a value that is
+ *         not an integer or is out of range (the parameter keeps its value).
  */
 FSDPA_API fsdpa_status fsdpa_set_param(fsdpa_ctx *ctx, const char *key, const char *value);
 /** Static text listing every parameter: one `name=default  description` per line. */

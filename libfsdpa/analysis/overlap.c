@@ -598,7 +598,9 @@ fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
     add_ranges(c, x, exp, nexp);
   }
 
-  int64_t share_thr = span > 0 ? (int64_t)((double)span * (double)c->params[P_EXPOSED_COMM_SHARE_PPM] / 1e6) : 0;
+  /* ppm may exceed 10^6 (param_ok): clamp before converting */
+  double thr_d = span > 0 ? (double)span * (double)c->params[P_EXPOSED_COMM_SHARE_PPM] / 1e6 : 0;
+  int64_t share_thr = thr_d >= 9.2e18 ? INT64_MAX : (int64_t)thr_d;
   if (span > 0 && o.exposed_comm_ns >= share_thr && o.exposed_comm_ns > 0) {
     double share = 100.0 * (double)o.exposed_comm_ns / (double)span;
     int netbound = fs.units && fs.comm_bound * 2 > fs.units;

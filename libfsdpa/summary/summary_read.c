@@ -101,6 +101,7 @@ static int read_params(rd *x, sum_rank *s) {
     if (p < P__COUNT) jr_i64(&x->r, &s->params[p], PARAM_DEFAULTS[p]);
     else skip(x);
     if (!jr_ok(&x->r)) return 0;
+    if (p < P__COUNT && !param_ok(p, s->params[p])) return jr_fail(&x->r, "parameter out of range");
   }
   return jr_ok(&x->r);
 }
