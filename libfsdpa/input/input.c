@@ -45,6 +45,7 @@
 #include "input/json_shim.h"
 #include "input/num.h"
 #include "input/scan.h"
+#include "util/jsonr.h"
 
 #define IN_HEAD 1                        /* byte before the window data: room for '[' */
 #define IN_PAD 128                       /* after the window: SJ_PADDING + ']' + SIMD over-read */
@@ -302,6 +303,16 @@ static fsdpa_status flush(fsdpa_input *in) {
     from = ee;
   }
   while (ev_scan_next_element(b, from, last, &eb, &ee)) {
+    /* A grammar error is located by a strict reader first: simdjson's
+     * message and position for a malformed document can depend on what the
+     * parser decoded before (stale structural indexes), i.e. on the window
+     * and chunking; ours may not. */
+    jr j;
+    const char *vb, *ve;
+    jr_init(&j, b + eb, ee - eb);
+    j.max_depth = IN_MAX_DEPTH;
+    if (!jr_skip(&j, &vb, &ve) || !jr_end(&j))
+      return set_error(in, FSDPA_EPARSE, (int64_t)(in->wbase + eb + j.err_off), "malformed JSON in event: %s", j.msg);
     sj_result one;
     int r1 = decode_span(in, b, eb, ee, &one);
     if (r1 == SJ_EJSON && one.err_off == SIZE_MAX) one.err_off = locate_raw_error(b, eb, ee) - (eb - 1);

@@ -7,7 +7,7 @@
 #ifndef FSDPA_SUMMARY_SUMMARY_H
 #define FSDPA_SUMMARY_SUMMARY_H
 #include "analysis/crossrank_table.h"
-#include "summary/jsonr.h"
+#include "util/jsonr.h"
 
 #define SUMMARY_SCHEMA "fsdpa.summary/1"
 

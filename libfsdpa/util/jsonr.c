@@ -1,4 +1,4 @@
-#include "summary/jsonr.h"
+#include "util/jsonr.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -8,6 +8,7 @@ void jr_init(jr *r, const char *s, size_t n) {
   memset(r, 0, sizeof *r);
   r->s = r->p = s;
   r->end = s + n;
+  r->max_depth = JR_MAX_DEPTH;
 }
 
 int jr_fail(jr *r, const char *what) {
@@ -107,7 +108,7 @@ static int word(jr *r, const char *w) {
 }
 
 static int skip_value(jr *r, int depth) {
-  if (depth > JR_MAX_DEPTH) return jr_fail(r, "nesting too deep");
+  if (depth > r->max_depth) return jr_fail(r, "nesting too deep");
   int c = jr_peek(r);
   const char *s;
   size_t n, i = 0;

@@ -1,9 +1,11 @@
-/* A minimal pull reader for the summaries we write ourselves: strict JSON,
+/* A minimal pull reader (summaries we write ourselves; the input layer's
+ * check of a malformed event, where its errors are deterministic, unlike
+ * simdjson's on such input, which depend on the parser's history): strict JSON,
  * bounds-checked, no allocation.  Values are read in place; a value's exact
  * bytes can be taken as a span (the summary embeds report sections verbatim).
  * Errors are sticky: after the first one every call fails and jr_ok() is 0. */
-#ifndef FSDPA_SUMMARY_JSONR_H
-#define FSDPA_SUMMARY_JSONR_H
+#ifndef FSDPA_UTIL_JSONR_H
+#define FSDPA_UTIL_JSONR_H
 #include <stddef.h>
 #include <stdint.h>
 
@@ -11,6 +13,7 @@ typedef struct jr {
   const char *s, *p, *end;
   int err;
   size_t err_off;
+  int max_depth;  /* nesting allowed in jr_skip (jr_init: 128) */
   char msg[96];
 } jr;
 
