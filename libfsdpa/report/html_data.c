@@ -498,7 +498,7 @@ static fsdpa_status window_json(fsdpa_ctx *c, const store_views *v, const scratc
   }
   jw_arr_end(w);
   names_tab nt = {x->slot, x->slot_n, 0};
-  memset(x->slot, 0, x->slot_n * sizeof *x->slot);
+  if (x->slot_n) memset(x->slot, 0, x->slot_n * sizeof *x->slot); /* slot is NULL when empty */
   jw_key(w, "lanes");
   jw_arr(w);
   for (size_t l = 0; l < v->nstreams; l++)
