@@ -303,19 +303,24 @@ static fsdpa_status flush(fsdpa_input *in) {
     from = ee;
   }
   while (ev_scan_next_element(b, from, last, &eb, &ee)) {
-    /* A grammar error is located by a strict reader first: simdjson's
-     * message and position for a malformed document can depend on what the
-     * parser decoded before (stale structural indexes), i.e. on the window
-     * and chunking; ours may not. */
-    jr j;
-    const char *vb, *ve;
-    jr_init(&j, b + eb, ee - eb);
-    j.max_depth = IN_MAX_DEPTH;
-    if (!jr_skip(&j, &vb, &ve) || !jr_end(&j))
-      return set_error(in, FSDPA_EPARSE, (int64_t)(in->wbase + eb + j.err_off), "malformed JSON in event: %s", j.msg);
     sj_result one;
     int r1 = decode_span(in, b, eb, ee, &one);
-    if (r1 == SJ_EJSON && one.err_off == SIZE_MAX) one.err_off = locate_raw_error(b, eb, ee) - (eb - 1);
+    if (r1 == SJ_EJSON) {
+      /* simdjson rejects this event.  Its message and position for a
+       * malformed document can depend on what the parser decoded before
+       * (stale structural indexes), i.e. on the window and chunking: the
+       * strict reader locates the error instead, from the event's bytes
+       * alone.  (Only here: On-Demand accepts garbage inside values it skips,
+       * and so must the check, or acceptance would depend on batching.) */
+      jr j;
+      const char *vb, *ve;
+      jr_init(&j, b + eb, ee - eb);
+      j.max_depth = IN_MAX_DEPTH;
+      if (!jr_skip(&j, &vb, &ve) || !jr_end(&j))
+        return set_error(in, FSDPA_EPARSE, (int64_t)(in->wbase + eb + j.err_off), "malformed JSON in event: %s",
+                         j.msg);
+      if (one.err_off == SIZE_MAX) one.err_off = locate_raw_error(b, eb, ee) - (eb - 1);
+    }
     if (r1 != SJ_OK) return decode_result(in, r1, &one);
     from = ee;
   }
