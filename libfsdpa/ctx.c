@@ -192,6 +192,7 @@ void fsdpa_trace_info_init(fsdpa_trace_info *i) {
 fsdpa_status fsdpa_set_trace_info(fsdpa_ctx *c, const fsdpa_trace_info *i) {
   if (!c || !i) return FSDPA_EINVAL;
   if (!ctx_struct_ok(i->size, sizeof *i)) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_trace_info.size");
+  fsdpa_trace_info was = c->info;
   /* an explicit rank option wins over the trace's own distributedInfo */
   if (i->rank != FSDPA_ABSENT && c->rank_opt == FSDPA_ABSENT) c->info.rank = i->rank;
   if (i->world_size != FSDPA_ABSENT) c->info.world_size = i->world_size;
@@ -199,6 +200,11 @@ fsdpa_status fsdpa_set_trace_info(fsdpa_ctx *c, const fsdpa_trace_info *i) {
   if (i->base_time_ns != FSDPA_ABSENT && i->base_time_ns >= -STORE_MAX_TIME &&
       i->base_time_ns <= STORE_MAX_TIME)
     c->info.base_time_ns = i->base_time_ns;
+  /* cached results hold absolute times and rank numbers (findings, the
+   * report's rank section): a new base or rank makes them stale */
+  if (was.rank != c->info.rank || was.world_size != c->info.world_size ||
+      was.base_time_ns != c->info.base_time_ns)
+    ctx_cache_clear(c);
   return FSDPA_OK;
 }
 

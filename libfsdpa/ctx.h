@@ -23,7 +23,8 @@ static inline int param_ok(int p, int64_t v) {
 struct fsdpa_input;
 
 /* Whole-trace analysis results kept between queries (ctx_cache_get). */
-enum { CACHE_FSDP_MODEL = 0, CACHE_BACKWARD, CACHE_SYNC_ALL, CACHE_SYNC_BLOCKING, CACHE_ALLOC, CACHE_LAUNCH_GAPS, CACHE__COUNT };
+enum { CACHE_FSDP_MODEL = 0, CACHE_BACKWARD, CACHE_SYNC_ALL, CACHE_SYNC_BLOCKING, CACHE_ALLOC, CACHE_LAUNCH_GAPS,
+       CACHE_RANK_REPORT, CACHE__COUNT };
 typedef void (*ctx_cache_free_fn)(fsdpa_ctx *c, void *obj);
 
 struct fsdpa_ctx {

@@ -101,9 +101,9 @@ static const int64_t A_S[3] = {0, 3000000123LL, 777777};
 static const int64_t A_B[3] = {1700000000000000000LL, 1700000000000000000LL, 1700000000000000042LL};
 static const int64_t A_D = 400 * US;
 
-static void build_a(fsdpa_ctx **c, const fsdpa_allocator *al) {
+static void build_a_ranked(fsdpa_ctx **c, const fsdpa_allocator *al, int with_rank) {
   for (int r = 0; r < 3; r++) {
-    c[r] = new_rank(al, r, A_B[r]);
+    c[r] = new_rank(al, with_rank ? r : FSDPA_ABSENT, A_B[r]);
     int64_t S = A_S[r];
     for (int k = 0; k < 3; k++) {
       int64_t T = k * 10 * MS + 1 * MS, U = T + 5 * MS;
@@ -117,6 +117,8 @@ static void build_a(fsdpa_ctx **c, const fsdpa_allocator *al) {
     }
   }
 }
+
+static void build_a(fsdpa_ctx **c, const fsdpa_allocator *al) { build_a_ranked(c, al, 1); }
 
 static void free_all(fsdpa_ctx **c, size_t n) {
   for (size_t i = 0; i < n; i++) fsdpa_ctx_free(c[i]);
@@ -789,6 +791,104 @@ START_TEST(t_generated_straggler) {
 }
 END_TEST
 
+/* A context keeps its own part of a report (findings, "ranks" section:
+ * report/rank_cache.c) so that `fsdpa analyze -j` can make it in each rank's
+ * thread.  A report over several contexts must not depend on that: same bytes
+ * whether each context was reported alone first or not, in every format, and
+ * following a parameter or trace-info change made after the cache filled. */
+static char *report_fmt(fsdpa_ctx **c, size_t n, fsdpa_format f) {
+  fsdpa_report_options o;
+  fsdpa_report_options_init(&o);
+  o.format = f;
+  char *out = NULL;
+  ck_assert_int_eq(fsdpa_report(c, NULL, n, &o, &out, NULL), FSDPA_OK);
+  return out;
+}
+
+static void warm_alone(fsdpa_ctx **c, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    char *o = report_fmt(&c[i], 1, FSDPA_FORMAT_JSON);
+    fsdpa_free(o);
+    o = report_fmt(&c[i], 1, FSDPA_FORMAT_TEXT);
+    fsdpa_free(o);
+  }
+}
+
+static void load3(fsdpa_ctx **c, const char *name) {
+  for (int r = 0; r < 3; r++) {
+    char *p = gen_path(name, r, ".json.gz");
+    c[r] = feed(p);
+    free(p);
+  }
+}
+
+static void same_reports(fsdpa_ctx **fresh, fsdpa_ctx **warm, size_t n, const char *what) {
+  static const fsdpa_format F[3] = {FSDPA_FORMAT_JSON, FSDPA_FORMAT_TEXT, FSDPA_FORMAT_HTML};
+  for (int k = 0; k < 3; k++) {
+    char *a = report_fmt(fresh, n, F[k]);
+    char *b = report_fmt(warm, n, F[k]);
+    char msg[96];
+    snprintf(msg, sizeof msg, "%s, format %d", what, k);
+    assert_same(a, b, msg);
+    fsdpa_free(a);
+    fsdpa_free(b);
+  }
+}
+
+START_TEST(t_rank_cache_same_reports) {
+  char *g = tu_tracegen("straggler", "--ranks 3 --steps 3 --seed 2 --straggler-rank 1",
+                        "xr_cache.json.gz");
+  if (!g) {
+    printf("# SKIP tools/tracegen/tracegen.py straggler could not run\n");
+    return;
+  }
+  free(g);
+  fsdpa_ctx *a[3], *b[3];
+  load3(a, "xr_cache");
+  load3(b, "xr_cache");
+  warm_alone(b, 3);
+  same_reports(a, b, 3, "warmed alone");
+  /* a parameter set after the cache filled */
+  for (int i = 0; i < 3; i++) {
+    ck_assert_int_eq(fsdpa_set_param(a[i], "overlap.exposed_min_share_ppm", "0"), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_set_param(b[i], "overlap.exposed_min_share_ppm", "0"), FSDPA_OK);
+  }
+  fsdpa_ctx *c[3];
+  load3(c, "xr_cache");
+  for (int i = 0; i < 3; i++)
+    ck_assert_int_eq(fsdpa_set_param(c[i], "overlap.exposed_min_share_ppm", "0"), FSDPA_OK);
+  same_reports(c, b, 3, "parameter changed");
+  /* a new clock base after the cache filled: absolute times move */
+  for (int i = 0; i < 3; i++) {
+    fsdpa_trace_info ti;
+    ck_assert_int_eq(fsdpa_get_trace_info(b[i], &ti), FSDPA_OK);
+    ti.base_time_ns += 1000003;
+    ck_assert_int_eq(fsdpa_set_trace_info(b[i], &ti), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_set_trace_info(c[i], &ti), FSDPA_OK);
+  }
+  free_all(c, 3);
+  load3(c, "xr_cache");
+  for (int i = 0; i < 3; i++) {
+    fsdpa_trace_info ti;
+    ck_assert_int_eq(fsdpa_get_trace_info(b[i], &ti), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_set_param(c[i], "overlap.exposed_min_share_ppm", "0"), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_set_trace_info(c[i], &ti), FSDPA_OK);
+  }
+  same_reports(c, b, 3, "trace info changed");
+  free_all(a, 3);
+  free_all(b, 3);
+  free_all(c, 3);
+  /* no rank in the traces: alone each is rank 0, together ranks 0, 1, 2 */
+  fsdpa_ctx *x[3], *y[3];
+  build_a_ranked(x, NULL, 0);
+  build_a_ranked(y, NULL, 0);
+  warm_alone(y, 3);
+  same_reports(x, y, 3, "no ranks");
+  free_all(x, 3);
+  free_all(y, 3);
+}
+END_TEST
+
 /* fsdpa summarize + fsdpa merge print what fsdpa analyze prints. */
 START_TEST(t_cli_summarize_merge) {
   const char *cli = getenv("FSDPA_CLI");
@@ -849,6 +949,7 @@ int main(void) {
   tcase_add_test(tc, t_hta_sampled_two_ranks);
   tcase_add_test(tc, t_generated_straggler);
   tcase_add_test(tc, t_cli_summarize_merge);
+  tcase_add_test(tc, t_rank_cache_same_reports);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_ENV);

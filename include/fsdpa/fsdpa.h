@@ -1364,6 +1364,18 @@ FSDPA_API void fsdpa_report_options_init(fsdpa_report_options *opts);
  * @param opts    format and options, or NULL for JSON
  * @param[out] out      receives a NUL-terminated buffer, release with fsdpa_free()
  * @param[out] out_len  receives its length in bytes (may be NULL)
+ *
+ * Everything in the report except the top-level `cross_rank` section and its
+ * findings depends on one context alone, and each context keeps its own part
+ * (its findings and its `ranks` entry, with the analyses under them) until
+ * events are fed, a parameter changes or its trace info changes.  So a caller
+ * with many ranks can call fsdpa_report() on each context by itself, each in
+ * the context's own thread, and then once over all of them: the last call
+ * copies the kept parts and runs only the cross-rank analysis (this is what
+ * `fsdpa analyze -j N` does).  The output is the same bytes either way.  A
+ * context reported alone is rank `trace_info.rank`, or 0 when the trace has
+ * none; where that differs from its rank in the later report (its index),
+ * its part is made again there.
  * @return ::FSDPA_OK, ::FSDPA_ENOMEM, ::FSDPA_EINVAL.  Errors are reported in
  *         the first context's fsdpa_errmsg().
  */

@@ -33,8 +33,12 @@ fsdpa_status sync_waits_findings(fsdpa_ctx *c, int64_t rank, findings *f);
 fsdpa_status allocator_json(fsdpa_ctx *c, jsonw *w);
 fsdpa_status allocator_findings(fsdpa_ctx *c, int64_t rank, findings *f);
 
-/* crossrank.c (issue 11): top-level cross_rank over all ranks */
-fsdpa_status crossrank_json(fsdpa_ctx *const *ctxs, const int64_t *ranks, size_t n, jsonw *w);
-fsdpa_status crossrank_findings(fsdpa_ctx *const *ctxs, const int64_t *ranks, size_t n,
-                                findings *f);
+/* crossrank.c (issue 11): top-level cross_rank over all ranks.  Run once per
+ * report (crossrank_run: *out NULL for fewer than two ranks), then its
+ * findings and JSON (null without a result) from the same result. */
+typedef struct xr_result xr_result;
+fsdpa_status crossrank_run(fsdpa_ctx *const *ctxs, const int64_t *ranks, size_t n, xr_result **out);
+void crossrank_done(fsdpa_ctx *c0, xr_result *r);
+void crossrank_json(const xr_result *r, jsonw *w);
+fsdpa_status crossrank_findings(const xr_result *r, findings *f);
 #endif

@@ -177,26 +177,35 @@ fsdpa_status xr_add_findings(const xr_result *r, findings *f) {
   return FSDPA_OK;
 }
 
-fsdpa_status crossrank_json(fsdpa_ctx *const *ctxs, const int64_t *ranks, size_t n, jsonw *w) {
-  if (n < 2) {
-    jw_null(w);
-    return FSDPA_OK;
+fsdpa_status crossrank_run(fsdpa_ctx *const *ctxs, const int64_t *ranks, size_t n, xr_result **out) {
+  *out = NULL;
+  if (n < 2) return FSDPA_OK;
+  fa_alloc *a = &ctxs[0]->alloc;
+  xr_result *r = fa_malloc(a, sizeof *r);
+  if (!r) return fa_fail_status(a);
+  fsdpa_status st = xr_run_ctxs(ctxs, ranks, n, r);
+  if (st) {
+    xr_result_free(a, r);
+    fa_free(a, r, sizeof *r);
+    return st;
   }
-  xr_result r;
-  fsdpa_status st = xr_run_ctxs(ctxs, ranks, n, &r);
-  if (!st) xr_write_json(&r, w);
-  xr_result_free(&ctxs[0]->alloc, &r);
-  return st;
+  *out = r;
+  return FSDPA_OK;
 }
 
-fsdpa_status crossrank_findings(fsdpa_ctx *const *ctxs, const int64_t *ranks, size_t n,
-                                findings *f) {
-  if (n < 2) return FSDPA_OK;
-  xr_result r;
-  fsdpa_status st = xr_run_ctxs(ctxs, ranks, n, &r);
-  if (!st) st = xr_add_findings(&r, f);
-  xr_result_free(&ctxs[0]->alloc, &r);
-  return st;
+void crossrank_done(fsdpa_ctx *c0, xr_result *r) {
+  if (!r) return;
+  xr_result_free(&c0->alloc, r);
+  fa_free(&c0->alloc, r, sizeof *r);
+}
+
+void crossrank_json(const xr_result *r, jsonw *w) {
+  if (!r) jw_null(w);
+  else xr_write_json(r, w);
+}
+
+fsdpa_status crossrank_findings(const xr_result *r, findings *f) {
+  return r ? xr_add_findings(r, f) : FSDPA_OK;
 }
 
 /* ---- public queries ---- */

@@ -58,6 +58,18 @@ finding *findings_add(findings *f, const char *id, int severity, int64_t rank, i
   return &f->v[f->n++];
 }
 
+int findings_append(findings *dst, const findings *src) {
+  for (size_t i = 0; i < src->n; i++) {
+    const finding *x = &src->v[i];
+    finding *y = findings_add(dst, x->id, x->severity, x->rank, x->step, x->cost_ns, x->title,
+                              x->detail, x->advice, x->evidence);
+    if (!y) return dst->failed;
+    memcpy(y->ranges, x->ranges, sizeof y->ranges);
+    y->nranges = x->nranges;
+  }
+  return dst->failed;
+}
+
 void finding_add_range(finding *x, int64_t t0, int64_t t1) {
   if (!x || x->nranges >= FINDING_MAX_RANGES) return;
   x->ranges[x->nranges++] = (iv){t0, t1};

@@ -41,6 +41,8 @@ finding *findings_add(findings *f, const char *id, int severity, int64_t rank, i
                       int64_t cost_ns, const char *title, const char *detail, const char *advice,
                       const char *evidence_json);
 void finding_add_range(finding *x, int64_t t0_abs, int64_t t1_abs);
+/* Append a copy of every finding of src (strings and ranges) to dst. */
+int findings_append(findings *dst, const findings *src);
 /* Sort by cost (desc), then severity (desc), then rank, step, id. */
 void findings_sort(findings *f);
 void findings_write_json(const findings *f, jsonw *w);

@@ -120,7 +120,7 @@ static fsdpa_status build_events(fsdpa_ctx *const *ctxs, size_t n, size_t i, sbu
     ranks[k] = ctxs[k]->info.rank != FSDPA_ABSENT ? ctxs[k]->info.rank : (int64_t)k;
   findings all;
   findings_init(&all, a);
-  fsdpa_status st = report_collect(ctxs, ranks, n, &all);
+  fsdpa_status st = report_collect(ctxs, ranks, n, NULL, &all);
   if (st) goto out;
   int64_t pid = annot_pid(c), base = ctx_base(c), rank = ranks[i];
   const store_views *v = ctx_views(c);

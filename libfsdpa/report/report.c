@@ -20,7 +20,7 @@ typedef fsdpa_status (*findings_fn)(fsdpa_ctx *, int64_t, findings *);
 static const findings_fn FINDERS[] = {launch_gaps_findings, overlap_findings, backward_findings,
                                       sync_waits_findings, allocator_findings};
 
-fsdpa_status report_rank_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
+fsdpa_status rank_findings_compute(fsdpa_ctx *c, int64_t rank, findings *f) {
   for (size_t k = 0; k < sizeof FINDERS / sizeof FINDERS[0]; k++) {
     fsdpa_status st = FINDERS[k](c, rank, f);
     if (st) return st;
@@ -30,12 +30,15 @@ fsdpa_status report_rank_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
 }
 
 fsdpa_status report_collect(fsdpa_ctx *const *ctxs, const int64_t *ranks, size_t n,
-                            findings *all) {
+                            const xr_result *xr, findings *all) {
   for (size_t i = 0; i < n; i++) {
     fsdpa_status st = report_rank_findings(ctxs[i], ranks[i], all);
     if (st) return st;
   }
-  fsdpa_status st = crossrank_findings(ctxs, ranks, n, all);
+  xr_result *own = NULL;
+  fsdpa_status st = xr ? FSDPA_OK : crossrank_run(ctxs, ranks, n, &own);
+  if (!st) st = crossrank_findings(xr ? xr : own, all);
+  crossrank_done(ctxs[0], own);
   if (st) return st;
   if (all->failed) return (fsdpa_status)all->failed;
   findings_sort(all);
@@ -71,7 +74,8 @@ fsdpa_status fsdpa_report(fsdpa_ctx *const *ctxs, const char *const *paths, size
   findings_init(&in.all, a);
   sbuf b;
   sb_init(&b, a);
-  fsdpa_status st = report_collect(in.ctxs, in.ranks, in.n, &in.all);
+  fsdpa_status st = crossrank_run(in.ctxs, in.ranks, in.n, &in.xr);
+  if (!st) st = report_collect(in.ctxs, in.ranks, in.n, in.xr, &in.all);
   if (!st) {
     switch (o.format) {
       case FSDPA_FORMAT_JSON: st = report_json(&in, &b, 1); break;
@@ -89,6 +93,7 @@ fsdpa_status fsdpa_report(fsdpa_ctx *const *ctxs, const char *const *paths, size
   if (st && !c0->err[0]) ctx_fail(c0, st, "report: %s", fsdpa_status_str(st));
   sb_free(&b);
   findings_free(&in.all);
+  crossrank_done(c0, in.xr);
   fa_free(a, in.ranks, n * sizeof(int64_t));
   return st;
 }
@@ -102,7 +107,7 @@ static const char *role_name(int r) {
   }
 }
 
-fsdpa_status report_rank_json(fsdpa_ctx *c, int64_t rank, jsonw *w) {
+fsdpa_status rank_json_write(fsdpa_ctx *c, int64_t rank, jsonw *w) {
   const store_views *v = ctx_views(c);
   if (!v) return fa_fail_status(&c->alloc);
   jw_obj(w);
@@ -187,8 +192,7 @@ fsdpa_status report_json(report_in *in, sbuf *out, int pretty) {
   }
   jw_arr_end(&w);
   jw_key(&w, "cross_rank");
-  fsdpa_status st = crossrank_json(in->ctxs, in->ranks, in->n, &w);
-  if (st) return st;
+  crossrank_json(in->xr, &w);
   jw_key(&w, "findings");
   findings_write_json(&in->all, &w);
   jw_obj_end(&w);

@@ -149,20 +149,16 @@ static fsdpa_status read_one(shared *sh, job *j) {
   return st;
 }
 
-static void warm(fsdpa_ctx *c) {
-  (void)fsdpa_stream_count(c);
-  fsdpa_backward bw;
-  memset(&bw, 0, sizeof bw);
-  bw.size = sizeof bw;
-  (void)fsdpa_query_backward(c, &bw);        /* FSDP unit model + backward schedule */
-  fsdpa_query q;
-  fsdpa_query_init(&q);
-  fsdpa_memory_summary ms;
-  memset(&ms, 0, sizeof ms);
-  ms.size = sizeof ms;
-  (void)fsdpa_query_memory(c, &q, &ms);      /* allocator timeline + runtime calls */
-  size_t n = 0;
-  (void)fsdpa_query_sync_waits(c, &q, NULL, &n); /* blocking calls */
+/* This rank's part of the report, made here in the worker's thread: the
+ * library caches a context's findings and "ranks" section (and the analyses
+ * under them), so the serial report over all ranks afterwards only copies
+ * them and runs the cross-rank analysis.  The report written here is thrown
+ * away; a failure is met again, and reported, by the real one. */
+static void warm(fsdpa_ctx *c, const char *path) {
+  fsdpa_report_options o;
+  fsdpa_report_options_init(&o);
+  char *rep = NULL;
+  if (fsdpa_report(&c, &path, 1, &o, &rep, NULL) == FSDPA_OK) fsdpa_free(rep);
 }
 
 static void *worker(void *arg) {
@@ -173,11 +169,7 @@ static void *worker(void *arg) {
     pthread_mutex_unlock(&sh->mu);
     if (i >= sh->n) break;
     sh->jobs[i].st = read_one(sh, &sh->jobs[i]);
-    /* build this rank's sorted timeline views and its whole-trace analyses
-     * (each cached in its context) here, in parallel, rather than in the
-     * serial report afterwards.  A failure here is met again, and reported,
-     * by the report itself. */
-    if (sh->jobs[i].st == FSDPA_OK) warm(sh->jobs[i].ctx);
+    if (sh->jobs[i].st == FSDPA_OK && sh->n > 1) warm(sh->jobs[i].ctx, sh->jobs[i].path);
   }
   return NULL;
 }
