@@ -170,6 +170,16 @@ def hta_command(python, trace):
     return [python, os.path.join(HERE, "hta_run.py"), trace], None
 
 
+def hta_version(python):
+    """HTA's version tuple as text ("0.6.0"), or "?" (printed next to its row)."""
+    env = dict(os.environ)
+    if env.get("HTA_SRC"):
+        env["PYTHONPATH"] = env["HTA_SRC"] + os.pathsep + env.get("PYTHONPATH", "")
+    r = subprocess.run([python, "-c", "from hta.version import __version_tuple__ as v; print('.'.join(map(str, v)))"],
+                       capture_output=True, text=True, env=env)
+    return r.stdout.strip() if r.returncode == 0 and r.stdout.strip() else "?"
+
+
 def row(name, r, json_bytes, events):
     s = r["seconds"]
     cpu = r["user_s"] + r["sys_s"]
@@ -227,7 +237,8 @@ def bench_trace(R, args, path):
         else:
             log("  HTA ...")
             try:
-                rows["hta"] = row("HTA TraceAnalysis", R.best(cmd, 1, stdout_file=True), json_bytes, events)
+                rows["hta"] = row("HTA %s TraceAnalysis" % hta_version(args.python),
+                                  R.best(cmd, 1, stdout_file=True), json_bytes, events)
             except RuntimeError as e:
                 res["skipped"].append("HTA failed: %s" % str(e)[-500:])
     res["rows"] = list(rows.values())

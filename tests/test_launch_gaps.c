@@ -554,14 +554,21 @@ static int cmp64(const void *a, const void *b) {
 }
 
 START_TEST(t_percentiles_by_selection) {
-  static int64_t a[5000], b[5000];
+  static int64_t a[5000], b[5000], a0[5000];
   for (int kind = 0; kind < 5; kind++) {
     for (size_t n = 1; n < 5000; n = n * 3 + 1) {
       for (size_t i = 0; i < n; i++)
         a[i] = kind == 0 ? rnd(1000000) : kind == 1 ? 7 : kind == 2 ? (int64_t)i
                : kind == 3 ? (int64_t)(n - i) : rnd(3);
       memcpy(b, a, n * sizeof *a);
+      memcpy(a0, a, n * sizeof *a);
       qsort(b, n, sizeof *b, cmp64);
+      /* the three report percentiles in one pass, from the unordered input */
+      int64_t p50, p90, p99;
+      lg_p50_90_99(a0, n, &p50, &p90, &p99);
+      ck_assert_int_eq(p50, b[(50 * n + 99) / 100 - 1]);
+      ck_assert_int_eq(p90, b[(90 * n + 99) / 100 - 1]);
+      ck_assert_int_eq(p99, b[(99 * n + 99) / 100 - 1]);
       for (int p = 1; p <= 100; p += 7) {
         size_t rank = ((size_t)p * n + 99) / 100;
         ck_assert_int_eq(lg_pct(a, n, p), b[rank - 1]);

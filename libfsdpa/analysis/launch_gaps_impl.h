@@ -30,6 +30,9 @@ extern const int64_t lg_edges[FSDPA_GAP_EDGES];
 int lg_bin(int64_t v);
 /* Nearest-rank percentile of n > 0 values, O(n) expected (reorders a). */
 int64_t lg_pct(int64_t *a, size_t n, int p);
+/* p50, p90, p99 of a[0..n) (n >= 1; reorders a): lg_pct() three times, each
+ * selection confined to the part above the previous one. */
+void lg_p50_90_99(int64_t *a, size_t n, int64_t *p50, int64_t *p90, int64_t *p99);
 int64_t lg_max_i64(const int64_t *a, size_t n);
 int64_t lg_min_i64(const int64_t *a, size_t n);
 /* Sort (checks for sorted input first: O(n) then). */

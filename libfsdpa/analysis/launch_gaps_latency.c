@@ -49,9 +49,7 @@ fsdpa_status lg_latency(fsdpa_ctx *c, const store_views *v, const qwin *w,
   if (m) {
     o.min_ns = lg_min_i64(lat, m);
     o.max_ns = lg_max_i64(lat, m);
-    o.p50_ns = lg_pct(lat, m, 50);
-    o.p90_ns = lg_pct(lat, m, 90);
-    o.p99_ns = lg_pct(lat, m, 99);
+    lg_p50_90_99(lat, m, &o.p50_ns, &o.p90_ns, &o.p99_ns);
     o.total_ns = total;
   }
   if (o.kernels_linked)

@@ -58,10 +58,20 @@ static int64_t select_k(int64_t *a, size_t n, size_t k) {
   return a[k];
 }
 
-int64_t lg_pct(int64_t *a, size_t n, int p) {
+static size_t pct_index(size_t n, int p) {
   size_t rank = ((size_t)p * n + 99) / 100;  /* ceil(p·n/100), >= 1 for n >= 1 */
-  if (rank == 0) rank = 1;
-  return select_k(a, n, rank - 1);
+  return rank ? rank - 1 : 0;
+}
+
+int64_t lg_pct(int64_t *a, size_t n, int p) { return select_k(a, n, pct_index(n, p)); }
+
+/* select_k(k) leaves a[0..k) <= a[k] <= a[k+1..n), so a higher rank lies in
+ * a[k..n). */
+void lg_p50_90_99(int64_t *a, size_t n, int64_t *p50, int64_t *p90, int64_t *p99) {
+  size_t k50 = pct_index(n, 50), k90 = pct_index(n, 90), k99 = pct_index(n, 99);
+  *p50 = select_k(a, n, k50);
+  *p90 = select_k(a + k50, n - k50, k90 - k50);
+  *p99 = select_k(a + k90, n - k90, k99 - k90);
 }
 
 int64_t lg_max_i64(const int64_t *a, size_t n) {
@@ -391,9 +401,7 @@ fsdpa_status lg_gaps_compute(fsdpa_ctx *c, const store_views *v, const qwin *w, 
   }
   if (nl) {
     o.max_ns = lg_max_i64(lens, nl);
-    o.p50_ns = lg_pct(lens, nl, 50);
-    o.p90_ns = lg_pct(lens, nl, 90);
-    o.p99_ns = lg_pct(lens, nl, 99);
+    lg_p50_90_99(lens, nl, &o.p50_ns, &o.p90_ns, &o.p99_ns);
   }
   int64_t a, b;
   if (lg_union_span(&U, w->t0, w->t1, &a, &b)) {

@@ -260,7 +260,7 @@ int fa_vec_reserve(fa_alloc *a, fa_vec *v, size_t item, size_t extra) {
   return 0;
 }
 
-void *fa_vec_push(fa_alloc *a, fa_vec *v, size_t item, const void *src) {
+void *fa_vec_push_grow(fa_alloc *a, fa_vec *v, size_t item, const void *src) {
   if (fa_vec_reserve(a, v, item, 1)) return NULL;
   void *dst = (char *)v->data + v->len * item;
   memcpy(dst, src, item);

@@ -4,6 +4,7 @@
 #define FSDPA_UTIL_ALLOC_H
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "fsdpa/fsdpa.h"
 
 typedef struct fa_alloc {
@@ -36,8 +37,19 @@ typedef struct fa_vec {
 } fa_vec;
 /* Ensure room for `extra` more items of `item` bytes. 0 ok, -1 on failure. */
 int fa_vec_reserve(fa_alloc *a, fa_vec *v, size_t item, size_t extra);
-/* Append one item (copied). Returns pointer to the stored copy or NULL. */
-void *fa_vec_push(fa_alloc *a, fa_vec *v, size_t item, const void *src);
+/* Append one item (copied). Returns pointer to the stored copy or NULL.
+ * Inline with the room check first: the store pushes once per event, and a
+ * call plus a variable-size memcpy per push showed in the profiles. */
+void *fa_vec_push_grow(fa_alloc *a, fa_vec *v, size_t item, const void *src);
+static inline void *fa_vec_push(fa_alloc *a, fa_vec *v, size_t item, const void *src) {
+  if (__builtin_expect(v->len < v->cap, 1)) {
+    void *dst = (char *)v->data + v->len * item;
+    memcpy(dst, src, item);
+    v->len++;
+    return dst;
+  }
+  return fa_vec_push_grow(a, v, item, src);
+}
 void fa_vec_free(fa_alloc *a, fa_vec *v, size_t item);
 #define FA_VEC_AT(v, T, i) (((T *)(v)->data)[i])
 
