@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include "testutil.h"
 #include "ctx.h"
@@ -935,6 +936,80 @@ START_TEST(t_cli_summarize_merge) {
 }
 END_TEST
 
+/* fsdpa analyze --low-memory (each rank summarized in its worker, its
+ * events freed, the summaries merged) prints what analyze prints. */
+static char *run_ok(const char *cmd) {
+  int st;
+  char *o = tu_run(cmd, &st);
+  ck_assert_msg(st == 0, "%s: status %d", cmd, st);
+  return o;
+}
+
+START_TEST(t_cli_low_memory) {
+  const char *cli = getenv("FSDPA_CLI");
+  if (!cli) {
+    printf("# SKIP FSDPA_CLI not set\n");
+    return;
+  }
+  char *g = tu_tracegen("straggler", "--ranks 3 --steps 3 --seed 4", "xr_lowmem.json.gz");
+  if (!g) {
+    printf("# SKIP tools/tracegen/tracegen.py straggler could not run\n");
+    return;
+  }
+  free(g);
+  char cmd[16384], tr[3][4096];
+  for (int r = 0; r < 3; r++)
+    snprintf(tr[r], sizeof tr[r], "%s/tests/gen/xr_lowmem.rank%d.json.gz", tu_build_root(), r);
+  snprintf(cmd, sizeof cmd, "'%s' analyze -f json '%s' '%s' '%s'", cli, tr[0], tr[1], tr[2]);
+  char *direct = run_ok(cmd);
+  ck_assert_ptr_nonnull(strstr(direct, "straggler-rank"));
+  const char *variants[] = {"--low-memory", "--low-memory -j 2", "--low-memory -j 3"};
+  for (int k = 0; k < 3; k++) {
+    snprintf(cmd, sizeof cmd, "'%s' analyze -f json %s '%s' '%s' '%s'", cli, variants[k], tr[2], tr[0], tr[1]);
+    char *o = run_ok(cmd);
+    /* other input order: the same ranks, listed in that order */
+    ck_assert_ptr_nonnull(strstr(o, "straggler-rank"));
+    free(o);
+    snprintf(cmd, sizeof cmd, "'%s' analyze -f json %s '%s' '%s' '%s'", cli, variants[k], tr[0], tr[1], tr[2]);
+    o = run_ok(cmd);
+    assert_same(direct, o, variants[k]);
+    free(o);
+  }
+  int st;
+  snprintf(cmd, sizeof cmd, "'%s' analyze -f json --low-memory --fail-on warning '%s' '%s' '%s' >/dev/null", cli, tr[0],
+           tr[1], tr[2]);
+  free(tu_run(cmd, &st));
+  ck_assert_int_eq(WEXITSTATUS(st), 1);
+  snprintf(cmd, sizeof cmd, "'%s' analyze -f text --low-memory '%s' 2>/dev/null", cli, tr[0]);
+  free(tu_run(cmd, &st));
+  ck_assert_int_eq(WEXITSTATUS(st), 2);
+  snprintf(cmd, sizeof cmd, "'%s' analyze -f json --low-memory '%s' '%s/meson.build' 2>/dev/null", cli, tr[0],
+           tu_source_root());
+  free(tu_run(cmd, &st));
+  ck_assert_int_eq(WEXITSTATUS(st), 3);
+  free(direct);
+  /* traces without distributedInfo: numbered by position, as analyze numbers them */
+  const char *corpus = tu_corpus_dir();
+  const char *rel[2] = {"hta/distributed_info_unavailable/distributed_info_not_found.json.gz",
+                        "kineto/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz"};
+  char p0[4096], p1[4096];
+  snprintf(p0, sizeof p0, "%s/%s", corpus ? corpus : "", rel[0]);
+  snprintf(p1, sizeof p1, "%s/%s", corpus ? corpus : "", rel[1]);
+  if (!corpus || access(p0, R_OK) || access(p1, R_OK)) {
+    printf("# SKIP rankless part: trace corpus not found (FSDPA_TRACE_CORPUS)\n");
+    return;
+  }
+  snprintf(cmd, sizeof cmd, "'%s' analyze -f json '%s' '%s'", cli, p0, p1);
+  char *a = run_ok(cmd);
+  snprintf(cmd, sizeof cmd, "'%s' analyze -f json --low-memory -j 2 '%s' '%s'", cli, p0, p1);
+  char *b = run_ok(cmd);
+  ck_assert_ptr_nonnull(strstr(a, "\"rank\": 1"));
+  assert_same(a, b, "rankless --low-memory");
+  free(a);
+  free(b);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("crossrank");
   TCase *tc = tcase_create("crossrank");
@@ -950,6 +1025,7 @@ int main(void) {
   tcase_add_test(tc, t_generated_straggler);
   tcase_add_test(tc, t_cli_summarize_merge);
   tcase_add_test(tc, t_rank_cache_same_reports);
+  tcase_add_test(tc, t_cli_low_memory);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_ENV);

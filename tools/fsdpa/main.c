@@ -51,7 +51,10 @@ static void usage_analyze(FILE *f) {
           "      --fail-on SEV    exit 1 if a finding of severity SEV or worse exists\n"
           "                       (info, warning, critical); off by default\n"
           "      --set KEY=VALUE  change an analysis threshold (see 'fsdpa params')\n"
-          "  -j, --jobs N         read N ranks in parallel (default 1)\n"
+          "  -j, --jobs N         read and analyze N ranks in parallel (default 1)\n"
+          "      --low-memory     keep a small summary of each rank instead of its events, so\n"
+          "                       memory stays that of N ranks however many there are (json\n"
+          "                       only; the report is the same bytes)\n"
           "      --color          color the text report even when not on a terminal\n"
           "      --no-color       never color (NO_COLOR in the environment does the same)\n"
           "      --no-progress    no progress bar on stderr\n"
@@ -70,7 +73,9 @@ typedef struct kv {
 
 typedef struct job {
   const char *path;
-  fsdpa_ctx *ctx;
+  fsdpa_ctx *ctx;         /* freed early under --low-memory once summarized */
+  char *sum;              /* --low-memory: the rank's summary */
+  size_t sum_len;
   fsdpa_status st;
   uint64_t size, done;      /* for the progress bar */
 } job;
@@ -83,6 +88,7 @@ typedef struct shared {
   size_t nsets;
   uint64_t max_memory;
   int progress;
+  int low_memory;
   uint64_t total_size;
   time_t last_draw;
 } shared;
@@ -161,6 +167,24 @@ static void warm(fsdpa_ctx *c, const char *path) {
   if (fsdpa_report(&c, &path, 1, &o, &rep, NULL) == FSDPA_OK) fsdpa_free(rep);
 }
 
+/* --low-memory: the rank's summary instead of its context.  A trace without
+ * a rank is numbered by its position, as fsdpa_report() numbers it, so the
+ * merged summaries report the same bytes. */
+static fsdpa_status summarize_job(job *j, size_t index) {
+  fsdpa_trace_info ti;
+  if (fsdpa_get_trace_info(j->ctx, &ti) == FSDPA_OK && ti.rank == FSDPA_ABSENT) {
+    fsdpa_trace_info_init(&ti);
+    ti.rank = (int64_t)index;
+    fsdpa_status st = fsdpa_set_trace_info(j->ctx, &ti);
+    if (st) return st;
+  }
+  fsdpa_status st = fsdpa_summary_write(j->ctx, j->path, &j->sum, &j->sum_len);
+  if (st) return st;
+  fsdpa_ctx_free(j->ctx);
+  j->ctx = NULL;
+  return FSDPA_OK;
+}
+
 static void *worker(void *arg) {
   shared *sh = arg;
   for (;;) {
@@ -169,7 +193,8 @@ static void *worker(void *arg) {
     pthread_mutex_unlock(&sh->mu);
     if (i >= sh->n) break;
     sh->jobs[i].st = read_one(sh, &sh->jobs[i]);
-    if (sh->jobs[i].st == FSDPA_OK && sh->n > 1) warm(sh->jobs[i].ctx, sh->jobs[i].path);
+    if (sh->jobs[i].st == FSDPA_OK && sh->low_memory) sh->jobs[i].st = summarize_job(&sh->jobs[i], i);
+    else if (sh->jobs[i].st == FSDPA_OK && sh->n > 1) warm(sh->jobs[i].ctx, sh->jobs[i].path);
   }
   return NULL;
 }
@@ -194,9 +219,38 @@ static int max_severity(const char *json) {
   return best;
 }
 
+/* --low-memory: the report of the ranks' merged summaries (the same bytes as
+ * fsdpa_report() over their contexts: fsdpa_summary_report()'s contract). */
+static fsdpa_status report_from_summaries(const shared *sh, const fsdpa_report_options *ro, char **rep,
+                                          size_t *len, char *err, size_t errn) {
+  const char **sums = calloc(sh->n, sizeof *sums);
+  size_t *lens = calloc(sh->n, sizeof *lens);
+  fsdpa_status st = FSDPA_ENOMEM;
+  snprintf(err, errn, "out of memory");
+  if (sums && lens) {
+    for (size_t i = 0; i < sh->n; i++) {
+      sums[i] = sh->jobs[i].sum;
+      lens[i] = sh->jobs[i].sum_len;
+    }
+    fsdpa_summary_options so;
+    fsdpa_summary_options_init(&so);
+    so.errbuf = err;
+    so.errbuf_len = errn;
+    char *merged = NULL;
+    size_t mlen = 0;
+    st = fsdpa_summary_merge(sums, lens, sh->n, &so, &merged, &mlen);
+    if (!st) st = fsdpa_summary_report(merged, mlen, &so, ro, rep, len);
+    if (st && !err[0]) snprintf(err, errn, "%s", fsdpa_status_str(st));
+    fsdpa_free(merged);
+  }
+  free(sums);
+  free(lens);
+  return st;
+}
+
 static int cmd_analyze(int argc, char **argv) {
   const char *format = NULL, *output = NULL, *fail_on = NULL;
-  int color = -1, progress = 1, jobs = 1;
+  int color = -1, progress = 1, jobs = 1, low_memory = 0;
   int64_t html_step = FSDPA_ABSENT;
   uint64_t max_mem = 0;
   kv *sets = calloc((size_t)argc, sizeof *sets);
@@ -243,6 +297,8 @@ static int cmd_analyze(int argc, char **argv) {
       char *key = strndup(s, (size_t)(eq - s));
       sets[nsets].key = key;
       sets[nsets++].value = eq + 1;
+    } else if (!strcmp(a, "--low-memory")) {
+      low_memory = 1;
     } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
       NEED_ARG();
       jobs = atoi(argv[++i]);
@@ -295,6 +351,11 @@ static int cmd_analyze(int argc, char **argv) {
     rc = EXIT_USAGE;
     goto out;
   }
+  if (low_memory && ro.format != FSDPA_FORMAT_JSON) {
+    fprintf(stderr, "%s: --low-memory writes json only (text and html need the events)\n", prog);
+    rc = EXIT_USAGE;
+    goto out;
+  }
   if (fail_on && sev_rank(fail_on) < 0) {
     fprintf(stderr, "%s: --fail-on takes info, warning or critical\n", prog);
     rc = EXIT_USAGE;
@@ -326,6 +387,7 @@ static int cmd_analyze(int argc, char **argv) {
   sh.sets = sets;
   sh.nsets = nsets;
   sh.max_memory = max_mem;
+  sh.low_memory = low_memory;
   pthread_mutex_init(&sh.mu, NULL);
   if (!sh.jobs) {
     rc = EXIT_INPUT;
@@ -365,9 +427,11 @@ static int cmd_analyze(int argc, char **argv) {
   if (!rc && ctxs) {
     char *rep = NULL;
     size_t len = 0;
-    fsdpa_status st = fsdpa_report(ctxs, paths, npaths, &ro, &rep, &len);
+    char err[512] = "";
+    fsdpa_status st = low_memory ? report_from_summaries(&sh, &ro, &rep, &len, err, sizeof err)
+                                 : fsdpa_report(ctxs, paths, npaths, &ro, &rep, &len);
     if (st) {
-      fprintf(stderr, "%s: report: %s\n", prog, fsdpa_errmsg(ctxs[0]));
+      fprintf(stderr, "%s: report: %s\n", prog, low_memory ? err : fsdpa_errmsg(ctxs[0]));
       rc = EXIT_INPUT;
     } else {
       FILE *out = output ? fopen(output, "wb") : stdout;
@@ -392,7 +456,10 @@ static int cmd_analyze(int argc, char **argv) {
       fsdpa_free(rep);
     }
   }
-  for (size_t i = 0; i < npaths; i++) fsdpa_ctx_free(sh.jobs[i].ctx);
+  for (size_t i = 0; i < npaths; i++) {
+    fsdpa_ctx_free(sh.jobs[i].ctx);
+    fsdpa_free(sh.jobs[i].sum);
+  }
   free(ctxs);
   free(sh.jobs);
   pthread_mutex_destroy(&sh.mu);
