@@ -890,19 +890,26 @@ START_TEST(t_rank_cache_same_reports) {
 }
 END_TEST
 
-/* fsdpa summarize + fsdpa merge print what fsdpa analyze prints. */
-START_TEST(t_cli_summarize_merge) {
+/* The CLI and a generated 3-rank straggler job, or NULL (skip printed). */
+static const char *cli_with_job(const char *extra, const char *out) {
   const char *cli = getenv("FSDPA_CLI");
   if (!cli) {
     printf("# SKIP FSDPA_CLI not set\n");
-    return;
+    return NULL;
   }
-  char *g = tu_tracegen("straggler", "--ranks 3 --steps 3", "xr_cli.json.gz");
+  char *g = tu_tracegen("straggler", extra, out);
   if (!g) {
     printf("# SKIP tools/tracegen/tracegen.py straggler could not run\n");
-    return;
+    return NULL;
   }
   free(g);
+  return cli;
+}
+
+/* fsdpa summarize + fsdpa merge print what fsdpa analyze prints. */
+START_TEST(t_cli_summarize_merge) {
+  const char *cli = cli_with_job("--ranks 3 --steps 3", "xr_cli.json.gz");
+  if (!cli) return;
   char cmd[16384], tr[3][4096], sm[3][4096];
   for (int r = 0; r < 3; r++) {
     snprintf(tr[r], sizeof tr[r], "%s/tests/gen/xr_cli.rank%d.json.gz", tu_build_root(), r);
@@ -946,17 +953,8 @@ static char *run_ok(const char *cmd) {
 }
 
 START_TEST(t_cli_low_memory) {
-  const char *cli = getenv("FSDPA_CLI");
-  if (!cli) {
-    printf("# SKIP FSDPA_CLI not set\n");
-    return;
-  }
-  char *g = tu_tracegen("straggler", "--ranks 3 --steps 3 --seed 4", "xr_lowmem.json.gz");
-  if (!g) {
-    printf("# SKIP tools/tracegen/tracegen.py straggler could not run\n");
-    return;
-  }
-  free(g);
+  const char *cli = cli_with_job("--ranks 3 --steps 3 --seed 4", "xr_lowmem.json.gz");
+  if (!cli) return;
   char cmd[16384], tr[3][4096];
   for (int r = 0; r < 3; r++)
     snprintf(tr[r], sizeof tr[r], "%s/tests/gen/xr_lowmem.rank%d.json.gz", tu_build_root(), r);
