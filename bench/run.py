@@ -285,11 +285,13 @@ def bench_jobs(R, args, paths):
     for p in paths:
         warm(p)
     analyze = [args.fsdpa, "analyze", "-f", "json", "-o", "/dev/null", "--no-progress"]
-    cpus = "0-%d" % (len(paths) - 1)
+    nj = min(len(paths), os.cpu_count() or 1)
+    cpus = "0-%d" % (nj - 1)
     out = {"traces": paths, "json_bytes": total, "cpus": cpus, "rows": []}
-    for j in (1, len(paths)):
-        r = R.best(analyze + ["-j", str(j)] + paths, args.repeat, ok_rc=(0, 1), cpus=cpus)
-        out["rows"].append({"jobs": j, "seconds": round(r["seconds"], 4), "all_seconds": r["all_seconds"],
+    for j, extra in ((1, []), (nj, []), (nj, ["--low-memory"])):
+        r = R.best(analyze + ["-j", str(j)] + extra + paths, args.repeat, ok_rc=(0, 1), cpus=cpus)
+        out["rows"].append({"jobs": j, "options": " ".join(extra), "seconds": round(r["seconds"], 4),
+                            "all_seconds": r["all_seconds"],
                             "mb_per_s": round(total / MB / r["seconds"], 1),
                             "peak_rss_mb": round(r["rss_bytes"] / MB, 1),
                             "cpu_s": round(r["user_s"] + r["sys_s"], 3)})
@@ -326,7 +328,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="meson build dir (default: build)")
     ap.add_argument("--sizes", default="100M,1G", help="comma list of JSON sizes per trace (default 100M,1G)")
-    ap.add_argument("--jobs-size", default=None, help="per-rank size of the 2-rank -j trace (default: smallest size)")
+    ap.add_argument("--jobs-size", default=None, help="per-rank size of the -j trace (default: half the smallest size)")
+    ap.add_argument("--jobs-ranks", type=int, default=2, help="ranks of the -j trace (default 2); -j N uses min(ranks, CPUs)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per row, best time kept (default 3)")
     ap.add_argument("--data-dir", default=os.environ.get("FSDPA_BENCH_DATA", os.path.join(tempfile.gettempdir(), "fsdpa-bench")))
     ap.add_argument("--regen", action="store_true", help="regenerate the traces")
@@ -364,18 +367,19 @@ def main(argv=None):
         results["traces"].append(res)
     if not args.skip_jobs:
         js = parse_size(args.jobs_size) if args.jobs_size else min(sizes) // 2
-        paths = ensure_trace(args.data_dir, js, args.regen, ranks=2)
+        paths = ensure_trace(args.data_dir, js, args.regen, ranks=max(2, args.jobs_ranks))
         if (os.cpu_count() or 1) < 2:
             print("\n-j: skipped (one CPU)")
         else:
             log("benchmarking -j on %s ..." % ", ".join(paths))
             jr = bench_jobs(R, args, paths)
             results["jobs"] = jr
-            print("\n== -j: 2 ranks, %.1f MB JSON in all, CPUs %s" % (jr["json_bytes"] / MB, jr["cpus"]))
+            print("\n== -j: %d ranks, %.1f MB JSON in all, CPUs %s" % (len(paths), jr["json_bytes"] / MB, jr["cpus"]))
             for r in jr["rows"]:
-                print("  -j %d: %.3f s, %.1f MB/s, peak RSS %.1f MB, CPU %.2f s" % (
-                    r["jobs"], r["seconds"], r["mb_per_s"], r["peak_rss_mb"], r["cpu_s"]))
-            print("  speedup -j2 over -j1: %.2fx" % jr["speedup"])
+                print("  -j %d%s: %.3f s, %.1f MB/s, peak RSS %.1f MB, CPU %.2f s" % (
+                    r["jobs"], " " + r["options"] if r["options"] else "", r["seconds"], r["mb_per_s"],
+                    r["peak_rss_mb"], r["cpu_s"]))
+            print("  speedup -j%s over -j1: %.2fx" % (jr["rows"][1]["jobs"], jr["speedup"]))
     results["machine"]["loadavg_end"] = os.getloadavg()
     print("\nload average %.1f at start, %.1f at end on %d CPUs (wall times suffer above ~1); targets judged on %s time" % (
         results["machine"]["loadavg_start"][0], results["machine"]["loadavg_end"][0], os.cpu_count() or 0, args.basis))
