@@ -171,6 +171,22 @@ START_TEST(t_latency_and_short_kernels) {
   ck_assert_int_eq(fsdpa_query_launch_latency(c, &q, &l), FSDPA_OK);
   ck_assert_uint_eq(l.ops, 2);
   ck_assert_int_eq(l.total_ns, 88000 + 5000);
+  /* a window that ends before it starts is empty, whatever lies between
+   * (it once gave a negative count of ops: an allocation of SIZE_MAX) */
+  for (int64_t t0 = 101000; t0 <= 400000; t0 += 33000) {
+    fsdpa_query_init(&q);
+    q.t0_ns = t0;
+    q.t1_ns = 100000;
+    ck_assert_int_eq(fsdpa_query_launch_latency(c, &q, &l), FSDPA_OK);
+    ck_assert_uint_eq(l.ops, 0);
+    ck_assert_int_eq(l.p50_ns, FSDPA_ABSENT);
+    fsdpa_launch_queue lq = {sizeof lq};
+    ck_assert_int_eq(fsdpa_query_launch_queue(c, &q, &lq), FSDPA_OK);
+    fsdpa_launch_gaps g = {sizeof g};
+    ck_assert_int_eq(fsdpa_query_launch_gaps(c, &q, &g), FSDPA_OK);
+    ck_assert_uint_eq(g.gaps, 0);
+    ck_assert_int_eq(g.busy_ns, 0);
+  }
   fsdpa_ctx_free(c);
 }
 END_TEST

@@ -296,7 +296,7 @@ FSDPA_API fsdpa_status fsdpa_get_stream(const fsdpa_ctx *ctx, size_t i, fsdpa_st
 typedef struct fsdpa_query {
   size_t size;                /**< sizeof(fsdpa_query) */
   int64_t t0_ns;              /**< window start (absolute), ::FSDPA_ABSENT = -inf */
-  int64_t t1_ns;              /**< window end (absolute, exclusive), ::FSDPA_ABSENT = +inf */
+  int64_t t1_ns;              /**< window end (absolute, exclusive), ::FSDPA_ABSENT = +inf; an end at or before the start (also after intersecting with `step`) is an empty window */
   int64_t step;               /**< if not ABSENT: index of a step (fsdpa_get_step()) whose CPU range is the window */
   int64_t device;             /**< ABSENT = all devices */
   int64_t stream;             /**< ABSENT = all streams */

@@ -61,6 +61,9 @@ fsdpa_status ctx_resolve_query(fsdpa_ctx *c, const fsdpa_query *q, qwin *w) {
   }
   if (q->t0_ns != FSDPA_ABSENT && rel_bound(q->t0_ns, base) > w->t0) w->t0 = rel_bound(q->t0_ns, base);
   if (q->t1_ns != FSDPA_ABSENT && rel_bound(q->t1_ns, base) < w->t1) w->t1 = rel_bound(q->t1_ns, base);
+  /* an end before the start is an empty window: analyses count ops between
+   * the two bounds and must never see a negative range */
+  if (w->t1 < w->t0) w->t1 = w->t0;
   w->device = q->device;
   w->stream = q->stream;
   return FSDPA_OK;
