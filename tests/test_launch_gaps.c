@@ -278,6 +278,18 @@ START_TEST(t_overlap_on_one_stream) {
 END_TEST
 
 /* Zero-duration ops split no gap and do not close one. */
+/* Views made on an empty context go stale when the first event arrives
+ * (fuzz_events find: the store generation started at 0, the value that
+ * meant "views never built"). */
+START_TEST(t_views_after_first_event) {
+  fsdpa_ctx *c = new_ctx();
+  ck_assert_uint_eq(fsdpa_stream_count(c), 0);
+  K(c, 7, 1000, 500, 0, 0);
+  ck_assert_uint_eq(fsdpa_stream_count(c), 1);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
 START_TEST(t_zero_duration_ops) {
   fsdpa_ctx *c = new_ctx();
   K(c, 9, 0, 1000, -5000, 1000);
@@ -1095,6 +1107,7 @@ int main(void) {
   tcase_add_test(tc, t_latency_and_short_kernels);
   tcase_add_test(tc, t_window_cuts_gaps);
   tcase_add_test(tc, t_overlap_on_one_stream);
+  tcase_add_test(tc, t_views_after_first_event);
   tcase_add_test(tc, t_zero_duration_ops);
   tcase_add_test(tc, t_unlinked_ops);
   tcase_add_test(tc, t_streams_devices_union);

@@ -4,7 +4,13 @@
 #include <string.h>
 #include "util/sort.h"
 
-void store_init(store *s) { memset(s, 0, sizeof *s); intern_init(&s->names); }
+/* gen starts at 1 so that 0 can mean "views never built": views built on
+ * an empty store must go stale when the first event arrives. */
+void store_init(store *s) {
+  memset(s, 0, sizeof *s);
+  intern_init(&s->names);
+  s->gen = 1;
+}
 
 static void views_free(fa_alloc *a, store_views *v) {
   for (size_t i = 0; i < v->nstreams; i++) {
@@ -478,7 +484,7 @@ const store_views *store_get_views(fa_alloc *a, store *s) {
   if (build_corr(a, s, v)) goto fail;
   fa_free(a, count, (ntr + 1) * sizeof(uint32_t));
   fa_free(a, slot, (ntr + 1) * sizeof(uint32_t));
-  v->gen = s->gen ? s->gen : 1;
+  v->gen = s->gen;
   return v;
 fail:
   fa_free(a, keys, maxn * sizeof(sort_key));

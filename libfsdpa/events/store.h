@@ -133,7 +133,7 @@ typedef struct store {
   fa_vec tracks;      /* track */
   uint32_t *track_slots;  /* hash (pid,tid,gpu) -> id+1 */
   size_t track_nslots;
-  uint64_t gen;       /* bumped on every retained event */
+  uint64_t gen;       /* 1 when empty, bumped on every retained event */
   fsdpa_stats stats;
   store_views views;
 } store;
