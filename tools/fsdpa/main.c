@@ -226,8 +226,9 @@ static fsdpa_status report_from_summaries(const shared *sh, const fsdpa_report_o
   const char **sums = calloc(sh->n, sizeof *sums);
   size_t *lens = calloc(sh->n, sizeof *lens);
   fsdpa_status st = FSDPA_ENOMEM;
-  snprintf(err, errn, "out of memory");
-  if (sums && lens) {
+  err[0] = 0;
+  if (!sums || !lens) snprintf(err, errn, "out of memory");
+  else {
     for (size_t i = 0; i < sh->n; i++) {
       sums[i] = sh->jobs[i].sum;
       lens[i] = sh->jobs[i].sum_len;
