@@ -120,6 +120,7 @@ struct fsdpa_input {
   uint64_t sj_charged;
   uint64_t cb_base;         /* stream offset of the buffer given to the shim */
   fsdpa_status cb_status;
+  int mute;                 /* decode without delivering (re-checking a delivered event) */
 };
 
 /* ------------------------------------------------------------------ */
@@ -184,6 +185,7 @@ static void uncharge(fa_alloc *a, uint64_t n) { fa_uncharge(a, n); }
 static int on_event(void *ud, const fsdpa_event *ev, size_t off) {
   fsdpa_input *in = (fsdpa_input *)ud;
   (void)off;
+  if (in->mute) return 0;
   if (in->sink.event) {
     fsdpa_status st = in->sink.event(in->sink.ud, ev);
     if (st != FSDPA_OK) {
@@ -217,14 +219,20 @@ static fsdpa_status ensure_parser(fsdpa_input *in) {
  * as one array: b[first-1] and b[last] are borrowed for '[' and ']'. */
 static int decode_span(fsdpa_input *in, char *b, size_t first, size_t last, sj_result *res) {
   char *p = b + first - 1;
-  char c0 = p[0], c1 = b[last];
+  char c0 = p[0], c1 = b[last], c2 = b[last + 1];
   p[0] = '[';
   b[last] = ']';
+  /* The first byte past the document is fixed: simdjson reads it (an
+   * unbalanced document runs into it, and a ']' there switches on a
+   * balance check of the whole document), and the window's next bytes
+   * depend on the chunking and on earlier input. */
+  b[last + 1] = ' ';
   in->cb_base = in->wbase + first - 1;
   size_t cap = in->wcap + IN_PAD - first + 1; /* readable bytes from p */
   int r = sj_decode_events(in->sj, p, last - first + 2, cap, on_event, in, res);
   p[0] = c0;
   b[last] = c1;
+  b[last + 1] = c2;
   return r;
 }
 
@@ -293,24 +301,35 @@ static fsdpa_status flush(fsdpa_input *in) {
   sj_result res;
   int r = decode_span(in, b, first, last, &res);
   if (r != SJ_EJSON) return decode_result(in, r, &res);
-  /* Malformed JSON somewhere in the batch.  simdjson's first pass checks the
-   * whole batch before any event is delivered, so decode the rest one event
-   * at a time: the events before the bad one get delivered and the error
-   * points into the bad one. */
-  size_t from = first, eb = 0, ee = 0;
-  for (size_t k = 0; k < res.count; k++) {
-    if (!ev_scan_next_element(b, from, last, &eb, &ee)) break;
-    from = ee;
-  }
+  /* Malformed JSON somewhere in the batch.  Whether an event is malformed,
+   * and where, must depend on its own bytes only, never on the batch it was
+   * decoded in (the window and the chunking decide that): so every event
+   * from the one simdjson stopped in is decoded again alone, and the first
+   * that fails alone is the error.  simdjson's first pass checks the whole
+   * batch before any event is delivered (count 0, no position); a failure
+   * in its second pass may come after it delivered the event it blames (it
+   * found the fault while leaving the event): that event is checked again
+   * without delivering it twice.  Every event decoding alone means the batch
+   * as a whole tripped simdjson, not any event: accepted, as it would be in
+   * batches of one. */
+  size_t from = first, eb = 0, ee = 0, k = 0;
+  size_t err = res.err_off == SIZE_MAX ? SIZE_MAX : first - 1 + res.err_off;
   while (ev_scan_next_element(b, from, last, &eb, &ee)) {
+    if (k == res.count || (k + 1 == res.count && err != SIZE_MAX && err >= eb && err < ee)) break;
+    from = ee;
+    k++;
+  }
+  for (; ev_scan_next_element(b, from, last, &eb, &ee); from = ee, k++) {
     sj_result one;
+    in->mute = k < res.count;
     int r1 = decode_span(in, b, eb, ee, &one);
+    in->mute = 0;
     if (r1 == SJ_EJSON) {
-      /* simdjson rejects this event.  Its message and position for a
-       * malformed document can depend on what the parser decoded before
-       * (stale structural indexes), i.e. on the window and chunking: the
-       * strict reader locates the error instead, from the event's bytes
-       * alone.  (Only here: On-Demand accepts garbage inside values it skips,
+      /* simdjson's message and position for a malformed document can depend
+       * on what the parser decoded before (stale structural indexes): the
+       * strict reader locates the error from the event's bytes alone, else
+       * (bad UTF-8, control characters: simdjson's first pass) the raw scan
+       * does.  (Only here: On-Demand accepts garbage inside values it skips,
        * and so must the check, or acceptance would depend on batching.) */
       jr j;
       const char *vb, *ve;
@@ -319,13 +338,11 @@ static fsdpa_status flush(fsdpa_input *in) {
       if (!jr_skip(&j, &vb, &ve) || !jr_end(&j))
         return set_error(in, FSDPA_EPARSE, (int64_t)(in->wbase + eb + j.err_off), "malformed JSON in event: %s",
                          j.msg);
-      if (one.err_off == SIZE_MAX) one.err_off = locate_raw_error(b, eb, ee) - (eb - 1);
+      one.err_off = locate_raw_error(b, eb, ee) - (eb - 1);
     }
     if (r1 != SJ_OK) return decode_result(in, r1, &one);
-    from = ee;
   }
-  in->cb_base = in->wbase + first - 1;
-  return decode_result(in, r, &res);
+  return FSDPA_OK;
 }
 
 /* ------------------------------------------------------------------ */
