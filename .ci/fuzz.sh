@@ -19,7 +19,7 @@ if ! command -v clang >/dev/null 2>&1; then
   echo "fuzz: clang not found (apt-get install clang libclang-rt-14-dev)"; exit 1
 fi
 if [ ! -f "$B/build.ninja" ]; then
-  CC=clang CXX=clang++ meson setup "$B" -Dfuzzing=true -Dtests=false -Dbindings=false -Ddocs=disabled \
+  CC=clang CXX=clang++ meson setup "$B" -Dfuzzing=true -Dtests=disabled -Dbindings=false -Ddocs=disabled \
     -Dmimalloc=disabled -Db_sanitize=address,undefined -Db_lundef=false \
     -Dc_args=-fno-sanitize-recover=all -Dcpp_args=-fno-sanitize-recover=all >/dev/null || exit 1
 fi

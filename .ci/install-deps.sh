@@ -1,25 +1,36 @@
 #!/usr/bin/env bash
-# Installs everything libfsdpa needs to build and test, from Debian packages
-# only.  Used by README.md and by .ci/run.  Idempotent; needs root (or sudo).
+# Installs what libfsdpa needs, from Debian packages only.  Idempotent; needs
+# root (or sudo).
+#
+#   bash .ci/install-deps.sh         build: the library, the CLI, the docs' inputs
+#   bash .ci/install-deps.sh test    build + everything .ci/run uses (tests,
+#                                    sanitizers, fuzzing, ABI guard, bindings)
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
-PKGS=(
-  meson ninja-build pkg-config gcc g++          # build
+BUILD=(
+  meson ninja-build pkg-config gcc g++          # build (meson brings python3)
   libsimdjson-dev libmimalloc-dev zlib1g-dev    # library dependencies
+)
+TEST=(
   check                                         # unit tests
   doxygen                                       # API docs (warnings are errors)
-  python3                                       # generator, independent counts
-  clang libclang-rt-14-dev                      # fuzzing (libFuzzer) and sanitizers
+  clang libclang-rt-14-dev                      # clang build, fuzzing (libFuzzer), sanitizers
   abigail-tools                                 # ABI guard (abidw/abidiff)
   valgrind                                      # leak checks
   golang-go                                     # Go binding tests
   python3-pytest                                # Python binding tests (also run with unittest)
+  python3-venv python3-mesonpy python3-pip      # pip install . check (offline, Debian's meson-python)
   python3-distributed                           # fsdpa.dask scale-out test (local cluster)
   chromium                                      # HTML report browser test
   python3-jsonschema                            # JSON report schema test (docs/report.schema.json)
   cargo rustc                                   # Rust binding tests (skipped if absent)
 )
+case "${1:-build}" in
+  build) PKGS=("${BUILD[@]}") ;;
+  test) PKGS=("${BUILD[@]}" "${TEST[@]}") ;;
+  *) echo "usage: $0 [build|test]" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

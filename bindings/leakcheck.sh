@@ -13,7 +13,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=${1:-/tmp/build-fsdpa-leakcheck}
 PY=${PYTHON:-/usr/bin/python3}
 if [ ! -f "$B/build.ninja" ]; then
-  meson setup "$B" "$ROOT" -Dmimalloc=disabled -Dtests=false -Dbindings=true >/dev/null
+  meson setup "$B" "$ROOT" -Dmimalloc=disabled -Dtests=disabled -Dbindings=true >/dev/null
 else
   meson configure "$B" -Dmimalloc=disabled -Dbindings=true >/dev/null
 fi

@@ -32,7 +32,7 @@ def default_env():
     defaults = {
         "FSDPA_BUILD_ROOT": build,
         "FSDPA_SOURCE_ROOT": ROOT,
-        "PKG_CONFIG_PATH": os.path.join(build, "meson-uninstalled"),
+        "PKG_CONFIG_PATH": os.path.join(build, "libfsdpa"),
         "LD_LIBRARY_PATH": libdir,
         "FSDPA_LIBRARY": os.path.join(libdir, "libfsdpa.so"),
         "FSDPA_ABI_JSON": os.path.join(bdir, "abi.json"),

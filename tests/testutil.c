@@ -98,6 +98,12 @@ fsdpa_ctx *tu_feed_chunks(const char *buf, size_t len, size_t chunk, fsdpa_statu
   return c;
 }
 
+char *tu_report_json(fsdpa_ctx *const *c, size_t n, const char *const *paths, size_t *len) {
+  char *out = NULL;
+  if (fsdpa_report(c, paths, n, NULL, &out, len) != FSDPA_OK) return NULL;
+  return out;
+}
+
 char *tu_report(fsdpa_ctx *c, fsdpa_format fmt) {
   fsdpa_report_options o;
   fsdpa_report_options_init(&o);

@@ -21,6 +21,11 @@ char *tu_tracegen(const char *scenario, const char *extra, const char *name);
 /* Feed a buffer to a new context in chunks of `chunk` bytes (0 = whole);
  * returns the context (NULL on failure, status in *st). */
 fsdpa_ctx *tu_feed_chunks(const char *buf, size_t len, size_t chunk, fsdpa_status *st);
+/* JSON report over n contexts (paths may be NULL), as fsdpa_report() returns
+ * it (release with fsdpa_free); NULL if the call failed.  Kept out of line:
+ * gcc 12 at -O3 misreads the out-parameter of an inlined helper as a
+ * dangling pointer. */
+char *tu_report_json(fsdpa_ctx *const *c, size_t n, const char *const *paths, size_t *len);
 /* JSON report of one context (malloc'd copy). */
 char *tu_report(fsdpa_ctx *c, fsdpa_format fmt);
 /* Simple numeric lookup in a JSON text: the first number after "key": at or

@@ -379,11 +379,9 @@ void bw_unit_public(fsdpa_ctx *c, const bw_result *r, size_t k, uint32_t pos,
   const fm_inst *in = &m->insts[bu->inst];
   memset(o, 0, sizeof *o);
   o->size = sizeof *o;
-  char nm[1024];
-  fm_unit_name(m, in->unit, nm, sizeof nm);
+  fm_unit_name(m, in->unit, o->name, sizeof o->name);
   const fm_unit *u = &m->units[in->unit];
-  o->name_len = u->index >= 0 || !u->name_len ? strlen(nm) : u->name_len;
-  snprintf(o->name, sizeof o->name, "%s", nm);
+  o->name_len = u->index >= 0 || !u->name_len ? strlen(o->name) : u->name_len;
   o->position = pos;
   o->prefetched = bu->prefetched;
   o->rs_hidden = bu->rs_hidden;

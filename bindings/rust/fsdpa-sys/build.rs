@@ -1,6 +1,6 @@
 //! Finds libfsdpa without any crate: `FSDPA_LIB_DIR` if set, else the
 //! `pkg-config` binary (a meson build dir provides
-//! `meson-uninstalled/fsdpa-uninstalled.pc`, which pkg-config prefers when
+//! `libfsdpa/fsdpa-uninstalled.pc`, which pkg-config prefers when
 //! that directory is on PKG_CONFIG_PATH).
 use std::env;
 use std::process::Command;
@@ -25,7 +25,7 @@ fn main() {
             }
             Ok(o) => panic!(
                 "fsdpa-sys: `{pkg_config} --libs fsdpa` failed: {}\nSet FSDPA_LIB_DIR to the \
-                 directory of libfsdpa.so, or PKG_CONFIG_PATH to <build>/meson-uninstalled.",
+                 directory of libfsdpa.so, or PKG_CONFIG_PATH to <build>/libfsdpa.",
                 String::from_utf8_lossy(&o.stderr).trim()
             ),
             Err(e) => panic!(
