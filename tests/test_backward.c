@@ -10,7 +10,7 @@
 #include "testutil.h"
 #include "ctx.h"
 #include "analysis/analyses.h"
-#include "analysis/fsdp_model.h"
+#include "model/fsdp_model.h"
 #include "analysis/pattern.h"
 
 /* ---- the pattern matcher ---- */

@@ -7,7 +7,7 @@
 #include "testutil.h"
 #include "ctx.h"
 #include "events/classify.h"
-#include "timeline/interval.h"
+#include "util/interval.h"
 #include "util/intern.h"
 #include "util/sort.h"
 #include "util/alloc.h"

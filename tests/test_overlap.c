@@ -10,7 +10,7 @@
 #include "testutil.h"
 #include "ctx.h"
 #include "analysis/analyses.h"
-#include "analysis/overlap.h"
+#include "model/kernel_sets.h"
 #include "events/classify.h"
 
 /* ---- hand-built events ---- */
@@ -221,7 +221,7 @@ START_TEST(t_collective_typing) {
   fsdpa_overlap o = {sizeof o};
   ck_assert_int_eq(fsdpa_query_overlap(c, &q, &o), FSDPA_OK);
   ck_assert_int_eq(o.overlap_ns, 50);
-  ck_assert(fabs(ov_bus_factor(COLL_BROADCAST, 8) - 1.0) < 1e-12);
+  ck_assert(fabs(ks_bus_factor(COLL_BROADCAST, 8) - 1.0) < 1e-12);
   fsdpa_ctx_free(c);
 }
 END_TEST

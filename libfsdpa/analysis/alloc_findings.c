@@ -1,6 +1,7 @@
 /* allocator-thrash and allocator-fragmentation. */
 #include "analysis/analyses.h"
 #include "analysis/alloc_run.h"
+#include "util/fmt.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,6 @@
 #define BURST_GAP_NS 1000000
 #define BURST_MIN 3
 
-static double ms(int64_t ns) { return (double)ns / 1e6; }
 static double mib(int64_t b) { return (double)b / MIB; }
 
 static int cmp_i64(const void *pa, const void *pb) {
@@ -165,7 +165,7 @@ static fsdpa_status thrash(fsdpa_ctx *c, const ar *r, int64_t rank, findings *f)
                    "during and right after them.",
                    (long long)r->warmup, r->how == 0 ? "allocator.warmup_steps" : r->how == 1 ? "until reserved memory stopped growing" : "default",
                    (unsigned long long)steady_steps, (unsigned long long)nm, (unsigned long long)nf,
-                   ms(tm) / (double)steady_steps, ms(tf) / (double)steady_steps, ms(cost));
+                   fmt_ms(tm) / (double)steady_steps, fmt_ms(tf) / (double)steady_steps, fmt_ms(cost));
   if (n > 0 && (size_t)n < sizeof detail && seg.n)
     n += snprintf(detail + n, sizeof detail - (size_t)n, " New segments %.1f-%.1f MiB (median %.1f MiB).",
                   mib(seg.v[0]), mib(seg.v[seg.n - 1]), mib(seg.v[(seg.n - 1) / 2]));

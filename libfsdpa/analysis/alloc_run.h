@@ -5,7 +5,7 @@
 #ifndef FSDPA_ANALYSIS_ALLOC_RUN_H
 #define FSDPA_ANALYSIS_ALLOC_RUN_H
 #include "analysis/alloc_mem.h"
-#include "analysis/sync_calls.h"
+#include "model/runtime_calls.h"
 #include "events/classify.h"
 
 typedef struct ar {

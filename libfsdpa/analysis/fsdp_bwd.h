@@ -2,7 +2,7 @@
  * and its report section and finding (fsdp_bwd_report.c). */
 #ifndef FSDPA_ANALYSIS_FSDP_BWD_H
 #define FSDPA_ANALYSIS_FSDP_BWD_H
-#include "analysis/fsdp_model.h"
+#include "model/fsdp_model.h"
 #include "analysis/pattern.h"
 
 /* The zigzag pattern text (docs/patterns.md section 4). */

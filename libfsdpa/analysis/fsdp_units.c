@@ -2,7 +2,7 @@
  * over the unit model (fsdp_model.h), as public queries and as the report's
  * fsdp.version / fsdp.units. */
 #include "analysis/analyses.h"
-#include "analysis/fsdp_model.h"
+#include "model/fsdp_model.h"
 #include <stdio.h>
 #include <string.h>
 #include "util/satmath.h"

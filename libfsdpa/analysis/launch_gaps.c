@@ -2,6 +2,7 @@
  * stream, per device and per step (definitions in fsdpa.h, launch_gaps). */
 #include "analysis/analyses.h"
 #include "analysis/launch_gaps_impl.h"
+#include "util/fmt.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -173,7 +174,7 @@ static fsdpa_status steps_json(fsdpa_ctx *c, const store_views *v, jsonw *w) {
     if ((st = lg_gaps(c, v, &q, &g, NULL))) break;
     jw_obj(w);
     char name[48];
-    snprintf(name, sizeof name, "ProfilerStep#%lld", (long long)s[i].number);
+    fmt_step(name, sizeof name, s[i].number);
     jw_kstr(w, "name", name);
     jw_ki64(w, "number", s[i].number);
     jw_key(w, "steady");

@@ -4,6 +4,7 @@
  * lazy init) and would make every trace look starved. */
 #include "analysis/analyses.h"
 #include "analysis/launch_gaps_impl.h"
+#include "util/fmt.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -31,17 +32,10 @@ static fsdpa_status steady_get(fsdpa_ctx *c, steady *y) {
   return FSDPA_OK;
 }
 
-static void fmt_ns(char *b, size_t n, int64_t ns) {
-  if (ns >= 1000000000) snprintf(b, n, "%.2f s", (double)ns / 1e9);
-  else if (ns >= 1000000) snprintf(b, n, "%.1f ms", (double)ns / 1e6);
-  else if (ns >= 1000) snprintf(b, n, "%.1f µs", (double)ns / 1e3);
-  else snprintf(b, n, "%lld ns", (long long)ns);
-}
-
 static void fmt_scope(char *b, size_t n, const steady *y) {
   if (!y->n) snprintf(b, n, "the whole trace (no ProfilerStep ranges)");
   else if (y->n - y->first == 1)
-    snprintf(b, n, "ProfilerStep#%lld", (long long)y->s[y->first].number);
+    fmt_step(b, n, y->s[y->first].number);
   else
     snprintf(b, n, "steady-state steps #%lld-#%lld%s", (long long)y->s[y->first].number,
              (long long)y->s[y->n - 1].number, y->first ? " (first step excluded as warm-up)" : "");
@@ -93,12 +87,12 @@ static fsdpa_status launch_overhead(fsdpa_ctx *c, const store_views *v, const st
   double idle_share = share(cost, g.gpu_window_ns);
   char scope[160], t_short[32], t_small[32], t_cost[32], t_win[32], t_p50[32], t_lat[32];
   fmt_scope(scope, sizeof scope, y);
-  fmt_ns(t_short, sizeof t_short, P[P_LAUNCH_SHORT_KERNEL_NS]);
-  fmt_ns(t_small, sizeof t_small, g.small_gap_threshold_ns);
-  fmt_ns(t_cost, sizeof t_cost, cost);
-  fmt_ns(t_win, sizeof t_win, g.gpu_window_ns);
-  fmt_ns(t_p50, sizeof t_p50, g.p50_ns == FSDPA_ABSENT ? 0 : g.p50_ns);
-  fmt_ns(t_lat, sizeof t_lat, l.p50_ns == FSDPA_ABSENT ? 0 : l.p50_ns);
+  fmt_dur(t_short, sizeof t_short, P[P_LAUNCH_SHORT_KERNEL_NS]);
+  fmt_dur(t_small, sizeof t_small, g.small_gap_threshold_ns);
+  fmt_dur(t_cost, sizeof t_cost, cost);
+  fmt_dur(t_win, sizeof t_win, g.gpu_window_ns);
+  fmt_dur(t_p50, sizeof t_p50, g.p50_ns == FSDPA_ABSENT ? 0 : g.p50_ns);
+  fmt_dur(t_lat, sizeof t_lat, l.p50_ns == FSDPA_ABSENT ? 0 : l.p50_ns);
   char title[256], detail[1024];
   snprintf(title, sizeof title,
            "Launch overhead: %llu kernels, %.0f%% shorter than %s, GPU idle %.0f%% between them",
@@ -164,12 +158,12 @@ static fsdpa_status starvation_one(fsdpa_ctx *c, const store_views *v, int64_t r
   if (too_cheap(c, v, cost)) return FSDPA_OK;
   double host_share = share(g->gpu_host_wait_ns, g->gpu_idle_ns);
   char t_busy[32], t_win[32], t_idle[32], t_host[32], t_kw[32], t_oth[32];
-  fmt_ns(t_busy, sizeof t_busy, g->busy_ns);
-  fmt_ns(t_win, sizeof t_win, g->gpu_window_ns);
-  fmt_ns(t_idle, sizeof t_idle, g->gpu_idle_ns);
-  fmt_ns(t_host, sizeof t_host, g->gpu_host_wait_ns);
-  fmt_ns(t_kw, sizeof t_kw, g->gpu_kernel_wait_ns);
-  fmt_ns(t_oth, sizeof t_oth, g->gpu_other_ns);
+  fmt_dur(t_busy, sizeof t_busy, g->busy_ns);
+  fmt_dur(t_win, sizeof t_win, g->gpu_window_ns);
+  fmt_dur(t_idle, sizeof t_idle, g->gpu_idle_ns);
+  fmt_dur(t_host, sizeof t_host, g->gpu_host_wait_ns);
+  fmt_dur(t_kw, sizeof t_kw, g->gpu_kernel_wait_ns);
+  fmt_dur(t_oth, sizeof t_oth, g->gpu_other_ns);
   char title[256], detail[1024];
   snprintf(title, sizeof title,
            "GPU starved: device %lld busy %.0f%% of the time, %.0f%% of its idle time waiting on "
@@ -265,7 +259,7 @@ static fsdpa_status starvation(fsdpa_ctx *c, const store_views *v, const steady 
     return starvation_one(c, v, rank, f, device, step, scope, &g, &x, nstarve, nsteady);
   }
   for (int k = 0; k < nw && !st; k++) {
-    snprintf(scope, sizeof scope, "ProfilerStep#%lld", (long long)y->s[worst[k].i].number);
+    fmt_step(scope, sizeof scope, y->s[worst[k].i].number);
     st = starvation_one(c, v, rank, f, device, y->s[worst[k].i].number, scope, &worst[k].g,
                         &worst[k].x, nstarve, nsteady);
   }

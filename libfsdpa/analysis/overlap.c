@@ -2,222 +2,15 @@
  * computed exactly in ns, per window, per collective type and per process
  * group, with achieved NCCL bus bandwidth, plus the comm-serialized and
  * exposed-comm findings. */
-#include "analysis/overlap.h"
+#include "model/kernel_sets.h"
 #include "analysis/analyses.h"
-#include "analysis/fsdp_model.h"
+#include "model/fsdp_model.h"
 #include "events/classify.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util/satmath.h"
-
-/* ---- sets ---- */
-
-/* The store gives every NCCL-named kernel a coll_info, empty when the
- * kernel carried no collective args. */
-static int ci_empty(const coll_info *x) {
-  return x->coll_name == INTERN_NONE && x->dtype == INTERN_NONE && x->pg_name == INTERN_NONE &&
-         x->in_nelems == FSDPA_ABSENT && x->out_nelems == FSDPA_ABSENT;
-}
-
-int ov_kernel_coll(const store *s, const ev_rec *r, const coll_info **ci) {
-  int t = nc_coll(store_name_info(s, r->name));
-  if (t == COLL_NONE) t = COLL_OTHER;
-  *ci = NULL;
-  if (r->aux != AUX_NONE && r->aux < s->colls.len &&
-      !ci_empty(&FA_VEC_AT(&s->colls, coll_info, r->aux))) {
-    const coll_info *x = &FA_VEC_AT(&s->colls, coll_info, r->aux);
-    *ci = x;
-    if (x->coll_name != INTERN_NONE) {
-      int a = coll_type_from_arg(store_name(s, x->coll_name), intern_len(&s->names, x->coll_name));
-      /* the argument is what the framework asked for; the kernel token only
-       * says which specialised kernel NCCL picked ("Generic" for RCCL) */
-      if (a != COLL_NONE && a != COLL_OTHER) t = a;
-    }
-  }
-  return t;
-}
-
-double ov_bus_factor(int coll, int n) {
-  if (n <= 0) return -1.0;
-  double f = (double)(n - 1) / (double)n;
-  switch (coll) {
-    case COLL_ALLREDUCE: return 2.0 * f;
-    case COLL_ALLGATHER:
-    case COLL_REDUCESCATTER:
-    case COLL_ALLTOALL: return f;
-    case COLL_BROADCAST:
-    case COLL_REDUCE:
-    case COLL_SENDRECV:
-    case COLL_SEND:
-    case COLL_RECV: return 1.0;
-    default: return -1.0;
-  }
-}
-
-/* Algorithm bytes as nccl-tests count them: AllGather the gathered output,
- * every other collective its input. */
-static void ent_bytes(const store *s, const coll_info *ci, int coll, ov_ent *e) {
-  e->bytes = e->bus_bytes = FSDPA_ABSENT;
-  if (!ci || ci->dtype == INTERN_NONE) return;
-  int sz = dtype_size(store_name(s, ci->dtype), intern_len(&s->names, ci->dtype));
-  int64_t nel = coll == COLL_ALLGATHER ? ci->out_nelems : ci->in_nelems;
-  /* more than 1 PiB in one collective is not a real size (STORE_MAX_BYTES) */
-  if (sz <= 0 || nel == FSDPA_ABSENT || nel < 0 || nel > STORE_MAX_BYTES / sz) return;
-  e->bytes = nel * sz;
-  double f = ov_bus_factor(coll, ci->group_size);
-  if (f >= 0) e->bus_bytes = (int64_t)((double)e->bytes * f + 0.5);
-}
-
-/* Kernels without their own collective args (RCCL, older PyTorch) borrow
- * them from the record_param_comms op they were launched under: the kernel's
- * External id (or its runtime call's) is that op's. */
-typedef struct pc_map {
-  int64_t *ext;
-  uint32_t *aux;
-  size_t n;
-} pc_map;
-
-static int cmp_i64pair(const void *pa, const void *pb) {
-  const int64_t *a = pa, *b = pb;
-  return a[0] < b[0] ? -1 : a[0] > b[0];
-}
-
-static fsdpa_status pc_build(fa_alloc *a, const store *s, pc_map *m, int64_t **tmp, size_t *tmpn) {
-  memset(m, 0, sizeof *m);
-  size_t n = 0;
-  for (size_t i = 0; i < s->cpu.len; i++) {
-    const ev_rec *r = STORE_REC(&s->cpu, i);
-    if (r->aux != AUX_NONE && r->ext != FSDPA_ABSENT) n++;
-  }
-  *tmpn = n;
-  *tmp = NULL;
-  if (!n) return FSDPA_OK;
-  int64_t *p = fa_malloc(a, n * 2 * sizeof(int64_t));
-  if (!p) return fa_fail_status(a);
-  size_t k = 0;
-  for (size_t i = 0; i < s->cpu.len; i++) {
-    const ev_rec *r = STORE_REC(&s->cpu, i);
-    if (r->aux == AUX_NONE || r->ext == FSDPA_ABSENT) continue;
-    p[2 * k] = r->ext;
-    p[2 * k + 1] = r->aux;
-    k++;
-  }
-  qsort(p, n, 2 * sizeof(int64_t), cmp_i64pair);
-  *tmp = p;
-  m->n = n;
-  return FSDPA_OK;
-}
-
-static uint32_t pc_find(const int64_t *p, size_t n, int64_t ext) {
-  if (ext == FSDPA_ABSENT) return AUX_NONE;
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (p[2 * mid] < ext) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < n && p[2 * lo] == ext ? (uint32_t)p[2 * lo + 1] : AUX_NONE;
-}
-
-void ov_free(ov_data *d) {
-  if (!d->a) return;
-  fa_free(d->a, d->comp, d->comp_cap * sizeof(iv));
-  fa_free(d->a, d->comm, d->comm_cap * sizeof(iv));
-  fa_free(d->a, d->ents, d->ents_cap * sizeof(ov_ent));
-  memset(d, 0, sizeof *d);
-}
-
-static int selected(const gpu_stream_view *sv, const qwin *w) {
-  return (w->device == FSDPA_ABSENT || sv->device == w->device) &&
-         (w->stream == FSDPA_ABSENT || sv->stream == w->stream);
-}
-
-fsdpa_status ov_gather(fsdpa_ctx *c, const store_views *v, const qwin *w, ov_data *d) {
-  fa_alloc *a = &c->alloc;
-  const store *s = &c->st;
-  memset(d, 0, sizeof *d);
-  d->a = a;
-  size_t ncomp = 0, ncomm = 0;
-  for (size_t i = 0; i < v->nstreams; i++) {
-    const gpu_stream_view *sv = &v->streams[i];
-    if (!selected(sv, w)) continue;
-    ncomm += sv->comm_kernels;
-    ncomp += sv->kernels - sv->comm_kernels;
-  }
-  int64_t *pcp = NULL;
-  size_t pcn = 0;
-  fsdpa_status st = FSDPA_OK;
-  d->comp_cap = ncomp;
-  d->comm_cap = ncomm;
-  d->ents_cap = ncomm;
-  if (ncomp && !(d->comp = fa_malloc(a, ncomp * sizeof(iv)))) goto oom;
-  if (ncomm && !(d->comm = fa_malloc(a, ncomm * sizeof(iv)))) goto oom;
-  if (ncomm && !(d->ents = fa_malloc(a, ncomm * sizeof(ov_ent)))) goto oom;
-  int need_pc = 0;
-  for (size_t i = 0; i < v->nstreams; i++) {
-    const gpu_stream_view *sv = &v->streams[i];
-    if (!selected(sv, w)) continue;
-    for (size_t j = 0; j < sv->nops; j++) {
-      const ev_rec *r = STORE_REC(&s->gpu, sv->ops[j]);
-      if (r->kind != RK_KERNEL) continue;
-      iv x = {r->ts, r->end};
-      if (!iv_clip1(&x, w->t0, w->t1)) continue;
-      if (!(store_name_info(s, r->name) & NC_COMM)) {
-        d->comp[d->ncomp++] = x;
-        d->comp_kernels++;
-        continue;
-      }
-      const coll_info *ci;
-      ov_ent e;
-      e.s = x.s;
-      e.e = x.e;
-      e.dur = r->end - r->ts;
-      e.gpu = sv->ops[j];
-      e.coll = ov_kernel_coll(s, r, &ci);
-      e.pg = ci ? ci->pg_name : INTERN_NONE;
-      ent_bytes(s, ci, e.coll, &e);
-      if (!ci) need_pc = 1;
-      d->ents[d->nents++] = e;
-    }
-  }
-  if (need_pc) {
-    pc_map m;
-    st = pc_build(a, s, &m, &pcp, &pcn);
-    if (st) goto fail;
-    for (size_t k = 0; k < d->nents && pcn; k++) {
-      ov_ent *e = &d->ents[k];
-      const ev_rec *r = STORE_REC(&s->gpu, e->gpu);
-      const coll_info *own;
-      ov_kernel_coll(s, r, &own);
-      if (own) continue;
-      uint32_t aux = pc_find(pcp, pcn, r->ext);
-      if (aux == AUX_NONE) {
-        uint32_t rt = store_runtime_for_corr(v, r->corr);
-        if (rt != UINT32_MAX) aux = pc_find(pcp, pcn, STORE_REC(&s->rt, rt)->ext);
-      }
-      if (aux == AUX_NONE || aux >= s->colls.len) continue;
-      const coll_info *ci = &FA_VEC_AT(&s->colls, coll_info, aux);
-      if (ci->coll_name != INTERN_NONE) {
-        int t = coll_type_from_arg(store_name(s, ci->coll_name), intern_len(&s->names, ci->coll_name));
-        if (t != COLL_NONE && t != COLL_OTHER) e->coll = t;
-      }
-      e->pg = ci->pg_name;
-      ent_bytes(s, ci, e->coll, e);
-    }
-  }
-  for (size_t k = 0; k < d->nents; k++) d->comm[d->ncomm++] = (iv){d->ents[k].s, d->ents[k].e};
-  d->ncomp = iv_union(d->comp, d->ncomp);
-  d->ncomm = iv_union(d->comm, d->ncomm);
-  fa_free(a, pcp, pcn * 2 * sizeof(int64_t));
-  return FSDPA_OK;
-oom:
-  st = fa_fail_status(a);
-fail:
-  fa_free(a, pcp, pcn * 2 * sizeof(int64_t));
-  ov_free(d);
-  return st;
-}
+#include "util/fmt.h"
 
 /* ---- splits ---- */
 
@@ -239,7 +32,7 @@ static int acc_before(const store *s, int by, const split_acc *a, const split_ac
   return strcmp(store_name(s, a->pg), store_name(s, b->pg)) < 0;
 }
 
-static fsdpa_status splits(fsdpa_ctx *c, const ov_data *d, int by, split_acc **out, size_t *nout) {
+static fsdpa_status splits(fsdpa_ctx *c, const ks_data *d, int by, split_acc **out, size_t *nout) {
   fa_alloc *a = &c->alloc;
   *out = NULL;
   *nout = 0;
@@ -254,7 +47,7 @@ static fsdpa_status splits(fsdpa_ctx *c, const ov_data *d, int by, split_acc **o
   }
   size_t nk = 0;
   for (size_t k = 0; k < d->nents; k++) {
-    const ov_ent *e = &d->ents[k];
+    const ks_ent *e = &d->ents[k];
     size_t j = 0;
     for (; j < nk; j++)
       if (by ? acc[j].pg == e->pg : acc[j].key == e->coll) break;
@@ -275,7 +68,7 @@ static fsdpa_status splits(fsdpa_ctx *c, const ov_data *d, int by, split_acc **o
   for (size_t j = 0; j < nk; j++) {
     size_t m = 0;
     for (size_t k = 0; k < d->nents; k++) {
-      const ov_ent *e = &d->ents[k];
+      const ks_ent *e = &d->ents[k];
       if (by ? acc[j].pg == e->pg : acc[j].key == e->coll) tmp[m++] = (iv){e->s, e->e};
     }
     m = iv_union(tmp, m);
@@ -317,7 +110,7 @@ static void acc_to_public(const fsdpa_ctx *c, const split_acc *x, int by, fsdpa_
 
 /* ---- public queries ---- */
 
-static void fill_overlap(const ov_data *d, fsdpa_overlap *o) {
+static void fill_overlap(const ks_data *d, fsdpa_overlap *o) {
   memset(o, 0, sizeof *o);
   o->size = sizeof *o;
   o->compute_ns = iv_total(d->comp, d->ncomp);
@@ -348,11 +141,11 @@ fsdpa_status fsdpa_query_overlap(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_overl
   const store_views *v;
   fsdpa_status st = begin(c, q, &w, &v);
   if (st) return st;
-  ov_data d;
-  st = ov_gather(c, v, &w, &d);
+  ks_data d;
+  st = ks_gather(c, v, &w, &d);
   if (st) return ctx_fail(c, st, "out of memory computing overlap");
   fill_overlap(&d, out);
-  ov_free(&d);
+  ks_free(&d);
   return FSDPA_OK;
 }
 
@@ -364,8 +157,8 @@ static fsdpa_status split_query(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_comm_s
   const store_views *v;
   fsdpa_status st = begin(c, q, &w, &v);
   if (st) return st;
-  ov_data d;
-  st = ov_gather(c, v, &w, &d);
+  ks_data d;
+  st = ks_gather(c, v, &w, &d);
   if (st) return ctx_fail(c, st, "out of memory computing overlap");
   split_acc *acc;
   size_t n;
@@ -380,7 +173,7 @@ static fsdpa_status split_query(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_comm_s
     ctx_fail(c, st, "out of memory computing overlap splits");
   }
   fa_free(&c->alloc, acc, d.nents * sizeof(split_acc));
-  ov_free(&d);
+  ks_free(&d);
   return st;
 }
 
@@ -432,8 +225,8 @@ fsdpa_status overlap_json(fsdpa_ctx *c, jsonw *w) {
   const store_views *v = ctx_views(c);
   if (!v) return fa_fail_status(&c->alloc);
   qwin win = {INT64_MIN, INT64_MAX, FSDPA_ABSENT, FSDPA_ABSENT};
-  ov_data d;
-  fsdpa_status st = ov_gather(c, v, &win, &d);
+  ks_data d;
+  fsdpa_status st = ks_gather(c, v, &win, &d);
   if (st) return st;
   fsdpa_overlap o;
   fill_overlap(&d, &o);
@@ -483,7 +276,7 @@ done:
   fa_free(&c->alloc, cp, cp_cap * sizeof(iv));
   fa_free(&c->alloc, by_coll, d.nents * sizeof(split_acc));
   fa_free(&c->alloc, by_pg, d.nents * sizeof(split_acc));
-  ov_free(&d);
+  ks_free(&d);
   return st;
 }
 
@@ -496,7 +289,6 @@ static int cmp_len_desc(const void *pa, const void *pb) {
   return a->s < b->s ? -1 : a->s > b->s;
 }
 
-static double ms(int64_t ns) { return (double)ns / 1e6; }
 
 /* Evidence shared by both findings: totals, per collective with bandwidth,
  * stream roles, and (FSDP) how many units need more comm than compute. */
@@ -537,13 +329,13 @@ fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   const store_views *v = ctx_views(c);
   if (!v) return fa_fail_status(&c->alloc);
   qwin win = {INT64_MIN, INT64_MAX, FSDPA_ABSENT, FSDPA_ABSENT};
-  ov_data d;
-  fsdpa_status st = ov_gather(c, v, &win, &d);
+  ks_data d;
+  fsdpa_status st = ks_gather(c, v, &win, &d);
   if (st) return st;
   fsdpa_overlap o;
   fill_overlap(&d, &o);
   if (!d.nents || !d.ncomp || o.comm_ns <= 0) {
-    ov_free(&d);
+    ks_free(&d);
     return FSDPA_OK;
   }
   fa_alloc *a = &c->alloc;
@@ -578,10 +370,10 @@ fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
     sb_printf(&det,
               "Communication kernels run %.3f ms and compute kernels %.3f ms, but only %.3f ms "
               "(%.2f%% of communication) run at the same time: %s. Up to %.3f ms could be hidden.",
-              ms(o.comm_ns), ms(o.compute_ns), ms(o.overlap_ns), o.overlap_pct,
+              fmt_ms(o.comm_ns), fmt_ms(o.compute_ns), fmt_ms(o.overlap_ns), o.overlap_pct,
               shared ? "collectives share a stream with compute kernels, so one waits for the other"
                      : "the communication stream and the compute stream take turns",
-              ms(cost));
+              fmt_ms(cost));
     finding *x = findings_add(
         f, "comm-serialized", SEV_WARNING, rank, FSDPA_ABSENT, cost,
         "Communication and computation do not overlap", det.p ? det.p : "",
@@ -608,13 +400,13 @@ fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
     sb_printf(&det,
               "%.3f ms of communication (%.1f%% of the %.3f ms GPU span) runs with no compute "
               "kernel beside it.",
-              ms(o.exposed_comm_ns), share, ms(span));
+              fmt_ms(o.exposed_comm_ns), share, fmt_ms(span));
     if (fs.units)
       sb_printf(&det,
                 " In %llu of %llu FSDP unit phases T_comm exceeds T_compute (sum of "
                 "max(0, T_comm - T_compute) = %.3f ms)%s.",
                 (unsigned long long)fs.comm_bound, (unsigned long long)fs.units,
-                ms(fs.exposed_formula_ns),
+                fmt_ms(fs.exposed_formula_ns),
                 netbound ? ": the job is network-bound and more GPUs will not scale linearly"
                          : "");
     for (size_t i = 0; i < nacc; i++) {
@@ -622,7 +414,7 @@ fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
       acc_to_public(c, &acc[i], 0, &sp);
       if (sp.busbw_gbps >= 0)
         sb_printf(&det, " %s: %llu kernels, %.3f ms exposed, bus bandwidth %.1f GB/s.", sp.name,
-                  (unsigned long long)sp.count, ms(sp.exposed_ns), sp.busbw_gbps);
+                  (unsigned long long)sp.count, fmt_ms(sp.exposed_ns), sp.busbw_gbps);
     }
     finding *x = findings_add(
         f, "exposed-comm", share >= 30.0 ? SEV_CRITICAL : SEV_WARNING, rank, FSDPA_ABSENT,
@@ -644,6 +436,6 @@ done:
   sb_free(&det);
   fa_free(a, exp, cap * sizeof(iv));
   fa_free(a, acc, d.nents * sizeof(split_acc));
-  ov_free(&d);
+  ks_free(&d);
   return st;
 }

@@ -14,7 +14,7 @@
 #define FSDPA_ANALYSIS_PATTERN_H
 #include <stddef.h>
 #include <stdint.h>
-#include "timeline/interval.h"
+#include "util/interval.h"
 
 #define PAT_MAX_RULES 8
 #define PAT_MAX_ALTS 4

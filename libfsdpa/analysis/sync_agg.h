@@ -3,7 +3,7 @@
  * can never disagree. */
 #ifndef FSDPA_ANALYSIS_SYNC_AGG_H
 #define FSDPA_ANALYSIS_SYNC_AGG_H
-#include "analysis/sync_calls.h"
+#include "model/runtime_calls.h"
 
 typedef struct sa_api {
   uint32_t name;

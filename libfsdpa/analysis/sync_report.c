@@ -2,6 +2,7 @@
 #include "analysis/analyses.h"
 #include "analysis/sync_agg.h"
 #include "events/classify.h"
+#include "util/fmt.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -197,7 +198,6 @@ fsdpa_status sync_waits_json(fsdpa_ctx *c, jsonw *w) {
   return st;
 }
 
-static double ms(int64_t ns) { return (double)ns / 1e6; }
 
 /* Advice for the APIs that actually stalled. */
 static void advice(const sync_run *r, const fsdpa_ctx *c, const uint8_t *in, sbuf *b) {
@@ -271,15 +271,15 @@ fsdpa_status sync_waits_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   double share = (double)wr->worst_thread / (double)(ws->end - ws->ts);
   char title[256], detail[1400];
   snprintf(title, sizeof title, "CPU blocked in %s: %.2f ms in ProfilerStep#%lld (%.1f%% of the step)",
-           store_name(&c->st, lk->name), ms(wr->worst_thread), (long long)ws->number, 100.0 * share);
+           store_name(&c->st, lk->name), fmt_ms(wr->worst_thread), (long long)ws->number, 100.0 * share);
   int n = snprintf(detail, sizeof detail,
                    "In %zu of %zu steps one CPU thread spent at least %.3f ms and %.1f%% of the step in "
                    "blocking CUDA calls (%.2f ms in those steps). Worst: ProfilerStep#%lld, thread "
                    "%lld/%lld blocked %.2f ms of %.2f ms. Longest call: %s, %.2f ms",
-                   nflag, ns, ms(c->params[P_SYNC_STALL_MIN_NS]),
-                   (double)c->params[P_SYNC_STALL_SHARE_PPM] / 1e4, ms(flagged_ns), (long long)ws->number,
-                   (long long)wt->pid, (long long)wt->tid, ms(wr->worst_thread), ms(ws->end - ws->ts),
-                   store_name(&c->st, lk->name), ms(lk->end - lk->ts));
+                   nflag, ns, fmt_ms(c->params[P_SYNC_STALL_MIN_NS]),
+                   (double)c->params[P_SYNC_STALL_SHARE_PPM] / 1e4, fmt_ms(flagged_ns), (long long)ws->number,
+                   (long long)wt->pid, (long long)wt->tid, fmt_ms(wr->worst_thread), fmt_ms(ws->end - ws->ts),
+                   store_name(&c->st, lk->name), fmt_ms(lk->end - lk->ts));
   if (n > 0 && (size_t)n < sizeof detail && lk->op != UINT32_MAX) {
     const ev_rec *g = STORE_REC(&c->st.gpu, lk->op);
     char how[160];
@@ -294,10 +294,10 @@ fsdpa_status sync_waits_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
                   store_name(&c->st, g->name), (long long)store_track(&c->st, g->track)->tid, how);
   }
   if (n > 0 && (size_t)n < sizeof detail && lk->idle_after != FSDPA_ABSENT)
-    n += snprintf(detail + n, sizeof detail - (size_t)n, "; the GPU then idled %.3f ms", ms(lk->idle_after));
+    n += snprintf(detail + n, sizeof detail - (size_t)n, "; the GPU then idled %.3f ms", fmt_ms(lk->idle_after));
   if (n > 0 && (size_t)n < sizeof detail)
     snprintf(detail + n, sizeof detail - (size_t)n,
-             ". GPU idle while blocked and until work resumed: %.2f ms over the flagged steps.", ms(cost));
+             ". GPU idle while blocked and until work resumed: %.2f ms over the flagged steps.", fmt_ms(cost));
   advice(&r, c, in, &adv);
   jsonw w;
   jw_init(&w, &ev, 0);

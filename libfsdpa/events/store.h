@@ -13,7 +13,7 @@
 #include "fsdpa/fsdpa.h"
 #include "util/alloc.h"
 #include "util/intern.h"
-#include "timeline/interval.h"
+#include "util/interval.h"
 
 #define AUX_NONE UINT32_MAX
 /* Largest |time| kept, ns (2^61 = 73 years): sums/differences stay in int64. */

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include "util/alloc.h"
 #include "util/jsonw.h"
-#include "timeline/interval.h"
+#include "util/interval.h"
 
 enum { SEV_INFO = 0, SEV_WARNING = 1, SEV_CRITICAL = 2 };
 

@@ -11,8 +11,9 @@
  * rectangle are merged into it (count, Σ duration, dominant class, longest
  * op's name).  So a lane holds at most one rectangle per column. */
 #include "report/html.h"
-#include "analysis/overlap.h"
+#include "model/kernel_sets.h"
 #include "events/classify.h"
+#include "util/fmt.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,7 @@ static int op_class(const store *s, const ev_rec *r) {
   if (r->kind == RK_MEMSET) return HC_MEMSET;
   if (!(store_name_info(s, r->name) & NC_COMM)) return HC_COMPUTE;
   const coll_info *ci;
-  switch (ov_kernel_coll(s, r, &ci)) {
+  switch (ks_kernel_coll(s, r, &ci)) {
     case COLL_ALLGATHER: return HC_ALLGATHER;
     case COLL_REDUCESCATTER: return HC_REDUCESCATTER;
     case COLL_ALLREDUCE: return HC_ALLREDUCE;
@@ -473,7 +474,7 @@ static fsdpa_status window_json(fsdpa_ctx *c, const store_views *v, const scratc
   if (res < 1) res = 1;
   jw_obj(w);
   char label[64];
-  if (wn->kind == 0) snprintf(label, sizeof label, "ProfilerStep#%lld", (long long)wn->step);
+  if (wn->kind == 0) fmt_step(label, sizeof label, wn->step);
   else if (wn->kind == 1) snprintf(label, sizeof label, "around a finding");
   else snprintf(label, sizeof label, "whole trace");
   jw_kstr(w, "label", label);

@@ -3,6 +3,7 @@
 #include "report/report.h"
 #include "analysis/analyses.h"
 #include "util/outbuf.h"
+#include "util/fmt.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -121,7 +122,7 @@ fsdpa_status rank_json_write(fsdpa_ctx *c, int64_t rank, jsonw *w) {
     if (fsdpa_get_step(c, i, &s)) continue;
     jw_obj(w);
     char name[48];
-    snprintf(name, sizeof name, "ProfilerStep#%lld", (long long)s.number);
+    fmt_step(name, sizeof name, s.number);
     jw_kstr(w, "name", name);
     jw_ki64(w, "start_ns", s.start_ns);
     jw_ki64(w, "dur_ns", s.dur_ns);

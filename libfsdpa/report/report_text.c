@@ -2,6 +2,7 @@
  * worst first, each with its advice.  Lines stay within 100 columns. */
 #include "report/report.h"
 #include "analysis/analyses.h"
+#include "util/fmt.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,16 +14,6 @@ static const char *C_BOLD = "\033[1m", *C_RED = "\033[31m", *C_YEL = "\033[33m",
 
 static const char *col(const report_in *in, const char *code) {
   return in->opts->color ? code : "";
-}
-
-/* human duration: 1.23 s / 45.6 ms / 789 us / 12 ns */
-static void fmt_ns(char *buf, size_t n, int64_t ns) {
-  if (ns == FSDPA_ABSENT) { snprintf(buf, n, "n/a"); return; }
-  double v = (double)ns;
-  if (ns >= 1000000000) snprintf(buf, n, "%.2f s", v / 1e9);
-  else if (ns >= 1000000) snprintf(buf, n, "%.2f ms", v / 1e6);
-  else if (ns >= 1000) snprintf(buf, n, "%.1f us", v / 1e3);
-  else snprintf(buf, n, "%lld ns", (long long)ns);
 }
 
 /* word-wrap `text` at WIDTH with an indent */
@@ -84,13 +75,6 @@ static void spark_log(sbuf *b, const uint64_t *v, size_t n) {
     }
     sb_puts(b, SPARK[lv]);
   }
-}
-
-static void fmt_bytes(char *buf, size_t n, int64_t v) {
-  if (v == FSDPA_ABSENT) snprintf(buf, n, "n/a");
-  else if (v >= ((int64_t)1 << 30)) snprintf(buf, n, "%.2f GiB", (double)v / (double)(1 << 30));
-  else if (v >= ((int64_t)1 << 20)) snprintf(buf, n, "%.1f MiB", (double)v / (double)(1 << 20));
-  else snprintf(buf, n, "%lld B", (long long)v);
 }
 
 #define LABEL "   %s%-13s%s"
@@ -158,9 +142,9 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
       if (s.dur_ns < lo) lo = s.dur_ns;
       if (s.dur_ns > hi) hi = s.dur_ns;
     }
-    fmt_ns(t1, sizeof t1, tot / (int64_t)ns);
-    fmt_ns(t2, sizeof t2, lo);
-    fmt_ns(t3, sizeof t3, hi);
+    fmt_dur(t1, sizeof t1, tot / (int64_t)ns);
+    fmt_dur(t2, sizeof t2, lo);
+    fmt_dur(t3, sizeof t3, hi);
     sb_printf(b, "%s mean over %zu ProfilerSteps (CPU), %s .. %s\n", t1, ns, t2, t3);
   } else {
     sb_puts(b, "n/a: no ProfilerStep ranges in the trace\n");
@@ -174,13 +158,13 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
   if (g.span_ns != FSDPA_ABSENT) {
     const char *dc = g.density < 0.5 ? C_RED : g.density < 0.8 ? C_YEL : C_GRN;
     ubar(b, g.density, 30);
-    fmt_ns(t1, sizeof t1, g.busy_ns);
-    fmt_ns(t2, sizeof t2, g.span_ns);
+    fmt_dur(t1, sizeof t1, g.busy_ns);
+    fmt_dur(t2, sizeof t2, g.span_ns);
     sb_printf(b, " %s%5.1f%%%s busy %s of %s\n", col(in, dc), g.density * 100.0, col(in, C_OFF), t1, t2);
-    fmt_ns(t1, sizeof t1, g.gpu_idle_ns);
-    fmt_ns(t2, sizeof t2, g.gpu_host_wait_ns);
-    fmt_ns(t3, sizeof t3, g.gpu_kernel_wait_ns);
-    fmt_ns(t4, sizeof t4, g.gpu_other_ns);
+    fmt_dur(t1, sizeof t1, g.gpu_idle_ns);
+    fmt_dur(t2, sizeof t2, g.gpu_host_wait_ns);
+    fmt_dur(t3, sizeof t3, g.gpu_kernel_wait_ns);
+    fmt_dur(t4, sizeof t4, g.gpu_other_ns);
     label(b, in, "GPU idle");
     sb_printf(b, "%s: waiting for the host %s, short gaps %s, other %s\n", t1, t2, t3, t4);
   } else {
@@ -193,8 +177,8 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
   if ((st = fsdpa_query_overlap(c, &q, &ov))) return st;
   label(b, in, "exposed comm");
   if (ov.comm_ns != FSDPA_ABSENT) {
-    fmt_ns(t1, sizeof t1, ov.exposed_comm_ns);
-    fmt_ns(t2, sizeof t2, ov.comm_ns);
+    fmt_dur(t1, sizeof t1, ov.exposed_comm_ns);
+    fmt_dur(t2, sizeof t2, ov.comm_ns);
     double sh = g.span_ns > 0 ? (double)ov.exposed_comm_ns / (double)g.span_ns : 0;
     sb_printf(b, "%s%s%s (%.1f%% of the span); %.1f%% of %s communication hidden by compute\n",
               col(in, sh > 0.1 ? C_RED : sh > 0.03 ? C_YEL : C_GRN), t1, col(in, C_OFF), sh * 100.0,
@@ -212,7 +196,7 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
     sb_puts(b, ver ? "unknown: fewer than two FSDP units in backward\n"
                    : "n/a: no FSDP annotations in this trace\n");
   } else {
-    fmt_ns(t1, sizeof t1, bw.idle_ns);
+    fmt_dur(t1, sizeof t1, bw.idle_ns);
     sb_printf(b, "%s%s%s: %llu of %llu units prefetched; %llu of %llu links broken, idle %s\n",
               col(in, bw.pattern == FSDPA_BWD_ZIGZAG ? C_GRN : C_RED),
               fsdpa_backward_pattern_name(bw.pattern), col(in, C_OFF),
@@ -256,8 +240,8 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
   if (nsw) {
     int64_t tot = 0;
     for (size_t k = 0; k < nsw; k++) tot += sw[k].total_ns;
-    fmt_ns(t1, sizeof t1, tot);
-    fmt_ns(t2, sizeof t2, sw[0].total_ns);
+    fmt_dur(t1, sizeof t1, tot);
+    fmt_dur(t2, sizeof t2, sw[0].total_ns);
     sb_printf(b, "%s in blocking calls; top %.40s: %llu calls, %s\n", t1, sw[0].api,
               (unsigned long long)sw[0].count, t2);
   } else {
@@ -282,11 +266,13 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
       if ((st = fsdpa_query_launch_gaps(c, &qs, &gs))) return st;
       char name[32];
       snprintf(name, sizeof name, "dev %lld stream %lld", (long long)sv->device, (long long)sv->stream);
-      fmt_ns(t1, sizeof t1, iv_total(sv->busy, sv->nbusy));
-      sb_printf(b, "   %-22.22s %-8s %8llu %10s %7llu  ", name, roles[sv->role & 3],
-                (unsigned long long)sv->kernels, t1, (unsigned long long)gs.gaps);
+      fmt_dur(t1, sizeof t1, iv_total(sv->busy, sv->nbusy));
+      /* padded to 10 columns: "µ" takes two bytes and one column */
+      int pad = 10 + (strstr(t1, "µ") != NULL);
+      sb_printf(b, "   %-22.22s %-8s %8llu %*s %7llu  ", name, roles[sv->role & 3],
+                (unsigned long long)sv->kernels, pad, t1, (unsigned long long)gs.gaps);
       spark_log(b, gs.counts, FSDPA_GAP_BINS);
-      fmt_ns(t2, sizeof t2, gs.p50_ns);
+      fmt_dur(t2, sizeof t2, gs.p50_ns);
       sb_printf(b, " p50 %s\n", gs.gaps ? t2 : "n/a");
     }
     if (v->nstreams > 16) sb_printf(b, "   ... %zu more streams\n", v->nstreams - 16);
@@ -358,7 +344,7 @@ static fsdpa_status report_text_raw(report_in *in, sbuf *b) {
       const finding *x = &in->all.v[k];
       const char *sc = x->severity == SEV_CRITICAL ? C_RED : x->severity == SEV_WARNING ? C_YEL : C_DIM;
       const char *sn = x->severity == SEV_CRITICAL ? "CRITICAL" : x->severity == SEV_WARNING ? "WARNING" : "INFO";
-      fmt_ns(t1, sizeof t1, x->cost_ns);
+      fmt_dur(t1, sizeof t1, x->cost_ns);
       char head[160];
       if (x->step != FSDPA_ABSENT)
         snprintf(head, sizeof head, "%s [%s] rank %lld step %lld, costs %s", sn, x->id,

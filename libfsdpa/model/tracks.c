@@ -4,17 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The store keeps steps sorted by (ts, number), ties in arrival order
- * (store_add), so these are a copy and an index: the report asks for every
- * step by index, and a per-call sort or selection made that cubic. */
-size_t ctx_sorted_steps(const fsdpa_ctx *c, step_rec *out, size_t cap) {
-  size_t n = c->st.steps.len;
-  if (!out) return n;
-  if (n > cap) n = cap;
-  if (n) memcpy(out, c->st.steps.data, n * sizeof(step_rec));
-  return n;
-}
-
 size_t fsdpa_step_count(const fsdpa_ctx *c) { return c ? c->st.steps.len : 0; }
 
 fsdpa_status fsdpa_get_step(const fsdpa_ctx *c, size_t i, fsdpa_step *out) {
@@ -25,47 +14,6 @@ fsdpa_status fsdpa_get_step(const fsdpa_ctx *c, size_t i, fsdpa_step *out) {
   out->number = r->number;
   out->start_ns = ctx_abs(c, r->ts);
   out->dur_ns = r->end - r->ts;
-  return FSDPA_OK;
-}
-
-void fsdpa_query_init(fsdpa_query *q) {
-  if (!q) return;
-  q->size = sizeof *q;
-  q->t0_ns = q->t1_ns = q->step = q->device = q->stream = FSDPA_ABSENT;
-}
-
-/* A window bound the caller gave (absolute ns, any int64), made relative and
- * clamped to ±1.5 * STORE_MAX_TIME: past every stored time (±2^61), so the
- * window is the same, and a window's length stays inside int64. */
-static int64_t rel_bound(int64_t abs, int64_t base) {
-  const int64_t lim = STORE_MAX_TIME + STORE_MAX_TIME / 2;
-  int64_t r;
-  if (__builtin_sub_overflow(abs, base, &r)) r = abs < 0 ? -lim : lim;
-  return r > lim ? lim : r < -lim ? -lim : r;
-}
-
-fsdpa_status ctx_resolve_query(fsdpa_ctx *c, const fsdpa_query *q, qwin *w) {
-  w->t0 = INT64_MIN;
-  w->t1 = INT64_MAX;
-  w->device = w->stream = FSDPA_ABSENT;
-  if (!q) return FSDPA_OK;
-  if (!ctx_struct_ok(q->size, sizeof *q)) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_query.size");
-  int64_t base = ctx_base(c);
-  if (q->step != FSDPA_ABSENT) {
-    fsdpa_step s = {sizeof s, 0, 0, 0};
-    if (q->step < 0 || fsdpa_get_step(c, (size_t)q->step, &s) != FSDPA_OK)
-      return ctx_fail(c, FSDPA_EINVAL, "query step %lld out of range (%zu steps)",
-                      (long long)q->step, c->st.steps.len);
-    w->t0 = s.start_ns - base;
-    w->t1 = s.start_ns + s.dur_ns - base;
-  }
-  if (q->t0_ns != FSDPA_ABSENT && rel_bound(q->t0_ns, base) > w->t0) w->t0 = rel_bound(q->t0_ns, base);
-  if (q->t1_ns != FSDPA_ABSENT && rel_bound(q->t1_ns, base) < w->t1) w->t1 = rel_bound(q->t1_ns, base);
-  /* an end before the start is an empty window: analyses count ops between
-   * the two bounds and must never see a negative range */
-  if (w->t1 < w->t0) w->t1 = w->t0;
-  w->device = q->device;
-  w->stream = q->stream;
   return FSDPA_OK;
 }
 

@@ -1,7 +1,7 @@
 /* Private to the FSDP unit model: annotation kinds, the nesting index over
  * annotations and windows, launch points (fsdp_ann.c). */
-#ifndef FSDPA_ANALYSIS_FSDP_ANN_H
-#define FSDPA_ANALYSIS_FSDP_ANN_H
+#ifndef FSDPA_MODEL_FSDP_ANN_H
+#define FSDPA_MODEL_FSDP_ANN_H
 #include "ctx.h"
 
 enum { AK_NEUTRAL = 0, AK_HOOK, AK_OPEN, AK_CLOSE, AK_WINDOW };

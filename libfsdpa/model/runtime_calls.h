@@ -9,8 +9,8 @@
  * sync_waits.c and allocator.c both need "what did this call cost the GPU",
  * so the attribution lives here once.  Built on demand from the store; owns
  * nothing after sc_free(). */
-#ifndef FSDPA_ANALYSIS_SYNC_CALLS_H
-#define FSDPA_ANALYSIS_SYNC_CALLS_H
+#ifndef FSDPA_MODEL_RUNTIME_CALLS_H
+#define FSDPA_MODEL_RUNTIME_CALLS_H
 #include <string.h>
 #include "ctx.h"
 

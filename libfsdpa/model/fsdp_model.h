@@ -31,8 +31,8 @@
  *   (the root around its children) give a kernel to the innermost one.
  * - Steps: an instance belongs to the last ProfilerStep that started at or
  *   before its launch (step -1 before the first step or without steps). */
-#ifndef FSDPA_ANALYSIS_FSDP_MODEL_H
-#define FSDPA_ANALYSIS_FSDP_MODEL_H
+#ifndef FSDPA_MODEL_FSDP_MODEL_H
+#define FSDPA_MODEL_FSDP_MODEL_H
 #include "ctx.h"
 
 enum { FM_FWD = 0, FM_BWD = 1 };

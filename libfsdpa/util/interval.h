@@ -5,8 +5,8 @@
  * of disjoint, non-touching intervals: overlapping or touching inputs are
  * merged (as HTA's merge_kernel_intervals does), so |union| never counts
  * overlapping work twice and never drops any. */
-#ifndef FSDPA_TIMELINE_INTERVAL_H
-#define FSDPA_TIMELINE_INTERVAL_H
+#ifndef FSDPA_UTIL_INTERVAL_H
+#define FSDPA_UTIL_INTERVAL_H
 #include <stddef.h>
 #include <stdint.h>
 

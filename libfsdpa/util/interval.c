@@ -1,4 +1,4 @@
-#include "timeline/interval.h"
+#include "util/interval.h"
 #include <stdlib.h>
 #include "util/sort.h"
 

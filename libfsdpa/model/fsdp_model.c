@@ -1,7 +1,7 @@
 /* Builds the FSDP unit model (fsdp_model.h has the definitions). */
-#include "analysis/fsdp_model.h"
-#include "analysis/overlap.h"
-#include "analysis/fsdp_ann.h"
+#include "model/fsdp_model.h"
+#include "model/kernel_sets.h"
+#include "model/fsdp_ann.h"
 #include "events/classify.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,7 +279,7 @@ static fsdpa_status attribute_comm(build *b, fa_vec *v1) {
     }
     p.phase = (uint8_t)phase;
     const coll_info *ci;
-    int coll = ov_kernel_coll(s, k, &ci);
+    int coll = ks_kernel_coll(s, k, &ci);
     p.kind = coll == COLL_ALLGATHER ? FM_AG : coll == COLL_REDUCESCATTER ? FM_RS : FM_COMM_OTHER;
     p.unit = unit;
     if (m->version == 1) {

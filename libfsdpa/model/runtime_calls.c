@@ -1,4 +1,4 @@
-#include "analysis/sync_calls.h"
+#include "model/runtime_calls.h"
 #include "events/classify.h"
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* FSDP annotation grammar (FSDP2 `FSDP::<hook> (<fqn>)`, FSDP1
  * `FullyShardedDataParallel.<hook>`), the per-thread nesting index the unit
  * model looks launches up in, and where a kernel was launched from. */
-#include "analysis/fsdp_ann.h"
-#include "analysis/fsdp_model.h"
+#include "model/fsdp_ann.h"
+#include "model/fsdp_model.h"
 #include "events/classify.h"
 #include <stdlib.h>
 #include <string.h>
