@@ -9,9 +9,9 @@
 #include <string.h>
 #include "testutil.h"
 #include "ctx.h"
-#include "analysis/analyses.h"
+#include "analysis/fsdp/fsdp.h"
 #include "model/fsdp_model.h"
-#include "analysis/pattern.h"
+#include "analysis/fsdp/pattern.h"
 
 /* ---- the pattern matcher ---- */
 

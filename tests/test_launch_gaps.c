@@ -9,8 +9,8 @@
 #include <string.h>
 #include "testutil.h"
 #include "ctx.h"
-#include "analysis/analyses.h"
-#include "analysis/launch_gaps_impl.h"
+#include "analysis/launch_gaps/launch_gaps.h"
+#include "analysis/launch_gaps/launch_gaps_impl.h"
 
 /* ---- building events ---- */
 

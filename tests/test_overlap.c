@@ -9,7 +9,8 @@
 #include <string.h>
 #include "testutil.h"
 #include "ctx.h"
-#include "analysis/analyses.h"
+#include "analysis/overlap/overlap.h"
+#include "analysis/fsdp/fsdp.h"
 #include "model/kernel_sets.h"
 #include "events/classify.h"
 

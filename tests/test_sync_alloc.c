@@ -11,7 +11,8 @@
 #include <sys/stat.h>
 #include "testutil.h"
 #include "ctx.h"
-#include "analysis/analyses.h"
+#include "analysis/sync/sync.h"
+#include "analysis/allocator/allocator.h"
 
 /* ---- event helpers ---- */
 

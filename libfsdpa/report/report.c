@@ -1,7 +1,12 @@
 /* fsdpa_report(): gather findings from every analysis once, then write the
  * requested format. */
 #include "report/report.h"
-#include "analysis/analyses.h"
+#include "analysis/launch_gaps/launch_gaps.h"
+#include "analysis/overlap/overlap.h"
+#include "analysis/fsdp/fsdp.h"
+#include "analysis/sync/sync.h"
+#include "analysis/allocator/allocator.h"
+#include "analysis/crossrank/crossrank.h"
 #include "util/outbuf.h"
 #include "util/fmt.h"
 #include <stdio.h>

@@ -5,7 +5,12 @@
 #include "ctx.h"
 #include "util/jsonw.h"
 #include "findings/findings.h"
-#include "analysis/analyses.h"
+#include "analysis/launch_gaps/launch_gaps.h"
+#include "analysis/overlap/overlap.h"
+#include "analysis/fsdp/fsdp.h"
+#include "analysis/sync/sync.h"
+#include "analysis/allocator/allocator.h"
+#include "analysis/crossrank/crossrank.h"
 
 typedef struct report_in {
   fsdpa_ctx *const *ctxs;

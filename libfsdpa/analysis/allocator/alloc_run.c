@@ -1,0 +1,171 @@
+#include "analysis/allocator/alloc_run.h"
+#include <string.h>
+#include "util/satmath.h"
+
+static fsdpa_status ar_open_new(fsdpa_ctx *c, ar *r) {
+  memset(r, 0, sizeof *r);
+  fsdpa_status st = am_build(c, &r->m);
+  if (st) return st;
+  if ((st = sc_build(c, NC_MALLOC | NC_FREE, &r->s))) {
+    am_free(c, &r->m);
+    return st;
+  }
+  r->warmup = am_warmup(c, &r->m, r->s.steps, r->s.nsteps, &r->how);
+  return FSDPA_OK;
+}
+
+void ar_close(fsdpa_ctx *c, ar *r) {
+  if (!r->borrowed) {
+    sc_free(c, &r->s);
+    am_free(c, &r->m);
+  }
+  memset(r, 0, sizeof *r);
+}
+
+static fsdpa_status ar_build_cb(fsdpa_ctx *c, void *obj, const void *arg) {
+  (void)arg;
+  return ar_open_new(c, obj);
+}
+
+static void ar_cache_free(fsdpa_ctx *c, void *obj) {
+  ar_close(c, obj);
+  fa_free(&c->alloc, obj, sizeof(ar));
+}
+
+fsdpa_status ar_open(fsdpa_ctx *c, ar *r) {
+  memset(r, 0, sizeof *r);
+  const void *k;
+  fsdpa_status st = ctx_cache_obtain(c, CACHE_ALLOC, sizeof *r, ar_build_cb, NULL, ar_cache_free, &k);
+  if (st) return st;
+  *r = *(const ar *)k;
+  r->borrowed = 1;
+  return FSDPA_OK;
+}
+
+fsdpa_status ar_summary(fsdpa_ctx *c, const ar *r, const qwin *w, fsdpa_memory_summary *o) {
+  memset(o, 0, sizeof *o);
+  o->size = sizeof *o;
+  o->malloc_bytes = FSDPA_ABSENT;
+  o->warmup_steps = r->warmup;
+  uint8_t *sel = fa_calloc(&c->alloc, r->s.n ? r->s.n : 1);
+  if (!sel) return fa_fail_status(&c->alloc);
+  for (size_t i = 0; i < r->s.n; i++) {
+    const sc_call *k = &r->s.v[i];
+    if (k->ts < w->t0 || k->ts >= w->t1) continue;
+    int64_t d = k->end - k->ts;
+    int steady = ar_steady(r, k);
+    if (ar_malloc(k)) {
+      o->malloc_calls++;
+      o->malloc_ns += d;
+      o->steady_state_malloc_calls += steady;
+      if (k->bytes != FSDPA_ABSENT) o->malloc_bytes = sat_add(o->malloc_bytes == FSDPA_ABSENT ? 0 : o->malloc_bytes, k->bytes);
+    } else if (ar_free(k)) {
+      o->free_calls++;
+      o->free_ns += d;
+      o->steady_state_free_calls += steady;
+    }
+    sel[i] = 1;
+  }
+  for (size_t i = 0; i < r->s.nsteps; i++) {
+    const step_rec *s = &r->s.steps[i];
+    if ((int64_t)i >= r->warmup && s->ts >= w->t0 && s->ts < w->t1) o->steady_steps++;
+  }
+  fsdpa_status st = sc_idle_cost(c, &r->s, sel, &o->gpu_idle_ns);
+  fa_free(&c->alloc, sel, r->s.n ? r->s.n : 1);
+  if (st) return st;
+  /* OOM events of every non-CPU device */
+  for (size_t d = 0; d < r->m.nd; d++) {
+    am_win x;
+    am_window(c, &r->m, (int32_t)d, w->t0, w->t1, &x);
+    o->oom_events += x.oom;
+  }
+  int32_t di = am_find(&r->m, w->device);
+  o->device = FSDPA_ABSENT;
+  o->start_allocated_bytes = o->end_allocated_bytes = o->min_allocated_bytes = FSDPA_ABSENT;
+  o->peak_allocated_bytes = o->peak_allocated_delta_bytes = o->peak_reserved_bytes = FSDPA_ABSENT;
+  o->allocated_at_peak_reserved_bytes = FSDPA_ABSENT;
+  o->fragmentation = o->mean_unallocated_share = -1.0;
+  if (di < 0) return FSDPA_OK;
+  const am_dev *dv = &r->m.d[di];
+  am_win x;
+  am_window(c, &r->m, di, w->t0, w->t1, &x);
+  o->device = dv->id;
+  o->memory_events = x.events;
+  o->allocated_is_relative = dv->relative;
+  o->start_allocated_bytes = x.start_a;
+  o->end_allocated_bytes = x.end_a;
+  o->min_allocated_bytes = x.min_a;
+  if (dv->relative) o->peak_allocated_delta_bytes = x.peak_a;
+  else o->peak_allocated_bytes = x.peak_a;
+  o->peak_reserved_bytes = x.peak_r;
+  o->allocated_at_peak_reserved_bytes = x.a_at_peak_r;
+  o->fragmentation = x.frag;
+  o->mean_unallocated_share = x.mean_unalloc;
+  if (w->device == FSDPA_ABSENT) {  /* the contract's peaks: max over devices */
+    for (size_t d = 0; d < r->m.nd; d++) {
+      am_win y;
+      am_window(c, &r->m, (int32_t)d, w->t0, w->t1, &y);
+      if (!r->m.d[d].relative && y.peak_a != FSDPA_ABSENT &&
+          (o->peak_allocated_bytes == FSDPA_ABSENT || y.peak_a > o->peak_allocated_bytes))
+        o->peak_allocated_bytes = y.peak_a;
+      if (y.peak_r != FSDPA_ABSENT && (o->peak_reserved_bytes == FSDPA_ABSENT || y.peak_r > o->peak_reserved_bytes))
+        o->peak_reserved_bytes = y.peak_r;
+    }
+  }
+  return FSDPA_OK;
+}
+
+fsdpa_status ar_step(fsdpa_ctx *c, const ar *r, size_t i, int32_t di, fsdpa_memory_step *o) {
+  const step_rec *s = &r->s.steps[i];
+  memset(o, 0, sizeof *o);
+  o->size = sizeof *o;
+  o->index = (int64_t)i;
+  o->number = s->number;
+  o->warmup = (int64_t)i < r->warmup;
+  uint8_t *sel = fa_calloc(&c->alloc, r->s.n ? r->s.n : 1);
+  if (!sel) return fa_fail_status(&c->alloc);
+  for (size_t j = 0; j < r->s.n; j++) {
+    const sc_call *k = &r->s.v[j];
+    if (k->step != (int32_t)i) continue;
+    if (ar_malloc(k)) {
+      o->malloc_calls++;
+      o->malloc_ns += k->end - k->ts;
+    } else if (ar_free(k)) {
+      o->free_calls++;
+      o->free_ns += k->end - k->ts;
+    }
+    sel[j] = 1;
+  }
+  fsdpa_status st = sc_idle_cost(c, &r->s, sel, &o->gpu_idle_ns);
+  fa_free(&c->alloc, sel, r->s.n ? r->s.n : 1);
+  if (st) return st;
+  am_win x;
+  am_window(c, &r->m, di, s->ts, s->end, &x);
+  o->start_allocated_bytes = x.start_a;
+  o->end_allocated_bytes = x.end_a;
+  o->min_allocated_bytes = x.min_a;
+  o->peak_allocated_bytes = x.peak_a;
+  o->peak_reserved_bytes = x.peak_r;
+  o->returns_to_baseline = ar_returns(&x);
+  return FSDPA_OK;
+}
+
+void ar_device(const fsdpa_ctx *c, const ar *r, int32_t di, int64_t t0, int64_t t1, fsdpa_memory_device *o) {
+  const am_dev *d = &r->m.d[di];
+  am_win x;
+  am_window(c, &r->m, di, t0, t1, &x);
+  memset(o, 0, sizeof *o);
+  o->size = sizeof *o;
+  o->device_type = d->type;
+  o->device = d->id;
+  o->relative = d->relative;
+  o->primary = di == r->m.primary;
+  o->events = x.events;
+  o->oom_events = x.oom;
+  o->peak_allocated_bytes = d->relative ? FSDPA_ABSENT : x.peak_a;
+  o->peak_allocated_delta_bytes = d->relative ? x.peak_a : FSDPA_ABSENT;
+  o->peak_reserved_bytes = x.peak_r;
+  o->allocated_at_peak_reserved_bytes = x.a_at_peak_r;
+  o->fragmentation = x.frag;
+  o->mean_unallocated_share = x.mean_unalloc;
+}

@@ -1,0 +1,218 @@
+/* ranks[].launch_gaps of the report: the whole-trace numbers, then per
+ * stream, per device and per step (definitions in fsdpa.h, launch_gaps). */
+#include "analysis/launch_gaps/launch_gaps.h"
+#include "analysis/launch_gaps/launch_gaps_impl.h"
+#include "util/fmt.h"
+#include <stdio.h>
+#include <string.h>
+
+static void histogram(jsonw *w, const int64_t *edges, const uint64_t *counts, const int64_t *idle) {
+  jw_key(w, "histogram");
+  jw_obj(w);
+  jw_key(w, "edges_ns");
+  jw_arr(w);
+  for (int i = 0; i < FSDPA_GAP_EDGES; i++) jw_i64(w, edges[i]);
+  jw_arr_end(w);
+  jw_key(w, "counts");
+  jw_arr(w);
+  for (int i = 0; i < FSDPA_GAP_BINS; i++) jw_u64(w, counts[i]);
+  jw_arr_end(w);
+  if (idle) {
+    jw_key(w, "idle_ns");
+    jw_arr(w);
+    for (int i = 0; i < FSDPA_GAP_BINS; i++) jw_i64(w, idle[i]);
+    jw_arr_end(w);
+  }
+  jw_obj_end(w);
+}
+
+static void gap_fields(jsonw *w, const fsdpa_launch_gaps *g) {
+  jw_ku64(w, "gaps", g->gaps);
+  jw_ki64(w, "p50_ns", g->p50_ns);
+  jw_ki64(w, "p90_ns", g->p90_ns);
+  jw_ki64(w, "p99_ns", g->p99_ns);
+  jw_ki64(w, "max_ns", g->max_ns);
+  histogram(w, g->edges_ns, g->counts, g->bin_idle_ns);
+  jw_ki64(w, "idle_ns", g->idle_ns);
+  jw_ki64(w, "host_wait_ns", g->host_wait_ns);
+  jw_ki64(w, "kernel_wait_ns", g->kernel_wait_ns);
+  jw_ki64(w, "other_ns", g->other_ns);
+  jw_ku64(w, "host_wait_gaps", g->host_wait_gaps);
+  jw_ku64(w, "kernel_wait_gaps", g->kernel_wait_gaps);
+  jw_ku64(w, "other_gaps", g->other_gaps);
+  jw_ku64(w, "unlinked_gaps", g->unlinked_gaps);
+  jw_ki64(w, "unlinked_ns", g->unlinked_ns);
+  jw_ku64(w, "small_launch_gaps", g->small_launch_gaps);
+  jw_ki64(w, "small_launch_ns", g->small_launch_ns);
+}
+
+static void timeline_fields(jsonw *w, const fsdpa_launch_gaps *g) {
+  jw_ki64(w, "span_ns", g->span_ns);
+  jw_ki64(w, "busy_ns", g->busy_ns);
+  jw_kratio(w, "density", g->density);
+}
+
+static void gpu_fields(jsonw *w, const fsdpa_launch_gaps *g) {
+  jw_ki64(w, "gpu_window_ns", g->gpu_window_ns);
+  jw_kratio(w, "utilization", g->utilization);
+  jw_ku64(w, "gpu_gaps", g->gpu_gaps);
+  jw_ki64(w, "gpu_idle_ns", g->gpu_idle_ns);
+  jw_ki64(w, "gpu_host_wait_ns", g->gpu_host_wait_ns);
+  jw_ki64(w, "gpu_kernel_wait_ns", g->gpu_kernel_wait_ns);
+  jw_ki64(w, "gpu_other_ns", g->gpu_other_ns);
+  jw_ki64(w, "gpu_small_launch_ns", g->gpu_small_launch_ns);
+}
+
+static void latency_obj(jsonw *w, const fsdpa_launch_latency *l, int full) {
+  jw_key(w, "latency");
+  jw_obj(w);
+  jw_ku64(w, "ops", l->ops);
+  jw_ku64(w, "linked", l->linked);
+  jw_ki64(w, "min_ns", l->min_ns);
+  jw_ki64(w, "p50_ns", l->p50_ns);
+  jw_ki64(w, "p90_ns", l->p90_ns);
+  jw_ki64(w, "p99_ns", l->p99_ns);
+  jw_ki64(w, "max_ns", l->max_ns);
+  jw_ki64(w, "mean_ns", l->linked ? l->total_ns / (int64_t)l->linked : FSDPA_ABSENT);
+  jw_ku64(w, "kernels_linked", l->kernels_linked);
+  jw_ku64(w, "kernels_shorter_than_launch", l->kernels_shorter_than_launch);
+  jw_kratio(w, "short_kernel_share", l->short_kernel_share);
+  if (full) histogram(w, l->edges_ns, l->counts, NULL);
+  jw_obj_end(w);
+}
+
+static void queue_obj(jsonw *w, const fsdpa_launch_queue *q) {
+  jw_key(w, "queue");
+  jw_obj(w);
+  jw_ki64(w, "range_ns", q->range_ns);
+  jw_ki64(w, "max_depth", q->max_depth);
+  jw_key(w, "mean_depth");
+  if (q->mean_depth < 0) jw_null(w);
+  else jw_f64(w, q->mean_depth, 3);
+  jw_ki64(w, "depth0_ns", q->depth0_ns);
+  jw_ki64(w, "starved_ns", q->starved_ns);
+  jw_obj_end(w);
+}
+
+/* all_g / all_l: the whole-trace answers, reused when one stream is all
+ * there is (the common single-GPU trace: saves a pass over every op). */
+static fsdpa_status streams_json(fsdpa_ctx *c, const store_views *v, jsonw *w,
+                                 const fsdpa_launch_gaps *all_g, const fsdpa_launch_latency *all_l) {
+  jw_key(w, "streams");
+  jw_arr(w);
+  for (size_t i = 0; i < v->nstreams; i++) {
+    const gpu_stream_view *sv = &v->streams[i];
+    qwin q = {INT64_MIN, INT64_MAX, sv->device, sv->stream};
+    fsdpa_launch_gaps g;
+    fsdpa_launch_latency l;
+    fsdpa_launch_queue qu;
+    fsdpa_status st;
+    if (v->nstreams == 1) {
+      g = *all_g;
+      l = *all_l;
+    } else if ((st = lg_gaps(c, v, &q, &g, NULL)) || (st = lg_latency(c, v, &q, &l))) {
+      return st;
+    }
+    if ((st = lg_queue(c, v, &q, &qu))) return st;
+    jw_obj(w);
+    jw_ki64(w, "device", sv->device);
+    jw_ki64(w, "stream", sv->stream);
+    gap_fields(w, &g);
+    timeline_fields(w, &g);
+    latency_obj(w, &l, 0);
+    queue_obj(w, &qu);
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
+  return FSDPA_OK;
+}
+
+static fsdpa_status devices_json(fsdpa_ctx *c, const store_views *v, jsonw *w,
+                                 const fsdpa_launch_gaps *all_g) {
+  int one = v->streams[0].device == v->streams[v->nstreams - 1].device;  /* sorted by device */
+  jw_key(w, "devices");
+  jw_arr(w);
+  for (size_t i = 0; i < v->nstreams; i++) {
+    if (i && v->streams[i].device == v->streams[i - 1].device) continue;
+    qwin q = {INT64_MIN, INT64_MAX, v->streams[i].device, FSDPA_ABSENT};
+    fsdpa_launch_gaps g;
+    if (one) {
+      g = *all_g;
+    } else {
+      fsdpa_status st = lg_gaps(c, v, &q, &g, NULL);
+      if (st) return st;
+    }
+    jw_obj(w);
+    jw_ki64(w, "device", v->streams[i].device);
+    jw_ku64(w, "streams", g.streams);
+    timeline_fields(w, &g);
+    gpu_fields(w, &g);
+    jw_ki64(w, "host_wait_ns", g.host_wait_ns);
+    jw_ki64(w, "kernel_wait_ns", g.kernel_wait_ns);
+    jw_ki64(w, "other_ns", g.other_ns);
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
+  return FSDPA_OK;
+}
+
+static fsdpa_status steps_json(fsdpa_ctx *c, const store_views *v, jsonw *w) {
+  size_t n = c->st.steps.len;
+  jw_key(w, "steps");
+  jw_arr(w);
+  if (!n) {
+    jw_arr_end(w);
+    return FSDPA_OK;
+  }
+  step_rec *s = fa_malloc(&c->alloc, n * sizeof *s);
+  if (!s) return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory (launch gaps steps)");
+  n = ctx_sorted_steps(c, s, n);
+  fsdpa_status st = FSDPA_OK;
+  for (size_t i = 0; i < n && !st; i++) {
+    qwin q = {s[i].ts, s[i].end, FSDPA_ABSENT, FSDPA_ABSENT};
+    fsdpa_launch_gaps g;
+    if ((st = lg_gaps(c, v, &q, &g, NULL))) break;
+    jw_obj(w);
+    char name[48];
+    fmt_step(name, sizeof name, s[i].number);
+    jw_kstr(w, "name", name);
+    jw_ki64(w, "number", s[i].number);
+    jw_key(w, "steady");
+    jw_bool(w, !(n >= 3 && i == 0));  /* the first of >= 3 steps is warm-up */
+    timeline_fields(w, &g);
+    gpu_fields(w, &g);
+    jw_ki64(w, "host_wait_ns", g.host_wait_ns);
+    jw_ki64(w, "kernel_wait_ns", g.kernel_wait_ns);
+    jw_ki64(w, "other_ns", g.other_ns);
+    jw_obj_end(w);
+  }
+  fa_free(&c->alloc, s, c->st.steps.len * sizeof *s);
+  jw_arr_end(w);
+  return st;
+}
+
+fsdpa_status launch_gaps_json(fsdpa_ctx *c, jsonw *w) {
+  const store_views *v = ctx_views(c);
+  if (!v) return fa_fail_status(&c->alloc);
+  if (!v->nstreams) {  /* no GPU activity: nothing here can be computed */
+    jw_null(w);
+    return FSDPA_OK;
+  }
+  qwin all = {INT64_MIN, INT64_MAX, FSDPA_ABSENT, FSDPA_ABSENT};
+  fsdpa_launch_gaps g;
+  fsdpa_launch_latency l;
+  fsdpa_status st;
+  if ((st = lg_gaps(c, v, &all, &g, NULL)) || (st = lg_latency(c, v, &all, &l))) return st;
+  jw_obj(w);
+  jw_ki64(w, "kernel_wait_threshold_ns", g.kernel_wait_threshold_ns);
+  jw_ki64(w, "small_gap_threshold_ns", g.small_gap_threshold_ns);
+  timeline_fields(w, &g);
+  gap_fields(w, &g);
+  gpu_fields(w, &g);
+  latency_obj(w, &l, 1);
+  if ((st = streams_json(c, v, w, &g, &l)) || (st = devices_json(c, v, w, &g)) ||
+      (st = steps_json(c, v, w)))
+    return st;
+  jw_obj_end(w);
+  return FSDPA_OK;
+}

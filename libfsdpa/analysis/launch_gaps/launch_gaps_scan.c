@@ -1,0 +1,425 @@
+/* The gap engine: gaps of each stream's busy union and of the union of the
+ * selected streams, their idle category, histogram and percentiles.  The
+ * views already hold every stream's ops sorted by start and its busy union,
+ * so a window costs two binary searches per stream plus the gaps inside it. */
+#include "analysis/launch_gaps/launch_gaps_impl.h"
+#include "events/classify.h"
+#include <stdlib.h>
+#include <string.h>
+
+const int64_t lg_edges[FSDPA_GAP_EDGES] = {
+    1000,     2000,     5000,     10000,     20000,     50000,     100000,
+    200000,   500000,   1000000,  2000000,   5000000,   10000000,  20000000,
+    50000000, 100000000, 200000000, 500000000, 1000000000};
+
+int lg_bin(int64_t v) {
+  int lo = 0, hi = FSDPA_GAP_EDGES;  /* number of edges <= v */
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (lg_edges[mid] <= v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+static void swap_i64(int64_t *a, size_t i, size_t j) {
+  int64_t t = a[i];
+  a[i] = a[j];
+  a[j] = t;
+}
+
+static int cmp_i64(const void *pa, const void *pb);
+
+/* k-th smallest (0-based), reordering a: quickselect with a three-way
+ * partition (gap lengths repeat a lot); after 64 rounds without converging
+ * (adversarial input) the rest is sorted, so the worst case stays
+ * O(n log n). */
+static int64_t select_k(int64_t *a, size_t n, size_t k) {
+  size_t lo = 0, hi = n;
+  for (int round = 0; hi - lo > 16; round++) {
+    if (round == 64) {
+      qsort(a + lo, hi - lo, sizeof *a, cmp_i64);
+      return a[k];
+    }
+    int64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi - 1];
+    int64_t piv = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+    size_t lt = lo, i = lo, gt = hi;
+    while (i < gt) {
+      if (a[i] < piv) swap_i64(a, lt++, i++);
+      else if (a[i] > piv) swap_i64(a, i, --gt);
+      else i++;
+    }
+    if (k < lt) hi = lt;
+    else if (k >= gt) lo = gt;
+    else return piv;
+  }
+  for (size_t i = lo + 1; i < hi; i++)
+    for (size_t j = i; j > lo && a[j - 1] > a[j]; j--) swap_i64(a, j - 1, j);
+  return a[k];
+}
+
+static size_t pct_index(size_t n, int p) {
+  size_t rank = ((size_t)p * n + 99) / 100;  /* ceil(p·n/100), >= 1 for n >= 1 */
+  return rank ? rank - 1 : 0;
+}
+
+int64_t lg_pct(int64_t *a, size_t n, int p) { return select_k(a, n, pct_index(n, p)); }
+
+/* select_k(k) leaves a[0..k) <= a[k] <= a[k+1..n), so a higher rank lies in
+ * a[k..n). */
+void lg_p50_90_99(int64_t *a, size_t n, int64_t *p50, int64_t *p90, int64_t *p99) {
+  size_t k50 = pct_index(n, 50), k90 = pct_index(n, 90), k99 = pct_index(n, 99);
+  *p50 = select_k(a, n, k50);
+  *p90 = select_k(a + k50, n - k50, k90 - k50);
+  *p99 = select_k(a + k90, n - k90, k99 - k90);
+}
+
+int64_t lg_max_i64(const int64_t *a, size_t n) {
+  int64_t m = a[0];
+  for (size_t i = 1; i < n; i++)
+    if (a[i] > m) m = a[i];
+  return m;
+}
+
+int64_t lg_min_i64(const int64_t *a, size_t n) {
+  int64_t m = a[0];
+  for (size_t i = 1; i < n; i++)
+    if (a[i] < m) m = a[i];
+  return m;
+}
+
+static int cmp_i64(const void *pa, const void *pb) {
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  return a < b ? -1 : a > b;
+}
+
+/* Per-stream data is mostly in order already (FIFO streams); check first. */
+void lg_sort_i64(int64_t *a, size_t n) {
+  for (size_t i = 1; i < n; i++) {
+    if (a[i - 1] > a[i]) {
+      qsort(a, n, sizeof *a, cmp_i64);
+      return;
+    }
+  }
+}
+
+void lg_top_add(lg_top *t, int64_t s, int64_t e, int64_t w) {
+  int i;
+  if (t->n < LG_TOP) i = t->n++;
+  else if (t->w[LG_TOP - 1] >= w) return;
+  else i = LG_TOP - 1;
+  t->r[i] = (iv){s, e};
+  t->w[i] = w;
+  while (i > 0 && t->w[i - 1] < t->w[i]) {
+    iv r = t->r[i];
+    int64_t x = t->w[i];
+    t->r[i] = t->r[i - 1];
+    t->w[i] = t->w[i - 1];
+    t->r[i - 1] = r;
+    t->w[i - 1] = x;
+    i--;
+  }
+}
+
+int lg_selected(const gpu_stream_view *sv, const qwin *w) {
+  return (w->device == FSDPA_ABSENT || sv->device == w->device) &&
+         (w->stream == FSDPA_ABSENT || sv->stream == w->stream);
+}
+
+size_t lg_first_op_from(const store *st, const gpu_stream_view *sv, int64_t t) {
+  size_t lo = 0, hi = sv->nops;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (STORE_REC(&st->gpu, sv->ops[mid])->ts < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+fsdpa_status lg_union_build(fsdpa_ctx *c, const store_views *v, const qwin *w, lg_union *out) {
+  memset(out, 0, sizeof *out);
+  size_t nsel = 0, total = 0, last = 0;
+  for (size_t i = 0; i < v->nstreams; i++) {
+    if (!lg_selected(&v->streams[i], w)) continue;
+    nsel++;
+    total += v->streams[i].nbusy;
+    last = i;
+  }
+  if (nsel == v->nstreams) {
+    out->u = v->all_busy;
+    out->n = v->nall;
+    return FSDPA_OK;
+  }
+  if (nsel == 1) {
+    out->u = v->streams[last].busy;
+    out->n = v->streams[last].nbusy;
+    return FSDPA_OK;
+  }
+  if (!total) return FSDPA_OK;
+  iv *u = fa_malloc(&c->alloc, total * sizeof(iv));
+  if (!u) return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory (launch gaps)");
+  size_t m = 0;
+  for (size_t i = 0; i < v->nstreams; i++) {
+    const gpu_stream_view *sv = &v->streams[i];
+    if (!lg_selected(sv, w)) continue;
+    memcpy(u + m, sv->busy, sv->nbusy * sizeof(iv));
+    m += sv->nbusy;
+  }
+  out->owned = u;
+  out->owned_cap = total;
+  out->u = u;
+  out->n = iv_union(u, m);
+  return FSDPA_OK;
+}
+
+void lg_union_free(fsdpa_ctx *c, lg_union *u) {
+  fa_free(&c->alloc, u->owned, u->owned_cap * sizeof(iv));
+  memset(u, 0, sizeof *u);
+}
+
+int lg_union_span(const lg_union *u, int64_t t0, int64_t t1, int64_t *a, int64_t *b) {
+  size_t lo = 0, hi = u->n;  /* first interval ending after t0 */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (u->u[mid].e > t0) hi = mid;
+    else lo = mid + 1;
+  }
+  if (lo == u->n || u->u[lo].s >= t1) return 0;
+  size_t l2 = lo, h2 = u->n;  /* first interval starting at or after t1 */
+  while (l2 < h2) {
+    size_t mid = l2 + (h2 - l2) / 2;
+    if (u->u[mid].s < t1) l2 = mid + 1;
+    else h2 = mid;
+  }
+  *a = u->u[lo].s > t0 ? u->u[lo].s : t0;
+  *b = u->u[l2 - 1].e < t1 ? u->u[l2 - 1].e : t1;
+  return 1;
+}
+
+/* Gaps k = [u[k].e, u[k+1].s) that intersect [t0, t1): k in [*k0, *k1). */
+static void gap_range(const iv *u, size_t n, int64_t t0, int64_t t1, size_t *k0, size_t *k1) {
+  *k0 = *k1 = 0;
+  if (n < 2 || t0 >= t1) return;
+  size_t lo = 1, hi = n;  /* first i >= 1 with u[i].s > t0 */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (u[mid].s > t0) hi = mid;
+    else lo = mid + 1;
+  }
+  size_t a = lo - 1, b = n - 1;  /* first k >= a with u[k].e >= t1 */
+  lo = a;
+  hi = b;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (u[mid].e >= t1) hi = mid;
+    else lo = mid + 1;
+  }
+  *k0 = a;
+  *k1 = lo;
+}
+
+/* The ops that close a gap, summarised. */
+typedef struct closers {
+  int n, linked, after, returned;
+} closers;
+
+static void closer_add(const fsdpa_ctx *c, const store_views *v, const ev_rec *r, int64_t g0,
+                       closers *k) {
+  k->n++;
+  uint32_t ri = store_runtime_for_corr(v, r->corr);
+  if (ri == UINT32_MAX) return;
+  const ev_rec *rt = STORE_REC(&c->st.rt, ri);
+  k->linked++;
+  if (rt->ts > g0) k->after++;
+  if (rt->end > g0) k->returned++;
+}
+
+/* Advance *j to the first op starting at or after g1 and add the non-empty
+ * ops starting exactly at g1. */
+static void closers_on(const fsdpa_ctx *c, const store_views *v, const gpu_stream_view *sv,
+                       size_t *j, int64_t g0, int64_t g1, closers *k) {
+  size_t i = *j;
+  while (i < sv->nops && STORE_REC(&c->st.gpu, sv->ops[i])->ts < g1) i++;
+  *j = i;
+  for (; i < sv->nops; i++) {
+    const ev_rec *r = STORE_REC(&c->st.gpu, sv->ops[i]);
+    if (r->ts != g1) break;
+    if (r->end > r->ts) closer_add(c, v, r, g0, k);
+  }
+}
+
+enum { CAT_HOST, CAT_KERNEL, CAT_OTHER };
+
+static int category(const closers *k, int64_t len, int64_t kw) {
+  if (k->n && k->linked == k->n && k->after == k->n) return CAT_HOST;
+  return len < kw ? CAT_KERNEL : CAT_OTHER;
+}
+static int launch_bound(const closers *k) { return k->n && k->linked == k->n && k->returned == k->n; }
+
+static int64_t clip_len(int64_t g0, int64_t g1, const qwin *w) {
+  int64_t a = g0 > w->t0 ? g0 : w->t0, b = g1 < w->t1 ? g1 : w->t1;
+  return b > a ? b - a : 0;
+}
+
+/* Where the gaps of one scan are added: per-stream sums (histogram and the
+ * lengths for percentiles) and/or the gpu_* sums of the union (and the worst
+ * ranges).  A single selected stream is its own union: one scan feeds both. */
+typedef struct sink {
+  fsdpa_launch_gaps *o;
+  int stream_sums, gpu_sums;
+  int64_t *lens;
+  size_t *nl;
+  lg_extra *x;
+} sink;
+
+typedef struct run {
+  int on;
+  int64_t s, e, idle;
+} run;
+
+static void gap_add(const sink *k, const qwin *w, const iv *u, size_t i, const closers *cl,
+                    run *rn) {
+  fsdpa_launch_gaps *o = k->o;
+  int64_t g0 = u[i].e, g1 = u[i + 1].s, len = g1 - g0;
+  int64_t in = clip_len(g0, g1, w);
+  int cat = category(cl, len, o->kernel_wait_threshold_ns);
+  int small = launch_bound(cl) && len <= o->small_gap_threshold_ns;
+  if (k->stream_sums) {
+    o->gaps++;
+    o->idle_ns += in;
+    if (cat == CAT_HOST) { o->host_wait_ns += in; o->host_wait_gaps++; }
+    else if (cat == CAT_KERNEL) { o->kernel_wait_ns += in; o->kernel_wait_gaps++; }
+    else { o->other_ns += in; o->other_gaps++; }
+    if (!cl->linked) { o->unlinked_gaps++; o->unlinked_ns += in; }
+    if (small) { o->small_launch_gaps++; o->small_launch_ns += in; }
+    int b = lg_bin(len);
+    o->counts[b]++;
+    o->bin_idle_ns[b] += in;
+    k->lens[(*k->nl)++] = len;
+  }
+  if (!k->gpu_sums) return;
+  o->gpu_gaps++;
+  o->gpu_idle_ns += in;
+  if (cat == CAT_HOST) o->gpu_host_wait_ns += in;
+  else if (cat == CAT_KERNEL) o->gpu_kernel_wait_ns += in;
+  else o->gpu_other_ns += in;
+  if (small) o->gpu_small_launch_ns += in;
+  lg_extra *x = k->x;
+  if (!x) return;
+  if (cat == CAT_HOST && in > 0)
+    lg_top_add(&x->host_gaps, g0 > w->t0 ? g0 : w->t0, g1 < w->t1 ? g1 : w->t1, in);
+  if (small) {  /* a stretch of launch-bound gaps, busy intervals around them included */
+    if (!rn->on) {
+      rn->on = 1;
+      rn->s = u[i].s > w->t0 ? u[i].s : w->t0;
+      rn->idle = 0;
+    }
+    rn->idle += in;
+    rn->e = u[i + 1].e < w->t1 ? u[i + 1].e : w->t1;
+  } else if (rn->on) {
+    lg_top_add(&x->launch_runs, rn->s, rn->e, rn->idle);
+    rn->on = 0;
+  }
+}
+
+/* Gaps of the union u (of the streams sel) inside the window; closing ops
+ * are found with one cursor per stream, all moving forward only. */
+static void scan(const fsdpa_ctx *c, const store_views *v, const qwin *w, const iv *u, size_t n,
+                 const gpu_stream_view *const *sel, size_t nsel, size_t *cur, const sink *k) {
+  size_t k0, k1;
+  gap_range(u, n, w->t0, w->t1, &k0, &k1);
+  if (k0 >= k1) return;
+  for (size_t s = 0; s < nsel; s++) cur[s] = lg_first_op_from(&c->st, sel[s], u[k0 + 1].s);
+  run rn = {0, 0, 0, 0};
+  for (size_t i = k0; i < k1; i++) {
+    closers cl = {0, 0, 0, 0};
+    for (size_t s = 0; s < nsel; s++) closers_on(c, v, sel[s], &cur[s], u[i].e, u[i + 1].s, &cl);
+    gap_add(k, w, u, i, &cl, &rn);
+  }
+  if (k->x && rn.on) lg_top_add(&k->x->launch_runs, rn.s, rn.e, rn.idle);
+}
+
+static void count_kernels(const fsdpa_ctx *c, const gpu_stream_view *sv, const qwin *w,
+                          lg_extra *x) {
+  int64_t short_ns = c->params[P_LAUNCH_SHORT_KERNEL_NS];
+  for (size_t i = lg_first_op_from(&c->st, sv, w->t0); i < sv->nops; i++) {
+    const ev_rec *r = STORE_REC(&c->st.gpu, sv->ops[i]);
+    if (r->ts >= w->t1) break;
+    if (r->kind != RK_KERNEL) continue;
+    x->kernels++;
+    if (r->end - r->ts < short_ns) x->short_kernels++;
+  }
+}
+
+fsdpa_status lg_gaps_compute(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_launch_gaps *out,
+                             lg_extra *x) {
+  fsdpa_launch_gaps o;
+  memset(&o, 0, sizeof o);
+  o.size = sizeof o;
+  o.kernel_wait_threshold_ns = c->params[P_KERNEL_WAIT_NS];
+  o.small_gap_threshold_ns = c->params[P_LAUNCH_SMALL_GAP_NS];
+  o.p50_ns = o.p90_ns = o.p99_ns = o.max_ns = FSDPA_ABSENT;
+  o.span_ns = o.gpu_window_ns = FSDPA_ABSENT;
+  o.density = o.utilization = -1.0;
+  memcpy(o.edges_ns, lg_edges, sizeof o.edges_ns);
+  if (x) memset(x, 0, sizeof *x);
+
+  size_t total = 0, nsel = 0;
+  for (size_t i = 0; i < v->nstreams; i++) {
+    const gpu_stream_view *sv = &v->streams[i];
+    if (!lg_selected(sv, w)) continue;
+    size_t k0, k1;
+    gap_range(sv->busy, sv->nbusy, w->t0, w->t1, &k0, &k1);
+    total += k1 - k0;
+    nsel++;
+  }
+  o.streams = nsel;
+  int64_t *lens = total ? fa_malloc(&c->alloc, total * sizeof(int64_t)) : NULL;
+  const gpu_stream_view **sel = nsel ? fa_malloc(&c->alloc, nsel * sizeof *sel) : NULL;
+  size_t *cur = nsel ? fa_malloc(&c->alloc, nsel * sizeof *cur) : NULL;
+  lg_union U;
+  memset(&U, 0, sizeof U);
+  fsdpa_status st = FSDPA_OK;
+  if ((total && !lens) || (nsel && (!sel || !cur))) {
+    st = ctx_fail(c, fa_fail_status(&c->alloc), "out of memory (launch gaps)");
+    goto done;
+  }
+  size_t nl = 0, ns = 0;
+  if ((st = lg_union_build(c, v, w, &U))) goto done;
+  for (size_t i = 0; i < v->nstreams; i++) {
+    const gpu_stream_view *sv = &v->streams[i];
+    if (lg_selected(sv, w)) sel[ns++] = sv;
+  }
+  for (size_t i = 0; i < ns; i++) {
+    sink k = {&o, 1, ns == 1, lens, &nl, ns == 1 ? x : NULL};
+    scan(c, v, w, sel[i]->busy, sel[i]->nbusy, &sel[i], 1, cur, &k);
+    if (x) count_kernels(c, sel[i], w, x);
+  }
+  if (ns > 1) {
+    sink k = {&o, 0, 1, NULL, NULL, x};
+    scan(c, v, w, U.u, U.n, sel, ns, cur, &k);
+  }
+  if (nl) {
+    o.max_ns = lg_max_i64(lens, nl);
+    lg_p50_90_99(lens, nl, &o.p50_ns, &o.p90_ns, &o.p99_ns);
+  }
+  int64_t a, b;
+  if (lg_union_span(&U, w->t0, w->t1, &a, &b)) {
+    o.span_ns = b - a;
+    o.busy_ns = iv_len_in(U.u, U.n, w->t0, w->t1);
+    if (o.span_ns > 0) o.density = (double)o.busy_ns / (double)o.span_ns;
+  }
+  if (U.n) {
+    int64_t e0 = U.u[0].s > w->t0 ? U.u[0].s : w->t0;
+    int64_t e1 = U.u[U.n - 1].e < w->t1 ? U.u[U.n - 1].e : w->t1;
+    o.gpu_window_ns = e1 > e0 ? e1 - e0 : 0;
+    if (o.gpu_window_ns > 0) o.utilization = (double)o.busy_ns / (double)o.gpu_window_ns;
+  }
+  *out = o;
+done:
+  lg_union_free(c, &U);
+  fa_free(&c->alloc, cur, nsel * sizeof *cur);
+  fa_free(&c->alloc, sel, nsel * sizeof *sel);
+  fa_free(&c->alloc, lens, total * sizeof(int64_t));
+  return st;
+}

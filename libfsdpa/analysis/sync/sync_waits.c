@@ -1,0 +1,170 @@
+/* Public queries over blocking runtime calls (fsdpa.h, group sync_waits). */
+#include "analysis/sync/sync_agg.h"
+#include "events/classify.h"
+#include <string.h>
+
+/* Shared prologue: resolve the query, attribute the calls, select. */
+typedef struct sq {
+  qwin w;
+  sc_set s;
+  uint8_t *sel;
+} sq;
+
+static void sq_free(fsdpa_ctx *c, sq *x) {
+  fa_free(&c->alloc, x->sel, x->s.n ? x->s.n : 1);
+  sc_free(c, &x->s);
+}
+
+static fsdpa_status sq_open(fsdpa_ctx *c, const fsdpa_query *q, sq *x) {
+  memset(x, 0, sizeof *x);
+  fsdpa_status st = ctx_resolve_query(c, q, &x->w);
+  if (st) return st;
+  if ((st = sc_build(c, SC_BLOCKING_MASK, &x->s))) return ctx_fail(c, st, "out of memory attributing sync calls");
+  x->sel = fa_malloc(&c->alloc, x->s.n ? x->s.n : 1);
+  if (!x->sel) {
+    sc_free(c, &x->s);
+    return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory");
+  }
+  sa_select(&x->s, &x->w, x->sel);
+  return FSDPA_OK;
+}
+
+static fsdpa_status bad_array(fsdpa_ctx *c, const char *what) {
+  return ctx_fail(c, FSDPA_EINVAL, "%s: NULL count, or NULL/bad-size array with a capacity", what);
+}
+
+fsdpa_status fsdpa_query_sync_waits(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_sync_wait *out,
+                                    size_t *inout_n) {
+  if (!c) return FSDPA_EINVAL;
+  ctx_clear(c);
+  sc_out o;
+  if (sc_out_init(&o, out, inout_n, sizeof(fsdpa_sync_wait))) return bad_array(c, "fsdpa_query_sync_waits");
+  sq x;
+  fsdpa_status st = sq_open(c, q, &x);
+  if (st) return st;
+  sa_api *rows;
+  size_t n;
+  st = sa_apis(c, &x.s, x.sel, &rows, &n);
+  if (st) {
+    sq_free(c, &x);
+    return ctx_fail(c, st, "out of memory");
+  }
+  for (size_t i = 0; i < n; i++) {
+    const sa_api *r = &rows[i];
+    fsdpa_sync_wait w;
+    memset(&w, 0, sizeof w);
+    w.size = sizeof w;
+    w.api = store_name(&c->st, r->name);
+    w.count = r->count;
+    w.total_ns = r->total;
+    w.max_ns = r->max;
+    w.in_steps = r->in_steps;
+    w.threads = r->threads;
+    w.gpu_idle_during_ns = r->idle_during;
+    w.gpu_idle_after_ns = r->idle_after;
+    w.idle_after_calls = r->idle_after_calls;
+    w.gpu_idle_ns = r->idle_cost;
+    sc_out_put(&o, i, &w);
+  }
+  sa_apis_free(c, rows, n);
+  sq_free(c, &x);
+  *inout_n = n;
+  return n > o.cap ? FSDPA_EBUFS : FSDPA_OK;
+}
+
+fsdpa_status fsdpa_query_sync_calls(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_sync_call *out,
+                                    size_t *inout_n) {
+  if (!c) return FSDPA_EINVAL;
+  ctx_clear(c);
+  sc_out o;
+  if (sc_out_init(&o, out, inout_n, sizeof(fsdpa_sync_call))) return bad_array(c, "fsdpa_query_sync_calls");
+  sq x;
+  fsdpa_status st = sq_open(c, q, &x);
+  if (st) return st;
+  const store *s = &c->st;
+  size_t n = 0;
+  for (size_t i = 0; i < x.s.n; i++) {
+    if (!x.sel[i]) continue;
+    const sc_call *k = &x.s.v[i];
+    const track *t = store_track(s, k->track);
+    fsdpa_sync_call r;
+    memset(&r, 0, sizeof r);
+    r.size = sizeof r;
+    r.api = store_name(s, k->name);
+    r.pid = t->pid;
+    r.tid = t->tid;
+    r.start_ns = ctx_abs(c, k->ts);
+    r.dur_ns = k->end - k->ts;
+    r.step = k->step >= 0 ? x.s.steps[k->step].number : FSDPA_ABSENT;
+    r.source = (fsdpa_wait_source)k->src;
+    r.device_wide = k->scope == SC_SCOPE_DEVICE;
+    r.sync_kind = k->sync_kind != INTERN_NONE ? store_name(s, k->sync_kind) : NULL;
+    r.device = k->device;
+    r.stream = k->scope == SC_SCOPE_STREAM ? k->stream : FSDPA_ABSENT;
+    r.waited_op_stream = r.waited_op_start_ns = r.waited_op_end_ns = FSDPA_ABSENT;
+    if (k->op != UINT32_MAX) {
+      const ev_rec *g = STORE_REC(&s->gpu, k->op);
+      r.waited_op = store_name(s, g->name);
+      r.waited_op_stream = store_track(s, g->track)->tid;
+      r.waited_op_start_ns = ctx_abs(c, g->ts);
+      r.waited_op_end_ns = ctx_abs(c, g->end);
+    }
+    r.gpu_idle_during_ns = k->idle_during;
+    r.gpu_idle_after_ns = k->idle_after;
+    sc_out_put(&o, n++, &r);
+  }
+  sq_free(c, &x);
+  *inout_n = n;
+  return n > o.cap ? FSDPA_EBUFS : FSDPA_OK;
+}
+
+fsdpa_status fsdpa_query_sync_steps(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_sync_step *out,
+                                    size_t *inout_n) {
+  if (!c) return FSDPA_EINVAL;
+  ctx_clear(c);
+  sc_out o;
+  if (sc_out_init(&o, out, inout_n, sizeof(fsdpa_sync_step))) return bad_array(c, "fsdpa_query_sync_steps");
+  sq x;
+  fsdpa_status st = sq_open(c, q, &x);
+  if (st) return st;
+  /* per-step rows take every call of the step; the window picks the steps */
+  qwin all = {INT64_MIN, INT64_MAX, x.w.device, x.w.stream};
+  sa_select(&x.s, &all, x.sel);
+  size_t ns = x.s.nsteps;
+  sa_step *rows = fa_malloc(&c->alloc, (ns ? ns : 1) * sizeof(sa_step));
+  if (!rows) {
+    sq_free(c, &x);
+    return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory");
+  }
+  st = sa_steps(c, &x.s, x.sel, rows);
+  size_t n = 0;
+  for (size_t i = 0; !st && i < ns; i++) {
+    const step_rec *sr = &x.s.steps[i];
+    if (sr->ts < x.w.t0 || sr->ts >= x.w.t1) continue;
+    const sa_step *a = &rows[i];
+    fsdpa_sync_step r;
+    memset(&r, 0, sizeof r);
+    r.size = sizeof r;
+    r.index = (int64_t)i;
+    r.number = sr->number;
+    r.step_dur_ns = sr->end - sr->ts;
+    r.count = a->count;
+    r.total_ns = a->total;
+    r.max_ns = a->max;
+    r.worst_thread_ns = a->worst_thread;
+    r.worst_pid = r.worst_tid = FSDPA_ABSENT;
+    if (a->worst_track != UINT32_MAX) {
+      r.worst_pid = store_track(&c->st, a->worst_track)->pid;
+      r.worst_tid = store_track(&c->st, a->worst_track)->tid;
+    }
+    r.share = r.step_dur_ns > 0 ? (double)a->worst_thread / (double)r.step_dur_ns : -1.0;
+    r.gpu_idle_ns = a->idle_cost;
+    r.flagged = a->flagged;
+    sc_out_put(&o, n++, &r);
+  }
+  fa_free(&c->alloc, rows, (ns ? ns : 1) * sizeof(sa_step));
+  sq_free(c, &x);
+  if (st) return ctx_fail(c, st, "out of memory");
+  *inout_n = n;
+  return n > o.cap ? FSDPA_EBUFS : FSDPA_OK;
+}
