@@ -10,12 +10,6 @@
  * The scanner skips values it does not need by counting brackets outside
  * strings, so it never builds anything in memory and any chunking works. */
 #include "report/report.h"
-#include "analysis/launch_gaps/launch_gaps.h"
-#include "analysis/overlap/overlap.h"
-#include "analysis/fsdp/fsdp.h"
-#include "analysis/sync/sync.h"
-#include "analysis/allocator/allocator.h"
-#include "analysis/crossrank/crossrank.h"
 #include "util/outbuf.h"
 #include <errno.h>
 #include <stdio.h>

@@ -9,7 +9,8 @@
  * dropped with the context's other results when events or parameters change
  * (ctx_cache_get), and a different rank number or writer state (pretty,
  * depth) is a miss, so output is byte-identical either way. */
-#include "report/report.h"
+#include "report/rank_cache.h"
+#include "report/rank_part.h"
 #include <string.h>
 
 typedef struct rank_cache {

@@ -1,11 +1,7 @@
 /* fsdpa_report(): gather findings from every analysis once, then write the
  * requested format. */
 #include "report/report.h"
-#include "analysis/launch_gaps/launch_gaps.h"
-#include "analysis/overlap/overlap.h"
-#include "analysis/fsdp/fsdp.h"
-#include "analysis/sync/sync.h"
-#include "analysis/allocator/allocator.h"
+#include "report/rank_cache.h"
 #include "analysis/crossrank/crossrank.h"
 #include "util/outbuf.h"
 #include "util/fmt.h"
@@ -18,21 +14,6 @@ void fsdpa_report_options_init(fsdpa_report_options *o) {
   o->size = sizeof *o;
   o->format = FSDPA_FORMAT_JSON;
   o->html_step = FSDPA_ABSENT;
-}
-
-/* The one list of analyses that produce per-rank findings: fsdpa_report(),
- * summaries and annotate all go through it, so they cannot drift apart. */
-typedef fsdpa_status (*findings_fn)(fsdpa_ctx *, int64_t, findings *);
-static const findings_fn FINDERS[] = {launch_gaps_findings, overlap_findings, backward_findings,
-                                      sync_waits_findings, allocator_findings};
-
-fsdpa_status rank_findings_compute(fsdpa_ctx *c, int64_t rank, findings *f) {
-  for (size_t k = 0; k < sizeof FINDERS / sizeof FINDERS[0]; k++) {
-    fsdpa_status st = FINDERS[k](c, rank, f);
-    if (st) return st;
-    if (f->failed) return (fsdpa_status)f->failed;
-  }
-  return FSDPA_OK;
 }
 
 fsdpa_status report_collect(fsdpa_ctx *const *ctxs, const int64_t *ranks, size_t n,
@@ -102,73 +83,6 @@ fsdpa_status fsdpa_report(fsdpa_ctx *const *ctxs, const char *const *paths, size
   crossrank_done(c0, in.xr);
   fa_free(a, in.ranks, n * sizeof(int64_t));
   return st;
-}
-
-static const char *role_name(int r) {
-  switch (r) {
-    case FSDPA_ROLE_COMPUTE: return "compute";
-    case FSDPA_ROLE_COMMUNICATION: return "communication";
-    case FSDPA_ROLE_MEMORY: return "memory";
-    default: return "mixed";
-  }
-}
-
-fsdpa_status rank_json_write(fsdpa_ctx *c, int64_t rank, jsonw *w) {
-  const store_views *v = ctx_views(c);
-  if (!v) return fa_fail_status(&c->alloc);
-  jw_obj(w);
-  jw_ki64(w, "rank", rank);
-  jw_ki64(w, "span_ns", v->nall ? v->all_busy[v->nall - 1].e - v->all_busy[0].s : FSDPA_ABSENT);
-  jw_key(w, "steps");
-  jw_arr(w);
-  size_t ns = fsdpa_step_count(c);
-  for (size_t i = 0; i < ns; i++) {
-    fsdpa_step s = {sizeof s, 0, 0, 0};
-    if (fsdpa_get_step(c, i, &s)) continue;
-    jw_obj(w);
-    char name[48];
-    fmt_step(name, sizeof name, s.number);
-    jw_kstr(w, "name", name);
-    jw_ki64(w, "start_ns", s.start_ns);
-    jw_ki64(w, "dur_ns", s.dur_ns);
-    jw_obj_end(w);
-  }
-  jw_arr_end(w);
-  jw_key(w, "streams");
-  jw_arr(w);
-  for (size_t i = 0; i < v->nstreams; i++) {
-    const gpu_stream_view *sv = &v->streams[i];
-    jw_obj(w);
-    jw_ki64(w, "device", sv->device);
-    jw_ki64(w, "stream", sv->stream);
-    jw_kstr(w, "role", role_name(sv->role));
-    jw_ku64(w, "kernels", sv->kernels);
-    jw_ki64(w, "busy_ns", iv_total(sv->busy, sv->nbusy));
-    jw_obj_end(w);
-  }
-  jw_arr_end(w);
-  fsdpa_status st;
-  jw_key(w, "launch_gaps");
-  if ((st = launch_gaps_json(c, w))) return st;
-  jw_key(w, "overlap");
-  if ((st = overlap_json(c, w))) return st;
-  jw_key(w, "fsdp");
-  jw_obj(w);
-  const char *ver = fsdp_version_name(c);
-  jw_key(w, "version");
-  if (ver) jw_str(w, ver);
-  else jw_null(w);
-  jw_key(w, "units");
-  if ((st = fsdp_units_json(c, w))) return st;
-  jw_key(w, "backward");
-  if ((st = backward_json(c, w))) return st;
-  jw_obj_end(w);
-  jw_key(w, "sync_waits");
-  if ((st = sync_waits_json(c, w))) return st;
-  jw_key(w, "allocator");
-  if ((st = allocator_json(c, w))) return st;
-  jw_obj_end(w);
-  return FSDPA_OK;
 }
 
 fsdpa_status report_json(report_in *in, sbuf *out, int pretty) {

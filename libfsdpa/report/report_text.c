@@ -1,12 +1,6 @@
 /* Text report for people: per rank a short summary, then the findings,
  * worst first, each with its advice.  Lines stay within 100 columns. */
 #include "report/report.h"
-#include "analysis/launch_gaps/launch_gaps.h"
-#include "analysis/overlap/overlap.h"
-#include "analysis/fsdp/fsdp.h"
-#include "analysis/sync/sync.h"
-#include "analysis/allocator/allocator.h"
-#include "analysis/crossrank/crossrank.h"
 #include "util/fmt.h"
 #include <math.h>
 #include <stdio.h>

@@ -3,13 +3,8 @@
  * report's "ranks" array (pretty, depth 2), so the merged report can splice
  * it back byte for byte. */
 #include "summary/summary.h"
-#include "analysis/launch_gaps/launch_gaps.h"
-#include "analysis/overlap/overlap.h"
-#include "analysis/fsdp/fsdp.h"
-#include "analysis/sync/sync.h"
-#include "analysis/allocator/allocator.h"
-#include "analysis/crossrank/crossrank.h"
 #include "report/report.h"
+#include "report/rank_cache.h"
 #include "util/outbuf.h"
 #include <string.h>
 
