@@ -6,7 +6,7 @@
  * table.  Reading one back gives the pieces the report needs. */
 #ifndef FSDPA_SUMMARY_SUMMARY_H
 #define FSDPA_SUMMARY_SUMMARY_H
-#include "analysis/crossrank/crossrank_table.h"
+#include "analysis/crossrank/crossrank.h"
 #include "util/jsonr.h"
 
 #define SUMMARY_SCHEMA "fsdpa.summary/1"

@@ -58,7 +58,7 @@ fsdpa_status sum_report_json(sum_doc *d, sbuf *out) {
   xr_params p;
   xr_params_from(d->r[0].params, &p);
   if (!st) st = xr_analyze(a, tabs, d->n, &p, &xr);
-  if (!st) st = xr_add_findings(&xr, &all);
+  if (!st) st = crossrank_findings(&xr, &all);
   if (!st) {
     findings_sort(&all);
     jsonw w;
@@ -84,7 +84,7 @@ fsdpa_status sum_report_json(sum_doc *d, sbuf *out) {
     for (size_t i = 0; i < d->n; i++) jw_raw(&w, d->r[i].section, d->r[i].section_len);
     jw_arr_end(&w);
     jw_key(&w, "cross_rank");
-    xr_write_json(&xr, &w);
+    crossrank_json(&xr, &w);
     jw_key(&w, "findings");
     findings_write_json(&all, &w);
     jw_obj_end(&w);

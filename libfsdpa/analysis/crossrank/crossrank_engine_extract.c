@@ -2,7 +2,7 @@
  * kernel, with what matching needs (process group, Seq, type, step) taken
  * from the kernel's own args or, for traces whose kernels carry none, from
  * the record_param_comms op and the nccl:<op> annotation around its launch. */
-#include "analysis/crossrank/crossrank_table.h"
+#include "analysis/crossrank/crossrank_impl.h"
 #include <stdlib.h>
 #include <string.h>
 

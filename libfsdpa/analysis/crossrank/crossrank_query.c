@@ -1,0 +1,87 @@
+/* The room's public queries: fsdpa_query_crossrank (the whole analysis) and
+ * fsdpa_query_crossrank_rank (one rank of it), each running the analysis
+ * over the given contexts and copying its figures out. */
+#include "analysis/crossrank/crossrank_impl.h"
+#include <string.h>
+
+static fsdpa_status check_ctxs(fsdpa_ctx *const *ctxs, size_t n) {
+  if (!ctxs || !n) return FSDPA_EINVAL;
+  for (size_t i = 0; i < n; i++)
+    if (!ctxs[i]) return FSDPA_EINVAL;
+  ctx_clear(ctxs[0]);
+  return FSDPA_OK;
+}
+
+static fsdpa_status run_public(fsdpa_ctx *const *ctxs, size_t n, xr_result *r) {
+  fsdpa_status st = xr_run_ctxs(ctxs, NULL, n, r);
+  if (st) {
+    xr_result_free(&ctxs[0]->alloc, r);
+    return ctx_fail(ctxs[0], st, "cross-rank analysis: %s", fsdpa_status_str(st));
+  }
+  return FSDPA_OK;
+}
+
+fsdpa_status fsdpa_query_crossrank(fsdpa_ctx *const *ctxs, size_t n, fsdpa_crossrank *out) {
+  fsdpa_status st = check_ctxs(ctxs, n);
+  if (st) return st;
+  if (!out || !ctx_struct_ok(out->size, sizeof *out))
+    return ctx_fail(ctxs[0], FSDPA_EINVAL, "fsdpa_crossrank.size");
+  xr_result r;
+  if ((st = run_public(ctxs, n, &r))) return st;
+  fsdpa_crossrank o;
+  memset(&o, 0, sizeof o);
+  o.size = sizeof o;
+  o.ranks = n;
+  int any = n >= 2 && r.groups;
+  o.collectives = r.groups;
+  o.unmatched = r.unmatched;
+  o.unaligned = r.unaligned;
+  o.unsynchronized = r.unsync;
+  o.reference_rank = r.ref_idx >= 0 ? r.r[r.ref_idx].rank : FSDPA_ABSENT;
+  o.transfer_ns = any ? r.transfer : FSDPA_ABSENT;
+  o.wait_ns = any ? r.wait : FSDPA_ABSENT;
+  o.end_spread_p50_ns = r.spread_p50;
+  o.end_spread_max_ns = r.spread_max;
+  o.steps = r.units;
+  o.straggler_rank = FSDPA_ABSENT;
+  o.straggler_mean_delay_ns = o.straggler_max_delay_ns = o.straggler_lost_ns = FSDPA_ABSENT;
+  if (r.straggler_idx >= 0) {
+    const xr_rank_res *x = &r.r[r.straggler_idx];
+    o.straggler_rank = x->rank;
+    o.straggler_late_steps = x->late_steps;
+    o.straggler_mean_delay_ns = xr_mean_delay(x);
+    o.straggler_max_delay_ns = x->delay_max;
+    o.straggler_lost_ns = x->lost;
+  }
+  xr_result_free(&ctxs[0]->alloc, &r);
+  *out = o;
+  return FSDPA_OK;
+}
+
+fsdpa_status fsdpa_query_crossrank_rank(fsdpa_ctx *const *ctxs, size_t n, size_t i,
+                                        fsdpa_crossrank_rank *out) {
+  fsdpa_status st = check_ctxs(ctxs, n);
+  if (st) return st;
+  if (!out || !ctx_struct_ok(out->size, sizeof *out))
+    return ctx_fail(ctxs[0], FSDPA_EINVAL, "fsdpa_crossrank_rank.size");
+  if (i >= n) return ctx_fail(ctxs[0], FSDPA_EINVAL, "rank index %zu out of range (%zu)", i, n);
+  xr_result r;
+  if ((st = run_public(ctxs, n, &r))) return st;
+  const xr_rank_res *x = &r.r[i];
+  fsdpa_crossrank_rank o;
+  memset(&o, 0, sizeof o);
+  o.size = sizeof o;
+  o.rank = x->rank;
+  o.clock_offset_ns = x->offset;
+  o.collectives = x->colls;
+  o.transfer_ns = x->colls ? x->transfer : FSDPA_ABSENT;
+  o.wait_ns = x->colls ? x->wait : FSDPA_ABSENT;
+  o.last_count = x->last_count;
+  o.late_steps = x->late_steps;
+  o.mean_delay_ns = xr_mean_delay(x);
+  o.max_delay_ns = x->late_steps ? x->delay_max : FSDPA_ABSENT;
+  o.lost_ns = x->lost;
+  xr_result_free(&ctxs[0]->alloc, &r);
+  *out = o;
+  return FSDPA_OK;
+}
