@@ -8,7 +8,8 @@
 #include "util/jsonw.h"
 #include "findings/findings.h"
 
-/* launch_gaps.c: ranks[].launch_gaps */
+/* launch_gaps_report.c: ranks[].launch_gaps */
 fsdpa_status launch_gaps_json(fsdpa_ctx *c, jsonw *w);
+/* launch_gaps_findings.c: launch-overhead, gpu-starvation */
 fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f);
 #endif

@@ -1,12 +1,28 @@
-/* Launch gaps (issue 3), shared between its files: the gap engine
- * (launch_gaps_scan.c), latency and queue (launch_gaps_latency.c), the
- * HTA-compatible idle breakdown used to cross-check (launch_gaps_hta.c), the
- * public queries (launch_gaps_query.c) and the report hooks (launch_gaps.c,
- * launch_gaps_find.c).  Definitions live in fsdpa.h, group launch_gaps. */
+/* Launch gaps, private to the room: the engine's types and functions shared
+ * by its files.  Engine: the gap scan (launch_gaps_engine.c), the per-window
+ * memo in front of it (launch_gaps_engine_memo.c), latency and queue depth
+ * (launch_gaps_engine_latency.c), histogram, percentiles and worst ranges
+ * (launch_gaps_engine_stats.c), the selected streams and their busy union
+ * (launch_gaps_engine_union.c), the HTA-compatible idle breakdown used to
+ * cross-check (launch_gaps_engine_hta.c).  Users: the public queries
+ * (launch_gaps_query.c), the JSON section (launch_gaps_report.c) and the
+ * findings (launch_gaps_findings.c).  Definitions live in fsdpa.h, group
+ * launch_gaps. */
 #ifndef FSDPA_ANALYSIS_LAUNCH_GAPS_IMPL_H
 #define FSDPA_ANALYSIS_LAUNCH_GAPS_IMPL_H
 #include "ctx.h"
 
+/* The first steady ProfilerStep of n sorted steps: the first of three or
+ * more is warm-up (allocator, autotuning, lazy init) and would make every
+ * trace look starved. */
+static inline size_t lg_first_steady(size_t nsteps) { return nsteps >= 3 ? 1 : 0; }
+/* Whether the views' streams (sorted by device, at least one) are all on one
+ * device: its answers are then the whole trace's. */
+static inline int lg_one_device(const store_views *v) {
+  return v->streams[0].device == v->streams[v->nstreams - 1].device;
+}
+
+/* launch_gaps_engine_stats.c */
 /* Worst ranges kept for findings: the LG_TOP heaviest, heaviest first. */
 #define LG_TOP 4
 typedef struct lg_top {
@@ -15,16 +31,6 @@ typedef struct lg_top {
   int n;
 } lg_top;
 void lg_top_add(lg_top *t, int64_t s, int64_t e, int64_t w);
-
-/* What the findings need beyond the public struct. */
-typedef struct lg_extra {
-  lg_top host_gaps;      /* longest host-wait GPU gaps (clipped to the window) */
-  lg_top launch_runs;    /* stretches of consecutive small launch-bound GPU gaps, by their idle */
-  uint64_t kernels;      /* kernels starting in the window on the selected streams */
-  uint64_t short_kernels;/* of which shorter than launch.short_kernel_ns */
-} lg_extra;
-
-int lg_selected(const gpu_stream_view *sv, const qwin *w);
 /* Fixed histogram edges and bin of a value. */
 extern const int64_t lg_edges[FSDPA_GAP_EDGES];
 int lg_bin(int64_t v);
@@ -37,9 +43,11 @@ int64_t lg_max_i64(const int64_t *a, size_t n);
 int64_t lg_min_i64(const int64_t *a, size_t n);
 /* Sort (checks for sorted input first: O(n) then). */
 void lg_sort_i64(int64_t *a, size_t n);
+
+/* launch_gaps_engine_union.c */
+int lg_selected(const gpu_stream_view *sv, const qwin *w);
 /* First op of a stream view starting at or after t. */
 size_t lg_first_op_from(const store *st, const gpu_stream_view *sv, int64_t t);
-
 /* Union of the selected streams' busy intervals: either the views' own
  * arrays (no allocation) or a scratch array the caller frees with
  * lg_union_free(). */
@@ -54,9 +62,19 @@ void lg_union_free(fsdpa_ctx *c, lg_union *u);
 /* Span of a union clipped to [t0, t1) (fsdpa_timeline.span_ns): *a, *b; 0 if none. */
 int lg_union_span(const lg_union *u, int64_t t0, int64_t t1, int64_t *a, int64_t *b);
 
+/* What the findings need beyond the public struct. */
+typedef struct lg_extra {
+  lg_top host_gaps;      /* longest host-wait GPU gaps (clipped to the window) */
+  lg_top launch_runs;    /* stretches of consecutive small launch-bound GPU gaps, by their idle */
+  uint64_t kernels;      /* kernels starting in the window on the selected streams */
+  uint64_t short_kernels;/* of which shorter than launch.short_kernel_ns */
+} lg_extra;
+
 /* The engines behind the public queries (w already resolved, v current).
- * lg_gaps() remembers each window's result in the context (launch_gaps_memo.c):
- * the report asks for the same windows in its findings and in its JSON. */
+ * lg_gaps() (launch_gaps_engine_memo.c) remembers each window's result of
+ * lg_gaps_compute() (launch_gaps_engine.c) in the context: the report asks
+ * for the same windows in its findings and in its JSON.  lg_latency() and
+ * lg_queue(): launch_gaps_engine_latency.c. */
 fsdpa_status lg_gaps(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_launch_gaps *out,
                      lg_extra *x);
 fsdpa_status lg_gaps_compute(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_launch_gaps *out,
@@ -65,13 +83,14 @@ fsdpa_status lg_latency(fsdpa_ctx *c, const store_views *v, const qwin *w,
                         fsdpa_launch_latency *out);
 fsdpa_status lg_queue(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_launch_queue *out);
 
+/* launch_gaps_engine_hta.c */
 /* HTA v0.6.1 get_idle_time_breakdown() reproduced for one stream, only to
  * cross-check against HTA's published numbers: ts and dur read as float64
- * µs like Python's json, ts rounded up and ts+dur down to whole µs, ops sorted by rounded start (ties: input order),
- * interval = start(k) − end(k−1) of the previous op in that order (negative
- * when ops overlap), host wait if the launch call's rounded start >
- * end(k−1).  drop_unlinked: drop ops without a launch call first, as HTA's
- * correlation filter does. */
+ * µs like Python's json, ts rounded up and ts+dur down to whole µs, ops
+ * sorted by rounded start (ties: input order), interval = start(k) −
+ * end(k−1) of the previous op in that order (negative when ops overlap),
+ * host wait if the launch call's rounded start > end(k−1).  drop_unlinked:
+ * drop ops without a launch call first, as HTA's correlation filter does. */
 typedef struct lg_hta {
   int64_t host_us, kernel_us, other_us;
   uint64_t intervals, dropped;

@@ -63,6 +63,15 @@ static void gpu_fields(jsonw *w, const fsdpa_launch_gaps *g) {
   jw_ki64(w, "gpu_small_launch_ns", g->gpu_small_launch_ns);
 }
 
+/* A device or a step: its timeline, its GPU and its streams' idle causes. */
+static void window_fields(jsonw *w, const fsdpa_launch_gaps *g) {
+  timeline_fields(w, g);
+  gpu_fields(w, g);
+  jw_ki64(w, "host_wait_ns", g->host_wait_ns);
+  jw_ki64(w, "kernel_wait_ns", g->kernel_wait_ns);
+  jw_ki64(w, "other_ns", g->other_ns);
+}
+
 static void latency_obj(jsonw *w, const fsdpa_launch_latency *l, int full) {
   jw_key(w, "latency");
   jw_obj(w);
@@ -129,7 +138,7 @@ static fsdpa_status streams_json(fsdpa_ctx *c, const store_views *v, jsonw *w,
 
 static fsdpa_status devices_json(fsdpa_ctx *c, const store_views *v, jsonw *w,
                                  const fsdpa_launch_gaps *all_g) {
-  int one = v->streams[0].device == v->streams[v->nstreams - 1].device;  /* sorted by device */
+  int one = lg_one_device(v);
   jw_key(w, "devices");
   jw_arr(w);
   for (size_t i = 0; i < v->nstreams; i++) {
@@ -145,11 +154,7 @@ static fsdpa_status devices_json(fsdpa_ctx *c, const store_views *v, jsonw *w,
     jw_obj(w);
     jw_ki64(w, "device", v->streams[i].device);
     jw_ku64(w, "streams", g.streams);
-    timeline_fields(w, &g);
-    gpu_fields(w, &g);
-    jw_ki64(w, "host_wait_ns", g.host_wait_ns);
-    jw_ki64(w, "kernel_wait_ns", g.kernel_wait_ns);
-    jw_ki64(w, "other_ns", g.other_ns);
+    window_fields(w, &g);
     jw_obj_end(w);
   }
   jw_arr_end(w);
@@ -167,6 +172,7 @@ static fsdpa_status steps_json(fsdpa_ctx *c, const store_views *v, jsonw *w) {
   step_rec *s = fa_malloc(&c->alloc, n * sizeof *s);
   if (!s) return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory (launch gaps steps)");
   n = ctx_sorted_steps(c, s, n);
+  size_t first = lg_first_steady(n);
   fsdpa_status st = FSDPA_OK;
   for (size_t i = 0; i < n && !st; i++) {
     qwin q = {s[i].ts, s[i].end, FSDPA_ABSENT, FSDPA_ABSENT};
@@ -178,12 +184,8 @@ static fsdpa_status steps_json(fsdpa_ctx *c, const store_views *v, jsonw *w) {
     jw_kstr(w, "name", name);
     jw_ki64(w, "number", s[i].number);
     jw_key(w, "steady");
-    jw_bool(w, !(n >= 3 && i == 0));  /* the first of >= 3 steps is warm-up */
-    timeline_fields(w, &g);
-    gpu_fields(w, &g);
-    jw_ki64(w, "host_wait_ns", g.host_wait_ns);
-    jw_ki64(w, "kernel_wait_ns", g.kernel_wait_ns);
-    jw_ki64(w, "other_ns", g.other_ns);
+    jw_bool(w, i >= first);
+    window_fields(w, &g);
     jw_obj_end(w);
   }
   fa_free(&c->alloc, s, c->st.steps.len * sizeof *s);

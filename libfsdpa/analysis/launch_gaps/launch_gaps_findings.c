@@ -1,0 +1,369 @@
+/* Findings of the launch-gaps analysis: `launch-overhead` and
+ * `gpu-starvation` (report contract), judged on steady-state steps
+ * (lg_first_steady).  Each finding is decided first (whether it fires, its
+ * severity, cost, numbers and evidence ranges, into a small struct) and then
+ * worded from that struct alone (title, detail, advice, evidence). */
+#include "analysis/launch_gaps/launch_gaps.h"
+#include "analysis/launch_gaps/launch_gaps_impl.h"
+#include "util/fmt.h"
+#include <stdio.h>
+#include <string.h>
+
+typedef struct steady {
+  step_rec *s;        /* sorted steps */
+  size_t n, cap;      /* steps, allocation */
+  size_t first;       /* first steady step */
+  int64_t t0, t1;     /* steady range (relative); whole trace without steps */
+} steady;
+
+static fsdpa_status steady_get(fsdpa_ctx *c, steady *y) {
+  memset(y, 0, sizeof *y);
+  y->t0 = INT64_MIN;
+  y->t1 = INT64_MAX;
+  y->cap = c->st.steps.len;
+  if (!y->cap) return FSDPA_OK;
+  y->s = fa_malloc(&c->alloc, y->cap * sizeof *y->s);
+  if (!y->s) return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory (launch gaps findings)");
+  y->n = ctx_sorted_steps(c, y->s, y->cap);
+  y->first = lg_first_steady(y->n);
+  y->t0 = y->s[y->first].ts;
+  y->t1 = y->s[y->first].end;
+  for (size_t i = y->first; i < y->n; i++)
+    if (y->s[i].end > y->t1) y->t1 = y->s[i].end;
+  return FSDPA_OK;
+}
+
+/* The step number of a finding over the steady range: the one steady step,
+ * else none. */
+static int64_t steady_step(const steady *y) {
+  return (y->n && y->n - y->first == 1) ? y->s[y->first].number : FSDPA_ABSENT;
+}
+
+static double share(int64_t part, int64_t whole) {
+  return whole > 0 ? (double)part / (double)whole : -1.0;
+}
+
+/* findings.min_cost_ppm: drop findings that cost too small a share of the span. */
+static int too_cheap(fsdpa_ctx *c, const store_views *v, int64_t cost) {
+  int64_t ppm = c->params[P_FINDING_MIN_COST_PPM];
+  if (ppm <= 0 || !v->nall) return 0;
+  int64_t span = v->all_busy[v->nall - 1].e - v->all_busy[0].s;
+  return (double)cost * 1e6 < (double)ppm * (double)span;
+}
+
+/* ---- launch-overhead: decision ---- */
+
+typedef struct overhead {
+  int fires;
+  int sev;
+  int64_t step;             /* the one steady step, or FSDPA_ABSENT */
+  int64_t cost_ns;          /* launch-bound GPU idle: g.gpu_small_launch_ns */
+  double idle_share;        /* cost_ns / g.gpu_window_ns */
+  int64_t short_kernel_ns;  /* launch.short_kernel_ns */
+  uint64_t kernels, short_kernels;
+  fsdpa_launch_gaps g;      /* steady range, all streams */
+  fsdpa_launch_latency l;   /* same range */
+  lg_top ranges;            /* the heaviest stretches of launch-bound gaps */
+} overhead;
+
+/* g, x: gaps over the steady range, all streams. */
+static fsdpa_status overhead_decide(fsdpa_ctx *c, const store_views *v, const steady *y,
+                                    const fsdpa_launch_gaps *g, const lg_extra *x, overhead *d) {
+  const int64_t *P = c->params;
+  memset(d, 0, sizeof *d);
+  /* many kernels, mostly short, and the GPU idling on their launches */
+  if ((int64_t)x->kernels < P[P_LAUNCH_MIN_KERNELS] || x->kernels == 0) return FSDPA_OK;
+  if ((double)x->short_kernels * 1e6 < (double)P[P_LAUNCH_MIN_SHARE_PPM] * (double)x->kernels)
+    return FSDPA_OK;
+  if (g->gpu_window_ns <= 0 || (double)g->gpu_small_launch_ns * 1e6 <
+                                   (double)P[P_LAUNCH_MIN_IDLE_SHARE_PPM] * (double)g->gpu_window_ns)
+    return FSDPA_OK;
+  int64_t cost = g->gpu_small_launch_ns;
+  if (too_cheap(c, v, cost)) return FSDPA_OK;
+  qwin q = {y->t0, y->t1, FSDPA_ABSENT, FSDPA_ABSENT};
+  fsdpa_status st = lg_latency(c, v, &q, &d->l);
+  if (st) return st;
+  d->fires = 1;
+  d->cost_ns = cost;
+  d->idle_share = share(cost, g->gpu_window_ns);
+  /* critical when launch-bound idle is at least half the GPU's time */
+  d->sev = d->idle_share >= 0.5 ? SEV_CRITICAL : SEV_WARNING;
+  d->step = steady_step(y);
+  d->short_kernel_ns = P[P_LAUNCH_SHORT_KERNEL_NS];
+  d->kernels = x->kernels;
+  d->short_kernels = x->short_kernels;
+  d->g = *g;
+  d->ranges = x->launch_runs;
+  return FSDPA_OK;
+}
+
+/* ---- gpu-starvation: decision ---- */
+
+/* One starving range of a device: the steady range or one steady step. */
+typedef struct starve_one {
+  int64_t step;         /* FSDPA_ABSENT: the steady range of several steps or no steps */
+  int sev;
+  int64_t cost_ns;      /* host-bound GPU idle: g.gpu_host_wait_ns */
+  double host_share;    /* of the GPU's idle */
+  fsdpa_launch_gaps g;  /* that range, the device's streams */
+  lg_top ranges;        /* its longest host-wait gaps */
+} starve_one;
+
+enum { STARVE_WORST = 3 };
+
+typedef struct starvation {
+  int64_t device;
+  int whole;                    /* the steady range starves as a whole (one finding) */
+  uint64_t starving_steps, steady_steps;
+  int64_t max_density_ppm;      /* starvation.max_density_ppm */
+  int64_t min_host_share_ppm;   /* starvation.min_host_share_ppm */
+  int n;                        /* findings that fire, costliest first */
+  starve_one one[STARVE_WORST];
+} starvation;
+
+static int starving(fsdpa_ctx *c, const fsdpa_launch_gaps *g) {
+  const int64_t *P = c->params;
+  return g->utilization >= 0 && g->gpu_idle_ns > 0 &&
+         g->utilization * 1e6 < (double)P[P_STARVATION_DENSITY_PPM] &&
+         (double)g->gpu_host_wait_ns * 1e6 >= (double)P[P_STARVATION_HOST_SHARE_PPM] * (double)g->gpu_idle_ns;
+}
+
+/* Cost, share and severity of a starving range; 0 when too cheap to report. */
+static int starve_judge(fsdpa_ctx *c, const store_views *v, starve_one *o) {
+  int64_t cost = o->g.gpu_host_wait_ns;
+  if (too_cheap(c, v, cost)) return 0;
+  o->cost_ns = cost;
+  o->host_share = share(o->g.gpu_host_wait_ns, o->g.gpu_idle_ns);
+  /* critical below half the density threshold */
+  o->sev = o->g.utilization * 2e6 < (double)c->params[P_STARVATION_DENSITY_PPM] ? SEV_CRITICAL
+                                                                                 : SEV_WARNING;
+  return 1;
+}
+
+/* Per device: the steady range as a whole, else the individual steady steps
+ * that starve (a data-loading stall in one step), the STARVE_WORST
+ * costliest.  all_g, all_x: the steady range over all streams when this is
+ * the only device (the same answer). */
+static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const steady *y,
+                                      int64_t device, const fsdpa_launch_gaps *all_g,
+                                      const lg_extra *all_x, starvation *d) {
+  memset(d, 0, sizeof *d);
+  d->device = device;
+  d->max_density_ppm = c->params[P_STARVATION_DENSITY_PPM];
+  d->min_host_share_ppm = c->params[P_STARVATION_HOST_SHARE_PPM];
+  qwin q = {y->t0, y->t1, device, FSDPA_ABSENT};
+  fsdpa_launch_gaps g;
+  lg_extra x;
+  fsdpa_status st = FSDPA_OK;
+  if (all_g) {
+    g = *all_g;
+    x = *all_x;
+  } else if ((st = lg_gaps(c, v, &q, &g, &x))) {
+    return st;
+  }
+  uint64_t nsteady = y->n - y->first, nstarve = 0;
+  starve_one worst[STARVE_WORST];
+  int nw = 0;
+  for (size_t i = y->first; i < y->n && nsteady > 1; i++) {
+    qwin qs = {y->s[i].ts, y->s[i].end, device, FSDPA_ABSENT};
+    starve_one cd;
+    lg_extra cx;
+    if ((st = lg_gaps(c, v, &qs, &cd.g, &cx))) return st;
+    if (!starving(c, &cd.g)) continue;
+    nstarve++;
+    cd.step = y->s[i].number;
+    cd.ranges = cx.host_gaps;
+    int k;
+    if (nw < STARVE_WORST) k = nw++;
+    else if (worst[STARVE_WORST - 1].g.gpu_host_wait_ns >= cd.g.gpu_host_wait_ns) continue;
+    else k = STARVE_WORST - 1;
+    worst[k] = cd;
+    for (; k > 0 && worst[k - 1].g.gpu_host_wait_ns < worst[k].g.gpu_host_wait_ns; k--) {
+      starve_one t = worst[k];
+      worst[k] = worst[k - 1];
+      worst[k - 1] = t;
+    }
+  }
+  d->steady_steps = nsteady;
+  if (starving(c, &g)) {
+    d->whole = 1;
+    d->starving_steps = nsteady == 1 ? 1 : nstarve;
+    starve_one *o = &d->one[0];
+    o->step = steady_step(y);
+    o->g = g;
+    o->ranges = x.host_gaps;
+    if (starve_judge(c, v, o)) d->n = 1;
+    return FSDPA_OK;
+  }
+  d->starving_steps = nstarve;
+  for (int k = 0; k < nw; k++)
+    if (starve_judge(c, v, &worst[k])) d->one[d->n++] = worst[k];
+  return FSDPA_OK;
+}
+
+/* ---- wording ---- */
+
+static void fmt_scope(char *b, size_t n, const steady *y) {
+  if (!y->n) snprintf(b, n, "the whole trace (no ProfilerStep ranges)");
+  else if (y->n - y->first == 1)
+    fmt_step(b, n, y->s[y->first].number);
+  else
+    snprintf(b, n, "steady-state steps #%lld-#%lld%s", (long long)y->s[y->first].number,
+             (long long)y->s[y->n - 1].number, y->first ? " (first step excluded as warm-up)" : "");
+}
+
+static fsdpa_status add(findings *f, fsdpa_ctx *c, const char *id, int sev, int64_t rank,
+                        int64_t step, int64_t cost, const char *title, const char *detail,
+                        const char *advice, sbuf *ev, const lg_top *ranges) {
+  if (ev->failed) return (fsdpa_status)ev->failed;
+  finding *x = findings_add(f, id, sev, rank, step, cost, title, detail, advice, ev->p);
+  if (!x) return f->failed ? (fsdpa_status)f->failed : FSDPA_ENOMEM;
+  for (int i = 0; i < ranges->n; i++)
+    finding_add_range(x, ctx_abs(c, ranges->r[i].s), ctx_abs(c, ranges->r[i].e));
+  return FSDPA_OK;
+}
+
+static fsdpa_status overhead_word(fsdpa_ctx *c, const steady *y, int64_t rank, findings *f,
+                                  const overhead *d) {
+  const fsdpa_launch_gaps *g = &d->g;
+  const fsdpa_launch_latency *l = &d->l;
+  char scope[160], t_short[32], t_small[32], t_cost[32], t_win[32], t_p50[32], t_lat[32];
+  fmt_scope(scope, sizeof scope, y);
+  fmt_dur(t_short, sizeof t_short, d->short_kernel_ns);
+  fmt_dur(t_small, sizeof t_small, g->small_gap_threshold_ns);
+  fmt_dur(t_cost, sizeof t_cost, d->cost_ns);
+  fmt_dur(t_win, sizeof t_win, g->gpu_window_ns);
+  fmt_dur(t_p50, sizeof t_p50, g->p50_ns == FSDPA_ABSENT ? 0 : g->p50_ns);
+  fmt_dur(t_lat, sizeof t_lat, l->p50_ns == FSDPA_ABSENT ? 0 : l->p50_ns);
+  char title[256], detail[1024];
+  snprintf(title, sizeof title,
+           "Launch overhead: %llu kernels, %.0f%% shorter than %s, GPU idle %.0f%% between them",
+           (unsigned long long)d->kernels, 100.0 * (double)d->short_kernels / (double)d->kernels,
+           t_short, 100.0 * d->idle_share);
+  snprintf(detail, sizeof detail,
+           "In %s %llu kernels ran and %llu (%.1f%%) were shorter than %s; %.1f%% of the linked "
+           "kernels ran shorter than their own launch call. The GPU sat idle %s of %s (%.1f%%) in "
+           "%llu stream gaps of at most %s whose next op's launch call had not returned when the "
+           "stream went idle (median gap %s, median launch latency %s): the CPU's per-kernel "
+           "launch cost, not GPU work, sets the pace.",
+           scope, (unsigned long long)d->kernels, (unsigned long long)d->short_kernels,
+           100.0 * (double)d->short_kernels / (double)d->kernels, t_short,
+           l->short_kernel_share < 0 ? 0.0 : 100.0 * l->short_kernel_share, t_cost, t_win,
+           100.0 * d->idle_share, (unsigned long long)g->small_launch_gaps, t_small, t_p50, t_lat);
+  const char *advice =
+      "Launch fewer, larger kernels: torch.compile fuses chains of pointwise ops into a few "
+      "kernels; CUDA graphs (torch.compile mode=\"reduce-overhead\", torch.cuda.CUDAGraph) replay "
+      "many kernels with one launch; fused optimizers (foreach/fused=True) and larger per-op "
+      "tensors (batch size) amortise the launch cost.";
+  sbuf b;
+  sb_init(&b, &c->alloc);
+  jsonw w;
+  jw_init(&w, &b, 0);
+  jw_obj(&w);
+  jw_ki64(&w, "window_start_ns", y->n ? ctx_abs(c, y->t0) : FSDPA_ABSENT);
+  jw_ki64(&w, "window_end_ns", y->n ? ctx_abs(c, y->t1) : FSDPA_ABSENT);
+  jw_ku64(&w, "kernels", d->kernels);
+  jw_ku64(&w, "short_kernels", d->short_kernels);
+  jw_ki64(&w, "short_kernel_threshold_ns", d->short_kernel_ns);
+  jw_ku64(&w, "kernels_shorter_than_launch", l->kernels_shorter_than_launch);
+  jw_kratio(&w, "kernels_shorter_than_launch_share", l->short_kernel_share);
+  jw_ku64(&w, "small_launch_gaps", g->small_launch_gaps);
+  jw_ki64(&w, "small_gap_threshold_ns", g->small_gap_threshold_ns);
+  jw_ki64(&w, "gpu_small_launch_ns", d->cost_ns);
+  jw_ki64(&w, "gpu_window_ns", g->gpu_window_ns);
+  jw_kratio(&w, "idle_share", d->idle_share);
+  jw_kratio(&w, "utilization", g->utilization);
+  jw_ki64(&w, "gap_p50_ns", g->p50_ns);
+  jw_ki64(&w, "launch_latency_p50_ns", l->p50_ns);
+  jw_obj_end(&w);
+  fsdpa_status st = add(f, c, "launch-overhead", d->sev, rank, d->step, d->cost_ns, title, detail,
+                        advice, &b, &d->ranges);
+  sb_free(&b);
+  return st;
+}
+
+static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, findings *f,
+                                const starvation *d, const starve_one *o) {
+  const fsdpa_launch_gaps *g = &o->g;
+  char scope[160];
+  if (d->whole) fmt_scope(scope, sizeof scope, y);
+  else fmt_step(scope, sizeof scope, o->step);
+  char t_busy[32], t_win[32], t_idle[32], t_host[32], t_kw[32], t_oth[32];
+  fmt_dur(t_busy, sizeof t_busy, g->busy_ns);
+  fmt_dur(t_win, sizeof t_win, g->gpu_window_ns);
+  fmt_dur(t_idle, sizeof t_idle, g->gpu_idle_ns);
+  fmt_dur(t_host, sizeof t_host, g->gpu_host_wait_ns);
+  fmt_dur(t_kw, sizeof t_kw, g->gpu_kernel_wait_ns);
+  fmt_dur(t_oth, sizeof t_oth, g->gpu_other_ns);
+  char title[256], detail[1024];
+  snprintf(title, sizeof title,
+           "GPU starved: device %lld busy %.0f%% of the time, %.0f%% of its idle time waiting on "
+           "the CPU",
+           (long long)d->device, 100.0 * g->utilization, 100.0 * o->host_share);
+  snprintf(detail, sizeof detail,
+           "In %s device %lld ran GPU work %s of %s (%.1f%%). Of %s idle, %s (%.1f%%) were "
+           "host-bound gaps: the launch call of the next GPU op started only after the GPU had "
+           "gone idle, so the CPU did not feed the GPU fast enough (kernel wait %s, other %s).",
+           scope, (long long)d->device, t_busy, t_win, 100.0 * g->utilization, t_idle, t_host,
+           100.0 * o->host_share, t_kw, t_oth);
+  const char *advice =
+      "Look at what the CPU does in the ranges below: data loading (more DataLoader workers, "
+      "pin_memory, prefetching), Python overhead between ops, host-side syncs (.item(), "
+      "printing, logging). Fewer launches help too: torch.compile, CUDA graphs, larger batches.";
+  sbuf b;
+  sb_init(&b, &c->alloc);
+  jsonw w;
+  jw_init(&w, &b, 0);
+  jw_obj(&w);
+  jw_ki64(&w, "device", d->device);
+  jw_kratio(&w, "utilization", g->utilization);
+  jw_kratio(&w, "density", g->density);
+  jw_ki64(&w, "busy_ns", g->busy_ns);
+  jw_ki64(&w, "gpu_window_ns", g->gpu_window_ns);
+  jw_ki64(&w, "gpu_idle_ns", g->gpu_idle_ns);
+  jw_ki64(&w, "gpu_host_wait_ns", g->gpu_host_wait_ns);
+  jw_ki64(&w, "gpu_kernel_wait_ns", g->gpu_kernel_wait_ns);
+  jw_ki64(&w, "gpu_other_ns", g->gpu_other_ns);
+  jw_kratio(&w, "host_share", o->host_share);
+  jw_ki64(&w, "max_density_ppm", d->max_density_ppm);
+  jw_ki64(&w, "min_host_share_ppm", d->min_host_share_ppm);
+  jw_ku64(&w, "starving_steps", d->starving_steps);
+  jw_ku64(&w, "steady_steps", d->steady_steps);
+  jw_obj_end(&w);
+  fsdpa_status st = add(f, c, "gpu-starvation", o->sev, rank, o->step, o->cost_ns, title, detail,
+                        advice, &b, &o->ranges);
+  sb_free(&b);
+  return st;
+}
+
+static fsdpa_status starvation_word(fsdpa_ctx *c, const steady *y, int64_t rank, findings *f,
+                                    const starvation *d) {
+  fsdpa_status st = FSDPA_OK;
+  for (int k = 0; k < d->n && !st; k++) st = starve_word(c, y, rank, f, d, &d->one[k]);
+  return st;
+}
+
+fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
+  const store_views *v = ctx_views(c);
+  if (!v) return fa_fail_status(&c->alloc);
+  if (!v->nstreams) return FSDPA_OK;
+  steady y;
+  fsdpa_status st = steady_get(c, &y);
+  if (st) return st;
+  qwin q = {y.t0, y.t1, FSDPA_ABSENT, FSDPA_ABSENT};
+  fsdpa_launch_gaps g;
+  lg_extra x;
+  int one = lg_one_device(v);
+  overhead od;
+  if (!(st = lg_gaps(c, v, &q, &g, &x)) && !(st = overhead_decide(c, v, &y, &g, &x, &od)) &&
+      od.fires)
+    st = overhead_word(c, &y, rank, f, &od);
+  for (size_t i = 0; i < v->nstreams && !st; i++) {
+    if (i && v->streams[i].device == v->streams[i - 1].device) continue;
+    starvation sd;
+    st = starvation_decide(c, v, &y, v->streams[i].device, one ? &g : NULL, one ? &x : NULL, &sd);
+    if (!st) st = starvation_word(c, &y, rank, f, &sd);
+  }
+  fa_free(&c->alloc, y.s, y.cap * sizeof *y.s);
+  return st;
+}
