@@ -11,7 +11,7 @@
 #include "ctx.h"
 #include "analysis/fsdp/fsdp.h"
 #include "model/fsdp_model.h"
-#include "analysis/fsdp/pattern.h"
+#include "analysis/fsdp/fsdp_impl.h"
 
 /* ---- the pattern matcher ---- */
 

@@ -8,11 +8,11 @@
 #include "util/jsonw.h"
 #include "findings/findings.h"
 
-/* fsdp_units.c: ranks[].fsdp.version and ranks[].fsdp.units */
+/* fsdp_report.c: ranks[].fsdp.version and ranks[].fsdp.units */
 const char *fsdp_version_name(fsdpa_ctx *c);  /* "fsdp1", "fsdp2" or NULL */
 fsdpa_status fsdp_units_json(fsdpa_ctx *c, jsonw *w);
 
-/* backward.c: ranks[].fsdp.backward */
+/* ranks[].fsdp.backward (fsdp_report.c) and its finding (fsdp_findings.c) */
 fsdpa_status backward_json(fsdpa_ctx *c, jsonw *w);
 fsdpa_status backward_findings(fsdpa_ctx *c, int64_t rank, findings *f);
 #endif

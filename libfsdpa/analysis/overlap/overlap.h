@@ -8,7 +8,7 @@
 #include "util/jsonw.h"
 #include "findings/findings.h"
 
-/* overlap.c: ranks[].overlap */
+/* ranks[].overlap (overlap_report.c) and its findings (overlap_findings.c) */
 fsdpa_status overlap_json(fsdpa_ctx *c, jsonw *w);
 fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f);
 #endif

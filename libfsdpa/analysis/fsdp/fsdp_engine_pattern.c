@@ -1,4 +1,7 @@
-#include "analysis/fsdp/pattern.h"
+/* The stream-schedule pattern matcher (the language: fsdp_impl.h and
+ * docs/patterns.md): parsing a pattern text and evaluating its rules on
+ * consecutive slots of labelled interval sets.  Never allocates. */
+#include "analysis/fsdp/fsdp_impl.h"
 #include <stdio.h>
 #include <string.h>
 

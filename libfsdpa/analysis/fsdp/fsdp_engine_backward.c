@@ -1,11 +1,9 @@
-/* FSDP backward schedule (issue 5): each step's backward units in order,
- * checked against the zigzag stream-schedule pattern (pattern.h), with the
- * per-unit prefetch flags and the compute idle each broken link costs, and
- * the public queries over it.  The report section and the finding are in
- * fsdp_bwd_report.c. */
-#include "analysis/fsdp/fsdp.h"
-#include "analysis/fsdp/fsdp_bwd.h"
-#include <stdio.h>
+/* FSDP backward schedule: each step's backward units in order, checked
+ * against the zigzag stream-schedule pattern (fsdp_engine_pattern.c), with
+ * the per-unit prefetch flags and the compute idle each broken link costs;
+ * the per-unit aggregate over steps and the public structs of a step and
+ * of a unit. */
+#include "analysis/fsdp/fsdp_impl.h"
 #include <stdlib.h>
 #include <string.h>
 #include "util/satmath.h"
@@ -18,15 +16,6 @@ const char BW_PATTERN[] =
     "prefetch:   AG[i+1] starts_before_end C[i]  # next unit's gather issued before this one's compute ends\n"
     "concurrent: AG[i] overlaps P[i]             # and it ran beside compute, not queued behind it\n"
     "rs_hidden:  RS[i] overlaps C[i+1]           # this unit's reduce-scatter under the next compute\n";
-
-const char *fsdpa_backward_pattern_name(fsdpa_backward_pattern p) {
-  switch (p) {
-    case FSDPA_BWD_ZIGZAG: return "zigzag";
-    case FSDPA_BWD_NO_PREFETCH: return "no_prefetch";
-    case FSDPA_BWD_SERIALIZED: return "serialized";
-    default: return "unknown";
-  }
-}
 
 void bw_free(bw_result *r) {
   if (r->borrowed) {
@@ -287,31 +276,6 @@ void bw_summary(const bw_result *r, const bw_agg *g, fsdpa_backward *o) {
   }
 }
 
-fsdpa_status fsdpa_query_backward(fsdpa_ctx *c, fsdpa_backward *out) {
-  if (!c || !out || !ctx_struct_ok(out->size, sizeof *out)) return FSDPA_EINVAL;
-  ctx_clear(c);
-  bw_result r;
-  fsdpa_status st = bw_analyze(c, &r);
-  if (st) return ctx_fail(c, st, "out of memory analysing the backward pass");
-  bw_agg *g;
-  st = bw_aggregate(&r, &g);
-  if (!st) bw_summary(&r, g, out);
-  else ctx_fail(c, st, "out of memory analysing the backward pass");
-  fa_free(r.m.a, g, g ? r.m.nunits * sizeof(bw_agg) : 0);
-  bw_free(&r);
-  return st;
-}
-
-size_t fsdpa_backward_step_count(fsdpa_ctx *c) {
-  if (!c) return 0;
-  ctx_clear(c);
-  bw_result r;
-  if (bw_analyze(c, &r)) return 0;
-  size_t n = r.nsteps;
-  bw_free(&r);
-  return n;
-}
-
 int64_t bw_step_number(const fsdp_model *m, int32_t k) {
   return k >= 0 && (size_t)k < m->nsteps ? m->steps[k].number : FSDPA_ABSENT;
 }
@@ -331,31 +295,6 @@ void bw_step_public(fsdpa_ctx *c, const bw_result *r, const bw_step *bs, fsdpa_b
   o->overlap_pct = bs->overlap_pct;
 }
 
-fsdpa_status fsdpa_get_backward_step(fsdpa_ctx *c, size_t i, fsdpa_backward_step *out) {
-  if (!c || !out || !ctx_struct_ok(out->size, sizeof *out)) return FSDPA_EINVAL;
-  ctx_clear(c);
-  bw_result r;
-  fsdpa_status st = bw_analyze(c, &r);
-  if (st) return ctx_fail(c, st, "out of memory analysing the backward pass");
-  if (i >= r.nsteps) st = ctx_fail(c, FSDPA_EINVAL, "backward step %zu out of range (%zu)", i, r.nsteps);
-  else bw_step_public(c, &r, &r.steps[i], out);
-  bw_free(&r);
-  return st;
-}
-
-fsdpa_status fsdpa_backward_unit_count(fsdpa_ctx *c, size_t step_i, size_t *n) {
-  if (!c || !n) return FSDPA_EINVAL;
-  ctx_clear(c);
-  *n = 0;
-  bw_result r;
-  fsdpa_status st = bw_analyze(c, &r);
-  if (st) return ctx_fail(c, st, "out of memory analysing the backward pass");
-  if (step_i >= r.nsteps) st = ctx_fail(c, FSDPA_EINVAL, "backward step %zu out of range (%zu)", step_i, r.nsteps);
-  else *n = r.steps[step_i].nu;
-  bw_free(&r);
-  return st;
-}
-
 /* Span and stream of one kind of an instance's kernels. */
 static void kind_span(fsdpa_ctx *c, const fsdp_model *m, const fm_inst *in, int kind, int64_t *s,
                       int64_t *e, int64_t *stream) {
@@ -373,15 +312,14 @@ static void kind_span(fsdpa_ctx *c, const fsdp_model *m, const fm_inst *in, int 
 }
 
 void bw_unit_public(fsdpa_ctx *c, const bw_result *r, size_t k, uint32_t pos,
-                        fsdpa_backward_unit *o) {
+                    fsdpa_backward_unit *o) {
   const fsdp_model *m = &r->m;
   const bw_unit *bu = &r->units[k];
   const fm_inst *in = &m->insts[bu->inst];
   memset(o, 0, sizeof *o);
   o->size = sizeof *o;
   fm_unit_name(m, in->unit, o->name, sizeof o->name);
-  const fm_unit *u = &m->units[in->unit];
-  o->name_len = u->index >= 0 || !u->name_len ? strlen(o->name) : u->name_len;
+  o->name_len = fsdp_unit_name_len(m, in->unit, o->name);
   o->position = pos;
   o->prefetched = bu->prefetched;
   o->rs_hidden = bu->rs_hidden;
@@ -390,17 +328,3 @@ void bw_unit_public(fsdpa_ctx *c, const bw_result *r, size_t k, uint32_t pos,
   kind_span(c, m, in, FM_COMPUTE, &o->compute_start_ns, &o->compute_end_ns, &o->compute_stream);
   kind_span(c, m, in, FM_RS, &o->rs_start_ns, &o->rs_end_ns, &o->rs_stream);
 }
-
-fsdpa_status fsdpa_get_backward_unit(fsdpa_ctx *c, size_t step_i, size_t j, fsdpa_backward_unit *out) {
-  if (!c || !out || !ctx_struct_ok(out->size, sizeof *out)) return FSDPA_EINVAL;
-  ctx_clear(c);
-  bw_result r;
-  fsdpa_status st = bw_analyze(c, &r);
-  if (st) return ctx_fail(c, st, "out of memory analysing the backward pass");
-  if (step_i >= r.nsteps || j >= r.steps[step_i].nu)
-    st = ctx_fail(c, FSDPA_EINVAL, "backward unit (%zu, %zu) out of range", step_i, j);
-  else bw_unit_public(c, &r, r.steps[step_i].u0 + j, (uint32_t)j, out);
-  bw_free(&r);
-  return st;
-}
-

@@ -1,0 +1,226 @@
+/* The comm-serialized and exposed-comm findings: what the whole trace's
+ * overlap says (facts), whether each finding fires and with which numbers
+ * (decide_*), and its sentences (word_*). */
+#include "analysis/overlap/overlap_impl.h"
+#include "model/fsdp_model.h"
+#include "events/classify.h"
+#include <string.h>
+#include "util/fmt.h"
+
+/* What both findings read, over the whole trace. */
+typedef struct ov_facts {
+  fsdpa_overlap o;
+  const split_acc *by_coll;
+  size_t ncoll;
+  overlap_ivs exposed;           /* comm − compute, longest first */
+  int64_t span_ns;               /* first to last GPU activity of the rank */
+  uint64_t comm_streams, mixed_streams;
+  fm_summary fs;
+} ov_facts;
+
+typedef struct serialized_decision {
+  int fires, severity;
+  int shared;                    /* collectives share a stream with compute kernels */
+  int64_t cost_ns;               /* min(comm, compute) − overlap: what could be hidden */
+  int64_t comm_ns, compute_ns, overlap_ns;
+  double overlap_pct;
+  const overlap_ivs *ranges;
+} serialized_decision;
+
+typedef struct exposed_decision {
+  int fires, severity;
+  int netbound;                  /* most FSDP unit phases need more comm than compute */
+  int64_t cost_ns;               /* the exposed communication */
+  int64_t span_ns;
+  double share_pct;              /* of the GPU span */
+  fm_summary fs;                 /* fs.units == 0: no FSDP units to speak of */
+  fsdpa_comm_split bw[COLL__COUNT];  /* collectives with a known bus bandwidth, split order */
+  size_t nbw;
+  const overlap_ivs *ranges;
+} exposed_decision;
+
+/* ---- facts and evidence ---- */
+
+static void facts_streams(const store_views *v, ov_facts *x) {
+  x->span_ns = v->nall ? v->all_busy[v->nall - 1].e - v->all_busy[0].s : 0;
+  for (size_t i = 0; i < v->nstreams; i++) {
+    if (v->streams[i].role == FSDPA_ROLE_COMMUNICATION) x->comm_streams++;
+    if (v->streams[i].role == FSDPA_ROLE_MIXED) x->mixed_streams++;
+  }
+}
+
+/* Evidence shared by both findings: totals, per collective with bandwidth,
+ * stream roles, and (FSDP) how many units need more comm than compute. */
+static void evidence(fsdpa_ctx *c, jsonw *w, const ov_facts *x) {
+  const fsdpa_overlap *o = &x->o;
+  jw_obj(w);
+  jw_ki64(w, "comm_ns", o->comm_ns);
+  jw_ki64(w, "compute_ns", o->compute_ns);
+  jw_ki64(w, "overlap_ns", o->overlap_ns);
+  jw_ki64(w, "exposed_comm_ns", o->exposed_comm_ns);
+  overlap_write_pct(w, "overlap_pct", o->overlap_pct);
+  jw_ki64(w, "gpu_span_ns", x->span_ns);
+  jw_key(w, "by_collective");
+  overlap_write_splits(c, w, x->by_coll, x->ncoll, 0);
+  jw_ku64(w, "communication_streams", x->comm_streams);
+  jw_ku64(w, "mixed_streams", x->mixed_streams);
+  if (x->fs.units) {
+    jw_ku64(w, "fsdp_unit_phases", x->fs.units);
+    jw_ku64(w, "fsdp_unit_phases_comm_bound", x->fs.comm_bound);
+    jw_ki64(w, "fsdp_exposed_formula_ns", x->fs.exposed_formula_ns);
+  }
+  jw_obj_end(w);
+}
+
+/* ---- decisions ---- */
+
+static void decide_serialized(const fsdpa_ctx *c, const ov_facts *x, serialized_decision *d) {
+  memset(d, 0, sizeof *d);
+  const fsdpa_overlap *o = &x->o;
+  double thr = (double)c->params[P_OVERLAP_SERIALIZED_PPM] / 1e4;
+  if (!(o->overlap_pct < thr)) return;
+  int64_t lo = o->comm_ns < o->compute_ns ? o->comm_ns : o->compute_ns;
+  d->fires = 1;
+  d->severity = SEV_WARNING;
+  d->shared = x->mixed_streams > 0;
+  d->cost_ns = lo - o->overlap_ns;
+  d->comm_ns = o->comm_ns;
+  d->compute_ns = o->compute_ns;
+  d->overlap_ns = o->overlap_ns;
+  d->overlap_pct = o->overlap_pct;
+  d->ranges = &x->exposed;
+}
+
+static void decide_exposed(const fsdpa_ctx *c, const ov_facts *x, exposed_decision *d) {
+  memset(d, 0, sizeof *d);
+  int64_t span = x->span_ns, exposed = x->o.exposed_comm_ns;
+  /* ppm may exceed 10^6 (param_ok): clamp before converting */
+  double thr_d = span > 0 ? (double)span * (double)c->params[P_EXPOSED_COMM_SHARE_PPM] / 1e6 : 0;
+  int64_t share_thr = thr_d >= 9.2e18 ? INT64_MAX : (int64_t)thr_d;
+  if (!(span > 0 && exposed >= share_thr && exposed > 0)) return;
+  d->fires = 1;
+  d->share_pct = 100.0 * (double)exposed / (double)span;
+  d->severity = d->share_pct >= 30.0 ? SEV_CRITICAL : SEV_WARNING;
+  d->netbound = x->fs.units && x->fs.comm_bound * 2 > x->fs.units;
+  d->cost_ns = exposed;
+  d->span_ns = span;
+  d->fs = x->fs;
+  for (size_t i = 0; i < x->ncoll && d->nbw < COLL__COUNT; i++) {
+    overlap_split_public(c, &x->by_coll[i], 0, &d->bw[d->nbw]);
+    if (d->bw[d->nbw].busbw_gbps >= 0) d->nbw++;
+  }
+  d->ranges = &x->exposed;
+}
+
+/* ---- wording ---- */
+
+static void add_ranges(fsdpa_ctx *c, finding *f, const overlap_ivs *r) {
+  if (!f) return;
+  for (size_t i = 0; i < r->n && i < FINDING_MAX_RANGES; i++)
+    finding_add_range(f, ctx_abs(c, r->v[i].s), ctx_abs(c, r->v[i].e));
+}
+
+static void word_serialized(fsdpa_ctx *c, int64_t rank, findings *f, const serialized_decision *d,
+                            const char *evidence_json, sbuf *det) {
+  det->len = 0;
+  sb_printf(det,
+            "Communication kernels run %.3f ms and compute kernels %.3f ms, but only %.3f ms "
+            "(%.2f%% of communication) run at the same time: %s. Up to %.3f ms could be hidden.",
+            fmt_ms(d->comm_ns), fmt_ms(d->compute_ns), fmt_ms(d->overlap_ns), d->overlap_pct,
+            d->shared ? "collectives share a stream with compute kernels, so one waits for the other"
+                      : "the communication stream and the compute stream take turns",
+            fmt_ms(d->cost_ns));
+  finding *x = findings_add(
+      f, "comm-serialized", d->severity, rank, FSDPA_ABSENT, d->cost_ns,
+      "Communication and computation do not overlap", det->p ? det->p : "",
+      d->shared ? "Collectives run on the compute stream (PyTorch >= 2.8 issues synchronous "
+                  "collectives on the current stream): keep them on a side stream (FSDP2 "
+                  "all_gather/reduce_scatter streams, async_op=True) so NCCL kernels run beside "
+                  "compute."
+                : "Let collectives run ahead of compute: FSDP1 forward_prefetch=True and "
+                  "backward_prefetch=BackwardPrefetch.BACKWARD_PRE, FSDP2 "
+                  "set_modules_to_forward_prefetch / set_modules_to_backward_prefetch; remove "
+                  "waits that make the compute stream depend on every collective (explicit "
+                  "work.wait(), torch.cuda.synchronize(), CUDA_DEVICE_MAX_CONNECTIONS=1).",
+      evidence_json);
+  add_ranges(c, x, d->ranges);
+}
+
+static void word_exposed(fsdpa_ctx *c, int64_t rank, findings *f, const exposed_decision *d,
+                         const char *evidence_json, sbuf *det) {
+  det->len = 0;
+  sb_printf(det,
+            "%.3f ms of communication (%.1f%% of the %.3f ms GPU span) runs with no compute "
+            "kernel beside it.",
+            fmt_ms(d->cost_ns), d->share_pct, fmt_ms(d->span_ns));
+  if (d->fs.units)
+    sb_printf(det,
+              " In %llu of %llu FSDP unit phases T_comm exceeds T_compute (sum of "
+              "max(0, T_comm - T_compute) = %.3f ms)%s.",
+              (unsigned long long)d->fs.comm_bound, (unsigned long long)d->fs.units,
+              fmt_ms(d->fs.exposed_formula_ns),
+              d->netbound ? ": the job is network-bound and more GPUs will not scale linearly" : "");
+  for (size_t i = 0; i < d->nbw; i++)
+    sb_printf(det, " %s: %llu kernels, %.3f ms exposed, bus bandwidth %.1f GB/s.", d->bw[i].name,
+              (unsigned long long)d->bw[i].count, fmt_ms(d->bw[i].exposed_ns), d->bw[i].busbw_gbps);
+  finding *x = findings_add(
+      f, "exposed-comm", d->severity, rank, FSDPA_ABSENT, d->cost_ns, "Exposed communication",
+      det->p ? det->p : "",
+      d->netbound ? "Communication takes longer than the compute it should hide under: reduce the "
+                    "bytes each step moves (HSDP / hybrid sharding keeps all-gathers inside a node; "
+                    "a lower-precision param_dtype / reduce_dtype halves them), give each GPU more "
+                    "work per byte (larger micro-batch or sequence length), and compare the "
+                    "achieved bus bandwidth with what the fabric should deliver."
+                  : "Start collectives earlier so compute can hide them: enable forward and "
+                    "backward prefetch, avoid waits on the communication stream, and check that "
+                    "the first all-gather of each pass is not blocked behind other work.",
+      evidence_json);
+  add_ranges(c, x, d->ranges);
+}
+
+fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
+  const store_views *v;
+  ks_data d;
+  fsdpa_status st = overlap_gather_trace(c, &v, &d);
+  if (st) return st;
+  ov_facts x;
+  memset(&x, 0, sizeof x);
+  overlap_fill(&d, &x.o);
+  /* nothing to overlap: no communication, or no compute to hide it under */
+  if (!d.nents || !d.ncomp || x.o.comm_ns <= 0) {
+    ks_free(&d);
+    return FSDPA_OK;
+  }
+  fa_alloc *a = &c->alloc;
+  split_acc *acc = NULL;
+  sbuf ev, det;
+  sb_init(&ev, a);
+  sb_init(&det, a);
+  st = overlap_splits(c, &d, 0, &acc, &x.ncoll);
+  x.by_coll = acc;
+  if (!st) st = overlap_exposed(c, &d, &x.exposed);
+  if (!st) st = fm_summarize(c, &x.fs);
+  if (st) goto done;
+  facts_streams(v, &x);
+  jsonw jw;
+  jw_init(&jw, &ev, 0);
+  evidence(c, &jw, &x);
+  if (ev.failed) {
+    st = (fsdpa_status)ev.failed;
+    goto done;
+  }
+  serialized_decision sd;
+  decide_serialized(c, &x, &sd);
+  if (sd.fires) word_serialized(c, rank, f, &sd, ev.p, &det);
+  exposed_decision ed;
+  decide_exposed(c, &x, &ed);
+  if (ed.fires) word_exposed(c, rank, f, &ed, ev.p, &det);
+  if (det.failed) st = (fsdpa_status)det.failed;
+done:
+  sb_free(&ev);
+  sb_free(&det);
+  overlap_ivs_free(c, &x.exposed);
+  overlap_splits_free(c, &d, acc);
+  ks_free(&d);
+  return st;
+}
