@@ -31,4 +31,26 @@ char *tu_report(fsdpa_ctx *c, fsdpa_format fmt);
 /* Simple numeric lookup in a JSON text: the first number after "key": at or
  * after `from` (NULL = start). Returns 1 and *out if found. */
 int tu_json_num(const char *json, const char *key, const char *from, double *out);
+
+/* ---- hand-built events and generator scenarios (sync and allocator tests) ---- */
+/* Add one complete ('X') event; asserts it is accepted. */
+void tu_add_x(fsdpa_ctx *c, const char *cat, const char *name, int64_t pid, int64_t tid, int64_t ts,
+              int64_t dur, int64_t corr);
+/* CPU launch call (pid 10, thread tid, at `at`) + the kernel it queued on
+ * stream `stream` over [s, e), linked by correlation corr. */
+void tu_launch_kernel(fsdpa_ctx *c, int64_t tid, int64_t at, int64_t corr, int64_t stream, int64_t s, int64_t e,
+                      const char *kname);
+/* A new context with the default options; asserts it was made. */
+fsdpa_ctx *tu_new_ctx(void);
+/* Does a JSON report hold a finding with this id. */
+int tu_report_has_finding(const char *rep, const char *id);
+/* One step with a cudaStreamSynchronize whose waited kernel is inferred from
+ * the thread's last launch, and a cudaDeviceSynchronize on a thread that
+ * never launched anything (the known answers are in test_sync.c). */
+void tu_build_sync_inferred(fsdpa_ctx *c);
+/* Generate a tools/tracegen scenario (--steps 6) and check the sync and
+ * allocator queries and findings against its truth file; `must` / `must_not`:
+ * a finding id that must be present / absent, or NULL.  Skips (printed) when
+ * the generator fails. */
+void tu_check_sync_alloc_scenario(const char *scenario, const char *must, const char *must_not);
 #endif

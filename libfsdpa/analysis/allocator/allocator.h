@@ -8,7 +8,8 @@
 #include "util/jsonw.h"
 #include "findings/findings.h"
 
-/* allocator.c: ranks[].allocator */
+/* allocator_report.c: ranks[].allocator */
 fsdpa_status allocator_json(fsdpa_ctx *c, jsonw *w);
+/* allocator_findings.c: allocator-thrash, allocator-fragmentation */
 fsdpa_status allocator_findings(fsdpa_ctx *c, int64_t rank, findings *f);
 #endif

@@ -8,7 +8,8 @@
 #include "util/jsonw.h"
 #include "findings/findings.h"
 
-/* sync_waits.c: ranks[].sync_waits */
+/* sync_report.c: ranks[].sync_waits */
 fsdpa_status sync_waits_json(fsdpa_ctx *c, jsonw *w);
+/* sync_findings.c: cpu-sync-stall */
 fsdpa_status sync_waits_findings(fsdpa_ctx *c, int64_t rank, findings *f);
 #endif

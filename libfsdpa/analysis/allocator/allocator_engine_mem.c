@@ -1,4 +1,6 @@
-#include "analysis/allocator/alloc_mem.h"
+/* The device memory timeline: levels per device, window levels, warm-up,
+ * downsampled series. */
+#include "analysis/allocator/allocator_impl.h"
 #include <stdlib.h>
 #include <string.h>
 #include "util/sort.h"
@@ -289,4 +291,41 @@ size_t am_series(const fsdpa_ctx *c, const am *m, int32_t di, int64_t t0, int64_
     }
   }
   return nb;
+}
+
+static int cmp_i64(const void *pa, const void *pb) {
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  return a < b ? -1 : a > b;
+}
+
+void am_sort_i64(int64_t *v, size_t n) {
+  if (n) qsort(v, n, sizeof *v, cmp_i64);
+}
+
+fsdpa_status am_common_large_alloc(fsdpa_ctx *c, const am *m, int32_t di, int64_t *out) {
+  const am_dev *d = &m->d[di];
+  size_t cap = d->n ? d->n : 1;
+  int64_t *v = fa_malloc(&c->alloc, cap * sizeof(int64_t));
+  if (!v) return fa_fail_status(&c->alloc);
+  size_t n = 0;
+  for (size_t i = 0; i < d->n; i++) {
+    const mem_rec *e = MR(c, d->ev[i]);
+    if (!e->oom && e->bytes != FSDPA_ABSENT && e->bytes > (int64_t)MIN_SPLIT_MB * MIB) v[n++] = e->bytes;
+  }
+  *out = FSDPA_ABSENT;
+  if (n) {
+    am_sort_i64(v, n);
+    size_t best_n = 0;
+    for (size_t i = 0; i < n;) {
+      size_t e = i;
+      while (e < n && v[e] == v[i]) e++;
+      if (e - i >= best_n) {
+        best_n = e - i;
+        *out = v[i];
+      }
+      i = e;
+    }
+  }
+  fa_free(&c->alloc, v, cap * sizeof(int64_t));
+  return FSDPA_OK;
 }

@@ -1,34 +1,19 @@
-/* ranks[].allocator and the allocator-thrash / allocator-fragmentation findings. */
+/* ranks[].allocator: the summary, per-API calls, devices with their
+ * timelines, the first OOM events and the per-step rows. */
 #include "analysis/allocator/allocator.h"
-#include "analysis/allocator/alloc_run.h"
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include "util/satmath.h"
+#include "analysis/allocator/allocator_impl.h"
 
-#define MIB (1024 * 1024)
 #define TIMELINE_BUCKETS 120
 
 static const char *how_name(int h) { return h == 0 ? "param" : h == 1 ? "reserved_growth" : "default"; }
 
-/* sawtooth | growing | irregular over the steady steps, NULL if unknown. */
-static const char *pattern(const fsdpa_ctx *c, const ar *r) {
-  int32_t di = r->m.primary;
-  if (di < 0 || r->warmup >= (int64_t)r->s.nsteps) return NULL;
-  int all_return = 1;
-  int64_t first = FSDPA_ABSENT, last = FSDPA_ABSENT, peak = FSDPA_ABSENT;
-  for (size_t i = (size_t)r->warmup; i < r->s.nsteps; i++) {
-    am_win x;
-    am_window(c, &r->m, di, r->s.steps[i].ts, r->s.steps[i].end, &x);
-    int ret = ar_returns(&x);
-    if (ret < 0) return NULL;
-    all_return &= ret;
-    if (first == FSDPA_ABSENT) first = x.start_a;
-    last = x.end_a;
-    if (peak == FSDPA_ABSENT || x.peak_a > peak) peak = x.peak_a;
+static const char *pattern_name(int p) {
+  switch (p) {
+    case AR_PATTERN_SAWTOOTH: return "sawtooth";
+    case AR_PATTERN_GROWING: return "growing";
+    case AR_PATTERN_IRREGULAR: return "irregular";
+    default: return NULL;
   }
-  if (all_return) return "sawtooth";
-  return last - first > (peak > 0 ? peak / 100 : 0) ? "growing" : "irregular";
 }
 
 static void write_timeline(fsdpa_ctx *c, const ar *r, int32_t di, am_point *p, jsonw *w) {
@@ -50,29 +35,15 @@ static void write_timeline(fsdpa_ctx *c, const ar *r, int32_t di, am_point *p, j
 static void write_by_api(fsdpa_ctx *c, const ar *r, jsonw *w) {
   jw_key(w, "by_api");
   jw_arr(w);
-  /* few distinct APIs: a quadratic pass keeps this allocation-free */
-  for (size_t i = 0; i < r->s.n; i++) {
-    uint32_t name = r->s.v[i].name;
-    int seen = 0;
-    for (size_t j = 0; j < i && !seen; j++) seen = r->s.v[j].name == name;
-    if (seen) continue;
-    uint64_t n = 0;
-    int64_t tot = 0, mx = 0, bytes = FSDPA_ABSENT;
-    for (size_t j = i; j < r->s.n; j++) {
-      const sc_call *k = &r->s.v[j];
-      if (k->name != name) continue;
-      n++;
-      tot += k->end - k->ts;
-      if (k->end - k->ts > mx) mx = k->end - k->ts;
-      if (k->bytes != FSDPA_ABSENT) bytes = sat_add(bytes == FSDPA_ABSENT ? 0 : bytes, k->bytes);
-    }
+  ar_api x;
+  for (size_t pos = 0; ar_api_next(r, &pos, &x);) {
     jw_obj(w);
-    jw_kstr(w, "api", store_name(&c->st, name));
-    jw_kstr(w, "kind", ar_malloc(&r->s.v[i]) ? "malloc" : "free");
-    jw_ku64(w, "calls", n);
-    jw_ki64(w, "total_ns", tot);
-    jw_ki64(w, "max_ns", mx);
-    jw_ki64(w, "bytes", bytes);
+    jw_kstr(w, "api", store_name(&c->st, x.name));
+    jw_kstr(w, "kind", x.is_malloc ? "malloc" : "free");
+    jw_ku64(w, "calls", x.calls);
+    jw_ki64(w, "total_ns", x.total_ns);
+    jw_ki64(w, "max_ns", x.max_ns);
+    jw_ki64(w, "bytes", x.bytes);
     jw_obj_end(w);
   }
   jw_arr_end(w);
@@ -135,7 +106,7 @@ fsdpa_status allocator_json(fsdpa_ctx *c, jsonw *w) {
   jw_ki64(w, "peak_allocated_delta_bytes", s.peak_allocated_delta_bytes);
   jw_ki64(w, "allocated_at_peak_reserved_bytes", s.allocated_at_peak_reserved_bytes);
   jw_kratio(w, "mean_unallocated_share", s.mean_unallocated_share);
-  const char *pat = pattern(c, &r);
+  const char *pat = pattern_name(ar_pattern(c, &r));
   jw_key(w, "pattern");
   if (pat) jw_str(w, pat);
   else jw_null(w);

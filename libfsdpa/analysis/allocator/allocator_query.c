@@ -1,5 +1,6 @@
-/* Public queries of the allocator group (fsdpa.h). */
-#include "analysis/allocator/alloc_run.h"
+/* Public queries of the allocator group (fsdpa.h): argument checks, query
+ * resolution and copying the engine's rows out. */
+#include "analysis/allocator/allocator_impl.h"
 #include <string.h>
 
 static fsdpa_status open_q(fsdpa_ctx *c, const fsdpa_query *q, qwin *w, ar *r) {

@@ -1,4 +1,7 @@
-#include "analysis/sync/sync_agg.h"
+/* The aggregation engine over the runtime-call attribution of the model
+ * floor: which blocking calls a window selects, their per-API and per-step
+ * rows, and the evaluation the report section and the findings share. */
+#include "analysis/sync/sync_impl.h"
 #include "events/classify.h"
 #include <stdlib.h>
 #include <string.h>
@@ -125,18 +128,18 @@ fsdpa_status sa_steps(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, sa_step
     rows[i].worst_track = UINT32_MAX;
   }
   if (!s->nsteps) return FSDPA_OK;
-  uint8_t *in = fa_malloc(a, s->n ? s->n : 1);
+  uint8_t *in = fa_malloc(a, sa_flags_bytes(s));
   if (!in) return fa_fail_status(a);
   for (size_t i = 0; i < s->n; i++) in[i] = sel[i] && s->v[i].step >= 0;
   size_t m;
   key2 *k = sorted_keys(c, s, in, 1, &m);
   if (m && !k) {
-    fa_free(a, in, s->n ? s->n : 1);
+    fa_free(a, in, sa_flags_bytes(s));
     return fa_fail_status(a);
   }
   fsdpa_status st = FSDPA_OK;
   size_t j = 0;
-  memset(in, 0, s->n ? s->n : 1);
+  memset(in, 0, sa_flags_bytes(s));
   while (j < m) {
     size_t e = j;
     while (e < m && k[e].a == k[j].a) e++;
@@ -171,6 +174,36 @@ fsdpa_status sa_steps(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, sa_step
     j = e;
   }
   fa_free(a, k, m * sizeof(key2));
-  fa_free(a, in, s->n ? s->n : 1);
+  fa_free(a, in, sa_flags_bytes(s));
+  return st;
+}
+
+fsdpa_status sync_run_calls(fsdpa_ctx *c, sync_run *r) {
+  memset(r, 0, sizeof *r);
+  return sc_build(c, SC_BLOCKING_MASK, &r->s);
+}
+
+fsdpa_status sync_run_select(fsdpa_ctx *c, sync_run *r, const qwin *w) {
+  r->sel = fa_malloc(&c->alloc, sa_flags_bytes(&r->s));
+  if (!r->sel) {
+    sc_free(c, &r->s);
+    return fa_fail_status(&c->alloc);
+  }
+  sa_select(&r->s, w, r->sel);
+  return FSDPA_OK;
+}
+
+void sync_run_free(fsdpa_ctx *c, sync_run *r) {
+  sa_apis_free(c, r->apis, r->napis);
+  fa_free(&c->alloc, r->sel, sa_flags_bytes(&r->s));
+  sc_free(c, &r->s);
+}
+
+fsdpa_status sync_run_open_all(fsdpa_ctx *c, sync_run *r) {
+  fsdpa_status st = sync_run_calls(c, r);
+  if (st) return st;
+  qwin all = {INT64_MIN, INT64_MAX, FSDPA_ABSENT, FSDPA_ABSENT};
+  if ((st = sync_run_select(c, r, &all))) return st;
+  if ((st = sa_apis(c, &r->s, r->sel, &r->apis, &r->napis))) sync_run_free(c, r);
   return st;
 }

@@ -1,31 +1,16 @@
-/* Public queries over blocking runtime calls (fsdpa.h, group sync_waits). */
-#include "analysis/sync/sync_agg.h"
+/* Public queries over blocking runtime calls (fsdpa.h, group sync_waits):
+ * argument checks, query resolution and copying the engine's rows out. */
+#include "analysis/sync/sync_impl.h"
 #include "events/classify.h"
 #include <string.h>
 
 /* Shared prologue: resolve the query, attribute the calls, select. */
-typedef struct sq {
-  qwin w;
-  sc_set s;
-  uint8_t *sel;
-} sq;
-
-static void sq_free(fsdpa_ctx *c, sq *x) {
-  fa_free(&c->alloc, x->sel, x->s.n ? x->s.n : 1);
-  sc_free(c, &x->s);
-}
-
-static fsdpa_status sq_open(fsdpa_ctx *c, const fsdpa_query *q, sq *x) {
+static fsdpa_status sq_open(fsdpa_ctx *c, const fsdpa_query *q, qwin *w, sync_run *x) {
   memset(x, 0, sizeof *x);
-  fsdpa_status st = ctx_resolve_query(c, q, &x->w);
+  fsdpa_status st = ctx_resolve_query(c, q, w);
   if (st) return st;
-  if ((st = sc_build(c, SC_BLOCKING_MASK, &x->s))) return ctx_fail(c, st, "out of memory attributing sync calls");
-  x->sel = fa_malloc(&c->alloc, x->s.n ? x->s.n : 1);
-  if (!x->sel) {
-    sc_free(c, &x->s);
-    return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory");
-  }
-  sa_select(&x->s, &x->w, x->sel);
+  if ((st = sync_run_calls(c, x))) return ctx_fail(c, st, "out of memory attributing sync calls");
+  if ((st = sync_run_select(c, x, w))) return ctx_fail(c, st, "out of memory");
   return FSDPA_OK;
 }
 
@@ -39,14 +24,15 @@ fsdpa_status fsdpa_query_sync_waits(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_sy
   ctx_clear(c);
   sc_out o;
   if (sc_out_init(&o, out, inout_n, sizeof(fsdpa_sync_wait))) return bad_array(c, "fsdpa_query_sync_waits");
-  sq x;
-  fsdpa_status st = sq_open(c, q, &x);
+  qwin win;
+  sync_run x;
+  fsdpa_status st = sq_open(c, q, &win, &x);
   if (st) return st;
   sa_api *rows;
   size_t n;
   st = sa_apis(c, &x.s, x.sel, &rows, &n);
   if (st) {
-    sq_free(c, &x);
+    sync_run_free(c, &x);
     return ctx_fail(c, st, "out of memory");
   }
   for (size_t i = 0; i < n; i++) {
@@ -67,7 +53,7 @@ fsdpa_status fsdpa_query_sync_waits(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_sy
     sc_out_put(&o, i, &w);
   }
   sa_apis_free(c, rows, n);
-  sq_free(c, &x);
+  sync_run_free(c, &x);
   *inout_n = n;
   return n > o.cap ? FSDPA_EBUFS : FSDPA_OK;
 }
@@ -78,8 +64,9 @@ fsdpa_status fsdpa_query_sync_calls(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_sy
   ctx_clear(c);
   sc_out o;
   if (sc_out_init(&o, out, inout_n, sizeof(fsdpa_sync_call))) return bad_array(c, "fsdpa_query_sync_calls");
-  sq x;
-  fsdpa_status st = sq_open(c, q, &x);
+  qwin win;
+  sync_run x;
+  fsdpa_status st = sq_open(c, q, &win, &x);
   if (st) return st;
   const store *s = &c->st;
   size_t n = 0;
@@ -113,7 +100,7 @@ fsdpa_status fsdpa_query_sync_calls(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_sy
     r.gpu_idle_after_ns = k->idle_after;
     sc_out_put(&o, n++, &r);
   }
-  sq_free(c, &x);
+  sync_run_free(c, &x);
   *inout_n = n;
   return n > o.cap ? FSDPA_EBUFS : FSDPA_OK;
 }
@@ -124,23 +111,24 @@ fsdpa_status fsdpa_query_sync_steps(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_sy
   ctx_clear(c);
   sc_out o;
   if (sc_out_init(&o, out, inout_n, sizeof(fsdpa_sync_step))) return bad_array(c, "fsdpa_query_sync_steps");
-  sq x;
-  fsdpa_status st = sq_open(c, q, &x);
+  qwin win;
+  sync_run x;
+  fsdpa_status st = sq_open(c, q, &win, &x);
   if (st) return st;
   /* per-step rows take every call of the step; the window picks the steps */
-  qwin all = {INT64_MIN, INT64_MAX, x.w.device, x.w.stream};
+  qwin all = {INT64_MIN, INT64_MAX, win.device, win.stream};
   sa_select(&x.s, &all, x.sel);
   size_t ns = x.s.nsteps;
-  sa_step *rows = fa_malloc(&c->alloc, (ns ? ns : 1) * sizeof(sa_step));
+  sa_step *rows = fa_malloc(&c->alloc, sa_steps_bytes(&x.s));
   if (!rows) {
-    sq_free(c, &x);
+    sync_run_free(c, &x);
     return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory");
   }
   st = sa_steps(c, &x.s, x.sel, rows);
   size_t n = 0;
   for (size_t i = 0; !st && i < ns; i++) {
     const step_rec *sr = &x.s.steps[i];
-    if (sr->ts < x.w.t0 || sr->ts >= x.w.t1) continue;
+    if (sr->ts < win.t0 || sr->ts >= win.t1) continue;
     const sa_step *a = &rows[i];
     fsdpa_sync_step r;
     memset(&r, 0, sizeof r);
@@ -162,8 +150,8 @@ fsdpa_status fsdpa_query_sync_steps(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_sy
     r.flagged = a->flagged;
     sc_out_put(&o, n++, &r);
   }
-  fa_free(&c->alloc, rows, (ns ? ns : 1) * sizeof(sa_step));
-  sq_free(c, &x);
+  fa_free(&c->alloc, rows, sa_steps_bytes(&x.s));
+  sync_run_free(c, &x);
   if (st) return ctx_fail(c, st, "out of memory");
   *inout_n = n;
   return n > o.cap ? FSDPA_EBUFS : FSDPA_OK;

@@ -1,4 +1,6 @@
-#include "analysis/allocator/alloc_run.h"
+/* One evaluation of the allocator analysis (memoized in the context) and
+ * what the query, the report section and the findings read from it. */
+#include "analysis/allocator/allocator_impl.h"
 #include <string.h>
 #include "util/satmath.h"
 
@@ -168,4 +170,87 @@ void ar_device(const fsdpa_ctx *c, const ar *r, int32_t di, int64_t t0, int64_t 
   o->allocated_at_peak_reserved_bytes = x.a_at_peak_r;
   o->fragmentation = x.frag;
   o->mean_unallocated_share = x.mean_unalloc;
+}
+
+int ar_pattern(const fsdpa_ctx *c, const ar *r) {
+  int32_t di = r->m.primary;
+  if (di < 0 || r->warmup >= (int64_t)r->s.nsteps) return AR_PATTERN_UNKNOWN;
+  int all_return = 1;
+  int64_t first = FSDPA_ABSENT, last = FSDPA_ABSENT, peak = FSDPA_ABSENT;
+  for (size_t i = (size_t)r->warmup; i < r->s.nsteps; i++) {
+    am_win x;
+    am_window(c, &r->m, di, r->s.steps[i].ts, r->s.steps[i].end, &x);
+    int ret = ar_returns(&x);
+    if (ret < 0) return AR_PATTERN_UNKNOWN;
+    all_return &= ret;
+    if (first == FSDPA_ABSENT) first = x.start_a;
+    last = x.end_a;
+    if (peak == FSDPA_ABSENT || x.peak_a > peak) peak = x.peak_a;
+  }
+  if (all_return) return AR_PATTERN_SAWTOOTH;
+  return last - first > (peak > 0 ? peak / 100 : 0) ? AR_PATTERN_GROWING : AR_PATTERN_IRREGULAR;
+}
+
+int ar_api_next(const ar *r, size_t *pos, ar_api *o) {
+  /* few distinct APIs: a quadratic pass keeps this allocation-free */
+  for (size_t i = *pos; i < r->s.n; i++) {
+    uint32_t name = r->s.v[i].name;
+    int seen = 0;
+    for (size_t j = 0; j < i && !seen; j++) seen = r->s.v[j].name == name;
+    if (seen) continue;
+    memset(o, 0, sizeof *o);
+    o->name = name;
+    o->is_malloc = ar_malloc(&r->s.v[i]);
+    o->bytes = FSDPA_ABSENT;
+    for (size_t j = i; j < r->s.n; j++) {
+      const sc_call *k = &r->s.v[j];
+      if (k->name != name) continue;
+      o->calls++;
+      o->total_ns += k->end - k->ts;
+      if (k->end - k->ts > o->max_ns) o->max_ns = k->end - k->ts;
+      if (k->bytes != FSDPA_ABSENT) o->bytes = sat_add(o->bytes == FSDPA_ABSENT ? 0 : o->bytes, k->bytes);
+    }
+    *pos = i + 1;
+    return 1;
+  }
+  *pos = r->s.n;
+  return 0;
+}
+
+int64_t ar_steady_empty_cache_ops(const fsdpa_ctx *c, const ar *r) {
+  int64_t n = 0;
+  for (size_t i = 0; i < c->st.cpu.len; i++) {
+    const ev_rec *e = STORE_REC(&c->st.cpu, i);
+    if (!(store_name_info(&c->st, e->name) & NC_EMPTY_CACHE)) continue;
+    int32_t s = sc_step_of(r->s.steps, r->s.nsteps, e->ts);
+    n += s >= 0 && s >= r->warmup;
+  }
+  return n;
+}
+
+typedef struct run_t {
+  uint32_t track;
+  size_t last;
+  int len;
+} run_t;
+
+fsdpa_status ar_free_bursts(fsdpa_ctx *c, const ar *r, int64_t *out) {
+  *out = 0;
+  if (!r->s.n) return FSDPA_OK;
+  run_t *t = fa_malloc(&c->alloc, r->s.n * sizeof(run_t));
+  if (!t) return fa_fail_status(&c->alloc);
+  size_t nt = 0;
+  for (size_t i = 0; i < r->s.n; i++) {
+    const sc_call *k = &r->s.v[i];
+    size_t j = 0;
+    while (j < nt && t[j].track != k->track) j++;
+    if (j == nt) t[nt++] = (run_t){k->track, SIZE_MAX, 0};
+    int cont = t[j].last != SIZE_MAX && ar_free(k) && ar_free(&r->s.v[t[j].last]) &&
+               k->ts - r->s.v[t[j].last].end <= BURST_GAP_NS;
+    t[j].len = ar_free(k) && ar_steady(r, k) ? (cont ? t[j].len + 1 : 1) : 0;
+    if (t[j].len == BURST_MIN) (*out)++;
+    t[j].last = i;
+  }
+  fa_free(&c->alloc, t, r->s.n * sizeof(run_t));
+  return FSDPA_OK;
 }

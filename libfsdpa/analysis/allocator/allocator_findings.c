@@ -1,0 +1,347 @@
+/* allocator-thrash and allocator-fragmentation: each decided from the
+ * engine's evaluation, then worded. */
+#include "analysis/allocator/allocator.h"
+#include "analysis/allocator/allocator_impl.h"
+#include "util/fmt.h"
+#include <stdio.h>
+#include <string.h>
+
+static double mib(int64_t b) { return (double)b / MIB; }
+
+typedef struct sizes {
+  int64_t *v;
+  size_t n, cap;
+} sizes;
+
+/* max_split_size_mb:n that keeps blocks of size S whole: blocks larger than
+ * n MB are never split, so n = ceil(S / MiB) - 1; 0 if S is too small. */
+static int64_t split_mb(int64_t s) {
+  if (s == FSDPA_ABSENT) return 0;
+  int64_t n = (s + MIB - 1) / MIB - 1;
+  return n >= MIN_SPLIT_MB ? n : 0;
+}
+
+/* Smallest size >= MIN_SPLIT_MB MiB among sorted sizes, or ABSENT. */
+static int64_t smallest_large(const sizes *s) {
+  for (size_t i = 0; i < s->n; i++)
+    if (s->v[i] > (int64_t)MIN_SPLIT_MB * MIB) return s->v[i];
+  return FSDPA_ABSENT;
+}
+
+static void sizes_json(jsonw *w, const char *k, const sizes *s) {
+  jw_key(w, k);
+  jw_obj(w);
+  jw_ku64(w, "count", s->n);
+  jw_ki64(w, "min", s->n ? s->v[0] : FSDPA_ABSENT);
+  jw_ki64(w, "median", s->n ? s->v[(s->n - 1) / 2] : FSDPA_ABSENT);
+  jw_ki64(w, "max", s->n ? s->v[s->n - 1] : FSDPA_ABSENT);
+  jw_obj_end(w);
+}
+
+/* ---- allocator-thrash ---- */
+
+/* Whether allocator-thrash fires and with which numbers (steady state =
+ * the steps after the warm-up). */
+typedef struct thrash {
+  int fires;
+  int severity;
+  int64_t cost_ns;             /* GPU idle during and right after the steady calls */
+  int64_t warmup;
+  int how;                     /* how the warm-up was decided (ar.how) */
+  uint64_t steady_steps;
+  uint64_t nm, nf;             /* steady malloc / free calls */
+  int64_t tm, tf;              /* their CPU time */
+  int64_t steady_dur;          /* summed duration of the steady steps */
+  int64_t min_per_step;
+  sizes seg;                   /* new segment sizes, sorted */
+  sizes req;                   /* sizes of the requests that missed the cache, sorted */
+  int64_t empty_cache_ops, bursts;
+  int64_t split_bytes;         /* smallest large missed request, ABSENT */
+  int64_t split_mb;            /* max_split_size_mb to advise, 0 = none */
+  uint8_t *sel;                /* the steady calls (s.n bytes) */
+  size_t top[FINDING_MAX_RANGES]; /* the longest of them, longest first */
+  int ntop;
+} thrash;
+
+static void thrash_free(fsdpa_ctx *c, const ar *r, thrash *d) {
+  fa_free(&c->alloc, d->sel, r->s.n);
+  fa_free(&c->alloc, d->seg.v, d->seg.cap * sizeof(int64_t));
+  fa_free(&c->alloc, d->req.v, d->req.cap * sizeof(int64_t));
+}
+
+static fsdpa_status thrash_decide(fsdpa_ctx *c, const ar *r, thrash *d) {
+  fa_alloc *a = &c->alloc;
+  const sc_set *s = &r->s;
+  memset(d, 0, sizeof *d);
+  d->warmup = r->warmup;
+  d->how = r->how;
+  d->steady_steps = r->s.nsteps > (size_t)r->warmup ? r->s.nsteps - (size_t)r->warmup : 0;
+  for (size_t i = 0; i < s->n; i++) {
+    const sc_call *k = &s->v[i];
+    if (!ar_steady(r, k)) continue;
+    if (ar_malloc(k)) { d->nm++; d->tm += k->end - k->ts; }
+    else if (ar_free(k)) { d->nf++; d->tf += k->end - k->ts; }
+  }
+  for (size_t i = (size_t)r->warmup; i < r->s.nsteps; i++) d->steady_dur += r->s.steps[i].end - r->s.steps[i].ts;
+  d->min_per_step = c->params[P_THRASH_MIN_PER_STEP];
+  if (!d->steady_steps || d->nm + d->nf == 0 ||
+      (double)(d->nm + d->nf) < (double)d->min_per_step * (double)d->steady_steps)
+    return FSDPA_OK;
+  d->sel = fa_calloc(a, s->n);
+  d->seg = (sizes){fa_malloc(a, s->n * sizeof(int64_t)), 0, s->n};
+  d->req = (sizes){fa_malloc(a, s->n * sizeof(int64_t)), 0, s->n};
+  if (!d->sel || !d->seg.v || !d->req.v) return fa_fail_status(a);
+  for (size_t i = 0; i < s->n; i++) {
+    const sc_call *k = &s->v[i];
+    if (!ar_steady(r, k) || !(ar_malloc(k) || ar_free(k))) continue;
+    d->sel[i] = 1;
+    if (ar_malloc(k)) {
+      int64_t b = k->bytes != FSDPA_ABSENT ? k->bytes : am_reserved_growth(c, &r->m, r->m.primary, k->ts, k->end);
+      if (b != FSDPA_ABSENT && b > 0) d->seg.v[d->seg.n++] = b;
+      int64_t q = am_next_request(c, &r->m, r->m.primary, k->end);
+      if (q != FSDPA_ABSENT) d->req.v[d->req.n++] = q;
+    }
+    sc_top_insert(s, d->top, &d->ntop, FINDING_MAX_RANGES, i);
+  }
+  fsdpa_status st;
+  if ((st = sc_idle_cost(c, s, d->sel, &d->cost_ns))) return st;
+  if ((st = ar_free_bursts(c, r, &d->bursts))) return st;
+  d->empty_cache_ops = ar_steady_empty_cache_ops(c, r);
+  am_sort_i64(d->seg.v, d->seg.n);
+  am_sort_i64(d->req.v, d->req.n);
+  d->split_bytes = smallest_large(&d->req);
+  d->split_mb = split_mb(d->split_bytes);
+  /* cost >= 5% of the steady span, without cost * 20 (sums of hostile durations overflow) */
+  d->severity = d->steady_dur > 0 && d->cost_ns >= d->steady_dur / 20 + (d->steady_dur % 20 != 0) ? SEV_CRITICAL
+                                                                                                   : SEV_WARNING;
+  d->fires = 1;
+  return FSDPA_OK;
+}
+
+static void thrash_evidence(const thrash *d, sbuf *ev) {
+  jsonw w;
+  jw_init(&w, ev, 0);
+  jw_obj(&w);
+  jw_ku64(&w, "steady_steps", d->steady_steps);
+  jw_ki64(&w, "warmup_steps", d->warmup);
+  jw_ku64(&w, "steady_malloc_calls", d->nm);
+  jw_ku64(&w, "steady_free_calls", d->nf);
+  jw_kratio(&w, "calls_per_step", (double)(d->nm + d->nf) / (double)d->steady_steps);
+  jw_ki64(&w, "steady_malloc_ns", d->tm);
+  jw_ki64(&w, "steady_free_ns", d->tf);
+  jw_ki64(&w, "steady_steps_dur_ns", d->steady_dur);
+  jw_ki64(&w, "gpu_idle_ns", d->cost_ns);
+  sizes_json(&w, "segment_bytes", &d->seg);
+  sizes_json(&w, "request_bytes", &d->req);
+  jw_ki64(&w, "empty_cache_ops", d->empty_cache_ops);
+  jw_ki64(&w, "free_bursts", d->bursts);
+  jw_ki64(&w, "max_split_size_mb", d->split_mb ? d->split_mb : FSDPA_ABSENT);
+  jw_ki64(&w, "min_per_step", d->min_per_step);
+  jw_obj_end(&w);
+}
+
+static void thrash_detail(const thrash *d, char *detail, size_t cap) {
+  const char *warmup_by = d->how == 0   ? "allocator.warmup_steps"
+                          : d->how == 1 ? "until reserved memory stopped growing"
+                                        : "default";
+  int n = snprintf(detail, cap,
+                   "After %lld warm-up step(s) (%s), %llu steady-state steps still make %llu malloc and %llu "
+                   "free calls: %.2f ms of CPU time per step in malloc, %.2f ms in free; the GPU idled %.2f ms "
+                   "during and right after them.",
+                   (long long)d->warmup, warmup_by, (unsigned long long)d->steady_steps, (unsigned long long)d->nm,
+                   (unsigned long long)d->nf, fmt_ms(d->tm) / (double)d->steady_steps,
+                   fmt_ms(d->tf) / (double)d->steady_steps, fmt_ms(d->cost_ns));
+  const sizes *seg = &d->seg, *req = &d->req;
+  if (n > 0 && (size_t)n < cap && seg->n)
+    n += snprintf(detail + n, cap - (size_t)n, " New segments %.1f-%.1f MiB (median %.1f MiB).", mib(seg->v[0]),
+                  mib(seg->v[seg->n - 1]), mib(seg->v[(seg->n - 1) / 2]));
+  if (n > 0 && (size_t)n < cap && req->n)
+    n += snprintf(detail + n, cap - (size_t)n, " Requests that missed the cache: %.1f-%.1f MiB.", mib(req->v[0]),
+                  mib(req->v[req->n - 1]));
+  if (n > 0 && (size_t)n < cap && (d->empty_cache_ops || d->bursts))
+    snprintf(detail + n, cap - (size_t)n,
+             " %lld empty_cache call(s) and %lld burst(s) of >= %d consecutive frees in steady state.",
+             (long long)d->empty_cache_ops, (long long)d->bursts, BURST_MIN);
+}
+
+static void thrash_advice(const thrash *d, sbuf *adv) {
+  if (d->empty_cache_ops || d->bursts)
+    sb_puts(adv, "The cache is being released every step (torch.cuda.empty_cache(), or frees after a failed "
+                 "allocation): remove torch.cuda.empty_cache() from the training loop, so freed blocks are "
+                 "reused instead of returned with a synchronizing cudaFree and re-allocated with cudaMalloc. ");
+  sb_puts(adv, "Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True so the caching allocator grows its "
+               "segments in place instead of creating new ones");
+  if (d->split_mb)
+    sb_printf(adv, ", or PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:%lld so the %.0f MiB blocks these "
+                   "allocations need are never split for smaller tensors and stay reusable",
+              (long long)d->split_mb, mib(d->split_bytes));
+  sb_puts(adv, ". If memory is close to capacity, lower the peak (activation checkpointing, smaller "
+               "micro-batch, FSDP reshard_after_forward=True) so the allocator stops freeing and retrying.");
+}
+
+static fsdpa_status thrash_word(fsdpa_ctx *c, const ar *r, const thrash *d, int64_t rank, findings *f) {
+  sbuf ev, adv;
+  sb_init(&ev, &c->alloc);
+  sb_init(&adv, &c->alloc);
+  thrash_evidence(d, &ev);
+  char title[200], detail[1200];
+  snprintf(title, sizeof title, "Caching allocator thrash: %.1f cudaMalloc/cudaFree calls per steady-state step",
+           (double)(d->nm + d->nf) / (double)d->steady_steps);
+  thrash_detail(d, detail, sizeof detail);
+  thrash_advice(d, &adv);
+  fsdpa_status st = FSDPA_OK;
+  if (ev.failed || adv.failed) {
+    st = (fsdpa_status)(ev.failed ? ev.failed : adv.failed);
+  } else {
+    finding *x = findings_add(f, "allocator-thrash", d->severity, rank, FSDPA_ABSENT, d->cost_ns, title, detail,
+                              adv.p, ev.p);
+    for (int i = 0; x && i < d->ntop; i++) {
+      const sc_call *k = &r->s.v[d->top[i]];
+      finding_add_range(x, ctx_abs(c, k->ts),
+                        ctx_abs(c, k->end + (k->idle_after == FSDPA_ABSENT ? 0 : k->idle_after)));
+    }
+  }
+  sb_free(&ev);
+  sb_free(&adv);
+  return st;
+}
+
+/* ---- allocator-fragmentation ---- */
+
+/* Whether allocator-fragmentation fires (on the primary device) and with
+ * which numbers. */
+typedef struct frag {
+  int fires;
+  int severity;
+  const am_dev *d;
+  am_win all;                  /* levels over the whole trace */
+  int by_share;                /* unused share of the peak reservation above the threshold */
+  int by_growth;               /* reserved grows in steady state while allocated does not */
+  int64_t gr, ga;              /* steady growth of the reserved / allocated peaks (0 = not measured) */
+  int64_t big;                 /* most frequent large allocation, ABSENT */
+  int64_t split_mb;            /* max_split_size_mb to advise, 0 = none */
+  int64_t min_ppm;
+} frag;
+
+static fsdpa_status frag_decide(fsdpa_ctx *c, const ar *r, frag *d) {
+  memset(d, 0, sizeof *d);
+  int32_t di = r->m.primary;
+  if (di < 0 || r->m.d[di].relative || !r->m.d[di].has_reserved) return FSDPA_OK;
+  d->d = &r->m.d[di];
+  am_window(c, &r->m, di, INT64_MIN, INT64_MAX, &d->all);
+  d->min_ppm = c->params[P_FRAG_MIN_PPM];
+  double thr = (double)d->min_ppm / 1e6;
+  d->by_share = d->all.frag >= 0 && d->all.frag >= thr;
+  if (r->warmup < (int64_t)r->s.nsteps) {
+    int64_t t = r->s.steps[r->warmup].ts, e = r->s.steps[r->s.nsteps - 1].end;
+    am_win pre, steady;
+    am_window(c, &r->m, di, INT64_MIN, t, &pre);
+    am_window(c, &r->m, di, t, e, &steady);
+    if (pre.peak_r != FSDPA_ABSENT && steady.peak_r != FSDPA_ABSENT && pre.peak_a != FSDPA_ABSENT &&
+        steady.peak_a != FSDPA_ABSENT) {
+      d->gr = steady.peak_r - pre.peak_r;
+      d->ga = steady.peak_a - pre.peak_a;
+      d->by_growth = d->gr > 0 &&
+                     (double)d->gr * 1e6 >= (double)c->params[P_ALLOC_GROWTH_PPM] * (double)steady.peak_r &&
+                     2 * d->ga <= d->gr;
+    }
+  }
+  if (!d->by_share && !d->by_growth) return FSDPA_OK;
+  fsdpa_status st = am_common_large_alloc(c, &r->m, di, &d->big);
+  if (st) return st;
+  d->split_mb = split_mb(d->big);
+  d->severity = d->all.oom ? SEV_CRITICAL : SEV_WARNING;
+  d->fires = 1;
+  return FSDPA_OK;
+}
+
+static void frag_evidence(const frag *d, sbuf *ev) {
+  const am_win *all = &d->all;
+  jsonw w;
+  jw_init(&w, ev, 0);
+  jw_obj(&w);
+  jw_ki64(&w, "device", d->d->id);
+  jw_ki64(&w, "peak_reserved_bytes", all->peak_r);
+  jw_ki64(&w, "allocated_at_peak_reserved_bytes", all->a_at_peak_r);
+  jw_ki64(&w, "peak_allocated_bytes", all->peak_a);
+  jw_kratio(&w, "fragmentation", all->frag);
+  jw_kratio(&w, "mean_unallocated_share", all->mean_unalloc);
+  jw_ki64(&w, "steady_reserved_growth_bytes", d->by_growth || d->gr ? d->gr : FSDPA_ABSENT);
+  jw_ki64(&w, "steady_allocated_growth_bytes", d->by_growth || d->gr ? d->ga : FSDPA_ABSENT);
+  jw_ku64(&w, "oom_events", all->oom);
+  jw_ki64(&w, "common_large_alloc_bytes", d->big);
+  jw_ki64(&w, "max_split_size_mb", d->split_mb ? d->split_mb : FSDPA_ABSENT);
+  jw_ki64(&w, "min_fragmentation_ppm", d->min_ppm);
+  jw_obj_end(&w);
+}
+
+static void frag_title(const frag *d, char *title, size_t cap) {
+  if (d->by_share)
+    snprintf(title, cap, "Allocator fragmentation: %.0f%% of the peak reservation (%.2f GiB) never in use",
+             100.0 * d->all.frag, mib(d->all.peak_r) / 1024.0);
+  else
+    snprintf(title, cap, "Reserved memory grows by %.0f MiB in steady state while allocated grows %.0f MiB",
+             mib(d->gr), mib(d->ga));
+}
+
+static void frag_detail(const frag *d, char *detail, size_t cap) {
+  const am_win *all = &d->all;
+  int n = snprintf(detail, cap,
+                   "Device %d: reserved peaked at %.1f MiB while at most %.1f MiB of it was allocated "
+                   "(%.1f%% unused at the best moment; %.1f%% unused on average over time). Peak allocated "
+                   "%.1f MiB.",
+                   (int)d->d->id, mib(all->peak_r), mib(all->a_at_peak_r), 100.0 * all->frag,
+                   all->mean_unalloc >= 0 ? 100.0 * all->mean_unalloc : 0.0, mib(all->peak_a));
+  if (n > 0 && (size_t)n < cap && d->by_growth)
+    n += snprintf(detail + n, cap - (size_t)n,
+                  " After warm-up the reservation still grew by %.1f MiB while the allocated peak grew %.1f MiB.",
+                  mib(d->gr), mib(d->ga));
+  if (n > 0 && (size_t)n < cap && all->oom)
+    snprintf(detail + n, cap - (size_t)n, " %llu [OutOfMemory] event(s).", (unsigned long long)all->oom);
+}
+
+static void frag_advice(const frag *d, sbuf *adv) {
+  sb_puts(adv, "Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True so freed memory can be reused for "
+               "tensors of any size");
+  if (d->split_mb)
+    sb_printf(adv, ", or PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:%lld so the recurring %.0f MiB blocks "
+                   "(e.g. FSDP all-gather buffers) are not split by smaller tensors",
+              (long long)d->split_mb, mib(d->big));
+  sb_puts(adv, ". Avoid torch.cuda.empty_cache() in the loop; it only hides fragmentation and adds "
+               "synchronizing cudaFree calls.");
+}
+
+static fsdpa_status frag_word(fsdpa_ctx *c, const frag *d, int64_t rank, findings *f) {
+  sbuf ev, adv;
+  sb_init(&ev, &c->alloc);
+  sb_init(&adv, &c->alloc);
+  frag_evidence(d, &ev);
+  char title[200], detail[900];
+  frag_title(d, title, sizeof title);
+  frag_detail(d, detail, sizeof detail);
+  frag_advice(d, &adv);
+  fsdpa_status st = FSDPA_OK;
+  if (ev.failed || adv.failed) st = (fsdpa_status)(ev.failed ? ev.failed : adv.failed);
+  else
+    findings_add(f, "allocator-fragmentation", d->severity, rank, FSDPA_ABSENT, 0, title, detail, adv.p, ev.p);
+  sb_free(&ev);
+  sb_free(&adv);
+  return st;
+}
+
+fsdpa_status allocator_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
+  ar r;
+  fsdpa_status st = ar_open(c, &r);
+  if (st) return st;
+  thrash t;
+  st = thrash_decide(c, &r, &t);
+  if (!st && t.fires) st = thrash_word(c, &r, &t, rank, f);
+  thrash_free(c, &r, &t);
+  if (!st) {
+    frag g;
+    st = frag_decide(c, &r, &g);
+    if (!st && g.fires) st = frag_word(c, &g, rank, f);
+  }
+  ar_close(c, &r);
+  return st;
+}

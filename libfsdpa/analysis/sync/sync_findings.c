@@ -1,0 +1,212 @@
+/* cpu-sync-stall: decided from the per-step rows of the engine, then worded. */
+#include "analysis/sync/sync.h"
+#include "analysis/sync/sync_impl.h"
+#include "events/classify.h"
+#include "util/fmt.h"
+#include <stdio.h>
+#include <string.h>
+
+/* Whether cpu-sync-stall fires and with which numbers. */
+typedef struct stall {
+  int fires;
+  int severity;
+  int64_t step;               /* number of the one flagged step, ABSENT when several */
+  int64_t cost_ns;            /* GPU idle while blocked and until work resumed, flagged steps */
+  size_t nflag, nsteps;
+  int64_t flagged_ns;         /* blocked time in the flagged steps */
+  int64_t flagged_dur;        /* their summed duration */
+  const step_rec *worst_step; /* flagged step whose worst thread blocked longest */
+  const sa_step *worst;       /* its row */
+  const track *worst_thread;
+  double share;               /* of the worst step that its worst thread blocked */
+  int64_t min_stall_ns, min_share_ppm;
+  sa_step *rows;              /* every step (sa_steps_bytes) */
+  uint8_t *in;                /* calls of the flagged steps (sa_flags_bytes) */
+  size_t top[FINDING_MAX_RANGES]; /* the longest of them, longest first */
+  int ntop;
+  uint32_t seen;              /* NC_* bits of the calls that stalled */
+  int copy_wait;              /* one of them waited for a device-to-host copy */
+} stall;
+
+static void stall_free(fsdpa_ctx *c, const sync_run *r, stall *d) {
+  fa_free(&c->alloc, d->in, sa_flags_bytes(&r->s));
+  fa_free(&c->alloc, d->rows, sa_steps_bytes(&r->s));
+}
+
+static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, stall *d) {
+  const sc_set *s = &r->s;
+  memset(d, 0, sizeof *d);
+  d->nsteps = s->nsteps;
+  d->min_stall_ns = c->params[P_SYNC_STALL_MIN_NS];
+  d->min_share_ppm = c->params[P_SYNC_STALL_SHARE_PPM];
+  d->rows = fa_malloc(&c->alloc, sa_steps_bytes(s));
+  d->in = fa_calloc(&c->alloc, sa_flags_bytes(s));
+  if (!d->rows || !d->in) return fa_fail_status(&c->alloc);
+  fsdpa_status st = sa_steps(c, s, r->sel, d->rows);
+  if (st) return st;
+  size_t worst = SIZE_MAX;
+  for (size_t i = 0; i < s->nsteps; i++) {
+    if (!d->rows[i].flagged) continue;
+    d->nflag++;
+    d->flagged_ns += d->rows[i].total;
+    d->flagged_dur += s->steps[i].end - s->steps[i].ts;
+    if (worst == SIZE_MAX || d->rows[i].worst_thread > d->rows[worst].worst_thread) worst = i;
+  }
+  if (!d->nflag) return FSDPA_OK;
+  for (size_t i = 0; i < s->n; i++) {
+    const sc_call *k = &s->v[i];
+    d->in[i] = r->sel[i] && k->step >= 0 && d->rows[k->step].flagged;
+  }
+  if ((st = sc_idle_cost(c, s, d->in, &d->cost_ns))) return st;
+  for (size_t i = 0; i < s->n; i++)
+    if (d->in[i]) sc_top_insert(s, d->top, &d->ntop, FINDING_MAX_RANGES, i);
+  for (size_t i = 0; i < s->n; i++) {
+    if (!d->in[i]) continue;
+    const sc_call *k = &s->v[i];
+    d->seen |= k->info;
+    if (k->op != UINT32_MAX && STORE_REC(&c->st.gpu, k->op)->kind == RK_MEMCPY) d->copy_wait = 1;
+  }
+  d->worst = &d->rows[worst];
+  d->worst_step = &s->steps[worst];
+  d->worst_thread = store_track(&c->st, d->worst->worst_track);
+  d->share = (double)d->worst->worst_thread / (double)(d->worst_step->end - d->worst_step->ts);
+  d->severity = d->share >= 0.10 ? SEV_CRITICAL : SEV_WARNING;
+  d->step = d->nflag == 1 ? d->worst_step->number : FSDPA_ABSENT;
+  d->fires = 1;
+  return FSDPA_OK;
+}
+
+static void stall_detail(const fsdpa_ctx *c, const sync_run *r, const stall *d, char *detail, size_t cap) {
+  const sc_call *lk = &r->s.v[d->top[0]];
+  const step_rec *ws = d->worst_step;
+  int n = snprintf(detail, cap,
+                   "In %zu of %zu steps one CPU thread spent at least %.3f ms and %.1f%% of the step in "
+                   "blocking CUDA calls (%.2f ms in those steps). Worst: ProfilerStep#%lld, thread "
+                   "%lld/%lld blocked %.2f ms of %.2f ms. Longest call: %s, %.2f ms",
+                   d->nflag, d->nsteps, fmt_ms(d->min_stall_ns), (double)d->min_share_ppm / 1e4,
+                   fmt_ms(d->flagged_ns), (long long)ws->number, (long long)d->worst_thread->pid,
+                   (long long)d->worst_thread->tid, fmt_ms(d->worst->worst_thread), fmt_ms(ws->end - ws->ts),
+                   store_name(&c->st, lk->name), fmt_ms(lk->end - lk->ts));
+  if (n > 0 && (size_t)n < cap && lk->op != UINT32_MAX) {
+    const ev_rec *g = STORE_REC(&c->st.gpu, lk->op);
+    char how[160];
+    if (lk->src == SC_SRC_CUDA_SYNC)
+      snprintf(how, sizeof how, "from its cuda_sync event '%s'",
+               lk->sync_kind != INTERN_NONE ? store_name(&c->st, lk->sync_kind) : "?");
+    else if (lk->src == SC_SRC_OWN_OP)
+      snprintf(how, sizeof how, "its own copy");
+    else
+      snprintf(how, sizeof how, "inferred from the thread's last launch");
+    n += snprintf(detail + n, cap - (size_t)n, ", waiting for %.120s on stream %lld (%s)",
+                  store_name(&c->st, g->name), (long long)store_track(&c->st, g->track)->tid, how);
+  }
+  if (n > 0 && (size_t)n < cap && lk->idle_after != FSDPA_ABSENT)
+    n += snprintf(detail + n, cap - (size_t)n, "; the GPU then idled %.3f ms", fmt_ms(lk->idle_after));
+  if (n > 0 && (size_t)n < cap)
+    snprintf(detail + n, cap - (size_t)n,
+             ". GPU idle while blocked and until work resumed: %.2f ms over the flagged steps.", fmt_ms(d->cost_ns));
+}
+
+/* Advice for the APIs that actually stalled. */
+static void stall_advice(const stall *d, sbuf *b) {
+  sb_puts(b, "Keep host synchronization out of the training step: avoid tensor.item(), .cpu(), "
+             ".tolist(), .numpy(), print(tensor) and torch.cuda.synchronize() inside the step "
+             "(accumulate losses/metrics on the GPU and read them every N steps); copy inputs with "
+             ".to(device, non_blocking=True) from pinned memory (DataLoader pin_memory=True). "
+             "Under FSDP do not add explicit syncs: FSDP orders its streams with CUDA events.");
+  if (d->copy_wait)
+    sb_puts(b, " Here the thread waited for a device-to-host copy, the signature of .item()/.cpu() "
+               "on a GPU tensor.");
+  if (d->seen & NC_DEVICE_SYNC)
+    sb_puts(b, " cudaDeviceSynchronize is torch.cuda.synchronize() (or a timing helper): call it "
+               "only when measuring.");
+  if (d->seen & NC_SYNC_MEMCPY)
+    sb_puts(b, " Synchronous cudaMemcpy/hipMemcpy: use non_blocking copies from pinned memory.");
+  if (d->seen & NC_FREE)
+    sb_puts(b, " cudaFree/hipFree synchronize the device: they come from the caching allocator "
+               "releasing memory (torch.cuda.empty_cache(), or a retry after a failed allocation); "
+               "see allocator-thrash, PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.");
+}
+
+static void stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall *d, sbuf *ev) {
+  jsonw w;
+  jw_init(&w, ev, 0);
+  jw_obj(&w);
+  jw_ku64(&w, "flagged_steps", d->nflag);
+  jw_ku64(&w, "steps", d->nsteps);
+  jw_ki64(&w, "flagged_sync_ns", d->flagged_ns);
+  jw_ki64(&w, "flagged_steps_dur_ns", d->flagged_dur);
+  jw_ki64(&w, "gpu_idle_ns", d->cost_ns);
+  jw_ki64(&w, "worst_step", d->worst_step->number);
+  jw_ki64(&w, "worst_step_dur_ns", d->worst_step->end - d->worst_step->ts);
+  jw_ki64(&w, "worst_thread_sync_ns", d->worst->worst_thread);
+  jw_ki64(&w, "worst_thread_pid", d->worst_thread->pid);
+  jw_ki64(&w, "worst_thread_tid", d->worst_thread->tid);
+  jw_kratio(&w, "worst_share", d->share);
+  jw_ki64(&w, "min_stall_ns", d->min_stall_ns);
+  jw_ki64(&w, "min_share_ppm", d->min_share_ppm);
+  jw_key(&w, "by_api");
+  jw_arr(&w);
+  for (size_t i = 0; i < r->napis; i++) {
+    uint64_t cnt = 0;
+    int64_t tot = 0;
+    for (size_t j = 0; j < r->s.n; j++)
+      if (d->in[j] && r->s.v[j].name == r->apis[i].name) {
+        cnt++;
+        tot += r->s.v[j].end - r->s.v[j].ts;
+      }
+    if (!cnt) continue;
+    jw_obj(&w);
+    jw_kstr(&w, "api", store_name(&c->st, r->apis[i].name));
+    jw_ku64(&w, "count", cnt);
+    jw_ki64(&w, "total_ns", tot);
+    jw_obj_end(&w);
+  }
+  jw_arr_end(&w);
+  jw_key(&w, "longest_calls");
+  jw_arr(&w);
+  for (int i = 0; i < d->ntop; i++) sync_write_wait(c, &r->s, &r->s.v[d->top[i]], &w);
+  jw_arr_end(&w);
+  jw_obj_end(&w);
+}
+
+static fsdpa_status stall_word(fsdpa_ctx *c, const sync_run *r, const stall *d, int64_t rank, findings *f) {
+  const sc_call *lk = &r->s.v[d->top[0]];
+  char title[256], detail[1400];
+  snprintf(title, sizeof title, "CPU blocked in %s: %.2f ms in ProfilerStep#%lld (%.1f%% of the step)",
+           store_name(&c->st, lk->name), fmt_ms(d->worst->worst_thread), (long long)d->worst_step->number,
+           100.0 * d->share);
+  stall_detail(c, r, d, detail, sizeof detail);
+  sbuf ev, adv;
+  sb_init(&ev, &c->alloc);
+  sb_init(&adv, &c->alloc);
+  stall_advice(d, &adv);
+  stall_evidence(c, r, d, &ev);
+  fsdpa_status st = FSDPA_OK;
+  if (ev.failed || adv.failed) {
+    st = (fsdpa_status)(ev.failed ? ev.failed : adv.failed);
+  } else {
+    finding *x = findings_add(f, "cpu-sync-stall", d->severity, rank, d->step, d->cost_ns, title, detail, adv.p,
+                              ev.p);
+    for (int i = 0; x && i < d->ntop; i++) {
+      const sc_call *k = &r->s.v[d->top[i]];
+      int64_t e = k->end + (k->idle_after == FSDPA_ABSENT ? 0 : k->idle_after);
+      finding_add_range(x, ctx_abs(c, k->ts), ctx_abs(c, e));
+    }
+  }
+  sb_free(&ev);
+  sb_free(&adv);
+  return st;
+}
+
+fsdpa_status sync_waits_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
+  sync_run r;
+  fsdpa_status st = sync_run_open_all(c, &r);
+  if (st) return st;
+  stall d;
+  st = stall_decide(c, &r, &d);
+  if (!st && d.fires) st = stall_word(c, &r, &d, rank, f);
+  stall_free(c, &r, &d);
+  sync_run_free(c, &r);
+  return st;
+}
