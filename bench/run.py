@@ -41,7 +41,7 @@ TRACEGEN = os.path.join(ROOT, "tools", "tracegen", "tracegen.py")
 MB = 1e6
 TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
-# Targets of issue 10 (one core, uncompressed unless said).
+# Performance targets (one core, uncompressed unless said).
 T_MBPS = 500.0          # fsdpa analyze, MB/s
 T_GZ_RATIO = 1.3        # fsdpa analyze .gz time / gzip -dc time
 T_RSS_RATIO = 0.25      # peak RSS / JSON bytes

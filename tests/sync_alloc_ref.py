@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent reference for tests/test_sync_alloc.c: reads a Kineto trace
+"""Independent reference for tests/test_sync.c and tests/test_allocator.c: reads a Kineto trace
 with Python's json (no libfsdpa code) and prints, one fact per line:
 
   steps N

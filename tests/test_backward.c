@@ -1,4 +1,4 @@
-/* Backward schedule (issue 5) and the FSDP unit model: the pattern matcher
+/* Backward schedule and the FSDP unit model: the pattern matcher
  * on its own, hand-built FSDP2 / FSDP1 backward passes (zigzag, no
  * prefetch, serialized), the generator's scenarios against their truth, the
  * matcher reused for forward prefetch and DDP buckets, and allocation

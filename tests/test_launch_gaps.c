@@ -1,4 +1,4 @@
-/* Launch gaps (issue 3): gap categories, union semantics, windows, latency,
+/* Launch gaps: gap categories, union semantics, windows, latency,
  * queue depth and findings on hand-built events; agreement with HTA's
  * published idle breakdown on the real corpus; the generator's launch_bound
  * and fused_healthy scenarios against their ground truth. */

@@ -1,4 +1,4 @@
-/* Overlap (issue 4): exact comm/compute/overlap/exposed on hand-built
+/* Overlap: exact comm/compute/overlap/exposed on hand-built
  * events, collective typing and bandwidth, the findings, agreement with the
  * generator's truth and with HTA's reference results on real traces, and
  * FSDP unit T_comm / T_compute / T_exposed against the truth. */

@@ -13,7 +13,7 @@ import (
 // The queries against the ground truth tools/tracegen writes next to each
 // trace (<name>.truth.json, computed by the generator from the schedule it
 // laid out, not by libfsdpa): the same comparisons the C tests make
-// (tests/test_launch_gaps.c, test_overlap.c, test_sync_alloc.c), through
+// (tests/test_launch_gaps.c, test_overlap.c, test_sync.c), through
 // the Go API.
 
 func loadTruth(t *testing.T, trace string) jobj {

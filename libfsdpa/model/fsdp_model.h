@@ -1,6 +1,6 @@
 /* The FSDP unit model: which kernels belong to which FSDP unit, phase and
  * step.  Built from the store on demand (no state kept in the context);
- * fsdp_units.c, backward.c and the overlap findings read it.
+ * fsdp_engine_units.c, fsdp_engine_backward.c and the overlap findings read it.
  *
  * Definitions (docs/patterns.md has the long form):
  * - A unit is an FSDP2 parameter group named by its module FQN in the

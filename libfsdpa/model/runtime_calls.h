@@ -6,7 +6,7 @@
  *     its own copy for a synchronous cudaMemcpy, else inferred from the last
  *     launch of its thread),
  *   - the GPU idle during it and right after it.
- * sync_waits.c and allocator.c both need "what did this call cost the GPU",
+ * the sync and allocator analyses both need "what did this call cost the GPU",
  * so the attribution lives here once.  Built on demand from the store; owns
  * nothing after sc_free(). */
 #ifndef FSDPA_MODEL_RUNTIME_CALLS_H

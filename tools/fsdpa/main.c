@@ -471,7 +471,7 @@ out:
   return rc;
 }
 
-/* ---- summarize / merge (issue 11): per-rank summaries combined centrally ---- */
+/* ---- summarize / merge: per-rank summaries combined centrally ---- */
 
 static void usage_summary(FILE *f) {
   fprintf(f,
@@ -705,7 +705,7 @@ out:
   return rc;
 }
 
-/* ---- annotate (issue 7): the findings as events in a copy of the trace ---- */
+/* ---- annotate: the findings as events in a copy of the trace ---- */
 
 static void usage_annotate(FILE *f) {
   fprintf(f,
