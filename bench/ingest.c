@@ -131,7 +131,7 @@ static int run_store(const char *path, int views) {
     return 1;
   }
   fsdpa_stats s = {sizeof s};
-  fsdpa_get_stats(c, &s);
+  fsdpa_stats_get(c, &s);
   const store *S = &c->st;
   const intern_table *T = &S->names;
   /* record arrays: used (len) and held (cap, what the allocator charges) */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#define FSDPA_EXPERIMENTAL /* the fuzzers call everything, annotate too */
 #include <fsdpa/fsdpa.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -154,9 +155,11 @@ static inline char *fz_report(fsdpa_ctx *const *ctxs, size_t n, fsdpa_format fmt
   o.format = fmt;
   char *out = NULL;
   size_t l = 0;
-  fsdpa_status st = fsdpa_report(ctxs, NULL, n, &o, &out, &l);
-  if (st != FSDPA_OK) fz_die("fsdpa_report(format %d): %s: %s", (int)fmt, fsdpa_status_str(st),
-                             fsdpa_errmsg(ctxs[0]));
+  fsdpa_error e;
+  fsdpa_error_init(&e);
+  fsdpa_status st = fsdpa_report(ctxs, NULL, n, &o, &out, &l, &e);
+  if (st != FSDPA_OK) fz_die("fsdpa_report(format %d): %s: %s", (int)fmt, fsdpa_status_str(st), e.message);
+  if (e.status != FSDPA_OK || e.message[0]) fz_die("fsdpa_report succeeded but left an error: %s", e.message);
   if (!out || strlen(out) != l) fz_die("fsdpa_report: length %zu does not match the text", l);
   if (len) *len = l;
   return out;
@@ -235,9 +238,8 @@ static inline void fz_summary_roundtrip(fsdpa_ctx *const *ctxs, size_t n, int co
   fsdpa_summary_options so;
   fsdpa_summary_options_init(&so);
   so.allocator = &a;
-  char err[256] = "";
-  so.errbuf = err;
-  so.errbuf_len = sizeof err;
+  fsdpa_error e;
+  fsdpa_error_init(&e);
   char *sums[2] = {NULL, NULL};
   size_t lens[2] = {0, 0};
   if (n > 2) fz_die("fz_summary_roundtrip: at most 2 contexts");
@@ -248,10 +250,10 @@ static inline void fz_summary_roundtrip(fsdpa_ctx *const *ctxs, size_t n, int co
   }
   char *m = NULL, *r2 = NULL;
   size_t mlen = 0, r2len = 0;
-  fsdpa_status st = fsdpa_summary_merge((const char *const *)sums, lens, n, &so, &m, &mlen);
-  if (st != FSDPA_OK) fz_die("fsdpa_summary_merge of fresh summaries: %s: %s", fsdpa_status_str(st), err);
-  st = fsdpa_summary_report(m, mlen, &so, NULL, &r2, &r2len);
-  if (st != FSDPA_OK) fz_die("fsdpa_summary_report of a fresh merge: %s: %s", fsdpa_status_str(st), err);
+  fsdpa_status st = fsdpa_summary_merge((const char *const *)sums, lens, n, &so, &m, &mlen, &e);
+  if (st != FSDPA_OK) fz_die("fsdpa_summary_merge of fresh summaries: %s: %s", fsdpa_status_str(st), e.message);
+  st = fsdpa_summary_report(m, mlen, &so, NULL, &r2, &r2len, &e);
+  if (st != FSDPA_OK) fz_die("fsdpa_summary_report of a fresh merge: %s: %s", fsdpa_status_str(st), e.message);
   fz_check_json(r2, r2len);
   if (compare) {
     size_t r1len = 0;

@@ -1,4 +1,4 @@
-/* The structured event feed: fsdpa_add_event() with fuzzer-chosen fields,
+/* The structured event feed: fsdpa_event_add() with fuzzer-chosen fields,
  * on one or two contexts (ranks), interleaved with trace info, parameter
  * changes and queries between feeds; then the report over all contexts,
  * which must equal the report rebuilt from their summaries, and the
@@ -113,6 +113,8 @@ static void read_event(rd *r, uint8_t op, fsdpa_event *ev) {
 static void rd_query(rd *r, fsdpa_query *q) {
   fsdpa_query_init(q);
   uint8_t sel = u8(r);
+  /* the selector bits are fsdpa_query.fields' */
+  q->fields = sel & (FSDPA_QUERY_T0 | FSDPA_QUERY_T1 | FSDPA_QUERY_STEP | FSDPA_QUERY_DEVICE | FSDPA_QUERY_STREAM);
   if (sel & 1) q->t0_ns = rd_int(r, F_COUNT);
   if (sel & 2) q->t1_ns = rd_int(r, F_COUNT + 1);
   if (sel & 4) q->step = rd_int(r, F_COUNT + 2);
@@ -122,98 +124,73 @@ static void rd_query(rd *r, fsdpa_query *q) {
 
 /* A query may refuse a window (EINVAL: bad step) but never fail otherwise. */
 static void q_ok(fsdpa_status st, const char *what) {
-  if (st != FSDPA_OK && st != FSDPA_EINVAL && st != FSDPA_EBUFS) fz_die("%s: %s", what, fsdpa_status_str(st));
+  if (st != FSDPA_OK && st != FSDPA_EINVAL) fz_die("%s: %s", what, fsdpa_status_str(st));
 }
+
+/* A list query: on success every item can be read (as a struct of `size`
+ * bytes) and the list freed; on failure there is no list. */
+static void list_ok(fsdpa_status st, fsdpa_list *l, size_t size, const char *what) {
+  q_ok(st, what);
+  if (st != FSDPA_OK) {
+    if (l) fz_die("%s failed but returned a list", what);
+    return;
+  }
+  union {
+    size_t size;
+    char b[1024];
+  } item;
+  if (size > sizeof item) fz_die("%s: item too large", what);
+  for (size_t i = 0; i < fsdpa_list_count(l); i++) {
+    memset(&item, 0, sizeof item);
+    item.size = size;
+    if (fsdpa_list_get(l, i, &item) != FSDPA_OK) fz_die("%s: item %zu unreadable", what, i);
+  }
+  if (fsdpa_list_get(l, fsdpa_list_count(l), &item) != FSDPA_EINVAL) fz_die("%s: item past the end", what);
+  fsdpa_list_free(l);
+}
+#define LIST(T, call) do { fsdpa_list *l_ = NULL; fsdpa_status s_ = call; list_ok(s_, l_, sizeof(T), #call); } while (0)
 
 static void window_queries(fsdpa_ctx *c, const fsdpa_query *q) {
   fsdpa_timeline tl = {sizeof tl};
-  q_ok(fsdpa_query_timeline(c, q, &tl), "fsdpa_query_timeline");
+  q_ok(fsdpa_timeline_query(c, q, &tl), "fsdpa_timeline_query");
   if (tl.busy_ns != FSDPA_ABSENT && tl.span_ns != FSDPA_ABSENT && tl.busy_ns > tl.span_ns)
     fz_die("timeline busy %lld > span %lld", (long long)tl.busy_ns, (long long)tl.span_ns);
   fsdpa_launch_gaps lg = {sizeof lg};
-  if (fsdpa_query_launch_gaps(c, q, &lg) == FSDPA_OK &&
+  if (fsdpa_launch_gaps_query(c, q, &lg) == FSDPA_OK &&
       lg.idle_ns != lg.host_wait_ns + lg.kernel_wait_ns + lg.other_ns)
     fz_die("launch gaps: idle %lld != host %lld + kernel %lld + other %lld", (long long)lg.idle_ns,
            (long long)lg.host_wait_ns, (long long)lg.kernel_wait_ns, (long long)lg.other_ns);
   fsdpa_launch_latency ll = {sizeof ll};
-  q_ok(fsdpa_query_launch_latency(c, q, &ll), "fsdpa_query_launch_latency");
+  q_ok(fsdpa_launch_latency_query(c, q, &ll), "fsdpa_launch_latency_query");
   fsdpa_launch_queue lq = {sizeof lq};
-  q_ok(fsdpa_query_launch_queue(c, q, &lq), "fsdpa_query_launch_queue");
+  q_ok(fsdpa_launch_queue_query(c, q, &lq), "fsdpa_launch_queue_query");
   fsdpa_overlap ov = {sizeof ov};
-  q_ok(fsdpa_query_overlap(c, q, &ov), "fsdpa_query_overlap");
-  for (int by = 0; by < 2; by++) {
-    size_t n = 0;
-    fsdpa_status st = fsdpa_comm_split_count(c, q, (fsdpa_comm_split_by)by, &n);
-    q_ok(st, "fsdpa_comm_split_count");
-    for (size_t i = 0; st == FSDPA_OK && i < n && i < 16; i++) {
-      fsdpa_comm_split cs = {sizeof cs};
-      q_ok(fsdpa_query_comm_split(c, q, (fsdpa_comm_split_by)by, i, &cs), "fsdpa_query_comm_split");
-    }
-  }
-  fsdpa_sync_wait sw[4];
-  fsdpa_sync_call sc[4];
-  fsdpa_sync_step ss[4];
-  fsdpa_memory_device md[4];
-  fsdpa_memory_point mp[8];
-  fsdpa_memory_step ms[4];
-  for (int i = 0; i < 4; i++) {
-    sw[i].size = sizeof sw[i];
-    sc[i].size = sizeof sc[i];
-    ss[i].size = sizeof ss[i];
-    md[i].size = sizeof md[i];
-    ms[i].size = sizeof ms[i];
-  }
-  for (int i = 0; i < 8; i++) mp[i].size = sizeof mp[i];
-  size_t n = 4;
-  q_ok(fsdpa_query_sync_waits(c, q, sw, &n), "fsdpa_query_sync_waits");
-  n = 4;
-  q_ok(fsdpa_query_sync_calls(c, q, sc, &n), "fsdpa_query_sync_calls");
-  n = 4;
-  q_ok(fsdpa_query_sync_steps(c, q, ss, &n), "fsdpa_query_sync_steps");
+  q_ok(fsdpa_overlap_query(c, q, &ov), "fsdpa_overlap_query");
+  for (int by = 0; by < 2; by++) LIST(fsdpa_comm_split, fsdpa_comm_split_list(c, q, (fsdpa_comm_split_by)by, &l_));
+  LIST(fsdpa_sync_wait, fsdpa_sync_wait_list(c, q, &l_));
+  LIST(fsdpa_sync_call, fsdpa_sync_call_list(c, q, &l_));
+  LIST(fsdpa_sync_step, fsdpa_sync_step_list(c, q, &l_));
   fsdpa_memory_summary msum = {sizeof msum};
-  q_ok(fsdpa_query_memory(c, q, &msum), "fsdpa_query_memory");
-  n = 4;
-  q_ok(fsdpa_query_memory_devices(c, q, md, &n), "fsdpa_query_memory_devices");
-  n = 8;
-  q_ok(fsdpa_query_memory_series(c, q, q->device == FSDPA_ABSENT ? 0 : q->device, 8, mp, &n),
-       "fsdpa_query_memory_series");
-  n = 4;
-  q_ok(fsdpa_query_memory_steps(c, q, ms, &n), "fsdpa_query_memory_steps");
+  q_ok(fsdpa_memory_query(c, q, &msum), "fsdpa_memory_query");
+  LIST(fsdpa_memory_device, fsdpa_memory_device_list(c, q, &l_));
+  LIST(fsdpa_memory_point, fsdpa_memory_series_list(c, q, (q->fields & FSDPA_QUERY_DEVICE) ? q->device : FSDPA_ABSENT, 8, &l_));
+  LIST(fsdpa_memory_step, fsdpa_memory_step_list(c, q, &l_));
 }
 
 static void unit_queries(fsdpa_ctx *c, rd *r) {
   fsdpa_query q;
   rd_query(r, &q);
   (void)fsdpa_fsdp_version(c);
-  size_t nu = fsdpa_fsdp_unit_count(c);
-  for (size_t i = 0; i < nu && i < 8; i++) {
-    fsdpa_fsdp_unit u = {sizeof u};
-    q_ok(fsdpa_get_fsdp_unit(c, i, &u), "fsdpa_get_fsdp_unit");
-    q_ok(fsdpa_query_fsdp_unit(c, &q, i, &u), "fsdpa_query_fsdp_unit");
-  }
+  LIST(fsdpa_fsdp_unit, fsdpa_fsdp_unit_list(c, NULL, &l_));
+  LIST(fsdpa_fsdp_unit, fsdpa_fsdp_unit_list(c, &q, &l_));
   fsdpa_backward b = {sizeof b};
-  q_ok(fsdpa_query_backward(c, &b), "fsdpa_query_backward");
-  size_t ns = fsdpa_backward_step_count(c);
-  for (size_t i = 0; i < ns && i < 4; i++) {
-    fsdpa_backward_step bs = {sizeof bs};
-    q_ok(fsdpa_get_backward_step(c, i, &bs), "fsdpa_get_backward_step");
-    size_t nb = 0;
-    q_ok(fsdpa_backward_unit_count(c, i, &nb), "fsdpa_backward_unit_count");
-    for (size_t j = 0; j < nb && j < 4; j++) {
-      fsdpa_backward_unit bu = {sizeof bu};
-      q_ok(fsdpa_get_backward_unit(c, i, j, &bu), "fsdpa_get_backward_unit");
-    }
-  }
-  size_t nst = fsdpa_step_count(c);
-  for (size_t i = 0; i < nst && i < 4; i++) {
-    fsdpa_step s = {sizeof s};
-    q_ok(fsdpa_get_step(c, i, &s), "fsdpa_get_step");
-  }
-  size_t nstr = fsdpa_stream_count(c);
-  for (size_t i = 0; i < nstr && i < 4; i++) {
-    fsdpa_stream_info si = {sizeof si};
-    q_ok(fsdpa_get_stream(c, i, &si), "fsdpa_get_stream");
-  }
+  q_ok(fsdpa_backward_get(c, &b), "fsdpa_backward_get");
+  fsdpa_list *bs = NULL;
+  q_ok(fsdpa_backward_step_list(c, &bs), "fsdpa_backward_step_list");
+  for (size_t i = 0; i < fsdpa_list_count(bs) && i < 4; i++) LIST(fsdpa_backward_unit, fsdpa_backward_unit_list(c, i, &l_));
+  list_ok(FSDPA_OK, bs, sizeof(fsdpa_backward_step), "fsdpa_backward_step_list");
+  LIST(fsdpa_step, fsdpa_step_list(c, &l_));
+  LIST(fsdpa_stream_info, fsdpa_stream_list(c, &l_));
 }
 
 static size_t nparams;
@@ -221,16 +198,14 @@ static char params[64][64];
 
 static void load_params(void) {
   if (nparams) return;
-  const char *p = fsdpa_param_list();
-  while (p && *p && nparams < 64) {
-    size_t k = strcspn(p, "=\n");
-    if (p[k] == '=' && k < sizeof params[0]) {
-      memcpy(params[nparams], p, k);
-      params[nparams++][k] = 0;
-    }
-    p = strchr(p, '\n');
-    if (p) p++;
+  fsdpa_list *l = NULL;
+  if (fsdpa_param_list(&l) != FSDPA_OK) fz_die("fsdpa_param_list");
+  for (size_t i = 0; i < fsdpa_list_count(l) && nparams < 64; i++) {
+    fsdpa_param p = {sizeof p};
+    if (fsdpa_list_get(l, i, &p) != FSDPA_OK || strlen(p.name) >= sizeof params[0]) continue;
+    snprintf(params[nparams++], sizeof params[0], "%s", p.name);
   }
+  fsdpa_list_free(l);
 }
 
 /* Apply the input's operations to c[] (made on h[]).  With `warm`, some
@@ -252,8 +227,8 @@ static size_t run_ops(const uint8_t *data, size_t size, fz_heap *h, fsdpa_alloca
     if (op < 0xF0) {
       fsdpa_event ev;
       read_event(&r, op, &ev);
-      fsdpa_status st = fsdpa_add_event(c[cur], &ev);
-      if (st != FSDPA_OK) fz_die("fsdpa_add_event: %s: %s", fsdpa_status_str(st), fsdpa_errmsg(c[cur]));
+      fsdpa_status st = fsdpa_event_add(c[cur], &ev);
+      if (st != FSDPA_OK) fz_die("fsdpa_event_add: %s: %s", fsdpa_status_str(st), fsdpa_errmsg(c[cur]));
     } else if (op == 0xF0) {
       if (nctx == 1) c[nctx++] = fz_ctx_new(&h[1], &a[1], 0);
       cur ^= 1;
@@ -263,14 +238,14 @@ static size_t run_ops(const uint8_t *data, size_t size, fz_heap *h, fsdpa_alloca
       ti.rank = rd_int(&r, F_COUNT + 5);
       ti.world_size = rd_int(&r, F_COUNT + 6);
       ti.base_time_ns = rd_int(&r, F_COUNT + 7);
-      if (fsdpa_set_trace_info(c[cur], &ti) != FSDPA_OK) fz_die("fsdpa_set_trace_info");
+      if (fsdpa_trace_info_set(c[cur], &ti) != FSDPA_OK) fz_die("fsdpa_trace_info_set");
       if (ti.rank != FSDPA_ABSENT) ranks_set[cur] = 1;
     } else if (op == 0xF2) {
       const char *key = params[u8(&r) % (nparams ? nparams : 1)];
       char val[32];
       snprintf(val, sizeof val, "%lld", (long long)rd_int(&r, F_COUNT));
-      fsdpa_status st = fsdpa_set_param(c[cur], key, val);
-      if (st != FSDPA_OK && st != FSDPA_EINVAL) fz_die("fsdpa_set_param: %s", fsdpa_status_str(st));
+      fsdpa_status st = fsdpa_param_set(c[cur], key, val);
+      if (st != FSDPA_OK && st != FSDPA_EINVAL) fz_die("fsdpa_param_set: %s", fsdpa_status_str(st));
     } else if (op == 0xF3) {
       fsdpa_query q;
       rd_query(&r, &q);
@@ -314,7 +289,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (size_t i = 0; i < nctx; i++) {
     char *out = NULL;
     size_t len = 0;
-    fsdpa_status st = fsdpa_annotate_events(c, nctx, i, &out, &len);
+    fsdpa_status st = fsdpa_annotate_events(c, nctx, i, &out, &len, NULL);
     if (st != FSDPA_OK) fz_die("fsdpa_annotate_events: %s", fsdpa_status_str(st));
     fz_check_json(out, len);
     fsdpa_free(out);

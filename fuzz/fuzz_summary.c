@@ -23,24 +23,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fsdpa_summary_options_init(&so);
   so.allocator = &a;
   so.max_memory_bytes = (uint64_t)64 << 20;
-  char err[256];
-  so.errbuf = err;
-  so.errbuf_len = sizeof err;
+  fsdpa_error e;
+  fsdpa_error_init(&e);
+  const char *err = e.message;
 
   char *r1 = NULL, *m = NULL, *r2 = NULL, *m2 = NULL;
   size_t r1len = 0, mlen = 0, r2len = 0, m2len = 0;
-  err[0] = 0;
-  fsdpa_status st1 = fsdpa_summary_report(s, n, &so, NULL, &r1, &r1len);
+  fsdpa_status st1 = fsdpa_summary_report(s, n, &so, NULL, &r1, &r1len, &e);
   status_ok(st1, "fsdpa_summary_report", err);
   if (st1 == FSDPA_OK) fz_check_json(r1, r1len);
 
-  err[0] = 0;
-  fsdpa_status sm = fsdpa_summary_merge(&s, &n, 1, &so, &m, &mlen);
+  fsdpa_status sm = fsdpa_summary_merge(&s, &n, 1, &so, &m, &mlen, &e);
   status_ok(sm, "fsdpa_summary_merge", err);
   if (sm == FSDPA_OK) {
     fz_check_json(m, mlen);
-    err[0] = 0;
-    fsdpa_status st2 = fsdpa_summary_report(m, mlen, &so, NULL, &r2, &r2len);
+      fsdpa_status st2 = fsdpa_summary_report(m, mlen, &so, NULL, &r2, &r2len, &e);
     if (st2 != FSDPA_OK) fz_die("report of a merged summary: %s: %s", fsdpa_status_str(st2), err);
     if (st1 != FSDPA_OK) fz_die("a summary that merges must report (report said: %s)", fsdpa_status_str(st1));
     fz_same("reports of a summary (1) and of its merge (2)", r1, r1len, r2, r2len);
@@ -48,15 +45,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   const char *parts[2] = {s, s + cut};
   size_t plens[2] = {cut, n - cut};
-  err[0] = 0;
-  fsdpa_status s2 = fsdpa_summary_merge(parts, plens, 2, &so, &m2, &m2len);
+  fsdpa_status s2 = fsdpa_summary_merge(parts, plens, 2, &so, &m2, &m2len, &e);
   status_ok(s2, "fsdpa_summary_merge (2)", err);
   if (s2 == FSDPA_OK) {
     fz_check_json(m2, m2len);
     char *r3 = NULL;
     size_t r3len = 0;
-    err[0] = 0;
-    fsdpa_status st3 = fsdpa_summary_report(m2, m2len, &so, NULL, &r3, &r3len);
+      fsdpa_status st3 = fsdpa_summary_report(m2, m2len, &so, NULL, &r3, &r3len, &e);
     if (st3 != FSDPA_OK) fz_die("report of a 2-way merge: %s: %s", fsdpa_status_str(st3), err);
     fz_check_json(r3, r3len);
     fsdpa_free(r3);

@@ -1,4 +1,6 @@
 #include "ctx.h"
+#include "util/abi.h"
+#include "util/error.h"
 #include "input/input.h"
 #include "fsdpa_config.h"
 #include <errno.h>
@@ -34,8 +36,6 @@ void fsdpa_options_init(fsdpa_options *o) {
   o->rank = FSDPA_ABSENT;
 }
 
-int ctx_struct_ok(size_t given, size_t v1) { return given == 0 || given >= v1; }
-
 fsdpa_status ctx_fail(fsdpa_ctx *c, fsdpa_status st, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -49,6 +49,20 @@ fsdpa_status ctx_fail(fsdpa_ctx *c, fsdpa_status st, const char *fmt, ...) {
              (unsigned long long)c->alloc.cap);
   }
   return st;
+}
+
+fsdpa_status ctx_check_many(fsdpa_ctx *const *ctxs, size_t n, fsdpa_error *err, const char *fn) {
+  if (!err_clear(err)) return FSDPA_EINVAL;
+  if (!ctxs || !n) return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "%s: no contexts", fn);
+  for (size_t i = 0; i < n; i++)
+    if (!ctxs[i]) return err_set(err, FSDPA_EINVAL, (int64_t)i, FSDPA_ABSENT, "%s: context %zu is NULL", fn, i);
+  for (size_t i = 0; i < n; i++) ctx_clear(ctxs[i]);
+  return FSDPA_OK;
+}
+
+fsdpa_status ctx_err_out(fsdpa_error *err, fsdpa_status st, fsdpa_ctx *c, int64_t i) {
+  const char *m = c && c->err[0] ? c->err : fsdpa_status_str(st);
+  return err_set(err, st, i, FSDPA_ABSENT, "%s", m);
 }
 
 static void set_name(fsdpa_ctx *c, const char *name) {
@@ -67,9 +81,15 @@ fsdpa_status fsdpa_ctx_new(fsdpa_ctx **out, const fsdpa_options *opts) {
   *out = NULL;
   fsdpa_options o;
   fsdpa_options_init(&o);
-  if (opts) {
-    if (opts->size < offsetof(fsdpa_options, rank) + sizeof(int64_t)) return FSDPA_EINVAL;
-    memcpy(&o, opts, sizeof o);
+  if (opts && !ABI_IN(fsdpa_options, &o, opts)) return FSDPA_EINVAL;
+  fsdpa_allocator user;
+  if (o.allocator) {
+    /* the callbacks are copied at the caller's size too, and must be whole */
+    memset(&user, 0, sizeof user);
+    user.size = sizeof user;
+    if (!ABI_IN(fsdpa_allocator, &user, o.allocator) || !user.malloc_fn || !user.realloc_fn || !user.free_fn)
+      return FSDPA_EINVAL;
+    o.allocator = &user;
   }
   fa_alloc a;
   fa_init(&a, o.allocator, o.max_memory_bytes);
@@ -82,12 +102,7 @@ fsdpa_status fsdpa_ctx_new(fsdpa_ctx **out, const fsdpa_options *opts) {
   fsdpa_trace_info_init(&c->info);
   c->info.rank = o.rank;
   c->err_offset = FSDPA_ABSENT;
-  static const int64_t defaults[P__COUNT] = {
-#define PARAM(id, name, def, desc) def,
-#include "params.def"
-#undef PARAM
-  };
-  memcpy(c->params, defaults, sizeof defaults);
+  for (int i = 0; i < P__COUNT; i++) c->params[i] = param_default(i);
   set_name(c, o.name);
   *out = c;
   return FSDPA_OK;
@@ -149,7 +164,7 @@ void fsdpa_ctx_free(fsdpa_ctx *c) {
   fa_free(&a, c, sizeof *c);
 }
 
-const char *fsdpa_errmsg(const fsdpa_ctx *c) { return c ? c->err : "no context"; }
+const char *fsdpa_errmsg(const fsdpa_ctx *c) { return c ? c->err : ""; }
 int64_t fsdpa_error_offset(const fsdpa_ctx *c) { return c ? c->err_offset : FSDPA_ABSENT; }
 
 
@@ -176,11 +191,14 @@ static fsdpa_status add_event(fsdpa_ctx *c, const fsdpa_event *ev) {
   return FSDPA_OK;
 }
 
-fsdpa_status fsdpa_add_event(fsdpa_ctx *c, const fsdpa_event *ev) {
-  if (!c || !ev) return FSDPA_EINVAL;
+fsdpa_status fsdpa_event_add(fsdpa_ctx *c, const fsdpa_event *ev) {
+  if (!c) return FSDPA_EINVAL;
   ctx_clear(c);
-  if (ev->size < sizeof(fsdpa_event)) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_event.size too small");
-  return add_event(c, ev);
+  if (!ev) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_event_add: NULL event");
+  fsdpa_event e;
+  fsdpa_event_init(&e);
+  if (!ABI_IN(fsdpa_event, &e, ev)) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_event.size too small");
+  return add_event(c, &e);
 }
 
 void fsdpa_trace_info_init(fsdpa_trace_info *i) {
@@ -189,9 +207,16 @@ void fsdpa_trace_info_init(fsdpa_trace_info *i) {
   i->rank = i->world_size = i->base_time_ns = FSDPA_ABSENT;
 }
 
-fsdpa_status fsdpa_set_trace_info(fsdpa_ctx *c, const fsdpa_trace_info *i) {
-  if (!c || !i) return FSDPA_EINVAL;
-  if (!ctx_struct_ok(i->size, sizeof *i)) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_trace_info.size");
+fsdpa_status fsdpa_trace_info_set(fsdpa_ctx *c, const fsdpa_trace_info *info) {
+  if (!c) return FSDPA_EINVAL;
+  ctx_clear(c);
+  fsdpa_trace_info in;
+  fsdpa_trace_info_init(&in);
+  if (!info || !ABI_IN(fsdpa_trace_info, &in, info)) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_trace_info.size");
+  return ctx_set_trace_info(c, &in);
+}
+
+fsdpa_status ctx_set_trace_info(fsdpa_ctx *c, const fsdpa_trace_info *i) {
   fsdpa_trace_info was = c->info;
   /* an explicit rank option wins over the trace's own distributedInfo */
   if (i->rank != FSDPA_ABSENT && c->rank_opt == FSDPA_ABSENT) c->info.rank = i->rank;
@@ -208,18 +233,17 @@ fsdpa_status fsdpa_set_trace_info(fsdpa_ctx *c, const fsdpa_trace_info *i) {
   return FSDPA_OK;
 }
 
-fsdpa_status fsdpa_get_trace_info(const fsdpa_ctx *c, fsdpa_trace_info *i) {
-  if (!c || !i) return FSDPA_EINVAL;
-  *i = c->info;
+fsdpa_status fsdpa_trace_info_get(fsdpa_ctx *c, fsdpa_trace_info *out) {
+  if (!c) return FSDPA_EINVAL;
+  ctx_clear(c);
+  if (!out || !ABI_OUT(fsdpa_trace_info, out, &c->info)) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_trace_info.size");
   return FSDPA_OK;
 }
 
 /* ---- feeding ---- */
 
 static fsdpa_status sink_event(void *ud, const fsdpa_event *ev) { return add_event(ud, ev); }
-static fsdpa_status sink_meta(void *ud, const fsdpa_trace_info *i) {
-  return fsdpa_set_trace_info(ud, i);
-}
+static fsdpa_status sink_meta(void *ud, const fsdpa_trace_info *i) { return ctx_set_trace_info(ud, i); }
 
 static fsdpa_status input_error(fsdpa_ctx *c, fsdpa_status st) {
   c->failed = 1;
@@ -243,14 +267,14 @@ static fsdpa_status ensure_input(fsdpa_ctx *c) {
 }
 
 fsdpa_status fsdpa_feed(fsdpa_ctx *c, const void *data, size_t len) {
-  if (!c || (!data && len)) return FSDPA_EINVAL;
+  if (!c) return FSDPA_EINVAL;
+  ctx_clear(c);
+  if (!data && len) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_feed: NULL data");
   if (c->failed || c->finished) {
-    ctx_clear(c);
     return ctx_fail(c, FSDPA_ESTATE, "%s: %s", c->name ? c->name : "<input>",
                     c->failed ? "input already failed; no more bytes accepted"
                               : "fsdpa_finish() was already called");
   }
-  ctx_clear(c);
   fsdpa_status st = ensure_input(c);
   if (st != FSDPA_OK) return st;
   st = input_feed(c->input, data, len);
@@ -261,12 +285,10 @@ fsdpa_status fsdpa_feed(fsdpa_ctx *c, const void *data, size_t len) {
 
 fsdpa_status fsdpa_finish(fsdpa_ctx *c) {
   if (!c) return FSDPA_EINVAL;
-  if (c->failed || c->finished) {
-    ctx_clear(c);
+  ctx_clear(c);
+  if (c->failed || c->finished)
     return ctx_fail(c, FSDPA_ESTATE, "%s: %s", c->name ? c->name : "<input>",
                     c->failed ? "input already failed" : "fsdpa_finish() was already called");
-  }
-  ctx_clear(c);
   fsdpa_status st = ensure_input(c);
   if (st != FSDPA_OK) return st;
   c->finished = 1;
@@ -277,10 +299,14 @@ fsdpa_status fsdpa_finish(fsdpa_ctx *c) {
 }
 
 fsdpa_status fsdpa_feed_file(fsdpa_ctx *c, const char *path) {
-  if (!c || !path) return FSDPA_EINVAL;
+  if (!c) return FSDPA_EINVAL;
+  ctx_clear(c);
+  if (!path) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_feed_file: NULL path");
+  if (c->failed || c->finished)
+    return ctx_fail(c, FSDPA_ESTATE, "%s: %s", path,
+                    c->failed ? "input already failed; no more bytes accepted" : "fsdpa_finish() was already called");
   FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
   if (!f) {
-    ctx_clear(c);
     c->failed = 1;
     return ctx_fail(c, FSDPA_EIO, "%s: cannot open: %s", path, strerror(errno));
   }
@@ -306,15 +332,15 @@ fsdpa_status fsdpa_feed_file(fsdpa_ctx *c, const char *path) {
   return st;
 }
 
-fsdpa_status fsdpa_get_stats(const fsdpa_ctx *c, fsdpa_stats *out) {
-  if (!c || !out) return FSDPA_EINVAL;
-  size_t n = out->size;
-  if (!ctx_struct_ok(n, sizeof *out)) return FSDPA_EINVAL;
+fsdpa_status fsdpa_stats_get(fsdpa_ctx *c, fsdpa_stats *out) {
+  if (!c) return FSDPA_EINVAL;
+  ctx_clear(c);
+  if (!ABI_OK(fsdpa_stats, out)) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_stats.size");
   fsdpa_stats s = c->st.stats;
   s.size = sizeof s;
   s.memory_bytes = c->alloc.used;
   s.names = intern_count(&c->st.names);
-  *out = s;
+  ABI_OUT(fsdpa_stats, out, &s);
   return FSDPA_OK;
 }
 

@@ -14,11 +14,13 @@ enum {
 };
 /* Values a parameter may take: 0 .. 2^61 (times in ns up to the store's time
  * bound, counts, ppm), allocator.warmup_steps also -1 (auto).  Arithmetic
- * on parameters relies on it; fsdpa_set_param() and the summary reader
+ * on parameters relies on it; fsdpa_param_set() and the summary reader
  * refuse anything else. */
-static inline int param_ok(int p, int64_t v) {
-  return v >= (p == P_WARMUP_STEPS ? -1 : 0) && v <= ((int64_t)1 << 61);
-}
+#define PARAM_MAX ((int64_t)1 << 61)
+static inline int64_t param_min(int p) { return p == P_WARMUP_STEPS ? -1 : 0; }
+static inline int param_ok(int p, int64_t v) { return v >= param_min(p) && v <= PARAM_MAX; }
+/* The default of parameter p (params.def). */
+int64_t param_default(int p);
 
 struct fsdpa_input;
 
@@ -67,8 +69,21 @@ static inline int64_t ctx_base(const fsdpa_ctx *c) {
 /* printf-style message into ctx->err; returns st for tail calls. */
 fsdpa_status ctx_fail(fsdpa_ctx *c, fsdpa_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Clear the message at the start of a public call. */
-static inline void ctx_clear(fsdpa_ctx *c) { c->err[0] = 0; }
+/* Clear the message and error offset at the start of a public call. */
+static inline void ctx_clear(fsdpa_ctx *c) {
+  c->err[0] = 0;
+  c->err_offset = FSDPA_ABSENT;
+}
+/* Calls over several contexts (their error channel is an fsdpa_error):
+ * check the array and the error struct, clear err and every context's
+ * message.  EINVAL (with err filled) on a NULL array, n == 0 or a NULL
+ * context. */
+fsdpa_status ctx_check_many(fsdpa_ctx *const *ctxs, size_t n, fsdpa_error *err, const char *fn);
+/* A failure inside such a call: what context i's message says (else the
+ * status' name) goes to err; returns st. */
+fsdpa_status ctx_err_out(fsdpa_error *err, fsdpa_status st, fsdpa_ctx *c, int64_t i);
+/* Trace metadata from the input or the caller (ABSENT fields keep theirs). */
+fsdpa_status ctx_set_trace_info(fsdpa_ctx *c, const fsdpa_trace_info *i);
 /* Resolve a query to a relative window [t0,t1) and selection; EINVAL on a bad step. */
 typedef struct qwin {
   int64_t t0, t1;      /* relative ns */
@@ -77,6 +92,8 @@ typedef struct qwin {
 fsdpa_status ctx_resolve_query(fsdpa_ctx *c, const fsdpa_query *q, qwin *w);
 /* Views or an ENOMEM message. */
 const store_views *ctx_views(fsdpa_ctx *c);
+/* Step i (index in start order) as the public struct (model/tracks.c). */
+void ctx_step_public(const fsdpa_ctx *c, size_t i, fsdpa_step *out);
 /* Steps sorted by start (cached in a scratch buffer owned by ctx). */
 size_t ctx_sorted_steps(const fsdpa_ctx *c, step_rec *out, size_t cap);
 /* The slot's object if it was built from the context as it is now, else NULL. */
@@ -93,6 +110,4 @@ fsdpa_status ctx_cache_obtain(fsdpa_ctx *c, int slot, size_t size, ctx_cache_bui
                               ctx_cache_free_fn fn, const void **out);
 /* Drop every cached result (its memory goes back to the allocator). */
 void ctx_cache_clear(fsdpa_ctx *c);
-/* Check a caller's struct size field: must be 0 (= current) or >= the v1 size. */
-int ctx_struct_ok(size_t given, size_t v1);
 #endif

@@ -2,6 +2,7 @@
  * (absolute window, step, device, stream) becomes a relative window and a
  * selection (ctx.h, qwin). */
 #include "ctx.h"
+#include "util/abi.h"
 #include <string.h>
 
 /* The store keeps steps sorted by (ts, number), ties in arrival order
@@ -17,8 +18,8 @@ size_t ctx_sorted_steps(const fsdpa_ctx *c, step_rec *out, size_t cap) {
 
 void fsdpa_query_init(fsdpa_query *q) {
   if (!q) return;
+  memset(q, 0, sizeof *q);
   q->size = sizeof *q;
-  q->t0_ns = q->t1_ns = q->step = q->device = q->stream = FSDPA_ABSENT;
 }
 
 /* A window bound the caller gave (absolute ns, any int64), made relative and
@@ -31,28 +32,30 @@ static int64_t rel_bound(int64_t abs, int64_t base) {
   return r > lim ? lim : r < -lim ? -lim : r;
 }
 
-fsdpa_status ctx_resolve_query(fsdpa_ctx *c, const fsdpa_query *q, qwin *w) {
+fsdpa_status ctx_resolve_query(fsdpa_ctx *c, const fsdpa_query *qq, qwin *w) {
   w->t0 = INT64_MIN;
   w->t1 = INT64_MAX;
   w->device = w->stream = FSDPA_ABSENT;
-  if (!q) return FSDPA_OK;
-  if (!ctx_struct_ok(q->size, sizeof *q)) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_query.size");
+  if (!qq) return FSDPA_OK;
+  fsdpa_query q;
+  fsdpa_query_init(&q);
+  if (!ABI_IN(fsdpa_query, &q, qq)) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_query.size");
   int64_t base = ctx_base(c);
-  if (q->step != FSDPA_ABSENT) {
-    fsdpa_step s = {sizeof s, 0, 0, 0};
-    if (q->step < 0 || fsdpa_get_step(c, (size_t)q->step, &s) != FSDPA_OK)
-      return ctx_fail(c, FSDPA_EINVAL, "query step %lld out of range (%zu steps)",
-                      (long long)q->step, c->st.steps.len);
+  if (q.fields & FSDPA_QUERY_STEP) {
+    if (q.step < 0 || (uint64_t)q.step >= c->st.steps.len)
+      return ctx_fail(c, FSDPA_EINVAL, "query step %lld out of range (%zu steps)", (long long)q.step,
+                      c->st.steps.len);
+    fsdpa_step s;
+    ctx_step_public(c, (size_t)q.step, &s);
     w->t0 = s.start_ns - base;
     w->t1 = s.start_ns + s.dur_ns - base;
   }
-  if (q->t0_ns != FSDPA_ABSENT && rel_bound(q->t0_ns, base) > w->t0) w->t0 = rel_bound(q->t0_ns, base);
-  if (q->t1_ns != FSDPA_ABSENT && rel_bound(q->t1_ns, base) < w->t1) w->t1 = rel_bound(q->t1_ns, base);
+  if ((q.fields & FSDPA_QUERY_T0) && rel_bound(q.t0_ns, base) > w->t0) w->t0 = rel_bound(q.t0_ns, base);
+  if ((q.fields & FSDPA_QUERY_T1) && rel_bound(q.t1_ns, base) < w->t1) w->t1 = rel_bound(q.t1_ns, base);
   /* an end before the start is an empty window: analyses count ops between
    * the two bounds and must never see a negative range */
   if (w->t1 < w->t0) w->t1 = w->t0;
-  w->device = q->device;
-  w->stream = q->stream;
+  if (q.fields & FSDPA_QUERY_DEVICE) w->device = q.device;
+  if (q.fields & FSDPA_QUERY_STREAM) w->stream = q.stream;
   return FSDPA_OK;
 }
-

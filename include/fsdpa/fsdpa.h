@@ -6,12 +6,44 @@
  * This header is the whole public API and its specification: anything not
  * declared here is private.  Conventions:
  *
- * - Every function returns an ::fsdpa_status (0 = ::FSDPA_OK, negative =
- *   error) unless it is a pure getter; a failing call on a context leaves a
- *   message in fsdpa_errmsg().
- * - Handles are opaque.  Structs that cross the ABI start with a `size`
- *   field that the caller sets to `sizeof(struct)` (the `*_init()` helpers
- *   do it), so the library can grow them without breaking old callers.
+ * - **Names** are `fsdpa_<module>_<verb>`: `fsdpa_<m>_query(ctx, q, out)`
+ *   fills one struct for a query window, `fsdpa_<m>_list(..., &list)` returns
+ *   a list, `fsdpa_<m>_get` / `_set` read or change a setting, `_init` fills a
+ *   struct with its defaults.  The context's own verbs (fsdpa_feed(),
+ *   fsdpa_finish(), fsdpa_feed_file(), fsdpa_report(), fsdpa_errmsg(),
+ *   fsdpa_error_offset()) and the library-wide ones (fsdpa_version(),
+ *   fsdpa_status_str(), fsdpa_free()) have no module.
+ * - **Status**: every function returns an ::fsdpa_status (0 = ::FSDPA_OK,
+ *   negative = error) unless it is a pure getter.
+ * - **One error channel per kind of call.**  A call on one context leaves its
+ *   message in fsdpa_errmsg(ctx) (and the input byte offset in
+ *   fsdpa_error_offset(ctx)); every such call clears both on entry, so after
+ *   a successful call the message is "".  A call over several contexts or
+ *   over summaries (no single context) takes an ::fsdpa_error out-parameter
+ *   as its last argument (NULL: no details) and fills it on failure.  Calls
+ *   on a list (fsdpa_list_get()) say what went wrong by their status alone.
+ * - **Lists**: every list result is an ::fsdpa_list, a snapshot owned by the
+ *   caller: fsdpa_list_count(), fsdpa_list_get() (O(1) per item), then
+ *   fsdpa_list_free().  Later feeds, parameter changes and even freeing the
+ *   context do not change or invalidate it (strings in its items belong to
+ *   the list).
+ * - **Versioned structs**: handles are opaque; structs that cross the ABI
+ *   start with a `size` field the caller sets to `sizeof(struct)` (the
+ *   `*_init()` helpers and ::FSDPA_QUERY_INIT do it).  The library reads and
+ *   writes `min(size, its own size)` bytes: a caller compiled against an
+ *   older, smaller struct keeps working (fields it does not know take their
+ *   defaults on input and are not written on output), and a caller's bytes
+ *   past the library's struct are ignored on input and left untouched on
+ *   output.  A size below the struct's first released size is ::FSDPA_EINVAL.
+ * - **Queries**: a zero-initialised ::fsdpa_query (`fsdpa_query q = {sizeof
+ *   q};`) selects the whole trace; each selector counts only when its bit is
+ *   set in `fields`.  NULL for a query means the same.
+ * - **Stable and experimental**: everything declared here is stable: from
+ *   0.2.0 on the ABI changes only by addition (abi/ and .ci/abi-check.sh
+ *   enforce it) and the meaning of every documented number is kept.
+ *   Declarations inside `#ifdef FSDPA_EXPERIMENTAL` (at the end) may change
+ *   or disappear in any release; define FSDPA_EXPERIMENTAL before including
+ *   this header to use them.  New analyses start there.
  * - Times are integer nanoseconds (`int64_t`, `*_ns`), sizes integer bytes.
  *   Absolute times are on the trace's own clock with `baseTimeNanoseconds`
  *   added where the trace has it.  A value that cannot be computed is
@@ -31,9 +63,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/** Marks a symbol as part of the exported API (everything else is hidden). */
+/** Marks a symbol as part of the exported API (everything else is hidden).
+ *  On Windows it exports while the library itself is built
+ *  (FSDPA_BUILDING_LIBRARY, set by its build) and imports for its users. */
 #if defined(_WIN32)
-#  define FSDPA_API __declspec(dllexport)
+#  if defined(FSDPA_BUILDING_LIBRARY)
+#    define FSDPA_API __declspec(dllexport)
+#  else
+#    define FSDPA_API __declspec(dllimport)
+#  endif
 #elif defined(__GNUC__) && __GNUC__ >= 4
 #  define FSDPA_API __attribute__((visibility("default")))
 #else
@@ -50,7 +88,7 @@ extern "C" {
 /** Major version of this header. */
 #define FSDPA_VERSION_MAJOR 0
 /** Minor version of this header. */
-#define FSDPA_VERSION_MINOR 1
+#define FSDPA_VERSION_MINOR 2
 /** Patch version of this header. */
 #define FSDPA_VERSION_PATCH 0
 /** Version as one number: (major << 16) | (minor << 8) | patch. */
@@ -103,7 +141,7 @@ FSDPA_API void fsdpa_options_init(fsdpa_options *opts);
 
 /** Runtime library version, ::FSDPA_VERSION_HEX of the library actually loaded. */
 FSDPA_API uint32_t fsdpa_version(void);
-/** Runtime library version as a static string, e.g. "0.1.0". */
+/** Runtime library version as a static string, e.g. "0.2.0". */
 FSDPA_API const char *fsdpa_version_string(void);
 /** Static, human-readable name of a status code ("FSDPA_EPARSE: malformed input"). */
 FSDPA_API const char *fsdpa_status_str(fsdpa_status st);
@@ -141,21 +179,99 @@ FSDPA_API fsdpa_status fsdpa_finish(fsdpa_ctx *ctx);
 FSDPA_API fsdpa_status fsdpa_feed_file(fsdpa_ctx *ctx, const char *path);
 
 /** Message of the last failed call on `ctx` (owned by ctx, valid until the
- *  next call on it; "" if none).  Parse errors name the input and the byte
- *  offset (in the decompressed stream for gzip input). */
+ *  next call on it; "" after a successful call: every call on a context
+ *  clears it on entry).  Parse errors name the input and the byte offset
+ *  (in the decompressed stream for gzip input).  NULL ctx: "". */
 FSDPA_API const char *fsdpa_errmsg(const fsdpa_ctx *ctx);
-/** Byte offset of the last input error, or ::FSDPA_ABSENT. */
+/** Byte offset of the last input error on `ctx`, or ::FSDPA_ABSENT (also
+ *  after any successful call). */
 FSDPA_API int64_t fsdpa_error_offset(const fsdpa_ctx *ctx);
 
-/** Release a buffer the library returned to the caller (fsdpa_report()).
- *  NULL is a no-op. */
+/** What went wrong in a call that has no single context (a report, a list
+ *  or a query over several contexts, a summary merge): such calls take a
+ *  `fsdpa_error *` as their last argument, which may be NULL.  Initialise
+ *  with fsdpa_error_init() (or `fsdpa_error e = {sizeof e};`); on success
+ *  the call leaves `status` ::FSDPA_OK and `message` "", on failure it fills
+ *  every field. */
+typedef struct fsdpa_error {
+  size_t size;          /**< sizeof(fsdpa_error) */
+  fsdpa_status status;  /**< the call's return value */
+  int64_t input;        /**< index of the context or summary the error is about (0-based), ::FSDPA_ABSENT if none in particular */
+  int64_t offset;       /**< byte offset inside that summary (fsdpa_summary_merge(), fsdpa_summary_report()), ::FSDPA_ABSENT if none */
+  char message[512];    /**< NUL-terminated, truncated to 511 bytes */
+} fsdpa_error;
+
+/** Reset `err` to "no error" (status ::FSDPA_OK, message "", input and
+ *  offset ::FSDPA_ABSENT) and set its size. */
+FSDPA_API void fsdpa_error_init(fsdpa_error *err);
+
+/** Release a buffer the library returned to the caller (fsdpa_report(),
+ *  summaries, annotate).  NULL is a no-op.  (Lists: fsdpa_list_free().) */
 FSDPA_API void fsdpa_free(void *p);
+
+/** @} */
+
+/** @defgroup lists Lists
+ *  The one protocol of every list result.  A function that returns a list
+ *  builds it completely (O(n)) and hands it to the caller:
+ *  @code
+ *  fsdpa_list *l;
+ *  if (fsdpa_stream_list(ctx, &l) == FSDPA_OK) {
+ *    for (size_t i = 0; i < fsdpa_list_count(l); i++) {
+ *      fsdpa_stream_info s = {sizeof s};
+ *      fsdpa_list_get(l, i, &s);
+ *    }
+ *    fsdpa_list_free(l);
+ *  }
+ *  @endcode
+ *  A list is a snapshot: it does not change when more events are fed, and
+ *  it stays valid after its context is freed.  Strings in its items point
+ *  into the list and live as long as it does.  A list is read-only, so one
+ *  list may be read from several threads at once.
+ *  @{ */
+
+/** Opaque list handle (owned by the caller: fsdpa_list_free()). */
+typedef struct fsdpa_list fsdpa_list;
+
+/** What a list holds: the struct fsdpa_list_get() fills. */
+typedef enum fsdpa_list_kind {
+  FSDPA_LIST_STEPS = 1,            /**< ::fsdpa_step (fsdpa_step_list()) */
+  FSDPA_LIST_STREAMS = 2,          /**< ::fsdpa_stream_info (fsdpa_stream_list()) */
+  FSDPA_LIST_COMM_SPLITS = 3,      /**< ::fsdpa_comm_split (fsdpa_comm_split_list()) */
+  FSDPA_LIST_FSDP_UNITS = 4,       /**< ::fsdpa_fsdp_unit (fsdpa_fsdp_unit_list()) */
+  FSDPA_LIST_BACKWARD_STEPS = 5,   /**< ::fsdpa_backward_step (fsdpa_backward_step_list()) */
+  FSDPA_LIST_BACKWARD_UNITS = 6,   /**< ::fsdpa_backward_unit (fsdpa_backward_unit_list()) */
+  FSDPA_LIST_SYNC_WAITS = 7,       /**< ::fsdpa_sync_wait (fsdpa_sync_wait_list()) */
+  FSDPA_LIST_SYNC_CALLS = 8,       /**< ::fsdpa_sync_call (fsdpa_sync_call_list()) */
+  FSDPA_LIST_SYNC_STEPS = 9,       /**< ::fsdpa_sync_step (fsdpa_sync_step_list()) */
+  FSDPA_LIST_MEMORY_DEVICES = 10,  /**< ::fsdpa_memory_device (fsdpa_memory_device_list()) */
+  FSDPA_LIST_MEMORY_POINTS = 11,   /**< ::fsdpa_memory_point (fsdpa_memory_series_list()) */
+  FSDPA_LIST_MEMORY_STEPS = 12,    /**< ::fsdpa_memory_step (fsdpa_memory_step_list()) */
+  FSDPA_LIST_CROSSRANK_RANKS = 13, /**< ::fsdpa_crossrank_rank (fsdpa_crossrank_rank_list()) */
+  FSDPA_LIST_FINDINGS = 14,        /**< ::fsdpa_finding (fsdpa_report_findings(), fsdpa_summary_findings()) */
+  FSDPA_LIST_PARAMS = 15           /**< ::fsdpa_param (fsdpa_param_list()) */
+} fsdpa_list_kind;
+
+/** What `list` holds; 0 for NULL. */
+FSDPA_API fsdpa_list_kind fsdpa_list_type(const fsdpa_list *list);
+/** Number of items; 0 for NULL. */
+FSDPA_API size_t fsdpa_list_count(const fsdpa_list *list);
+/**
+ * Copy item i into `item`, a struct of the list's kind (fsdpa_list_type())
+ * whose `size` the caller set (see the versioned-struct rule in the file
+ * documentation).
+ * @return ::FSDPA_OK; ::FSDPA_EINVAL for a NULL list or item, an index
+ *         past the end, or a size below that struct's first released size.
+ */
+FSDPA_API fsdpa_status fsdpa_list_get(const fsdpa_list *list, size_t i, void *item);
+/** Release a list and everything its items point to.  NULL is a no-op. */
+FSDPA_API void fsdpa_list_free(fsdpa_list *list);
 
 /** @} */
 
 /** @defgroup events Structured events
  *  Profilers that hold events in memory feed them directly: the same events
- *  fed as JSON or through fsdpa_add_event() give identical results.
+ *  fed as JSON or through fsdpa_event_add() give identical results.
  *  @{ */
 
 /** One trace event, as the JSON parser decodes it.  Initialise with
@@ -201,8 +317,9 @@ typedef struct fsdpa_event {
 
 /** Set every field of `ev` to absent and `ev->size` to sizeof(fsdpa_event). */
 FSDPA_API void fsdpa_event_init(fsdpa_event *ev);
-/** Add one event.  Events may come in any order. */
-FSDPA_API fsdpa_status fsdpa_add_event(fsdpa_ctx *ctx, const fsdpa_event *ev);
+/** Add one event.  Events may come in any order.
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT, ::FSDPA_ESTATE. */
+FSDPA_API fsdpa_status fsdpa_event_add(fsdpa_ctx *ctx, const fsdpa_event *ev);
 
 /** Trace-level metadata (top-level keys of a Kineto file). */
 typedef struct fsdpa_trace_info {
@@ -216,9 +333,9 @@ typedef struct fsdpa_trace_info {
 FSDPA_API void fsdpa_trace_info_init(fsdpa_trace_info *info);
 /** Set trace metadata (what a JSON file carries in its top-level keys).
  *  Fields that are ::FSDPA_ABSENT leave the current value unchanged. */
-FSDPA_API fsdpa_status fsdpa_set_trace_info(fsdpa_ctx *ctx, const fsdpa_trace_info *info);
+FSDPA_API fsdpa_status fsdpa_trace_info_set(fsdpa_ctx *ctx, const fsdpa_trace_info *info);
 /** Read trace metadata as known so far. */
-FSDPA_API fsdpa_status fsdpa_get_trace_info(const fsdpa_ctx *ctx, fsdpa_trace_info *info);
+FSDPA_API fsdpa_status fsdpa_trace_info_get(fsdpa_ctx *ctx, fsdpa_trace_info *info);
 
 /** Event counts.  "Retained" events are kept in compact records for the
  *  analyses; the others are counted and dropped. */
@@ -242,8 +359,8 @@ typedef struct fsdpa_stats {
   uint64_t names;             /**< distinct interned names */
 } fsdpa_stats;
 
-/** Fill `out` (whose size field the caller sets, or 0 for the full struct). */
-FSDPA_API fsdpa_status fsdpa_get_stats(const fsdpa_ctx *ctx, fsdpa_stats *out);
+/** Event counts and memory so far. */
+FSDPA_API fsdpa_status fsdpa_stats_get(fsdpa_ctx *ctx, fsdpa_stats *out);
 
 /** @} */
 
@@ -258,10 +375,11 @@ typedef struct fsdpa_step {
   int64_t dur_ns;             /**< CPU duration of the annotation */
 } fsdpa_step;
 
-/** Number of `ProfilerStep#N` ranges seen so far (sorted by start). */
-FSDPA_API size_t fsdpa_step_count(const fsdpa_ctx *ctx);
-/** Step i (0-based, in start order).  ::FSDPA_EINVAL if out of range. */
-FSDPA_API fsdpa_status fsdpa_get_step(const fsdpa_ctx *ctx, size_t i, fsdpa_step *out);
+/** The `ProfilerStep#N` ranges seen so far, sorted by start: a list of
+ *  ::fsdpa_step.  A step's position in it is its **step index** (what
+ *  ::fsdpa_query selects with ::FSDPA_QUERY_STEP).
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM. */
+FSDPA_API fsdpa_status fsdpa_step_list(fsdpa_ctx *ctx, fsdpa_list **out);
 
 /** Role of a GPU stream, derived from what runs on it (never from its id). */
 typedef enum fsdpa_stream_role {
@@ -285,24 +403,40 @@ typedef struct fsdpa_stream_info {
   int64_t last_ns;            /**< latest end of GPU activity (absolute) */
 } fsdpa_stream_info;
 
-/** Number of GPU streams seen so far (sorted by device, then stream). */
-FSDPA_API size_t fsdpa_stream_count(const fsdpa_ctx *ctx);
-/** Stream i.  ::FSDPA_EINVAL if out of range. */
-FSDPA_API fsdpa_status fsdpa_get_stream(const fsdpa_ctx *ctx, size_t i, fsdpa_stream_info *out);
+/** The GPU streams seen so far, sorted by device, then stream: a list of
+ *  ::fsdpa_stream_info.  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM. */
+FSDPA_API fsdpa_status fsdpa_stream_list(fsdpa_ctx *ctx, fsdpa_list **out);
 
-/** Time window and track selection for queries.  Initialise with
- *  fsdpa_query_init() (whole trace, all devices, all streams).  An activity
- *  counts inside the window by its clipped part: [max(start,t0), min(end,t1)). */
+/** Bits of ::fsdpa_query.fields: which selectors are set. */
+enum fsdpa_query_field {
+  FSDPA_QUERY_T0 = 1u << 0,      /**< `t0_ns` bounds the window from below */
+  FSDPA_QUERY_T1 = 1u << 1,      /**< `t1_ns` bounds the window from above */
+  FSDPA_QUERY_STEP = 1u << 2,    /**< `step` selects a step's CPU range as the window */
+  FSDPA_QUERY_DEVICE = 1u << 3,  /**< `device` selects one device */
+  FSDPA_QUERY_STREAM = 1u << 4   /**< `stream` selects one stream (id) */
+};
+
+/** Time window and track selection for queries.  A selector counts only
+ *  when its bit is set in `fields`, so a zeroed query (::FSDPA_QUERY_INIT,
+ *  fsdpa_query_init(), or `fsdpa_query q = {sizeof q};`) is the whole trace,
+ *  every device and every stream; a NULL query means the same.  An
+ *  activity counts inside the window by its clipped part:
+ *  [max(start, t0), min(end, t1)).  With both a step and bounds the window
+ *  is their intersection; an end at or before the start is an empty window. */
 typedef struct fsdpa_query {
   size_t size;                /**< sizeof(fsdpa_query) */
-  int64_t t0_ns;              /**< window start (absolute), ::FSDPA_ABSENT = -inf */
-  int64_t t1_ns;              /**< window end (absolute, exclusive), ::FSDPA_ABSENT = +inf; an end at or before the start (also after intersecting with `step`) is an empty window */
-  int64_t step;               /**< if not ABSENT: index of a step (fsdpa_get_step()) whose CPU range is the window */
-  int64_t device;             /**< ABSENT = all devices */
-  int64_t stream;             /**< ABSENT = all streams */
+  uint32_t fields;            /**< `FSDPA_QUERY_*` bits of the selectors that are set */
+  int64_t t0_ns;              /**< window start (absolute ns) when ::FSDPA_QUERY_T0 is set */
+  int64_t t1_ns;              /**< window end (absolute ns, exclusive) when ::FSDPA_QUERY_T1 is set */
+  int64_t step;               /**< step index (position in fsdpa_step_list()) when ::FSDPA_QUERY_STEP is set */
+  int64_t device;             /**< device when ::FSDPA_QUERY_DEVICE is set */
+  int64_t stream;             /**< stream id when ::FSDPA_QUERY_STREAM is set */
 } fsdpa_query;
 
-/** Whole trace, all devices and streams. */
+/** Initialiser of a whole-trace query: `fsdpa_query q = FSDPA_QUERY_INIT;`. */
+#define FSDPA_QUERY_INIT {sizeof(fsdpa_query), 0, 0, 0, 0, 0, 0}
+
+/** Make `q` a whole-trace query (as ::FSDPA_QUERY_INIT). */
 FSDPA_API void fsdpa_query_init(fsdpa_query *q);
 
 /** GPU timeline summary over a window: span and density. */
@@ -316,12 +450,11 @@ typedef struct fsdpa_timeline {
 
 /** Timeline density of the selected streams in the window (all selected
  *  streams unioned: overlapping work is counted once). */
-FSDPA_API fsdpa_status fsdpa_query_timeline(fsdpa_ctx *ctx, const fsdpa_query *q,
+FSDPA_API fsdpa_status fsdpa_timeline_query(fsdpa_ctx *ctx, const fsdpa_query *q,
                                             fsdpa_timeline *out);
 
 /** @} */
 
-/* ==== BEGIN launch_gaps (issue 3) ==== */
 /** @defgroup launch_gaps Launch gaps, idle attribution, launch latency
  *
  * Definitions every number of this group keeps to:
@@ -399,7 +532,7 @@ typedef struct fsdpa_launch_gaps {
   int64_t edges_ns[FSDPA_GAP_EDGES];  /**< histogram edges (fixed, see the group) */
   uint64_t counts[FSDPA_GAP_BINS];    /**< gaps per bin of full gap length */
   int64_t bin_idle_ns[FSDPA_GAP_BINS];/**< idle (clipped) of the gaps of each bin */
-  int64_t span_ns;                  /**< as fsdpa_query_timeline(): last end − first start of the selected streams' GPU activity clipped to the window; ABSENT if none */
+  int64_t span_ns;                  /**< as fsdpa_timeline_query(): last end − first start of the selected streams' GPU activity clipped to the window; ABSENT if none */
   int64_t busy_ns;                  /**< |busy union of the selected streams ∩ window| */
   double density;                   /**< busy_ns / span_ns; -1 if span is absent or 0 */
   int64_t gpu_window_ns;            /**< |[first start, last end) of the selected streams' GPU activity in the whole trace ∩ window|; ABSENT if no activity.  Unlike span_ns it keeps the idle part of a window that begins or ends inside a GPU gap */
@@ -418,7 +551,7 @@ typedef struct fsdpa_launch_gaps {
  * the events so far.
  * @return ::FSDPA_OK, ::FSDPA_EINVAL (bad argument or step), ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
  */
-FSDPA_API fsdpa_status fsdpa_query_launch_gaps(fsdpa_ctx *ctx, const fsdpa_query *q,
+FSDPA_API fsdpa_status fsdpa_launch_gaps_query(fsdpa_ctx *ctx, const fsdpa_query *q,
                                                fsdpa_launch_gaps *out);
 
 /** Launch latency of the GPU ops that start in the window on the selected
@@ -446,7 +579,7 @@ typedef struct fsdpa_launch_latency {
 /** Launch latency distribution and the share of kernels shorter than their
  *  own launch call.  Works between feeds.
  *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
-FSDPA_API fsdpa_status fsdpa_query_launch_latency(fsdpa_ctx *ctx, const fsdpa_query *q,
+FSDPA_API fsdpa_status fsdpa_launch_latency_query(fsdpa_ctx *ctx, const fsdpa_query *q,
                                                   fsdpa_launch_latency *out);
 
 /** Launch-queue depth over time (HTA's queue length, §1.7 of its counters):
@@ -454,7 +587,7 @@ FSDPA_API fsdpa_status fsdpa_query_launch_latency(fsdpa_ctx *ctx, const fsdpa_qu
  *  launch call (or from its own start if that is earlier) until it starts on
  *  the GPU.  depth(t) = number of ops launched but not yet started at t,
  *  summed over the selected streams.  Measured over `range_ns` = the span of
- *  fsdpa_query_timeline() for the same query.  Unlike HTA every linked op
+ *  fsdpa_timeline_query() for the same query.  Unlike HTA every linked op
  *  counts, whatever its launch API (cudaGraphLaunch adds one per op). */
 typedef struct fsdpa_launch_queue {
   size_t size;                      /**< sizeof(fsdpa_launch_queue) */
@@ -468,12 +601,10 @@ typedef struct fsdpa_launch_queue {
 
 /** Launch-queue depth statistics.  Works between feeds.
  *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
-FSDPA_API fsdpa_status fsdpa_query_launch_queue(fsdpa_ctx *ctx, const fsdpa_query *q,
+FSDPA_API fsdpa_status fsdpa_launch_queue_query(fsdpa_ctx *ctx, const fsdpa_query *q,
                                                 fsdpa_launch_queue *out);
 /** @} */
-/* ==== END launch_gaps ==== */
 
-/* ==== BEGIN overlap (issue 4) ==== */
 /** @defgroup overlap Communication/computation overlap and FSDP units
  *
  * Definitions every number of this group keeps to:
@@ -526,10 +657,10 @@ typedef struct fsdpa_overlap {
  * device to get one GPU).  Per step: set `q->step`.
  * @return ::FSDPA_OK, ::FSDPA_EINVAL (bad size or step), ::FSDPA_ENOMEM.
  */
-FSDPA_API fsdpa_status fsdpa_query_overlap(fsdpa_ctx *ctx, const fsdpa_query *q,
+FSDPA_API fsdpa_status fsdpa_overlap_query(fsdpa_ctx *ctx, const fsdpa_query *q,
                                            fsdpa_overlap *out);
 
-/** How fsdpa_query_comm_split() groups communication kernels. */
+/** How fsdpa_comm_split_list() groups communication kernels. */
 typedef enum fsdpa_comm_split_by {
   FSDPA_SPLIT_COLLECTIVE = 0,    /**< by collective type; entries in the order AllGather, ReduceScatter, AllReduce, Broadcast, Reduce, AllToAll, SendRecv, Send, Recv, Barrier, Generic, Other */
   FSDPA_SPLIT_PROCESS_GROUP = 1  /**< by `Process Group Name`, sorted by name */
@@ -549,17 +680,12 @@ typedef struct fsdpa_comm_split {
   double busbw_gbps;      /**< Σ (bytes × bus factor) / timed_ns in GB/s; -1 if absent or the group size is unknown */
 } fsdpa_comm_split;
 
-/** Number of entries fsdpa_query_comm_split() has for this selection
- *  (distinct collective types or process groups among the selected comm
- *  kernels).  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM. */
-FSDPA_API fsdpa_status fsdpa_comm_split_count(fsdpa_ctx *ctx, const fsdpa_query *q,
-                                              fsdpa_comm_split_by by, size_t *n);
-/** Entry i (0-based, order of ::fsdpa_comm_split_by) of the split of the
- *  selection's communication.  @return ::FSDPA_OK, ::FSDPA_EINVAL (bad
- *  size, `by` or index), ::FSDPA_ENOMEM. */
-FSDPA_API fsdpa_status fsdpa_query_comm_split(fsdpa_ctx *ctx, const fsdpa_query *q,
-                                              fsdpa_comm_split_by by, size_t i,
-                                              fsdpa_comm_split *out);
+/** The split of the selection's communication: a list of
+ *  ::fsdpa_comm_split, one per distinct collective type or process group
+ *  among the selected comm kernels, in the order of ::fsdpa_comm_split_by.
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL (bad query or `by`), ::FSDPA_ENOMEM. */
+FSDPA_API fsdpa_status fsdpa_comm_split_list(fsdpa_ctx *ctx, const fsdpa_query *q,
+                                             fsdpa_comm_split_by by, fsdpa_list **out);
 
 /** FSDP version seen in the annotations: 2 (annotations starting with "FSDP::", fully_shard),
  *  1 (annotations starting with "FullyShardedDataParallel."), or 0 (none). */
@@ -622,25 +748,22 @@ typedef struct fsdpa_fsdp_unit {
   uint64_t compute_kernels;     /**< its compute kernels */
 } fsdpa_fsdp_unit;
 
-/** Number of (unit, phase) entries with at least one instance in the trace
- *  so far: units in the order they are first named, each unit's forward
- *  entry, then all backward entries in the same unit order. */
-FSDPA_API size_t fsdpa_fsdp_unit_count(fsdpa_ctx *ctx);
-/** Entry i (see fsdpa_fsdp_unit_count()) summed over the whole trace.
- *  @return ::FSDPA_OK, ::FSDPA_EINVAL (bad size or index), ::FSDPA_ENOMEM. */
-FSDPA_API fsdpa_status fsdpa_get_fsdp_unit(fsdpa_ctx *ctx, size_t i, fsdpa_fsdp_unit *out);
-/** Entry i summed over the instances that start inside the query window
- *  (an instance starts at its first compute kernel, else its first comm
- *  kernel; device and stream selection are ignored).  An entry with no
- *  instance in the window has instances == 0 and zero times.
- *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM. */
-FSDPA_API fsdpa_status fsdpa_query_fsdp_unit(fsdpa_ctx *ctx, const fsdpa_query *q, size_t i,
-                                             fsdpa_fsdp_unit *out);
+/**
+ * The FSDP units: a list of ::fsdpa_fsdp_unit with one entry per (unit,
+ * phase) that has at least one instance in the whole trace so far, in the
+ * order units are first named, every forward entry first, then every
+ * backward entry in the same unit order.  Each entry is summed over its
+ * instances that start inside the query window (an instance starts at its
+ * first compute kernel, else its first comm kernel; device and stream
+ * selection are ignored); an entry with no instance in the window is still
+ * listed, with instances == 0 and zero times, so the positions of a windowed
+ * list match the whole-trace list.
+ * @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM.
+ */
+FSDPA_API fsdpa_status fsdpa_fsdp_unit_list(fsdpa_ctx *ctx, const fsdpa_query *q, fsdpa_list **out);
 
 /** @} */
-/* ==== END overlap ==== */
 
-/* ==== BEGIN backward (issue 5) ==== */
 /** @defgroup backward FSDP backward schedule (zigzag, prefetch)
  *
  * The backward pass of each step is read as a sequence of FSDP units in
@@ -693,9 +816,9 @@ typedef struct fsdpa_backward {
   int64_t idle_ns;                 /**< Σ idle of the broken links */
 } fsdpa_backward;
 
-/** Fill `out` with the backward summary of the events so far.
+/** Fill `out` with the backward summary of the whole trace so far.
  *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM. */
-FSDPA_API fsdpa_status fsdpa_query_backward(fsdpa_ctx *ctx, fsdpa_backward *out);
+FSDPA_API fsdpa_status fsdpa_backward_get(fsdpa_ctx *ctx, fsdpa_backward *out);
 
 /** Backward schedule of one step. */
 typedef struct fsdpa_backward_step {
@@ -712,11 +835,11 @@ typedef struct fsdpa_backward_step {
   double overlap_pct;              /**< 100·|C ∩ P| / |C| over the CPU step range (all comm / compute kernels of the trace); -1 without communication */
 } fsdpa_backward_step;
 
-/** Number of steps with backward units (in time order). */
-FSDPA_API size_t fsdpa_backward_step_count(fsdpa_ctx *ctx);
-/** Step i (0-based) of fsdpa_backward_step_count().
- *  @return ::FSDPA_OK, ::FSDPA_EINVAL (bad size or index), ::FSDPA_ENOMEM. */
-FSDPA_API fsdpa_status fsdpa_get_backward_step(fsdpa_ctx *ctx, size_t i, fsdpa_backward_step *out);
+/** The steps with backward units, in time order: a list of
+ *  ::fsdpa_backward_step.  A step's position in it is its **backward step
+ *  index** (fsdpa_backward_unit_list()).
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM. */
+FSDPA_API fsdpa_status fsdpa_backward_step_list(fsdpa_ctx *ctx, fsdpa_list **out);
 
 /** One unit of one step's backward, with its schedule.  Times are absolute;
  *  a missing set has ABSENT start/end/stream. */
@@ -739,17 +862,14 @@ typedef struct fsdpa_backward_unit {
   int64_t rs_stream;        /**< stream of its first RS kernel */
 } fsdpa_backward_unit;
 
-/** Number of units in backward step i.  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM. */
-FSDPA_API fsdpa_status fsdpa_backward_unit_count(fsdpa_ctx *ctx, size_t step_i, size_t *n);
-/** Unit j (backward order) of backward step i.
- *  @return ::FSDPA_OK, ::FSDPA_EINVAL (bad size or index), ::FSDPA_ENOMEM. */
-FSDPA_API fsdpa_status fsdpa_get_backward_unit(fsdpa_ctx *ctx, size_t step_i, size_t j,
-                                               fsdpa_backward_unit *out);
+/** The units of backward step `step_i` (position in
+ *  fsdpa_backward_step_list()) in backward order: a list of
+ *  ::fsdpa_backward_unit.
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL (bad index), ::FSDPA_ENOMEM. */
+FSDPA_API fsdpa_status fsdpa_backward_unit_list(fsdpa_ctx *ctx, size_t step_i, fsdpa_list **out);
 
 /** @} */
-/* ==== END backward ==== */
 
-/* ==== BEGIN sync_waits (issue 5) ==== */
 /** @defgroup sync_waits CPU sync stalls
  *
  * Definitions every number of this group keeps to:
@@ -820,7 +940,7 @@ typedef enum fsdpa_wait_source {
  *  set). */
 typedef struct fsdpa_sync_wait {
   size_t size;                  /**< sizeof(fsdpa_sync_wait) */
-  const char *api;              /**< API name, owned by the context (valid until fsdpa_ctx_free()) */
+  const char *api;              /**< API name (owned by the list) */
   uint64_t count;               /**< selected calls */
   int64_t total_ns;             /**< Σ call duration */
   int64_t max_ns;               /**< longest call */
@@ -832,22 +952,15 @@ typedef struct fsdpa_sync_wait {
   int64_t gpu_idle_ns;          /**< GPU idle (cost) of these calls, overlaps counted once */
 } fsdpa_sync_wait;
 
-/**
- * Blocking calls per API, sorted by total_ns (largest first), then name.
- * Array protocol: `*inout_n` is the capacity of `out` in elements on entry
- * (out may be NULL when it is 0); `out[0].size` gives the element stride (0 =
- * sizeof(fsdpa_sync_wait)); on return `*inout_n` is the number of rows.  If
- * the capacity is too small the first rows are written and ::FSDPA_EBUFS is
- * returned.  Works between feeds.
- * @return ::FSDPA_OK, ::FSDPA_EBUFS, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
- */
-FSDPA_API fsdpa_status fsdpa_query_sync_waits(fsdpa_ctx *ctx, const fsdpa_query *q,
-                                              fsdpa_sync_wait *out, size_t *inout_n);
+/** Blocking calls per API: a list of ::fsdpa_sync_wait sorted by total_ns
+ *  (largest first), then name.  Works between feeds.
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
+FSDPA_API fsdpa_status fsdpa_sync_wait_list(fsdpa_ctx *ctx, const fsdpa_query *q, fsdpa_list **out);
 
 /** One blocking call with what it waited for and what it cost the GPU. */
 typedef struct fsdpa_sync_call {
   size_t size;                  /**< sizeof(fsdpa_sync_call) */
-  const char *api;              /**< API name (owned by the context) */
+  const char *api;              /**< API name (owned by the list) */
   int64_t pid;                  /**< CPU process of the calling thread */
   int64_t tid;                  /**< CPU thread */
   int64_t start_ns;             /**< absolute start */
@@ -855,10 +968,10 @@ typedef struct fsdpa_sync_call {
   int64_t step;                 /**< N of the ProfilerStep#N containing the start; ABSENT if none */
   fsdpa_wait_source source;     /**< how the waited-for work was found */
   int device_wide;              /**< 1: waited for every stream of the device; 0: one stream (or unknown) */
-  const char *sync_kind;        /**< `cuda_sync_kind` of the linked cuda_sync event, or NULL */
+  const char *sync_kind;        /**< `cuda_sync_kind` of the linked cuda_sync event (owned by the list), or NULL */
   int64_t device;               /**< device of the call (see the group); ABSENT if unknown */
   int64_t stream;               /**< waited stream; ABSENT if device-wide or unknown */
-  const char *waited_op;        /**< name of the waited-for GPU op, or NULL if none was found */
+  const char *waited_op;        /**< name of the waited-for GPU op (owned by the list), or NULL if none was found */
   int64_t waited_op_stream;     /**< its stream; ABSENT if none */
   int64_t waited_op_start_ns;   /**< its absolute start; ABSENT if none */
   int64_t waited_op_end_ns;     /**< its absolute end; ABSENT if none */
@@ -866,17 +979,16 @@ typedef struct fsdpa_sync_call {
   int64_t gpu_idle_after_ns;    /**< GPU idle after the call; ABSENT if no GPU activity follows */
 } fsdpa_sync_call;
 
-/** The selected blocking calls (same selection as fsdpa_query_sync_waits()),
- *  sorted by start.  Same array protocol.
- *  @return ::FSDPA_OK, ::FSDPA_EBUFS, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
-FSDPA_API fsdpa_status fsdpa_query_sync_calls(fsdpa_ctx *ctx, const fsdpa_query *q,
-                                              fsdpa_sync_call *out, size_t *inout_n);
+/** The selected blocking calls (same selection as fsdpa_sync_wait_list()),
+ *  sorted by start: a list of ::fsdpa_sync_call.
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
+FSDPA_API fsdpa_status fsdpa_sync_call_list(fsdpa_ctx *ctx, const fsdpa_query *q, fsdpa_list **out);
 
 /** Blocking calls of one step (the calls whose start the step contains,
  *  all threads and APIs, filtered by `q->device` / `q->stream` when set). */
 typedef struct fsdpa_sync_step {
   size_t size;                  /**< sizeof(fsdpa_sync_step) */
-  int64_t index;                /**< step index (fsdpa_get_step()) */
+  int64_t index;                /**< step index (position in fsdpa_step_list()) */
   int64_t number;               /**< N of ProfilerStep#N */
   int64_t step_dur_ns;          /**< CPU duration of the step */
   uint64_t count;               /**< blocking calls */
@@ -891,14 +1003,11 @@ typedef struct fsdpa_sync_step {
 } fsdpa_sync_step;
 
 /** Per-step blocking time for the steps whose start lies in the query window
- *  (a step query gives that step), in step order.  Same array protocol.
- *  @return ::FSDPA_OK, ::FSDPA_EBUFS, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
-FSDPA_API fsdpa_status fsdpa_query_sync_steps(fsdpa_ctx *ctx, const fsdpa_query *q,
-                                              fsdpa_sync_step *out, size_t *inout_n);
+ *  (a step query gives that step), in step order: a list of ::fsdpa_sync_step.
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
+FSDPA_API fsdpa_status fsdpa_sync_step_list(fsdpa_ctx *ctx, const fsdpa_query *q, fsdpa_list **out);
 /** @} */
-/* ==== END sync_waits ==== */
 
-/* ==== BEGIN allocator (issue 6) ==== */
 /** @defgroup allocator Device memory and the caching allocator
  *
  * Definitions every number of this group keeps to:
@@ -989,7 +1098,7 @@ typedef struct fsdpa_memory_summary {
 /** Allocator summary for the window (q->device picks the device of the
  *  level fields; q->stream is ignored).  Works between feeds.
  *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
-FSDPA_API fsdpa_status fsdpa_query_memory(fsdpa_ctx *ctx, const fsdpa_query *q,
+FSDPA_API fsdpa_status fsdpa_memory_query(fsdpa_ctx *ctx, const fsdpa_query *q,
                                           fsdpa_memory_summary *out);
 
 /** Memory levels of one device over the window, per device (rows sorted by
@@ -1010,11 +1119,10 @@ typedef struct fsdpa_memory_device {
   double mean_unallocated_share;      /**< -1 if unknown */
 } fsdpa_memory_device;
 
-/** Devices with memory events, levels over the window.  Array protocol as
- *  fsdpa_query_sync_waits().
- *  @return ::FSDPA_OK, ::FSDPA_EBUFS, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
-FSDPA_API fsdpa_status fsdpa_query_memory_devices(fsdpa_ctx *ctx, const fsdpa_query *q,
-                                                  fsdpa_memory_device *out, size_t *inout_n);
+/** Devices with memory events, levels over the window: a list of
+ *  ::fsdpa_memory_device.
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
+FSDPA_API fsdpa_status fsdpa_memory_device_list(fsdpa_ctx *ctx, const fsdpa_query *q, fsdpa_list **out);
 
 /** One bucket of the downsampled memory timeline.  min/max include the level
  *  in effect when the bucket begins, so the max over all buckets is the exact
@@ -1041,21 +1149,18 @@ typedef struct fsdpa_memory_point {
  * @param q        window (NULL = whole trace); its device and stream are ignored
  * @param device   Device Id, ::FSDPA_ABSENT = the primary device
  * @param buckets  wanted buckets (>= 1)
- * @param out      caller array of rows (see the array protocol)
- * @param inout_n  capacity of `out` in, number of rows out
- * Array protocol as fsdpa_query_sync_waits(); no device or an empty range
- * gives 0 rows.
- * @return ::FSDPA_OK, ::FSDPA_EBUFS, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
+ * @param[out] out a list of ::fsdpa_memory_point; no device or an empty
+ *                 range gives an empty list
+ * @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
  */
-FSDPA_API fsdpa_status fsdpa_query_memory_series(fsdpa_ctx *ctx, const fsdpa_query *q, int64_t device,
-                                                 size_t buckets, fsdpa_memory_point *out,
-                                                 size_t *inout_n);
+FSDPA_API fsdpa_status fsdpa_memory_series_list(fsdpa_ctx *ctx, const fsdpa_query *q, int64_t device,
+                                                size_t buckets, fsdpa_list **out);
 
 /** Allocator activity and memory levels of one step (levels of q->device, else
  *  the primary device, with the step's CPU range as the window). */
 typedef struct fsdpa_memory_step {
   size_t size;                        /**< sizeof(fsdpa_memory_step) */
-  int64_t index;                      /**< step index (fsdpa_get_step()) */
+  int64_t index;                      /**< step index (position in fsdpa_step_list()) */
   int64_t number;                     /**< N of ProfilerStep#N */
   int warmup;                         /**< 1 if the step is in warm-up */
   uint64_t malloc_calls;              /**< malloc calls starting in the step */
@@ -1072,14 +1177,142 @@ typedef struct fsdpa_memory_step {
 } fsdpa_memory_step;
 
 /** Per-step allocator rows for the steps whose start lies in the window, in
- *  step order.  Array protocol as fsdpa_query_sync_waits().
- *  @return ::FSDPA_OK, ::FSDPA_EBUFS, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
-FSDPA_API fsdpa_status fsdpa_query_memory_steps(fsdpa_ctx *ctx, const fsdpa_query *q,
-                                                fsdpa_memory_step *out, size_t *inout_n);
+ *  step order: a list of ::fsdpa_memory_step.
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
+FSDPA_API fsdpa_status fsdpa_memory_step_list(fsdpa_ctx *ctx, const fsdpa_query *q, fsdpa_list **out);
 /** @} */
-/* ==== END allocator ==== */
 
-/* ==== BEGIN crossrank (issue 11) ==== */
+/** @defgroup report Reports and findings
+ *  @{ */
+
+/** Output format of fsdpa_report(). */
+typedef enum fsdpa_format {
+  FSDPA_FORMAT_JSON = 0,  /**< the report contract (`fsdpa.report/1`) */
+  FSDPA_FORMAT_TEXT = 1,  /**< for people, fits 100 columns */
+  FSDPA_FORMAT_HTML = 2   /**< one self-contained page with charts */
+} fsdpa_format;
+
+/** Options for fsdpa_report(). */
+typedef struct fsdpa_report_options {
+  size_t size;                /**< sizeof(fsdpa_report_options) */
+  fsdpa_format format;        /**< output format */
+  int color;                  /**< text: ANSI colors (1) or not (0) */
+  int64_t html_step;          /**< html: step index for the Gantt view, ABSENT = busiest steady step */
+} fsdpa_report_options;
+
+/** Defaults: JSON, no color. */
+FSDPA_API void fsdpa_report_options_init(fsdpa_report_options *opts);
+
+/**
+ * Write the report over one or more contexts (one per rank of a job).
+ * @param ctxs    array of n contexts (each fed and, usually, finished)
+ * @param paths   n input names for the `inputs` section (NULL entries or NULL array: "<input>")
+ * @param n       number of contexts (ranks)
+ * @param opts    format and options, or NULL for JSON
+ * @param[out] out      receives a NUL-terminated buffer, release with fsdpa_free()
+ * @param[out] out_len  receives its length in bytes (may be NULL)
+ *
+ * Everything in the report except the top-level `cross_rank` section and its
+ * findings depends on one context alone, and each context keeps its own part
+ * (its findings and its `ranks` entry, with the analyses under them) until
+ * events are fed, a parameter changes or its trace info changes.  So a caller
+ * with many ranks can call fsdpa_report() on each context by itself, each in
+ * the context's own thread, and then once over all of them: the last call
+ * copies the kept parts and runs only the cross-rank analysis (this is what
+ * `fsdpa analyze -j N` does).  The output is the same bytes either way.  A
+ * context reported alone is rank `trace_info.rank`, or 0 when the trace has
+ * none; where that differs from its rank in the later report (its index),
+ * its part is made again there.
+ * @param err     receives the details of a failure; may be NULL
+ * @return ::FSDPA_OK, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT, ::FSDPA_EINVAL.
+ */
+FSDPA_API fsdpa_status fsdpa_report(fsdpa_ctx *const *ctxs, const char *const *paths, size_t n,
+                                    const fsdpa_report_options *opts, char **out, size_t *out_len,
+                                    fsdpa_error *err);
+
+/** How much a finding matters. */
+typedef enum fsdpa_severity {
+  FSDPA_SEVERITY_INFO = 0,     /**< worth knowing; nothing to fix */
+  FSDPA_SEVERITY_WARNING = 1,  /**< costs time worth recovering */
+  FSDPA_SEVERITY_CRITICAL = 2  /**< the main reason the GPUs are not busy */
+} fsdpa_severity;
+
+/** Static name of a severity: "info", "warning", "critical" ("" if unknown). */
+FSDPA_API const char *fsdpa_severity_name(fsdpa_severity s);
+
+/** A time range on the trace's clock (absolute ns, end exclusive). */
+typedef struct fsdpa_range {
+  int64_t start_ns;  /**< start */
+  int64_t end_ns;    /**< end (exclusive) */
+} fsdpa_range;
+
+/** One finding, as the report's `findings[]` carries it (docs/report-contract.md
+ *  lists every id and what its cost measures).  Strings belong to the list. */
+typedef struct fsdpa_finding {
+  size_t size;                /**< sizeof(fsdpa_finding) */
+  const char *id;             /**< stable id, e.g. "gpu-starvation", "straggler-rank" */
+  fsdpa_severity severity;    /**< how much it matters */
+  int64_t rank;               /**< the rank it is about; ::FSDPA_ABSENT for a job-wide finding */
+  int64_t step;               /**< ProfilerStep number it is about; ::FSDPA_ABSENT = the whole trace */
+  int64_t cost_ns;            /**< the time it costs (the finding's own definition); findings are ordered by it */
+  const char *title;          /**< one line */
+  const char *detail;         /**< the numbers it rests on, in sentences */
+  const char *advice;         /**< what to do, chosen from the evidence */
+  const char *evidence_json;  /**< its `evidence` object as JSON text (the ranges included) */
+  size_t nranges;             /**< number of evidence time ranges, worst first */
+  const fsdpa_range *ranges;  /**< the ranges (NULL when nranges is 0) */
+} fsdpa_finding;
+
+/**
+ * The findings of the report over these contexts, typed: the same findings
+ * in the same order (cost, then severity, rank, step, id) as `findings[]` of
+ * fsdpa_report() over the same contexts, cross-rank ones (straggler-rank)
+ * included.
+ * @param[out] out  a list of ::fsdpa_finding
+ * @param err       receives the details of a failure; may be NULL
+ * @return as fsdpa_report().
+ */
+FSDPA_API fsdpa_status fsdpa_report_findings(fsdpa_ctx *const *ctxs, size_t n, fsdpa_list **out,
+                                             fsdpa_error *err);
+/** Highest severity in a list of findings, or -1 if it has none (or is not
+ *  a list of findings). */
+FSDPA_API int fsdpa_findings_worst(const fsdpa_list *findings);
+
+/** @} */
+
+/** @defgroup params Parameters
+ *  Every threshold the analyses use has a name, a default and a rule it
+ *  follows (whose definition the default reproduces).
+ *  @{ */
+
+/** One parameter. */
+typedef struct fsdpa_param {
+  size_t size;                /**< sizeof(fsdpa_param) */
+  const char *name;           /**< e.g. "launch.kernel_wait_ns" */
+  int64_t default_value;      /**< its default */
+  int64_t min_value;          /**< smallest value fsdpa_param_set() accepts */
+  int64_t max_value;          /**< largest value fsdpa_param_set() accepts */
+  const char *description;    /**< what it sets, its unit and whose rule the default follows */
+} fsdpa_param;
+
+/** Every parameter, in a fixed order: a list of ::fsdpa_param.
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM. */
+FSDPA_API fsdpa_status fsdpa_param_list(fsdpa_list **out);
+/**
+ * Set an analysis threshold or option by name, e.g.
+ * `fsdpa_param_set(ctx, "launch.kernel_wait_ns", "30000")`.  Values are
+ * decimal integers from the parameter's min_value to its max_value (times in
+ * ns, counts, shares in ppm; see fsdpa_param_list()).
+ * @return ::FSDPA_OK, or ::FSDPA_EINVAL for an unknown name or a value that is
+ *         not an integer or is out of range (the parameter keeps its value).
+ */
+FSDPA_API fsdpa_status fsdpa_param_set(fsdpa_ctx *ctx, const char *key, const char *value);
+/** The value a parameter has in `ctx`.
+ *  @return ::FSDPA_OK, or ::FSDPA_EINVAL for an unknown name. */
+FSDPA_API fsdpa_status fsdpa_param_get(fsdpa_ctx *ctx, const char *key, int64_t *value);
+
+/** @} */
+
 /** @defgroup crossrank Cross-rank collectives and mergeable summaries
  *
  * The same collectives matched across the ranks of one job, and per-rank
@@ -1141,7 +1374,7 @@ FSDPA_API fsdpa_status fsdpa_query_memory_steps(fsdpa_ctx *ctx, const fsdpa_quer
  * byte-identical to fsdpa_report() over the same traces in the same order.
  *  @{ */
 
-/** Result of fsdpa_query_crossrank() over the contexts of one job. */
+/** Result of fsdpa_crossrank_query() over the contexts of one job. */
 typedef struct fsdpa_crossrank {
   size_t size;                   /**< sizeof(fsdpa_crossrank) */
   uint64_t ranks;                /**< contexts given */
@@ -1162,7 +1395,7 @@ typedef struct fsdpa_crossrank {
   int64_t straggler_lost_ns;     /**< time the other ranks lost waiting for it (Σ over the collectives it arrived last at), ABSENT if none */
 } fsdpa_crossrank;
 
-/** One rank's part of the cross-rank analysis (fsdpa_query_crossrank_rank()). */
+/** One rank's part of the cross-rank analysis (fsdpa_crossrank_rank_list()). */
 typedef struct fsdpa_crossrank_rank {
   size_t size;                   /**< sizeof(fsdpa_crossrank_rank) */
   int64_t rank;                  /**< rank (distributedInfo.rank, else the context's index) */
@@ -1181,16 +1414,18 @@ typedef struct fsdpa_crossrank_rank {
  * Cross-rank analysis over the contexts of one job (one per rank), on the
  * events fed so far.  Ranks are `distributedInfo.rank`, else the index.
  * Parameters (`crossrank.*`) are read from ctxs[0].
+ * @param err  receives the details of a failure (may be NULL)
  * @return ::FSDPA_OK (with zero counts and ABSENT values when fewer than 2
  *         contexts or nothing matched), ::FSDPA_EINVAL, ::FSDPA_ENOMEM,
- *         ::FSDPA_ELIMIT.  Errors go to fsdpa_errmsg(ctxs[0]).
+ *         ::FSDPA_ELIMIT.
  */
-FSDPA_API fsdpa_status fsdpa_query_crossrank(fsdpa_ctx *const *ctxs, size_t n, fsdpa_crossrank *out);
-/** The part of rank index `i` (0 ≤ i < n) of the analysis of fsdpa_query_crossrank(). */
-FSDPA_API fsdpa_status fsdpa_query_crossrank_rank(fsdpa_ctx *const *ctxs, size_t n, size_t i,
-                                                  fsdpa_crossrank_rank *out);
-
-struct fsdpa_report_options;  /* defined in the report group below */
+FSDPA_API fsdpa_status fsdpa_crossrank_query(fsdpa_ctx *const *ctxs, size_t n, fsdpa_crossrank *out,
+                                             fsdpa_error *err);
+/** Every rank's part of the analysis of fsdpa_crossrank_query(), in the
+ *  order of `ctxs`: a list of ::fsdpa_crossrank_rank.
+ *  @return as fsdpa_crossrank_query(). */
+FSDPA_API fsdpa_status fsdpa_crossrank_rank_list(fsdpa_ctx *const *ctxs, size_t n, fsdpa_list **out,
+                                                 fsdpa_error *err);
 
 /** Options of the summary functions that have no context.  Initialise with
  *  fsdpa_summary_options_init(). */
@@ -1198,11 +1433,9 @@ typedef struct fsdpa_summary_options {
   size_t size;                        /**< sizeof(fsdpa_summary_options) */
   const fsdpa_allocator *allocator;   /**< NULL: the default allocator */
   uint64_t max_memory_bytes;          /**< refuse to hold more than this (::FSDPA_ELIMIT); 0 = no cap */
-  char *errbuf;                       /**< if not NULL, receives a NUL-terminated message on failure */
-  size_t errbuf_len;                  /**< bytes available in errbuf */
 } fsdpa_summary_options;
 
-/** Defaults: default allocator, no cap, no message buffer. */
+/** Defaults: default allocator, no cap. */
 FSDPA_API void fsdpa_summary_options_init(fsdpa_summary_options *opts);
 
 /**
@@ -1228,15 +1461,18 @@ FSDPA_API fsdpa_status fsdpa_summary_write(fsdpa_ctx *ctx, const char *path, cha
  * @param sums  n summaries
  * @param lens  their lengths in bytes
  * @param n     number of summaries (at least 1)
- * @param opts  allocator, cap and message buffer, or NULL
+ * @param opts  allocator and cap, or NULL
  * @param[out] out      NUL-terminated merged summary, release with fsdpa_free()
  * @param[out] out_len  its length (may be NULL)
- * @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_EPARSE (not a valid summary:
- *         see opts->errbuf), ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
+ * @param err   receives the details of a failure (which summary, the byte
+ *              offset in it, the message); may be NULL
+ * @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_EPARSE (not a valid summary, or
+ *         one of another format version: the message names it),
+ *         ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
  */
 FSDPA_API fsdpa_status fsdpa_summary_merge(const char *const *sums, const size_t *lens, size_t n,
                                            const fsdpa_summary_options *opts, char **out,
-                                           size_t *out_len);
+                                           size_t *out_len, fsdpa_error *err);
 /**
  * The report of a (merged) summary: identical to fsdpa_report() over the
  * ranks' traces in the summary's order (the cross-rank section and finding
@@ -1244,21 +1480,34 @@ FSDPA_API fsdpa_status fsdpa_summary_merge(const char *const *sums, const size_t
  * HTML need the events (::FSDPA_EINVAL).
  * @param sum    the summary (fsdpa_summary_write() or fsdpa_summary_merge())
  * @param len    its length in bytes
- * @param opts   allocator, cap and message buffer, or NULL
+ * @param opts   allocator and cap, or NULL
  * @param ropts  report options or NULL (JSON)
  * @param[out] out      NUL-terminated report, release with fsdpa_free()
  * @param[out] out_len  its length (may be NULL)
+ * @param err    receives the details of a failure; may be NULL
  * @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_EPARSE, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
  */
 FSDPA_API fsdpa_status fsdpa_summary_report(const char *sum, size_t len,
                                             const fsdpa_summary_options *opts,
-                                            const struct fsdpa_report_options *ropts, char **out,
-                                            size_t *out_len);
+                                            const fsdpa_report_options *ropts, char **out,
+                                            size_t *out_len, fsdpa_error *err);
+/**
+ * The findings of the report of a (merged) summary, typed: the same list,
+ * in the same order, as fsdpa_report_findings() over the ranks' traces.
+ * @param[out] out  a list of ::fsdpa_finding
+ * @return as fsdpa_summary_report().
+ */
+FSDPA_API fsdpa_status fsdpa_summary_findings(const char *sum, size_t len,
+                                              const fsdpa_summary_options *opts, fsdpa_list **out,
+                                              fsdpa_error *err);
 /** @} */
-/* ==== END crossrank ==== */
 
-/* ==== BEGIN annotate ==== */
-/** @defgroup annotate Findings written into a copy of the trace
+#ifdef FSDPA_EXPERIMENTAL
+/* ==== Experimental: may change or disappear in any release ==== */
+
+/** @defgroup annotate Findings written into a copy of the trace (experimental)
+ *
+ * Experimental: the added events' names and arguments may change.
  *
  * fsdpa_annotate_file() writes a copy of a trace with the findings added as
  * trace events, so Perfetto and chrome://tracing show them next to the
@@ -1311,11 +1560,11 @@ FSDPA_API void fsdpa_annotate_options_init(fsdpa_annotate_options *opts);
  * @param i     the context whose events are wanted (0 ≤ i < n)
  * @param[out] out      NUL-terminated JSON array, release with fsdpa_free()
  * @param[out] out_len  its length (may be NULL)
- * @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.  Errors
- *         go to fsdpa_errmsg(ctxs[i]).
+ * @param err  receives the details of a failure; may be NULL
+ * @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
  */
 FSDPA_API fsdpa_status fsdpa_annotate_events(fsdpa_ctx *const *ctxs, size_t n, size_t i, char **out,
-                                             size_t *out_len);
+                                             size_t *out_len, fsdpa_error *err);
 
 /**
  * Write a copy of trace i (`in_path`, plain or gzip: the file ctxs[i] was
@@ -1327,75 +1576,14 @@ FSDPA_API fsdpa_status fsdpa_annotate_events(fsdpa_ctx *const *ctxs, size_t n, s
  * @return ::FSDPA_OK, ::FSDPA_EINVAL (bad argument, or not the trace the
  *         context read), ::FSDPA_EIO, ::FSDPA_EPARSE (corrupt gzip),
  *         ::FSDPA_ENOTTRACE (no `traceEvents` array), ::FSDPA_ETRUNCATED,
- *         ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.  Errors go to fsdpa_errmsg(ctxs[i]).
+ *         ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
  */
 FSDPA_API fsdpa_status fsdpa_annotate_file(fsdpa_ctx *const *ctxs, size_t n, size_t i,
                                            const char *in_path, const char *out_path,
-                                           const fsdpa_annotate_options *opts);
+                                           const fsdpa_annotate_options *opts, fsdpa_error *err);
 /** @} */
-/* ==== END annotate ==== */
 
-/** @defgroup report Reports and findings
- *  @{ */
-
-/** Output format of fsdpa_report(). */
-typedef enum fsdpa_format {
-  FSDPA_FORMAT_JSON = 0,  /**< the report contract (`fsdpa.report/1`) */
-  FSDPA_FORMAT_TEXT = 1,  /**< for people, fits 100 columns */
-  FSDPA_FORMAT_HTML = 2   /**< one self-contained page with charts */
-} fsdpa_format;
-
-/** Options for fsdpa_report(). */
-typedef struct fsdpa_report_options {
-  size_t size;                /**< sizeof(fsdpa_report_options) */
-  fsdpa_format format;        /**< output format */
-  int color;                  /**< text: ANSI colors (1) or not (0) */
-  int64_t html_step;          /**< html: step index for the Gantt view, ABSENT = busiest steady step */
-} fsdpa_report_options;
-
-/** Defaults: JSON, no color. */
-FSDPA_API void fsdpa_report_options_init(fsdpa_report_options *opts);
-
-/**
- * Write the report over one or more contexts (one per rank of a job).
- * @param ctxs    array of n contexts (each fed and, usually, finished)
- * @param paths   n input names for the `inputs` section (NULL entries or NULL array: "<input>")
- * @param n       number of contexts (ranks)
- * @param opts    format and options, or NULL for JSON
- * @param[out] out      receives a NUL-terminated buffer, release with fsdpa_free()
- * @param[out] out_len  receives its length in bytes (may be NULL)
- *
- * Everything in the report except the top-level `cross_rank` section and its
- * findings depends on one context alone, and each context keeps its own part
- * (its findings and its `ranks` entry, with the analyses under them) until
- * events are fed, a parameter changes or its trace info changes.  So a caller
- * with many ranks can call fsdpa_report() on each context by itself, each in
- * the context's own thread, and then once over all of them: the last call
- * copies the kept parts and runs only the cross-rank analysis (this is what
- * `fsdpa analyze -j N` does).  The output is the same bytes either way.  A
- * context reported alone is rank `trace_info.rank`, or 0 when the trace has
- * none; where that differs from its rank in the later report (its index),
- * its part is made again there.
- * @return ::FSDPA_OK, ::FSDPA_ENOMEM, ::FSDPA_EINVAL.  Errors are reported in
- *         the first context's fsdpa_errmsg().
- */
-FSDPA_API fsdpa_status fsdpa_report(fsdpa_ctx *const *ctxs, const char *const *paths, size_t n,
-                                    const fsdpa_report_options *opts, char **out, size_t *out_len);
-
-/**
- * Set an analysis threshold or option by name, e.g.
- * `fsdpa_set_param(ctx, "launch.kernel_wait_ns", "30000")`.  The names, their
- * defaults and whose rule each default follows are listed by
- * fsdpa_param_list().  Values are decimal integers from 0 to 2^61 (times in ns,
- * counts, shares in ppm); `allocator.warmup_steps` also takes -1 (automatic).
- * @return ::FSDPA_OK, or ::FSDPA_EINVAL for an unknown name or a value that is
- *         not an integer or is out of range (the parameter keeps its value).
- */
-FSDPA_API fsdpa_status fsdpa_set_param(fsdpa_ctx *ctx, const char *key, const char *value);
-/** Static text listing every parameter: one `name=default  description` per line. */
-FSDPA_API const char *fsdpa_param_list(void);
-
-/** @} */
+#endif /* FSDPA_EXPERIMENTAL */
 
 #ifdef __cplusplus
 }

@@ -92,6 +92,30 @@ static const char *sev_name(int s) {
   return s == SEV_CRITICAL ? "critical" : s == SEV_WARNING ? "warning" : "info";
 }
 
+void finding_write_evidence(const finding *x, jsonw *w) {
+  /* evidence object plus the time ranges a viewer should jump to */
+  size_t n = strlen(x->evidence);
+  while (n && x->evidence[n - 1] != '}') n--;
+  if (n < 2) {
+    jw_null(w);
+    return;
+  }
+  sbuf *b = w->b;
+  size_t body = n - 1; /* without the closing brace */
+  int empty = 1;
+  for (size_t k = 1; k < body; k++)
+    if (x->evidence[k] != ' ' && x->evidence[k] != '\n') {
+      empty = 0;
+      break;
+    }
+  jw_raw(w, x->evidence, body);
+  sb_puts(b, empty ? "\"ranges\":[" : ",\"ranges\":[");
+  for (int r = 0; r < x->nranges; r++)
+    sb_printf(b, "%s{\"start_ns\":%lld,\"end_ns\":%lld}", r ? "," : "", (long long)x->ranges[r].s,
+              (long long)x->ranges[r].e);
+  sb_puts(b, "]}");
+}
+
 void findings_write_json(const findings *f, jsonw *w) {
   jw_arr(w);
   for (size_t i = 0; i < f->n; i++) {
@@ -106,24 +130,7 @@ void findings_write_json(const findings *f, jsonw *w) {
     jw_kstr(w, "advice", x->advice);
     jw_ki64(w, "cost_ns", x->cost_ns);
     jw_key(w, "evidence");
-    /* evidence object plus the time ranges a viewer should jump to */
-    size_t n = strlen(x->evidence);
-    while (n && x->evidence[n - 1] != '}') n--;
-    if (n >= 2) {
-      sbuf *b = w->b;
-      size_t body = n - 1;  /* without the closing brace */
-      int empty = 1;
-      for (size_t k = 1; k < body; k++)
-        if (x->evidence[k] != ' ' && x->evidence[k] != '\n') { empty = 0; break; }
-      jw_raw(w, x->evidence, body);
-      sb_puts(b, empty ? "\"ranges\":[" : ",\"ranges\":[");
-      for (int r = 0; r < x->nranges; r++)
-        sb_printf(b, "%s{\"start_ns\":%lld,\"end_ns\":%lld}", r ? "," : "",
-                  (long long)x->ranges[r].s, (long long)x->ranges[r].e);
-      sb_puts(b, "]}");
-    } else {
-      jw_null(w);
-    }
+    finding_write_evidence(x, w);
     jw_obj_end(w);
   }
   jw_arr_end(w);

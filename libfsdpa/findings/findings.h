@@ -46,4 +46,6 @@ int findings_append(findings *dst, const findings *src);
 /* Sort by cost (desc), then severity (desc), then rank, step, id. */
 void findings_sort(findings *f);
 void findings_write_json(const findings *f, jsonw *w);
+/* One finding's `evidence` value: its evidence object with `ranges` added. */
+void finding_write_evidence(const finding *x, jsonw *w);
 #endif

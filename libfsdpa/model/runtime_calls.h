@@ -76,31 +76,6 @@ int32_t sc_step_of(const step_rec *steps, size_t n, int64_t t);
  * per device, summed, where resume = end + idle_after (end if ABSENT).
  * Overlapping calls are counted once. */
 fsdpa_status sc_idle_cost(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, int64_t *out);
-/* Busy union a call's idle is measured against. */
-/* Caller arrays of versioned structs (the array protocol of the public
- * queries): the element stride is the caller's out[0].size (0 = ours), each
- * row gets our current size written back. */
-typedef struct sc_out {
-  char *base;
-  size_t stride, cap, cur;
-} sc_out;
-static inline int sc_out_init(sc_out *o, void *out, const size_t *inout_n, size_t cur) {
-  if (!inout_n) return -1;
-  o->base = out;
-  o->cap = *inout_n;
-  o->cur = cur;
-  o->stride = cur;
-  if (!o->cap) return 0;
-  if (!out) return -1;
-  size_t given = *(const size_t *)out;
-  if (!ctx_struct_ok(given, cur)) return -1;
-  if (given) o->stride = given;
-  return 0;
-}
-static inline void sc_out_put(sc_out *o, size_t i, const void *row) {
-  if (i >= o->cap) return;
-  memcpy(o->base + i * o->stride, row, o->cur);
-}
 /* Keep the `cap` longest calls (indices into s->v), longest first. */
 static inline void sc_top_insert(const sc_set *s, size_t *top, int *ntop, int cap, size_t i) {
   int64_t d = s->v[i].end - s->v[i].ts;

@@ -1,47 +1,63 @@
 /* Public queries over the track structure: steps, streams, GPU density. */
 #include "ctx.h"
 #include "events/classify.h"
+#include "util/abi.h"
+#include "util/list.h"
 #include <stdlib.h>
 #include <string.h>
 
-size_t fsdpa_step_count(const fsdpa_ctx *c) { return c ? c->st.steps.len : 0; }
-
-fsdpa_status fsdpa_get_step(const fsdpa_ctx *c, size_t i, fsdpa_step *out) {
-  if (!c || !out || !ctx_struct_ok(out->size, sizeof *out)) return FSDPA_EINVAL;
-  if (i >= c->st.steps.len) return FSDPA_EINVAL;
+void ctx_step_public(const fsdpa_ctx *c, size_t i, fsdpa_step *out) {
   const step_rec *r = &((const step_rec *)c->st.steps.data)[i];  /* kept sorted by the store */
+  memset(out, 0, sizeof *out);
   out->size = sizeof *out;
   out->number = r->number;
   out->start_ns = ctx_abs(c, r->ts);
   out->dur_ns = r->end - r->ts;
-  return FSDPA_OK;
 }
 
-size_t fsdpa_stream_count(const fsdpa_ctx *c) {
-  if (!c) return 0;
-  const store_views *v = ctx_views((fsdpa_ctx *)c);
-  return v ? v->nstreams : 0;
+fsdpa_status fsdpa_step_list(fsdpa_ctx *c, fsdpa_list **out) {
+  if (!c) return FSDPA_EINVAL;
+  ctx_clear(c);
+  if (!out) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_step_list: NULL out");
+  *out = NULL;
+  list_build b;
+  lb_init(&b, &c->alloc, FSDPA_LIST_STEPS);
+  for (size_t i = 0; i < c->st.steps.len; i++) {
+    fsdpa_step s;
+    ctx_step_public(c, i, &s);
+    lb_push(&b, &s);
+  }
+  fsdpa_status st = lb_finish(&b, out);
+  return st ? ctx_fail(c, st, "out of memory") : FSDPA_OK;
 }
 
-fsdpa_status fsdpa_get_stream(const fsdpa_ctx *cc, size_t i, fsdpa_stream_info *out) {
-  fsdpa_ctx *c = (fsdpa_ctx *)cc;
-  if (!c || !out || !ctx_struct_ok(out->size, sizeof *out)) return FSDPA_EINVAL;
+fsdpa_status fsdpa_stream_list(fsdpa_ctx *c, fsdpa_list **out) {
+  if (!c) return FSDPA_EINVAL;
+  ctx_clear(c);
+  if (!out) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_stream_list: NULL out");
+  *out = NULL;
   const store_views *v = ctx_views(c);
   if (!v) return fa_fail_status(&c->alloc);
-  if (i >= v->nstreams) return FSDPA_EINVAL;
-  const gpu_stream_view *sv = &v->streams[i];
-  memset(out, 0, sizeof *out);
-  out->size = sizeof *out;
-  out->device = sv->device;
-  out->stream = sv->stream;
-  out->role = (fsdpa_stream_role)sv->role;
-  out->kernels = sv->kernels;
-  out->comm_kernels = sv->comm_kernels;
-  out->memops = sv->memops;
-  out->busy_ns = iv_total(sv->busy, sv->nbusy);
-  out->first_ns = sv->nbusy ? ctx_abs(c, sv->busy[0].s) : FSDPA_ABSENT;
-  out->last_ns = sv->nbusy ? ctx_abs(c, sv->busy[sv->nbusy - 1].e) : FSDPA_ABSENT;
-  return FSDPA_OK;
+  list_build b;
+  lb_init(&b, &c->alloc, FSDPA_LIST_STREAMS);
+  for (size_t i = 0; i < v->nstreams; i++) {
+    const gpu_stream_view *sv = &v->streams[i];
+    fsdpa_stream_info o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.device = sv->device;
+    o.stream = sv->stream;
+    o.role = (fsdpa_stream_role)sv->role;
+    o.kernels = sv->kernels;
+    o.comm_kernels = sv->comm_kernels;
+    o.memops = sv->memops;
+    o.busy_ns = iv_total(sv->busy, sv->nbusy);
+    o.first_ns = sv->nbusy ? ctx_abs(c, sv->busy[0].s) : FSDPA_ABSENT;
+    o.last_ns = sv->nbusy ? ctx_abs(c, sv->busy[sv->nbusy - 1].e) : FSDPA_ABSENT;
+    lb_push(&b, &o);
+  }
+  fsdpa_status st = lb_finish(&b, out);
+  return st ? ctx_fail(c, st, "out of memory") : FSDPA_OK;
 }
 
 static int selected(const gpu_stream_view *sv, const qwin *w) {
@@ -49,9 +65,11 @@ static int selected(const gpu_stream_view *sv, const qwin *w) {
          (w->stream == FSDPA_ABSENT || sv->stream == w->stream);
 }
 
-fsdpa_status fsdpa_query_timeline(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_timeline *out) {
-  if (!c || !out || !ctx_struct_ok(out->size, sizeof *out)) return FSDPA_EINVAL;
+fsdpa_status fsdpa_timeline_query(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_timeline *res) {
+  if (!c) return FSDPA_EINVAL;
   ctx_clear(c);
+  if (!ABI_OK(fsdpa_timeline, res)) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_timeline.size");
+  fsdpa_timeline tl, *out = &tl;
   qwin w;
   fsdpa_status st = ctx_resolve_query(c, q, &w);
   if (st) return st;
@@ -92,5 +110,6 @@ fsdpa_status fsdpa_query_timeline(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_time
     out->density = -1.0;
   }
   fa_free(&c->alloc, u, total * sizeof(iv));
+  ABI_OUT(fsdpa_timeline, res, out);
   return FSDPA_OK;
 }

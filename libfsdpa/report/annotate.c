@@ -11,6 +11,8 @@
  * strings, so it never builds anything in memory and any chunking works. */
 #include "report/report.h"
 #include "util/outbuf.h"
+#include "util/abi.h"
+#include "util/error.h"
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -196,22 +198,22 @@ out:
   return st;
 }
 
-static fsdpa_status check_args(fsdpa_ctx *const *ctxs, size_t n, size_t i) {
-  if (!ctxs || !n || i >= n) return FSDPA_EINVAL;
-  for (size_t k = 0; k < n; k++)
-    if (!ctxs[k]) return FSDPA_EINVAL;
+/* The shared argument checks of the two public functions. */
+static fsdpa_status check_args(fsdpa_ctx *const *ctxs, size_t n, size_t i, fsdpa_error *err, const char *fn) {
+  fsdpa_status st = ctx_check_many(ctxs, n, err, fn);
+  if (st) return st;
+  if (i >= n) return err_set(err, FSDPA_EINVAL, (int64_t)i, FSDPA_ABSENT, "%s: trace %zu out of range (%zu)", fn, i, n);
   return FSDPA_OK;
 }
 
-fsdpa_status fsdpa_annotate_events(fsdpa_ctx *const *ctxs, size_t n, size_t i, char **out,
-                                   size_t *out_len) {
-  if (!out) return FSDPA_EINVAL;
+fsdpa_status fsdpa_annotate_events(fsdpa_ctx *const *ctxs, size_t n, size_t i, char **out, size_t *out_len,
+                                   fsdpa_error *err) {
+  fsdpa_status st = check_args(ctxs, n, i, err, "fsdpa_annotate_events");
+  if (st) return st;
+  if (!out) return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "fsdpa_annotate_events: NULL out");
   *out = NULL;
   if (out_len) *out_len = 0;
-  fsdpa_status st = check_args(ctxs, n, i);
-  if (st) return st;
   fsdpa_ctx *c = ctxs[i];
-  ctx_clear(c);
   sbuf b;
   sb_init(&b, &c->alloc);
   sb_puts(&b, "[");
@@ -225,7 +227,7 @@ fsdpa_status fsdpa_annotate_events(fsdpa_ctx *const *ctxs, size_t n, size_t i, c
   }
   if (st && !c->err[0]) ctx_fail(c, st, "annotate: %s", fsdpa_status_str(st));
   sb_free(&b);
-  return st;
+  return st ? ctx_err_out(err, st, c, (int64_t)i) : FSDPA_OK;
 }
 
 /* ---- streaming copy ---- */
@@ -511,22 +513,18 @@ static fsdpa_status copy_stream(copier *k, FILE *in) {
   return st;
 }
 
-fsdpa_status fsdpa_annotate_file(fsdpa_ctx *const *ctxs, size_t n, size_t i, const char *in_path,
-                                 const char *out_path, const fsdpa_annotate_options *opts) {
-  fsdpa_status st = check_args(ctxs, n, i);
-  if (st) return st;
+static fsdpa_status annotate_file(fsdpa_ctx *const *ctxs, size_t n, size_t i, const char *in_path,
+                                  const char *out_path, const fsdpa_annotate_options *opts) {
+  fsdpa_status st;
   fsdpa_ctx *c = ctxs[i];
-  ctx_clear(c);
   if (!in_path || !out_path)
     return ctx_fail(c, FSDPA_EINVAL, "annotate: input and output paths are required");
   if (!strcmp(in_path, "-"))
     return ctx_fail(c, FSDPA_EINVAL, "annotate: the trace is read twice, so it cannot be standard input");
   fsdpa_annotate_options o;
   fsdpa_annotate_options_init(&o);
-  if (opts) {
-    if (!ctx_struct_ok(opts->size, sizeof o)) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_annotate_options.size");
-    memcpy(&o, opts, sizeof o);
-  }
+  if (opts && !ABI_IN(fsdpa_annotate_options, &o, opts))
+    return ctx_fail(c, FSDPA_EINVAL, "fsdpa_annotate_options.size");
   int to_stdout = !strcmp(out_path, "-");
   if (!to_stdout && !strcmp(in_path, out_path))
     return ctx_fail(c, FSDPA_EINVAL, "annotate: the output would overwrite the input %s", in_path);
@@ -592,4 +590,12 @@ out:
   fclose(in);
   sb_free(&ev);
   return st;
+}
+
+fsdpa_status fsdpa_annotate_file(fsdpa_ctx *const *ctxs, size_t n, size_t i, const char *in_path,
+                                 const char *out_path, const fsdpa_annotate_options *opts, fsdpa_error *err) {
+  fsdpa_status st = check_args(ctxs, n, i, err, "fsdpa_annotate_file");
+  if (st) return st;
+  st = annotate_file(ctxs, n, i, in_path, out_path, opts);
+  return st ? ctx_err_out(err, st, ctxs[i], (int64_t)i) : FSDPA_OK;
 }

@@ -179,23 +179,27 @@ static void lane_rects(fsdpa_ctx *c, const gpu_stream_view *sv, int64_t maxdur, 
 static fsdpa_status memory_json(fsdpa_ctx *c, int64_t t0_rel, int64_t t1_rel, size_t buckets,
                                 int64_t origin, jsonw *w) {
   fa_alloc *a = &c->alloc;
-  size_t bytes = buckets * sizeof(fsdpa_memory_point);
-  fsdpa_memory_point *p = fa_calloc(a, bytes);
-  if (!p) return ctx_fail(c, fa_fail_status(a), "out of memory (html memory timeline)");
-  p[0].size = sizeof *p;
-  size_t n = buckets;
   fsdpa_query q;
   fsdpa_query_init(&q);
   if (t0_rel != FSDPA_ABSENT) {
+    q.fields = FSDPA_QUERY_T0 | FSDPA_QUERY_T1;
     q.t0_ns = ctx_abs(c, t0_rel);
     q.t1_ns = ctx_abs(c, t1_rel);
   }
-  fsdpa_status st = fsdpa_query_memory_series(c, &q, FSDPA_ABSENT, buckets, p, &n);
-  if (st == FSDPA_EBUFS) st = FSDPA_OK;  /* cannot happen: n <= buckets */
-  if (st) {
-    fa_free(a, p, bytes);
-    return st;
+  fsdpa_list *l;
+  fsdpa_status st = fsdpa_memory_series_list(c, &q, FSDPA_ABSENT, buckets, &l);
+  if (st) return st;
+  size_t n = fsdpa_list_count(l), bytes = (n ? n : 1) * sizeof(fsdpa_memory_point);
+  fsdpa_memory_point *p = fa_calloc(a, bytes);
+  if (!p) {
+    fsdpa_list_free(l);
+    return ctx_fail(c, fa_fail_status(a), "out of memory (html memory timeline)");
   }
+  for (size_t k = 0; k < n; k++) {
+    p[k].size = sizeof p[k];
+    fsdpa_list_get(l, k, &p[k]);
+  }
+  fsdpa_list_free(l);
   int any = 0;
   for (size_t k = 0; k < n; k++)
     if (p[k].allocated_max != FSDPA_ABSENT || p[k].reserved_max != FSDPA_ABSENT) any = 1;
@@ -207,7 +211,7 @@ static fsdpa_status memory_json(fsdpa_ctx *c, int64_t t0_rel, int64_t t1_rel, si
   fsdpa_memory_summary ms;
   memset(&ms, 0, sizeof ms);
   ms.size = sizeof ms;
-  fsdpa_status qs = fsdpa_query_memory(c, &q, &ms);
+  fsdpa_status qs = fsdpa_memory_query(c, &q, &ms);
   if (qs == FSDPA_ENOMEM || qs == FSDPA_ELIMIT) { /* never a page silently missing its memory facts */
     fa_free(a, p, bytes);
     return qs;

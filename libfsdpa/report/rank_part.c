@@ -42,10 +42,10 @@ fsdpa_status rank_json_write(fsdpa_ctx *c, int64_t rank, jsonw *w) {
   jw_ki64(w, "span_ns", v->nall ? v->all_busy[v->nall - 1].e - v->all_busy[0].s : FSDPA_ABSENT);
   jw_key(w, "steps");
   jw_arr(w);
-  size_t ns = fsdpa_step_count(c);
+  size_t ns = c->st.steps.len;
   for (size_t i = 0; i < ns; i++) {
-    fsdpa_step s = {sizeof s, 0, 0, 0};
-    if (fsdpa_get_step(c, i, &s)) continue;
+    fsdpa_step s;
+    ctx_step_public(c, i, &s);
     jw_obj(w);
     char name[48];
     fmt_step(name, sizeof name, s.number);

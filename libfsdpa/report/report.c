@@ -4,6 +4,9 @@
 #include "report/rank_cache.h"
 #include "analysis/crossrank/crossrank.h"
 #include "util/outbuf.h"
+#include "util/abi.h"
+#include "util/error.h"
+#include "util/list.h"
 #include "util/fmt.h"
 #include <stdio.h>
 #include <string.h>
@@ -32,43 +35,62 @@ fsdpa_status report_collect(fsdpa_ctx *const *ctxs, const int64_t *ranks, size_t
   return FSDPA_OK;
 }
 
-fsdpa_status fsdpa_report(fsdpa_ctx *const *ctxs, const char *const *paths, size_t n,
-                          const fsdpa_report_options *opts, char **out, size_t *out_len) {
-  if (!ctxs || !n || !out) return FSDPA_EINVAL;
+/* What fsdpa_report() and fsdpa_report_findings() both need: the resolved
+ * ranks, the cross-rank result and every finding, sorted. */
+static fsdpa_status prepare(report_in *in, fsdpa_ctx *const *ctxs, const char *const *paths, size_t n) {
+  memset(in, 0, sizeof *in);
+  fa_alloc *a = &ctxs[0]->alloc;
+  in->ctxs = ctxs;
+  in->paths = paths;
+  in->n = n;
+  findings_init(&in->all, a);
+  in->ranks = fa_malloc(a, n * sizeof(int64_t));
+  if (!in->ranks) return ctx_fail(ctxs[0], fa_fail_status(a), "out of memory");
   for (size_t i = 0; i < n; i++)
-    if (!ctxs[i]) return FSDPA_EINVAL;
+    in->ranks[i] = ctxs[i]->info.rank != FSDPA_ABSENT ? ctxs[i]->info.rank : (int64_t)i;
+  fsdpa_status st = crossrank_run(in->ctxs, in->ranks, in->n, &in->xr);
+  if (!st) st = report_collect(in->ctxs, in->ranks, in->n, in->xr, &in->all);
+  return st;
+}
+
+static void release(report_in *in) {
+  fsdpa_ctx *c0 = in->ctxs[0];
+  findings_free(&in->all);
+  crossrank_done(c0, in->xr);
+  if (in->ranks) fa_free(&c0->alloc, in->ranks, in->n * sizeof(int64_t));
+}
+
+/* A failure inside a report: the first context holds the message. */
+static fsdpa_status failed(fsdpa_error *err, fsdpa_status st, fsdpa_ctx *c0) {
+  if (!c0->err[0]) ctx_fail(c0, st, "report: %s", fsdpa_status_str(st));
+  return ctx_err_out(err, st, c0, FSDPA_ABSENT);
+}
+
+fsdpa_status fsdpa_report(fsdpa_ctx *const *ctxs, const char *const *paths, size_t n,
+                          const fsdpa_report_options *opts, char **out, size_t *out_len, fsdpa_error *err) {
+  fsdpa_status st = ctx_check_many(ctxs, n, err, "fsdpa_report");
+  if (st) return st;
+  if (!out) return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "fsdpa_report: NULL out");
   *out = NULL;
   if (out_len) *out_len = 0;
   fsdpa_ctx *c0 = ctxs[0];
-  ctx_clear(c0);
   fsdpa_report_options o;
   fsdpa_report_options_init(&o);
-  if (opts) {
-    if (!ctx_struct_ok(opts->size, sizeof o)) return ctx_fail(c0, FSDPA_EINVAL, "fsdpa_report_options.size");
-    memcpy(&o, opts, sizeof o);
-  }
+  if (opts && !ABI_IN(fsdpa_report_options, &o, opts))
+    return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "fsdpa_report_options.size");
+  if ((int)o.format < FSDPA_FORMAT_JSON || (int)o.format > FSDPA_FORMAT_HTML)
+    return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "unknown report format %d", (int)o.format);
   fa_alloc *a = &c0->alloc;
   report_in in;
-  memset(&in, 0, sizeof in);
-  in.ctxs = ctxs;
-  in.paths = paths;
-  in.n = n;
+  st = prepare(&in, ctxs, paths, n);
   in.opts = &o;
-  in.ranks = fa_malloc(a, n * sizeof(int64_t));
-  if (!in.ranks) return ctx_fail(c0, fa_fail_status(a), "out of memory");
-  for (size_t i = 0; i < n; i++)
-    in.ranks[i] = ctxs[i]->info.rank != FSDPA_ABSENT ? ctxs[i]->info.rank : (int64_t)i;
-  findings_init(&in.all, a);
   sbuf b;
   sb_init(&b, a);
-  fsdpa_status st = crossrank_run(in.ctxs, in.ranks, in.n, &in.xr);
-  if (!st) st = report_collect(in.ctxs, in.ranks, in.n, in.xr, &in.all);
   if (!st) {
     switch (o.format) {
       case FSDPA_FORMAT_JSON: st = report_json(&in, &b, 1); break;
       case FSDPA_FORMAT_TEXT: st = report_text(&in, &b); break;
-      case FSDPA_FORMAT_HTML: st = report_html(&in, &b); break;
-      default: st = ctx_fail(c0, FSDPA_EINVAL, "unknown report format %d", (int)o.format);
+      default: st = report_html(&in, &b); break;
     }
   }
   if (!st && b.failed) st = (fsdpa_status)b.failed;
@@ -77,12 +99,79 @@ fsdpa_status fsdpa_report(fsdpa_ctx *const *ctxs, const char *const *paths, size
     if (!*out) st = fa_fail_status(a);
     else if (out_len) *out_len = b.len;
   }
-  if (st && !c0->err[0]) ctx_fail(c0, st, "report: %s", fsdpa_status_str(st));
   sb_free(&b);
-  findings_free(&in.all);
-  crossrank_done(c0, in.xr);
-  fa_free(a, in.ranks, n * sizeof(int64_t));
-  return st;
+  release(&in);
+  return st ? failed(err, st, c0) : FSDPA_OK;
+}
+
+const char *fsdpa_severity_name(fsdpa_severity s) {
+  switch (s) {
+    case FSDPA_SEVERITY_INFO: return "info";
+    case FSDPA_SEVERITY_WARNING: return "warning";
+    case FSDPA_SEVERITY_CRITICAL: return "critical";
+  }
+  return "";
+}
+
+fsdpa_status report_findings_list(const findings *f, fa_alloc *a, fsdpa_list **out) {
+  list_build b;
+  lb_init(&b, a, FSDPA_LIST_FINDINGS);
+  for (size_t i = 0; i < f->n; i++) {
+    const finding *x = &f->v[i];
+    fsdpa_finding o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.id = lb_cstr(&b, x->id);
+    o.severity = (fsdpa_severity)x->severity;
+    o.rank = x->rank;
+    o.step = x->step;
+    o.cost_ns = x->cost_ns;
+    o.title = lb_cstr(&b, x->title);
+    o.detail = lb_cstr(&b, x->detail);
+    o.advice = lb_cstr(&b, x->advice);
+    /* the evidence object as the JSON report writes it, ranges included */
+    sbuf e;
+    sb_init(&e, a);
+    jsonw w;
+    jw_init(&w, &e, 0);
+    finding_write_evidence(x, &w);
+    if (e.failed) b.failed = (fsdpa_status)e.failed;
+    o.evidence_json = lb_str(&b, e.p ? e.p : "", e.len);
+    sb_free(&e);
+    fsdpa_range r[FINDING_MAX_RANGES];
+    for (int k = 0; k < x->nranges; k++) {
+      r[k].start_ns = x->ranges[k].s;
+      r[k].end_ns = x->ranges[k].e;
+    }
+    o.nranges = (size_t)x->nranges;
+    o.ranges = lb_ranges(&b, r, (size_t)x->nranges);
+    lb_push(&b, &o);
+  }
+  return lb_finish(&b, out);
+}
+
+fsdpa_status fsdpa_report_findings(fsdpa_ctx *const *ctxs, size_t n, fsdpa_list **out, fsdpa_error *err) {
+  fsdpa_status st = ctx_check_many(ctxs, n, err, "fsdpa_report_findings");
+  if (st) return st;
+  if (!out) return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "fsdpa_report_findings: NULL out");
+  *out = NULL;
+  report_in in;
+  st = prepare(&in, ctxs, NULL, n);
+  if (!st) st = report_findings_list(&in.all, &ctxs[0]->alloc, out);
+  release(&in);
+  return st ? failed(err, st, ctxs[0]) : FSDPA_OK;
+}
+
+int fsdpa_findings_worst(const fsdpa_list *l) {
+  if (fsdpa_list_type(l) != FSDPA_LIST_FINDINGS) return -1;
+  int worst = -1;
+  for (size_t i = 0; i < fsdpa_list_count(l); i++) {
+    fsdpa_finding f;
+    memset(&f, 0, sizeof f);
+    f.size = sizeof f;
+    if (fsdpa_list_get(l, i, &f) == FSDPA_OK && (int)f.severity > worst) worst = (int)f.severity;
+  }
+  return worst;
 }
 
 fsdpa_status report_json(report_in *in, sbuf *out, int pretty) {

@@ -22,6 +22,8 @@ typedef struct report_in {
  * same list). */
 fsdpa_status report_collect(fsdpa_ctx *const *ctxs, const int64_t *ranks, size_t n,
                             const xr_result *xr, findings *all);
+/* The findings as a caller-owned list (fsdpa_report_findings(), summaries). */
+fsdpa_status report_findings_list(const findings *f, fa_alloc *a, fsdpa_list **out);
 /* Write the whole JSON report (contract fsdpa.report/1). */
 fsdpa_status report_json(report_in *in, sbuf *out, int pretty);
 /* Text for a terminal (uses the same analyses and findings). */

@@ -88,10 +88,16 @@ static fsdpa_status memory_line(report_in *in, fsdpa_ctx *c, sbuf *b) {
   enum { CELLS = 60 };
   fsdpa_memory_point p[CELLS];
   memset(p, 0, sizeof p);
-  p[0].size = sizeof p[0];
-  size_t n = CELLS;
-  fsdpa_status st = fsdpa_query_memory_series(c, NULL, FSDPA_ABSENT, CELLS, p, &n);
-  if (st) return st == FSDPA_EBUFS ? FSDPA_OK : st;
+  fsdpa_list *l;
+  fsdpa_status st = fsdpa_memory_series_list(c, NULL, FSDPA_ABSENT, CELLS, &l);
+  if (st) return st;
+  size_t n = fsdpa_list_count(l);
+  if (n > CELLS) n = CELLS;
+  for (size_t i = 0; i < n; i++) {
+    p[i].size = sizeof p[i];
+    fsdpa_list_get(l, i, &p[i]);
+  }
+  fsdpa_list_free(l);
   int64_t max = 0, min = INT64_MAX;
   for (size_t i = 0; i < n; i++) {
     if (p[i].allocated_max != FSDPA_ABSENT && p[i].allocated_max > max) max = p[i].allocated_max;
@@ -128,15 +134,15 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
     if (!k || v->streams[k].device != v->streams[k - 1].device) ndev++;
   sb_printf(b, "   %llu events, %llu kernels, %zu steps, %zu GPU streams on %zu device(s)%s\n",
             (unsigned long long)c->st.stats.events, (unsigned long long)c->st.stats.kernels,
-            fsdpa_step_count(c), v->nstreams, ndev, ver == 2 ? ", FSDP2" : ver == 1 ? ", FSDP1" : "");
+            c->st.steps.len, v->nstreams, ndev, ver == 2 ? ", FSDP2" : ver == 1 ? ", FSDP1" : "");
 
-  size_t ns = fsdpa_step_count(c);
+  size_t ns = c->st.steps.len;
   label(b, in, "step time");
   if (ns) {
     int64_t tot = 0, lo = INT64_MAX, hi = 0;
     for (size_t k = 0; k < ns; k++) {
-      fsdpa_step s = {sizeof s, 0, 0, 0};
-      if (fsdpa_get_step(c, k, &s)) continue;
+      fsdpa_step s;
+      ctx_step_public(c, k, &s);
       tot += s.dur_ns;
       if (s.dur_ns < lo) lo = s.dur_ns;
       if (s.dur_ns > hi) hi = s.dur_ns;
@@ -152,7 +158,7 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
   fsdpa_launch_gaps g;
   memset(&g, 0, sizeof g);
   g.size = sizeof g;
-  if ((st = fsdpa_query_launch_gaps(c, &q, &g))) return st;
+  if ((st = fsdpa_launch_gaps_query(c, &q, &g))) return st;
   label(b, in, "GPU density");
   if (g.span_ns != FSDPA_ABSENT) {
     const char *dc = g.density < 0.5 ? C_RED : g.density < 0.8 ? C_YEL : C_GRN;
@@ -173,7 +179,7 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
   fsdpa_overlap ov;
   memset(&ov, 0, sizeof ov);
   ov.size = sizeof ov;
-  if ((st = fsdpa_query_overlap(c, &q, &ov))) return st;
+  if ((st = fsdpa_overlap_query(c, &q, &ov))) return st;
   label(b, in, "exposed comm");
   if (ov.comm_ns != FSDPA_ABSENT) {
     fmt_dur(t1, sizeof t1, ov.exposed_comm_ns);
@@ -189,7 +195,7 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
   fsdpa_backward bw;
   memset(&bw, 0, sizeof bw);
   bw.size = sizeof bw;
-  if ((st = fsdpa_query_backward(c, &bw))) return st;
+  if ((st = fsdpa_backward_get(c, &bw))) return st;
   label(b, in, "backward");
   if (bw.pattern == FSDPA_BWD_UNKNOWN) {
     sb_puts(b, ver ? "unknown: fewer than two FSDP units in backward\n"
@@ -206,7 +212,7 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
   fsdpa_memory_summary ms;
   memset(&ms, 0, sizeof ms);
   ms.size = sizeof ms;
-  if ((st = fsdpa_query_memory(c, &q, &ms))) return st;
+  if ((st = fsdpa_memory_query(c, &q, &ms))) return st;
   label(b, in, "allocator");
   uint64_t steady = ms.steady_state_malloc_calls + ms.steady_state_free_calls;
   if (ms.device == FSDPA_ABSENT) {
@@ -230,11 +236,15 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
   enum { NSW = 32 };
   fsdpa_sync_wait sw[NSW];
   memset(sw, 0, sizeof sw);
-  sw[0].size = sizeof sw[0];
-  size_t nsw = NSW;
-  st = fsdpa_query_sync_waits(c, &q, sw, &nsw);
-  if (st && st != FSDPA_EBUFS) return st;
+  fsdpa_list *swl;
+  st = fsdpa_sync_wait_list(c, &q, &swl);
+  if (st) return st;
+  size_t nsw = fsdpa_list_count(swl);
   if (nsw > NSW) nsw = NSW;
+  for (size_t k = 0; k < nsw; k++) {
+    sw[k].size = sizeof sw[k];
+    fsdpa_list_get(swl, k, &sw[k]);
+  }
   label(b, in, "CPU blocked");
   if (nsw) {
     int64_t tot = 0;
@@ -246,6 +256,7 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
   } else {
     sb_puts(b, "never: no blocking CUDA calls\n");
   }
+  fsdpa_list_free(swl);
 
   if (v->nstreams) {
     /* per stream: role, kernels, busy, and the launch-gap histogram as a
@@ -257,12 +268,13 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
       const gpu_stream_view *sv = &v->streams[k];
       fsdpa_query qs;
       fsdpa_query_init(&qs);
+      qs.fields = FSDPA_QUERY_DEVICE | FSDPA_QUERY_STREAM;
       qs.device = sv->device;
       qs.stream = sv->stream;
       fsdpa_launch_gaps gs;
       memset(&gs, 0, sizeof gs);
       gs.size = sizeof gs;
-      if ((st = fsdpa_query_launch_gaps(c, &qs, &gs))) return st;
+      if ((st = fsdpa_launch_gaps_query(c, &qs, &gs))) return st;
       char name[32];
       snprintf(name, sizeof name, "dev %lld stream %lld", (long long)sv->device, (long long)sv->stream);
       fmt_dur(t1, sizeof t1, iv_total(sv->busy, sv->nbusy));

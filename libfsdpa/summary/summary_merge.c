@@ -8,6 +8,9 @@
  * the ranks' tables. */
 #include "summary/summary.h"
 #include "util/outbuf.h"
+#include "util/abi.h"
+#include "util/error.h"
+#include "report/report.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -17,17 +20,13 @@ void fsdpa_summary_options_init(fsdpa_summary_options *o) {
   o->size = sizeof *o;
 }
 
-static int opts_ok(const fsdpa_summary_options *o) {
-  return !o || ctx_struct_ok(o->size, sizeof *o);
+/* Options at the caller's size; 0 when too small. */
+static int opts_in(const fsdpa_summary_options *o, fsdpa_summary_options *ours) {
+  fsdpa_summary_options_init(ours);
+  return !o || ABI_IN(fsdpa_summary_options, ours, o);
 }
 
-static void set_msg(const fsdpa_summary_options *o, const char *fmt, const char *arg) {
-  if (o && o->errbuf && o->errbuf_len) snprintf(o->errbuf, o->errbuf_len, fmt, arg);
-}
-
-static void init_alloc(fa_alloc *a, const fsdpa_summary_options *o) {
-  fa_init(a, o ? o->allocator : NULL, o ? o->max_memory_bytes : 0);
-}
+static void init_alloc(fa_alloc *a, const fsdpa_summary_options *o) { fa_init(a, o->allocator, o->max_memory_bytes); }
 
 static fsdpa_status collect_findings(sum_doc *d, findings *all) {
   for (size_t i = 0; i < d->n; i++) {
@@ -43,24 +42,35 @@ static fsdpa_status collect_findings(sum_doc *d, findings *all) {
   return FSDPA_OK;
 }
 
+/* Every finding of the report of a summary: the stored ones plus the
+ * cross-rank finding over all ranks' tables, sorted as fsdpa_report() does;
+ * *xr (zeroed by the caller, freed with xr_result_free) keeps the cross-rank
+ * result. */
+static fsdpa_status sum_findings(sum_doc *d, findings *all, xr_result *xr) {
+  fa_alloc *a = d->a;
+  xr_table *tabs = fa_malloc(a, d->n * sizeof *tabs);
+  fsdpa_status st = tabs ? FSDPA_OK : fa_fail_status(a);
+  if (!st) {
+    for (size_t i = 0; i < d->n; i++) tabs[i] = d->r[i].tab;  /* views; d keeps ownership */
+    st = collect_findings(d, all);
+  }
+  xr_params p;
+  xr_params_from(d->r[0].params, &p);
+  if (!st) st = xr_analyze(a, tabs, d->n, &p, xr);
+  if (!st) st = crossrank_findings(xr, all);
+  if (!st) findings_sort(all);
+  fa_free(a, tabs, d->n * sizeof *tabs);
+  return st;
+}
+
 fsdpa_status sum_report_json(sum_doc *d, sbuf *out) {
   fa_alloc *a = d->a;
   findings all;
   findings_init(&all, a);
   xr_result xr;
   memset(&xr, 0, sizeof xr);
-  xr_table *tabs = fa_malloc(a, d->n * sizeof *tabs);
-  fsdpa_status st = tabs ? FSDPA_OK : fa_fail_status(a);
+  fsdpa_status st = sum_findings(d, &all, &xr);
   if (!st) {
-    for (size_t i = 0; i < d->n; i++) tabs[i] = d->r[i].tab;  /* views; d keeps ownership */
-    st = collect_findings(d, &all);
-  }
-  xr_params p;
-  xr_params_from(d->r[0].params, &p);
-  if (!st) st = xr_analyze(a, tabs, d->n, &p, &xr);
-  if (!st) st = crossrank_findings(&xr, &all);
-  if (!st) {
-    findings_sort(&all);
     jsonw w;
     jw_init(&w, out, 1);
     jw_obj(&w);
@@ -92,34 +102,40 @@ fsdpa_status sum_report_json(sum_doc *d, sbuf *out) {
     st = (fsdpa_status)out->failed;
   }
   xr_result_free(a, &xr);
-  fa_free(a, tabs, d->n * sizeof *tabs);
   findings_free(&all);
   return st;
 }
 
+/* Parse one summary for the public calls; the message names it. */
+static fsdpa_status parse_one(fa_alloc *a, const char *sum, size_t len, sum_doc *d, int64_t i, fsdpa_error *err) {
+  char msg[160] = "";
+  fsdpa_status st = sum_parse(a, sum, len, d, msg, sizeof msg);
+  if (!st) return FSDPA_OK;
+  if (i == FSDPA_ABSENT) return err_set(err, st, 0, FSDPA_ABSENT, "%s", msg[0] ? msg : fsdpa_status_str(st));
+  return err_set(err, st, i, FSDPA_ABSENT, "input %lld: %s", (long long)i, msg[0] ? msg : fsdpa_status_str(st));
+}
+
 fsdpa_status fsdpa_summary_report(const char *sum, size_t len, const fsdpa_summary_options *opts,
-                                  const fsdpa_report_options *ropts, char **out, size_t *out_len) {
-  if (!out) return FSDPA_EINVAL;
+                                  const fsdpa_report_options *ropts, char **out, size_t *out_len, fsdpa_error *err) {
+  if (!err_clear(err)) return FSDPA_EINVAL;
+  if (!out) return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "fsdpa_summary_report: NULL out");
   *out = NULL;
   if (out_len) *out_len = 0;
-  if (!sum || !opts_ok(opts)) return FSDPA_EINVAL;
-  if (ropts && !ctx_struct_ok(ropts->size, sizeof *ropts)) {
-    set_msg(opts, "%s", "fsdpa_report_options.size");
-    return FSDPA_EINVAL;
-  }
-  if (ropts && ropts->format != FSDPA_FORMAT_JSON) {
-    set_msg(opts, "%s", "a report from summaries is JSON only: text and HTML need the events");
-    return FSDPA_EINVAL;
-  }
+  fsdpa_summary_options o;
+  if (!sum || !opts_in(opts, &o))
+    return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "fsdpa_summary_report: NULL summary or bad options size");
+  fsdpa_report_options ro;
+  fsdpa_report_options_init(&ro);
+  if (ropts && !ABI_IN(fsdpa_report_options, &ro, ropts))
+    return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "fsdpa_report_options.size");
+  if (ro.format != FSDPA_FORMAT_JSON)
+    return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT,
+                   "a report from summaries is JSON only: text and HTML need the events");
   fa_alloc a;
-  init_alloc(&a, opts);
+  init_alloc(&a, &o);
   sum_doc d;
-  char msg[160] = "";
-  fsdpa_status st = sum_parse(&a, sum, len, &d, msg, sizeof msg);
-  if (st) {
-    set_msg(opts, "%s", msg[0] ? msg : fsdpa_status_str(st));
-    return st;
-  }
+  fsdpa_status st = parse_one(&a, sum, len, &d, FSDPA_ABSENT, err);
+  if (st) return st;
   sbuf b;
   sb_init(&b, &a);
   st = sum_report_json(&d, &b);
@@ -128,22 +144,49 @@ fsdpa_status fsdpa_summary_report(const char *sum, size_t len, const fsdpa_summa
     if (!*out) st = fa_fail_status(&a);
     else if (out_len) *out_len = b.len;
   }
-  if (st) set_msg(opts, "report from summary: %s", fsdpa_status_str(st));
   sb_free(&b);
   sum_doc_free(&d);
-  return st;
+  return st ? err_set(err, st, FSDPA_ABSENT, FSDPA_ABSENT, "report from summary: %s", fsdpa_status_str(st)) : FSDPA_OK;
+}
+
+fsdpa_status fsdpa_summary_findings(const char *sum, size_t len, const fsdpa_summary_options *opts, fsdpa_list **out,
+                                    fsdpa_error *err) {
+  if (!err_clear(err)) return FSDPA_EINVAL;
+  if (!out) return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "fsdpa_summary_findings: NULL out");
+  *out = NULL;
+  fsdpa_summary_options o;
+  if (!sum || !opts_in(opts, &o))
+    return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "fsdpa_summary_findings: NULL summary or bad options size");
+  fa_alloc a;
+  init_alloc(&a, &o);
+  sum_doc d;
+  fsdpa_status st = parse_one(&a, sum, len, &d, FSDPA_ABSENT, err);
+  if (st) return st;
+  findings all;
+  findings_init(&all, &a);
+  xr_result xr;
+  memset(&xr, 0, sizeof xr);
+  st = sum_findings(&d, &all, &xr);
+  if (!st) st = report_findings_list(&all, &a, out);
+  xr_result_free(&a, &xr);
+  findings_free(&all);
+  sum_doc_free(&d);
+  return st ? err_set(err, st, FSDPA_ABSENT, FSDPA_ABSENT, "findings from summary: %s", fsdpa_status_str(st)) : FSDPA_OK;
 }
 
 fsdpa_status fsdpa_summary_merge(const char *const *sums, const size_t *lens, size_t n,
-                                 const fsdpa_summary_options *opts, char **out, size_t *out_len) {
-  if (!out) return FSDPA_EINVAL;
+                                 const fsdpa_summary_options *opts, char **out, size_t *out_len, fsdpa_error *err) {
+  if (!err_clear(err)) return FSDPA_EINVAL;
+  if (!out) return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "fsdpa_summary_merge: NULL out");
   *out = NULL;
   if (out_len) *out_len = 0;
-  if (!sums || !lens || !n || !opts_ok(opts)) return FSDPA_EINVAL;
+  fsdpa_summary_options o;
+  if (!sums || !lens || !n || !opts_in(opts, &o))
+    return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "fsdpa_summary_merge: no summaries or bad options size");
   for (size_t i = 0; i < n; i++)
-    if (!sums[i]) return FSDPA_EINVAL;
+    if (!sums[i]) return err_set(err, FSDPA_EINVAL, (int64_t)i, FSDPA_ABSENT, "fsdpa_summary_merge: summary %zu is NULL", i);
   fa_alloc a;
-  init_alloc(&a, opts);
+  init_alloc(&a, &o);
   sbuf b;
   sb_init(&b, &a);
   sb_puts(&b, "{\"schema\":\"" SUMMARY_SCHEMA "\",\"version\":");
@@ -153,14 +196,7 @@ fsdpa_status fsdpa_summary_merge(const char *const *sums, const size_t *lens, si
   size_t written = 0;
   for (size_t i = 0; i < n && !st; i++) {
     sum_doc d;
-    char msg[160] = "";
-    st = sum_parse(&a, sums[i], lens[i], &d, msg, sizeof msg);
-    if (st) {
-      char m2[200];
-      snprintf(m2, sizeof m2, "input %zu: %s", i, msg[0] ? msg : fsdpa_status_str(st));
-      set_msg(opts, "%s", m2);
-      break;
-    }
+    if ((st = parse_one(&a, sums[i], lens[i], &d, (int64_t)i, err))) break;
     for (size_t k = 0; k < d.n; k++) {
       if (written++) sb_puts(&b, ",");
       sb_putn(&b, d.r[k].raw, d.r[k].raw_len);
@@ -168,14 +204,16 @@ fsdpa_status fsdpa_summary_merge(const char *const *sums, const size_t *lens, si
     sum_doc_free(&d);
   }
   sb_puts(&b, "]}\n");
-  if (!st && b.failed) st = (fsdpa_status)b.failed;
+  if (st) {
+    sb_free(&b);
+    return st;
+  }
+  if (b.failed) st = (fsdpa_status)b.failed;
   if (!st) {
     *out = outbuf_dup(&a, b.p, b.len);
     if (!*out) st = fa_fail_status(&a);
     else if (out_len) *out_len = b.len;
   }
-  if (st && (!opts || !opts->errbuf || !opts->errbuf[0]))
-    set_msg(opts, "merge: %s", fsdpa_status_str(st));
   sb_free(&b);
-  return st;
+  return st ? err_set(err, st, FSDPA_ABSENT, FSDPA_ABSENT, "merge: %s", fsdpa_status_str(st)) : FSDPA_OK;
 }

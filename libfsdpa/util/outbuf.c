@@ -1,6 +1,7 @@
 #include "util/outbuf.h"
 #include "fsdpa_config.h"
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #if FSDPA_HAVE_MIMALLOC
 #include <mimalloc.h>
@@ -14,8 +15,9 @@ typedef union outbuf_hdr {
   max_align_t align;
 } outbuf_hdr;
 
-char *outbuf_dup(fa_alloc *a, const char *data, size_t n) {
-  size_t total = sizeof(outbuf_hdr) + n + 1;
+void *outbuf_alloc(fa_alloc *a, size_t n) {
+  if (n > SIZE_MAX - sizeof(outbuf_hdr)) return NULL;
+  size_t total = sizeof(outbuf_hdr) + n;
   outbuf_hdr *h;
   if (a->user.malloc_fn) {
     h = a->user.malloc_fn(a->user.ud, total);
@@ -29,7 +31,13 @@ char *outbuf_dup(fa_alloc *a, const char *data, size_t n) {
   if (!h) return NULL;
   h->h.user = a->user;
   h->h.n = total;
-  char *p = (char *)(h + 1);
+  return h + 1;
+}
+
+char *outbuf_dup(fa_alloc *a, const char *data, size_t n) {
+  if (n == SIZE_MAX) return NULL;
+  char *p = outbuf_alloc(a, n + 1);
+  if (!p) return NULL;
   if (n) memcpy(p, data, n);
   p[n] = 0;
   return p;

@@ -7,4 +7,6 @@
 #include "util/alloc.h"
 /* Copy n bytes (plus a NUL) into a caller-owned buffer; NULL on failure. */
 char *outbuf_dup(fa_alloc *a, const char *data, size_t n);
+/* n bytes (uninitialised, aligned for any type) released by fsdpa_free(). */
+void *outbuf_alloc(fa_alloc *a, size_t n);
 #endif

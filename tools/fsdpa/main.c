@@ -4,6 +4,7 @@
  *
  * Exit status (report contract): 0 report written; 1 findings at or above
  * --fail-on; 2 bad usage; 3 an input could not be read or is not a trace. */
+#define FSDPA_EXPERIMENTAL /* fsdpa annotate */
 #include <fsdpa/fsdpa.h>
 #include <errno.h>
 #include <pthread.h>
@@ -114,7 +115,7 @@ static fsdpa_status read_one(shared *sh, job *j) {
   fsdpa_status st = fsdpa_ctx_new(&j->ctx, &o);
   if (st) return st;
   for (size_t i = 0; i < sh->nsets; i++) {
-    st = fsdpa_set_param(j->ctx, sh->sets[i].key, sh->sets[i].value);
+    st = fsdpa_param_set(j->ctx, sh->sets[i].key, sh->sets[i].value);
     if (st) return st;
   }
   FILE *f = strcmp(j->path, "-") == 0 ? stdin : fopen(j->path, "rb");
@@ -164,7 +165,7 @@ static void warm(fsdpa_ctx *c, const char *path) {
   fsdpa_report_options o;
   fsdpa_report_options_init(&o);
   char *rep = NULL;
-  if (fsdpa_report(&c, &path, 1, &o, &rep, NULL) == FSDPA_OK) fsdpa_free(rep);
+  if (fsdpa_report(&c, &path, 1, &o, &rep, NULL, NULL) == FSDPA_OK) fsdpa_free(rep);
 }
 
 /* --low-memory: the rank's summary instead of its context.  A trace without
@@ -172,10 +173,10 @@ static void warm(fsdpa_ctx *c, const char *path) {
  * merged summaries report the same bytes. */
 static fsdpa_status summarize_job(job *j, size_t index) {
   fsdpa_trace_info ti;
-  if (fsdpa_get_trace_info(j->ctx, &ti) == FSDPA_OK && ti.rank == FSDPA_ABSENT) {
+  if (fsdpa_trace_info_get(j->ctx, &ti) == FSDPA_OK && ti.rank == FSDPA_ABSENT) {
     fsdpa_trace_info_init(&ti);
     ti.rank = (int64_t)index;
-    fsdpa_status st = fsdpa_set_trace_info(j->ctx, &ti);
+    fsdpa_status st = fsdpa_trace_info_set(j->ctx, &ti);
     if (st) return st;
   }
   fsdpa_status st = fsdpa_summary_write(j->ctx, j->path, &j->sum, &j->sum_len);
@@ -206,23 +207,17 @@ static int sev_rank(const char *s) {
   return -1;
 }
 
-/* highest severity among findings in a JSON report (cheap scan of the
- * "severity" values we wrote ourselves) */
-static int max_severity(const char *json) {
-  int best = -1;
-  const char *p = json;
-  while ((p = strstr(p, "\"severity\": \"")) != NULL) {
-    p += 13;
-    int r = !strncmp(p, "critical", 8) ? 2 : !strncmp(p, "warning", 7) ? 1 : 0;
-    if (r > best) best = r;
-  }
-  return best;
+/* Highest severity of a findings list (-1: none, or the list failed). */
+static int worst_of(fsdpa_status st, fsdpa_list *l) {
+  int w = st ? -1 : fsdpa_findings_worst(l);
+  fsdpa_list_free(l);
+  return w;
 }
 
 /* --low-memory: the report of the ranks' merged summaries (the same bytes as
  * fsdpa_report() over their contexts: fsdpa_summary_report()'s contract). */
 static fsdpa_status report_from_summaries(const shared *sh, const fsdpa_report_options *ro, char **rep,
-                                          size_t *len, char *err, size_t errn) {
+                                          size_t *len, int *worst, char *err, size_t errn) {
   const char **sums = calloc(sh->n, sizeof *sums);
   size_t *lens = calloc(sh->n, sizeof *lens);
   fsdpa_status st = FSDPA_ENOMEM;
@@ -233,15 +228,17 @@ static fsdpa_status report_from_summaries(const shared *sh, const fsdpa_report_o
       sums[i] = sh->jobs[i].sum;
       lens[i] = sh->jobs[i].sum_len;
     }
-    fsdpa_summary_options so;
-    fsdpa_summary_options_init(&so);
-    so.errbuf = err;
-    so.errbuf_len = errn;
+    fsdpa_error e;
+    fsdpa_error_init(&e);
     char *merged = NULL;
     size_t mlen = 0;
-    st = fsdpa_summary_merge(sums, lens, sh->n, &so, &merged, &mlen);
-    if (!st) st = fsdpa_summary_report(merged, mlen, &so, ro, rep, len);
-    if (st && !err[0]) snprintf(err, errn, "%s", fsdpa_status_str(st));
+    st = fsdpa_summary_merge(sums, lens, sh->n, NULL, &merged, &mlen, &e);
+    if (!st) st = fsdpa_summary_report(merged, mlen, NULL, ro, rep, len, &e);
+    if (!st && worst) {
+      fsdpa_list *fl = NULL;
+      *worst = worst_of(fsdpa_summary_findings(merged, mlen, NULL, &fl, &e), fl);
+    }
+    if (st) snprintf(err, errn, "%s", e.message[0] ? e.message : fsdpa_status_str(st));
     fsdpa_free(merged);
   }
   free(sums);
@@ -370,7 +367,7 @@ static int cmd_analyze(int argc, char **argv) {
     fsdpa_ctx *probe = NULL;
     if (fsdpa_ctx_new(&probe, NULL) == FSDPA_OK) {
       for (size_t i = 0; i < nsets; i++) {
-        if (fsdpa_set_param(probe, sets[i].key, sets[i].value) != FSDPA_OK) {
+        if (fsdpa_param_set(probe, sets[i].key, sets[i].value) != FSDPA_OK) {
           fprintf(stderr, "%s: --set: %s\n", prog, fsdpa_errmsg(probe));
           rc = EXIT_USAGE;
           fsdpa_ctx_free(probe);
@@ -429,10 +426,17 @@ static int cmd_analyze(int argc, char **argv) {
     char *rep = NULL;
     size_t len = 0;
     char err[512] = "";
-    fsdpa_status st = low_memory ? report_from_summaries(&sh, &ro, &rep, &len, err, sizeof err)
-                                 : fsdpa_report(ctxs, paths, npaths, &ro, &rep, &len);
+    int worst = -1;
+    fsdpa_error e;
+    fsdpa_error_init(&e);
+    fsdpa_status st = low_memory ? report_from_summaries(&sh, &ro, &rep, &len, fail_on ? &worst : NULL, err, sizeof err)
+                                 : fsdpa_report(ctxs, paths, npaths, &ro, &rep, &len, &e);
+    if (!st && fail_on && !low_memory) {
+      fsdpa_list *fl = NULL;
+      worst = worst_of(fsdpa_report_findings(ctxs, npaths, &fl, NULL), fl);
+    }
     if (st) {
-      fprintf(stderr, "%s: report: %s\n", prog, low_memory ? err : fsdpa_errmsg(ctxs[0]));
+      fprintf(stderr, "%s: report: %s\n", prog, low_memory ? err : e.message);
       rc = EXIT_INPUT;
     } else {
       FILE *out = output ? fopen(output, "wb") : stdout;
@@ -443,17 +447,7 @@ static int cmd_analyze(int argc, char **argv) {
         fwrite(rep, 1, len, out);
         if (output) fclose(out);
       }
-      if (!rc && fail_on) {
-        char *js = rep;
-        char *jrep = NULL;
-        if (ro.format != FSDPA_FORMAT_JSON) {
-          fsdpa_report_options jo;
-          fsdpa_report_options_init(&jo);
-          if (fsdpa_report(ctxs, paths, npaths, &jo, &jrep, NULL) == FSDPA_OK) js = jrep;
-        }
-        if (max_severity(js) >= sev_rank(fail_on)) rc = EXIT_FINDINGS;
-        fsdpa_free(jrep);
-      }
+      if (!rc && fail_on && worst >= sev_rank(fail_on)) rc = EXIT_FINDINGS;
       fsdpa_free(rep);
     }
   }
@@ -596,7 +590,7 @@ static int cmd_summarize(int argc, char **argv) {
   o.max_memory_bytes = max_mem;
   if (fsdpa_ctx_new(&c, &o)) { rc = EXIT_INPUT; goto out; }
   for (size_t i = 0; i < nsets; i++) {
-    if (!keys[i] || fsdpa_set_param(c, keys[i], vals[i])) {
+    if (!keys[i] || fsdpa_param_set(c, keys[i], vals[i])) {
       fprintf(stderr, "%s: --set: %s\n", prog, fsdpa_errmsg(c));
       rc = EXIT_USAGE;
       goto out;
@@ -674,14 +668,11 @@ static int cmd_merge(int argc, char **argv) {
     rc = EXIT_USAGE;
     goto out;
   }
-  char err[256] = "";
-  fsdpa_summary_options so;
-  fsdpa_summary_options_init(&so);
-  so.errbuf = err;
-  so.errbuf_len = sizeof err;
+  fsdpa_error err;
+  fsdpa_error_init(&err);
   size_t mlen = 0, rlen = 0;
-  if (fsdpa_summary_merge((const char *const *)bufs, lens, n, &so, &merged, &mlen)) {
-    fprintf(stderr, "%s: %s\n", prog, err);
+  if (fsdpa_summary_merge((const char *const *)bufs, lens, n, NULL, &merged, &mlen, &err)) {
+    fprintf(stderr, "%s: %s\n", prog, err.message);
     rc = EXIT_INPUT;
     goto out;
   }
@@ -689,13 +680,16 @@ static int cmd_merge(int argc, char **argv) {
     rc = write_out(output, merged, mlen);
     goto out;
   }
-  if (fsdpa_summary_report(merged, mlen, &so, NULL, &rep, &rlen)) {
-    fprintf(stderr, "%s: %s\n", prog, err);
+  if (fsdpa_summary_report(merged, mlen, NULL, NULL, &rep, &rlen, &err)) {
+    fprintf(stderr, "%s: %s\n", prog, err.message);
     rc = EXIT_INPUT;
     goto out;
   }
   rc = write_out(output, rep, rlen);
-  if (!rc && fail_on && max_severity(rep) >= sev_rank(fail_on)) rc = EXIT_FINDINGS;
+  if (!rc && fail_on) {
+    fsdpa_list *fl = NULL;
+    if (worst_of(fsdpa_summary_findings(merged, mlen, NULL, &fl, NULL), fl) >= sev_rank(fail_on)) rc = EXIT_FINDINGS;
+  }
 out:
   fsdpa_free(merged);
   fsdpa_free(rep);
@@ -794,7 +788,7 @@ static int cmd_annotate(int argc, char **argv) {
     o.max_memory_bytes = max_mem;
     if (fsdpa_ctx_new(&ctxs[i], &o)) { rc = EXIT_INPUT; goto out; }
     for (size_t k = 0; k < nsets; k++) {
-      if (!keys[k] || fsdpa_set_param(ctxs[i], keys[k], vals[k])) {
+      if (!keys[k] || fsdpa_param_set(ctxs[i], keys[k], vals[k])) {
         fprintf(stderr, "%s: --set: %s\n", prog, fsdpa_errmsg(ctxs[i]));
         rc = EXIT_USAGE;
         goto out;
@@ -819,8 +813,10 @@ static int cmd_annotate(int argc, char **argv) {
       if (!target) { rc = EXIT_INPUT; break; }
       snprintf(target, len, "%s/%s", dir, base);
     }
-    if (fsdpa_annotate_file(ctxs, n, i, paths[i], target ? target : output, &ao)) {
-      fprintf(stderr, "%s: %s\n", prog, fsdpa_errmsg(ctxs[i]));
+    fsdpa_error e;
+    fsdpa_error_init(&e);
+    if (fsdpa_annotate_file(ctxs, n, i, paths[i], target ? target : output, &ao, &e)) {
+      fprintf(stderr, "%s: %s\n", prog, e.message);
       rc = EXIT_INPUT;
     }
     free(target);
@@ -833,6 +829,24 @@ out:
   free(vals);
   free(paths);
   return rc;
+}
+
+/* `name=default  description`, one line per parameter */
+static int cmd_params(void) {
+  fsdpa_list *l = NULL;
+  if (fsdpa_param_list(&l)) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    return EXIT_INPUT;
+  }
+  for (size_t i = 0; i < fsdpa_list_count(l); i++) {
+    fsdpa_param p;
+    memset(&p, 0, sizeof p);
+    p.size = sizeof p;
+    fsdpa_list_get(l, i, &p);
+    printf("%s=%lld  %s\n", p.name, (long long)p.default_value, p.description);
+  }
+  fsdpa_list_free(l);
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -855,10 +869,7 @@ int main(int argc, char **argv) {
     else usage_main(stdout);
     return 0;
   }
-  if (!strcmp(cmd, "params")) {
-    fputs(fsdpa_param_list(), stdout);
-    return 0;
-  }
+  if (!strcmp(cmd, "params")) return cmd_params();
   if (!strcmp(cmd, "analyze")) return cmd_analyze(argc - 2, argv + 2);
   if (!strcmp(cmd, "summarize")) return cmd_summarize(argc - 2, argv + 2);
   if (!strcmp(cmd, "merge")) return cmd_merge(argc - 2, argv + 2);

@@ -1,6 +1,8 @@
 /* Public queries of the allocator group (fsdpa.h): argument checks, query
  * resolution and copying the engine's rows out. */
 #include "analysis/allocator/allocator_impl.h"
+#include "util/abi.h"
+#include "util/list.h"
 #include <string.h>
 
 static fsdpa_status open_q(fsdpa_ctx *c, const fsdpa_query *q, qwin *w, ar *r) {
@@ -10,14 +12,15 @@ static fsdpa_status open_q(fsdpa_ctx *c, const fsdpa_query *q, qwin *w, ar *r) {
   return FSDPA_OK;
 }
 
-static fsdpa_status bad_array(fsdpa_ctx *c, const char *what) {
-  return ctx_fail(c, FSDPA_EINVAL, "%s: NULL count, or NULL/bad-size array with a capacity", what);
+static fsdpa_status finish(fsdpa_ctx *c, list_build *b, fsdpa_list **out) {
+  fsdpa_status st = lb_finish(b, out);
+  return st ? ctx_fail(c, st, "out of memory") : FSDPA_OK;
 }
 
-fsdpa_status fsdpa_query_memory(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_memory_summary *out) {
-  if (!c || !out) return FSDPA_EINVAL;
+fsdpa_status fsdpa_memory_query(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_memory_summary *out) {
+  if (!c) return FSDPA_EINVAL;
   ctx_clear(c);
-  if (!ctx_struct_ok(out->size, sizeof *out)) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_memory_summary.size");
+  if (!ABI_OK(fsdpa_memory_summary, out)) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_memory_summary.size");
   qwin w;
   ar r;
   fsdpa_status st = open_q(c, q, &w, &r);
@@ -26,40 +29,37 @@ fsdpa_status fsdpa_query_memory(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_memory
   st = ar_summary(c, &r, &w, &s);
   ar_close(c, &r);
   if (st) return ctx_fail(c, st, "out of memory");
-  *out = s;
+  ABI_OUT(fsdpa_memory_summary, out, &s);
   return FSDPA_OK;
 }
 
-fsdpa_status fsdpa_query_memory_devices(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_memory_device *out,
-                                        size_t *inout_n) {
+fsdpa_status fsdpa_memory_device_list(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_list **out) {
   if (!c) return FSDPA_EINVAL;
   ctx_clear(c);
-  sc_out o;
-  if (sc_out_init(&o, out, inout_n, sizeof(fsdpa_memory_device)))
-    return bad_array(c, "fsdpa_query_memory_devices");
+  if (!out) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_memory_device_list: NULL out");
+  *out = NULL;
   qwin w;
   ar r;
   fsdpa_status st = open_q(c, q, &w, &r);
   if (st) return st;
-  size_t n = r.m.nd;
-  for (size_t i = 0; i < n; i++) {
+  list_build b;
+  lb_init(&b, &c->alloc, FSDPA_LIST_MEMORY_DEVICES);
+  for (size_t i = 0; i < r.m.nd; i++) {
     fsdpa_memory_device d;
     ar_device(c, &r, (int32_t)i, w.t0, w.t1, &d);
-    sc_out_put(&o, i, &d);
+    lb_push(&b, &d);
   }
   ar_close(c, &r);
-  *inout_n = n;
-  return n > o.cap ? FSDPA_EBUFS : FSDPA_OK;
+  return finish(c, &b, out);
 }
 
-fsdpa_status fsdpa_query_memory_series(fsdpa_ctx *c, const fsdpa_query *q, int64_t device, size_t buckets,
-                                       fsdpa_memory_point *out, size_t *inout_n) {
+fsdpa_status fsdpa_memory_series_list(fsdpa_ctx *c, const fsdpa_query *q, int64_t device, size_t buckets,
+                                      fsdpa_list **out) {
   if (!c) return FSDPA_EINVAL;
   ctx_clear(c);
-  sc_out o;
-  if (sc_out_init(&o, out, inout_n, sizeof(fsdpa_memory_point)))
-    return bad_array(c, "fsdpa_query_memory_series");
-  if (!buckets) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_query_memory_series: buckets must be >= 1");
+  if (!out) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_memory_series_list: NULL out");
+  *out = NULL;
+  if (!buckets) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_memory_series_list: buckets must be >= 1");
   qwin w;
   ar r;
   fsdpa_status st = open_q(c, q, &w, &r);
@@ -71,6 +71,8 @@ fsdpa_status fsdpa_query_memory_series(fsdpa_ctx *c, const fsdpa_query *q, int64
     return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory");
   }
   size_t n = di >= 0 ? am_series(c, &r.m, di, w.t0, w.t1, buckets, p) : 0;
+  list_build b;
+  lb_init(&b, &c->alloc, FSDPA_LIST_MEMORY_POINTS);
   for (size_t i = 0; i < n; i++) {
     fsdpa_memory_point x;
     memset(&x, 0, sizeof x);
@@ -84,34 +86,35 @@ fsdpa_status fsdpa_query_memory_series(fsdpa_ctx *c, const fsdpa_query *q, int64
     x.reserved_min = p[i].r_min;
     x.reserved_max = p[i].r_max;
     x.reserved_last = p[i].r_last;
-    sc_out_put(&o, i, &x);
+    lb_push(&b, &x);
   }
   if (p) fa_free(&c->alloc, p, buckets * sizeof(am_point));
   ar_close(c, &r);
-  *inout_n = n;
-  return n > o.cap ? FSDPA_EBUFS : FSDPA_OK;
+  return finish(c, &b, out);
 }
 
-fsdpa_status fsdpa_query_memory_steps(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_memory_step *out,
-                                      size_t *inout_n) {
+fsdpa_status fsdpa_memory_step_list(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_list **out) {
   if (!c) return FSDPA_EINVAL;
   ctx_clear(c);
-  sc_out o;
-  if (sc_out_init(&o, out, inout_n, sizeof(fsdpa_memory_step))) return bad_array(c, "fsdpa_query_memory_steps");
+  if (!out) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_memory_step_list: NULL out");
+  *out = NULL;
   qwin w;
   ar r;
   fsdpa_status st = open_q(c, q, &w, &r);
   if (st) return st;
   int32_t di = am_find(&r.m, w.device);
-  size_t n = 0;
+  list_build b;
+  lb_init(&b, &c->alloc, FSDPA_LIST_MEMORY_STEPS);
   for (size_t i = 0; i < r.s.nsteps; i++) {
     if (r.s.steps[i].ts < w.t0 || r.s.steps[i].ts >= w.t1) continue;
     fsdpa_memory_step s;
     if ((st = ar_step(c, &r, i, di, &s))) break;
-    sc_out_put(&o, n++, &s);
+    lb_push(&b, &s);
   }
   ar_close(c, &r);
-  if (st) return ctx_fail(c, st, "out of memory");
-  *inout_n = n;
-  return n > o.cap ? FSDPA_EBUFS : FSDPA_OK;
+  if (st) {
+    lb_free(&b);
+    return ctx_fail(c, st, "out of memory");
+  }
+  return finish(c, &b, out);
 }

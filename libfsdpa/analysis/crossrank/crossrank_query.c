@@ -1,33 +1,29 @@
-/* The room's public queries: fsdpa_query_crossrank (the whole analysis) and
- * fsdpa_query_crossrank_rank (one rank of it), each running the analysis
- * over the given contexts and copying its figures out. */
+/* The room's public queries: fsdpa_crossrank_query (the whole analysis) and
+ * fsdpa_crossrank_rank_list (every rank's part of it), each running the
+ * analysis over the given contexts and copying its figures out. */
 #include "analysis/crossrank/crossrank_impl.h"
+#include "util/abi.h"
+#include "util/error.h"
+#include "util/list.h"
 #include <string.h>
 
-static fsdpa_status check_ctxs(fsdpa_ctx *const *ctxs, size_t n) {
-  if (!ctxs || !n) return FSDPA_EINVAL;
-  for (size_t i = 0; i < n; i++)
-    if (!ctxs[i]) return FSDPA_EINVAL;
-  ctx_clear(ctxs[0]);
-  return FSDPA_OK;
-}
-
-static fsdpa_status run_public(fsdpa_ctx *const *ctxs, size_t n, xr_result *r) {
+static fsdpa_status run_public(fsdpa_ctx *const *ctxs, size_t n, xr_result *r, fsdpa_error *err) {
   fsdpa_status st = xr_run_ctxs(ctxs, NULL, n, r);
   if (st) {
     xr_result_free(&ctxs[0]->alloc, r);
-    return ctx_fail(ctxs[0], st, "cross-rank analysis: %s", fsdpa_status_str(st));
+    return err_set(err, st, FSDPA_ABSENT, FSDPA_ABSENT, "cross-rank analysis: %s",
+                   ctxs[0]->err[0] ? ctxs[0]->err : fsdpa_status_str(st));
   }
   return FSDPA_OK;
 }
 
-fsdpa_status fsdpa_query_crossrank(fsdpa_ctx *const *ctxs, size_t n, fsdpa_crossrank *out) {
-  fsdpa_status st = check_ctxs(ctxs, n);
+fsdpa_status fsdpa_crossrank_query(fsdpa_ctx *const *ctxs, size_t n, fsdpa_crossrank *out, fsdpa_error *err) {
+  fsdpa_status st = ctx_check_many(ctxs, n, err, "fsdpa_crossrank_query");
   if (st) return st;
-  if (!out || !ctx_struct_ok(out->size, sizeof *out))
-    return ctx_fail(ctxs[0], FSDPA_EINVAL, "fsdpa_crossrank.size");
+  if (!ABI_OK(fsdpa_crossrank, out))
+    return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "fsdpa_crossrank.size");
   xr_result r;
-  if ((st = run_public(ctxs, n, &r))) return st;
+  if ((st = run_public(ctxs, n, &r, err))) return st;
   fsdpa_crossrank o;
   memset(&o, 0, sizeof o);
   o.size = sizeof o;
@@ -54,34 +50,37 @@ fsdpa_status fsdpa_query_crossrank(fsdpa_ctx *const *ctxs, size_t n, fsdpa_cross
     o.straggler_lost_ns = x->lost;
   }
   xr_result_free(&ctxs[0]->alloc, &r);
-  *out = o;
+  ABI_OUT(fsdpa_crossrank, out, &o);
   return FSDPA_OK;
 }
 
-fsdpa_status fsdpa_query_crossrank_rank(fsdpa_ctx *const *ctxs, size_t n, size_t i,
-                                        fsdpa_crossrank_rank *out) {
-  fsdpa_status st = check_ctxs(ctxs, n);
+fsdpa_status fsdpa_crossrank_rank_list(fsdpa_ctx *const *ctxs, size_t n, fsdpa_list **out, fsdpa_error *err) {
+  fsdpa_status st = ctx_check_many(ctxs, n, err, "fsdpa_crossrank_rank_list");
   if (st) return st;
-  if (!out || !ctx_struct_ok(out->size, sizeof *out))
-    return ctx_fail(ctxs[0], FSDPA_EINVAL, "fsdpa_crossrank_rank.size");
-  if (i >= n) return ctx_fail(ctxs[0], FSDPA_EINVAL, "rank index %zu out of range (%zu)", i, n);
+  if (!out) return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "fsdpa_crossrank_rank_list: NULL out");
+  *out = NULL;
   xr_result r;
-  if ((st = run_public(ctxs, n, &r))) return st;
-  const xr_rank_res *x = &r.r[i];
-  fsdpa_crossrank_rank o;
-  memset(&o, 0, sizeof o);
-  o.size = sizeof o;
-  o.rank = x->rank;
-  o.clock_offset_ns = x->offset;
-  o.collectives = x->colls;
-  o.transfer_ns = x->colls ? x->transfer : FSDPA_ABSENT;
-  o.wait_ns = x->colls ? x->wait : FSDPA_ABSENT;
-  o.last_count = x->last_count;
-  o.late_steps = x->late_steps;
-  o.mean_delay_ns = xr_mean_delay(x);
-  o.max_delay_ns = x->late_steps ? x->delay_max : FSDPA_ABSENT;
-  o.lost_ns = x->lost;
+  if ((st = run_public(ctxs, n, &r, err))) return st;
+  list_build b;
+  lb_init(&b, &ctxs[0]->alloc, FSDPA_LIST_CROSSRANK_RANKS);
+  for (size_t i = 0; i < n; i++) {
+    const xr_rank_res *x = &r.r[i];
+    fsdpa_crossrank_rank o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.rank = x->rank;
+    o.clock_offset_ns = x->offset;
+    o.collectives = x->colls;
+    o.transfer_ns = x->colls ? x->transfer : FSDPA_ABSENT;
+    o.wait_ns = x->colls ? x->wait : FSDPA_ABSENT;
+    o.last_count = x->last_count;
+    o.late_steps = x->late_steps;
+    o.mean_delay_ns = xr_mean_delay(x);
+    o.max_delay_ns = x->late_steps ? x->delay_max : FSDPA_ABSENT;
+    o.lost_ns = x->lost;
+    lb_push(&b, &o);
+  }
   xr_result_free(&ctxs[0]->alloc, &r);
-  *out = o;
-  return FSDPA_OK;
+  st = lb_finish(&b, out);
+  return st ? err_set(err, st, FSDPA_ABSENT, FSDPA_ABSENT, "out of memory") : FSDPA_OK;
 }

@@ -6,18 +6,6 @@
 #include <string.h>
 #include "util/satmath.h"
 
-size_t fsdp_units_present(const fm_total *t, size_t n) {
-  size_t cnt = 0;
-  for (size_t k = 0; k < n; k++) cnt += t[k].instances > 0;
-  return cnt;
-}
-
-int64_t fsdp_units_nth(const fm_total *t, size_t n, size_t i) {
-  for (size_t k = 0; k < n; k++)
-    if (t[k].instances && i-- == 0) return (int64_t)k;
-  return -1;
-}
-
 fsdpa_status fsdp_units_in_window(const fsdp_model *m, const fm_total *all, size_t n, int64_t t0,
                                   int64_t t1, fm_total **out) {
   fm_total *win = fa_calloc(m->a, n * sizeof(fm_total));

@@ -137,10 +137,6 @@ void bw_unit_public(fsdpa_ctx *c, const bw_result *r, size_t k, uint32_t pos, fs
 
 /* ---- fsdp_engine_units.c ---- */
 
-/* Entries of a totals array (fm_totals) that have instances. */
-size_t fsdp_units_present(const fm_total *t, size_t n);
-/* Index of the i-th entry with instances, -1 past the last. */
-int64_t fsdp_units_nth(const fm_total *t, size_t n, size_t i);
 /* Totals of the instances whose anchor lies in [t0, t1), laid out as `all`
  * (the whole-trace totals, n entries). */
 fsdpa_status fsdp_units_in_window(const fsdp_model *m, const fm_total *all, size_t n, int64_t t0,

@@ -60,10 +60,10 @@ fsdpa_status overlap_json(fsdpa_ctx *c, jsonw *w) {
   /* per step: the CPU ProfilerStep range clips the rank-wide unions */
   jw_key(w, "steps");
   jw_arr(w);
-  size_t nsteps = fsdpa_step_count(c);
+  size_t nsteps = c->st.steps.len;
   for (size_t i = 0; i < nsteps; i++) {
-    fsdpa_step s = {sizeof s, 0, 0, 0};
-    if (fsdpa_get_step(c, i, &s)) continue;
+    fsdpa_step s;
+    ctx_step_public(c, i, &s);
     int64_t t0 = s.start_ns - ctx_base(c), t1 = t0 + s.dur_ns;
     fsdpa_overlap so;
     overlap_in_range(&d, &both, t0, t1, &so);

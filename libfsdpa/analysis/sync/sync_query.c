@@ -2,6 +2,7 @@
  * argument checks, query resolution and copying the engine's rows out. */
 #include "analysis/sync/sync_impl.h"
 #include "events/classify.h"
+#include "util/list.h"
 #include <string.h>
 
 /* Shared prologue: resolve the query, attribute the calls, select. */
@@ -14,16 +15,16 @@ static fsdpa_status sq_open(fsdpa_ctx *c, const fsdpa_query *q, qwin *w, sync_ru
   return FSDPA_OK;
 }
 
-static fsdpa_status bad_array(fsdpa_ctx *c, const char *what) {
-  return ctx_fail(c, FSDPA_EINVAL, "%s: NULL count, or NULL/bad-size array with a capacity", what);
+static fsdpa_status finish(fsdpa_ctx *c, list_build *b, fsdpa_list **out) {
+  fsdpa_status st = lb_finish(b, out);
+  return st ? ctx_fail(c, st, "out of memory") : FSDPA_OK;
 }
 
-fsdpa_status fsdpa_query_sync_waits(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_sync_wait *out,
-                                    size_t *inout_n) {
+fsdpa_status fsdpa_sync_wait_list(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_list **out) {
   if (!c) return FSDPA_EINVAL;
   ctx_clear(c);
-  sc_out o;
-  if (sc_out_init(&o, out, inout_n, sizeof(fsdpa_sync_wait))) return bad_array(c, "fsdpa_query_sync_waits");
+  if (!out) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_sync_wait_list: NULL out");
+  *out = NULL;
   qwin win;
   sync_run x;
   fsdpa_status st = sq_open(c, q, &win, &x);
@@ -35,12 +36,14 @@ fsdpa_status fsdpa_query_sync_waits(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_sy
     sync_run_free(c, &x);
     return ctx_fail(c, st, "out of memory");
   }
+  list_build b;
+  lb_init(&b, &c->alloc, FSDPA_LIST_SYNC_WAITS);
   for (size_t i = 0; i < n; i++) {
     const sa_api *r = &rows[i];
     fsdpa_sync_wait w;
     memset(&w, 0, sizeof w);
     w.size = sizeof w;
-    w.api = store_name(&c->st, r->name);
+    w.api = lb_str(&b, store_name(&c->st, r->name), intern_len(&c->st.names, r->name));
     w.count = r->count;
     w.total_ns = r->total;
     w.max_ns = r->max;
@@ -50,26 +53,25 @@ fsdpa_status fsdpa_query_sync_waits(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_sy
     w.gpu_idle_after_ns = r->idle_after;
     w.idle_after_calls = r->idle_after_calls;
     w.gpu_idle_ns = r->idle_cost;
-    sc_out_put(&o, i, &w);
+    lb_push(&b, &w);
   }
   sa_apis_free(c, rows, n);
   sync_run_free(c, &x);
-  *inout_n = n;
-  return n > o.cap ? FSDPA_EBUFS : FSDPA_OK;
+  return finish(c, &b, out);
 }
 
-fsdpa_status fsdpa_query_sync_calls(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_sync_call *out,
-                                    size_t *inout_n) {
+fsdpa_status fsdpa_sync_call_list(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_list **out) {
   if (!c) return FSDPA_EINVAL;
   ctx_clear(c);
-  sc_out o;
-  if (sc_out_init(&o, out, inout_n, sizeof(fsdpa_sync_call))) return bad_array(c, "fsdpa_query_sync_calls");
+  if (!out) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_sync_call_list: NULL out");
+  *out = NULL;
   qwin win;
   sync_run x;
   fsdpa_status st = sq_open(c, q, &win, &x);
   if (st) return st;
   const store *s = &c->st;
-  size_t n = 0;
+  list_build b;
+  lb_init(&b, &c->alloc, FSDPA_LIST_SYNC_CALLS);
   for (size_t i = 0; i < x.s.n; i++) {
     if (!x.sel[i]) continue;
     const sc_call *k = &x.s.v[i];
@@ -77,7 +79,7 @@ fsdpa_status fsdpa_query_sync_calls(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_sy
     fsdpa_sync_call r;
     memset(&r, 0, sizeof r);
     r.size = sizeof r;
-    r.api = store_name(s, k->name);
+    r.api = lb_str(&b, store_name(s, k->name), intern_len(&s->names, k->name));
     r.pid = t->pid;
     r.tid = t->tid;
     r.start_ns = ctx_abs(c, k->ts);
@@ -85,32 +87,30 @@ fsdpa_status fsdpa_query_sync_calls(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_sy
     r.step = k->step >= 0 ? x.s.steps[k->step].number : FSDPA_ABSENT;
     r.source = (fsdpa_wait_source)k->src;
     r.device_wide = k->scope == SC_SCOPE_DEVICE;
-    r.sync_kind = k->sync_kind != INTERN_NONE ? store_name(s, k->sync_kind) : NULL;
+    r.sync_kind = k->sync_kind != INTERN_NONE ? lb_str(&b, store_name(s, k->sync_kind), intern_len(&s->names, k->sync_kind)) : NULL;
     r.device = k->device;
     r.stream = k->scope == SC_SCOPE_STREAM ? k->stream : FSDPA_ABSENT;
     r.waited_op_stream = r.waited_op_start_ns = r.waited_op_end_ns = FSDPA_ABSENT;
     if (k->op != UINT32_MAX) {
       const ev_rec *g = STORE_REC(&s->gpu, k->op);
-      r.waited_op = store_name(s, g->name);
+      r.waited_op = lb_str(&b, store_name(s, g->name), intern_len(&s->names, g->name));
       r.waited_op_stream = store_track(s, g->track)->tid;
       r.waited_op_start_ns = ctx_abs(c, g->ts);
       r.waited_op_end_ns = ctx_abs(c, g->end);
     }
     r.gpu_idle_during_ns = k->idle_during;
     r.gpu_idle_after_ns = k->idle_after;
-    sc_out_put(&o, n++, &r);
+    lb_push(&b, &r);
   }
   sync_run_free(c, &x);
-  *inout_n = n;
-  return n > o.cap ? FSDPA_EBUFS : FSDPA_OK;
+  return finish(c, &b, out);
 }
 
-fsdpa_status fsdpa_query_sync_steps(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_sync_step *out,
-                                    size_t *inout_n) {
+fsdpa_status fsdpa_sync_step_list(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_list **out) {
   if (!c) return FSDPA_EINVAL;
   ctx_clear(c);
-  sc_out o;
-  if (sc_out_init(&o, out, inout_n, sizeof(fsdpa_sync_step))) return bad_array(c, "fsdpa_query_sync_steps");
+  if (!out) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_sync_step_list: NULL out");
+  *out = NULL;
   qwin win;
   sync_run x;
   fsdpa_status st = sq_open(c, q, &win, &x);
@@ -125,7 +125,8 @@ fsdpa_status fsdpa_query_sync_steps(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_sy
     return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory");
   }
   st = sa_steps(c, &x.s, x.sel, rows);
-  size_t n = 0;
+  list_build b;
+  lb_init(&b, &c->alloc, FSDPA_LIST_SYNC_STEPS);
   for (size_t i = 0; !st && i < ns; i++) {
     const step_rec *sr = &x.s.steps[i];
     if (sr->ts < win.t0 || sr->ts >= win.t1) continue;
@@ -148,11 +149,13 @@ fsdpa_status fsdpa_query_sync_steps(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_sy
     r.share = r.step_dur_ns > 0 ? (double)a->worst_thread / (double)r.step_dur_ns : -1.0;
     r.gpu_idle_ns = a->idle_cost;
     r.flagged = a->flagged;
-    sc_out_put(&o, n++, &r);
+    lb_push(&b, &r);
   }
   fa_free(&c->alloc, rows, sa_steps_bytes(&x.s));
   sync_run_free(c, &x);
-  if (st) return ctx_fail(c, st, "out of memory");
-  *inout_n = n;
-  return n > o.cap ? FSDPA_EBUFS : FSDPA_OK;
+  if (st) {
+    lb_free(&b);
+    return ctx_fail(c, st, "out of memory");
+  }
+  return finish(c, &b, out);
 }
