@@ -31,7 +31,7 @@ static void add_mem(fsdpa_ctx *c, int64_t ts, int64_t bytes, int64_t ta, int64_t
   e.total_reserved = tr;
   e.device_type = type;
   e.device_id = id;
-  ck_assert_int_eq(fsdpa_add_event(c, &e), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
 }
 
 /* ---- memory timeline ---- */
@@ -54,7 +54,7 @@ START_TEST(t_memory_levels) {
   build_mem(c);
   fsdpa_memory_summary m;
   m.size = sizeof m;
-  ck_assert_int_eq(fsdpa_query_memory(c, NULL, &m), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_memory_query(c, NULL, &m), FSDPA_OK);
   ck_assert_int_eq(m.device, 0);
   ck_assert_int_eq(m.peak_allocated_bytes, 2000);
   ck_assert_int_eq(m.peak_reserved_bytes, 4000);
@@ -71,7 +71,7 @@ START_TEST(t_memory_levels) {
   fsdpa_query_init(&q);
   q.t0_ns = 250;
   q.t1_ns = 450;
-  ck_assert_int_eq(fsdpa_query_memory(c, &q, &m), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_memory_query(c, &q, &m), FSDPA_OK);
   ck_assert_int_eq(m.start_allocated_bytes, 1600);
   ck_assert_int_eq(m.end_allocated_bytes, 2000);
   ck_assert_int_eq(m.peak_allocated_bytes, 2000);
@@ -79,7 +79,7 @@ START_TEST(t_memory_levels) {
   ck_assert_uint_eq(m.memory_events, 2);
   q.t0_ns = 210;
   q.t1_ns = 290;  /* no event inside: only the carried level */
-  ck_assert_int_eq(fsdpa_query_memory(c, &q, &m), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_memory_query(c, &q, &m), FSDPA_OK);
   ck_assert_int_eq(m.peak_allocated_bytes, 1600);
   ck_assert_uint_eq(m.memory_events, 0);
   /* devices */
@@ -167,7 +167,7 @@ START_TEST(t_warmup_and_thrash) {
   build_steps(c, 0);
   fsdpa_memory_summary m;
   m.size = sizeof m;
-  ck_assert_int_eq(fsdpa_query_memory(c, NULL, &m), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_memory_query(c, NULL, &m), FSDPA_OK);
   ck_assert_int_eq(m.warmup_steps, 2);
   ck_assert_uint_eq(m.steady_steps, 3);
   ck_assert_uint_eq(m.malloc_calls, 5);
@@ -196,11 +196,11 @@ START_TEST(t_warmup_and_thrash) {
   ck_assert_ptr_nonnull(strstr(rep, "\"pattern\": \"sawtooth\""));
   free(rep);
   /* a fixed warm-up */
-  ck_assert_int_eq(fsdpa_set_param(c, "allocator.warmup_steps", "4"), FSDPA_OK);
-  ck_assert_int_eq(fsdpa_query_memory(c, NULL, &m), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_param_set(c, "allocator.warmup_steps", "4"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_memory_query(c, NULL, &m), FSDPA_OK);
   ck_assert_int_eq(m.warmup_steps, 4);
   ck_assert_uint_eq(m.steady_state_malloc_calls, 1);
-  ck_assert_int_eq(fsdpa_set_param(c, "allocator.thrash_min_per_step", "3"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_param_set(c, "allocator.thrash_min_per_step", "3"), FSDPA_OK);
   rep = tu_report(c, FSDPA_FORMAT_JSON);
   ck_assert(!tu_report_has_finding(rep, "allocator-thrash"));
   free(rep);
@@ -208,7 +208,7 @@ START_TEST(t_warmup_and_thrash) {
 
   c = tu_new_ctx();
   build_steps(c, 1);
-  ck_assert_int_eq(fsdpa_query_memory(c, NULL, &m), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_memory_query(c, NULL, &m), FSDPA_OK);
   ck_assert_int_eq(m.warmup_steps, 2);
   ck_assert_uint_eq(m.steady_state_malloc_calls, 0);
   rep = tu_report(c, FSDPA_FORMAT_JSON);
@@ -245,7 +245,7 @@ static fsdpa_status run_all(fsdpa_ctx *c) {
   if ((st = fsdpa_query_sync_steps(c, NULL, s, &n))) return st;
   fsdpa_memory_summary m;
   m.size = sizeof m;
-  if ((st = fsdpa_query_memory(c, NULL, &m))) return st;
+  if ((st = fsdpa_memory_query(c, NULL, &m))) return st;
   fsdpa_memory_device d[4];
   d[0].size = sizeof d[0];
   n = 4;
@@ -287,7 +287,7 @@ START_TEST(t_fault_injection) {
   tu_build_sync_inferred(c);
   build_steps(c, 0);
   build_mem(c);
-  ck_assert_int_eq(fsdpa_set_param(c, "sync.min_stall_ns", "100"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_param_set(c, "sync.min_stall_ns", "100"), FSDPA_OK);
   ck_assert_uint_gt(fsdpa_stream_count(c), 0);  /* views built outside the measured calls */
   uint64_t used = c->alloc.used;
   int failures = 0;

@@ -167,7 +167,7 @@ static void annotate_and_check(const char *path, const char *name, int gz) {
   ck_assert_int_eq(rj_write(rep, r1, strlen(r1)), 0);
   fsdpa_trace_info ti;
   fsdpa_trace_info_init(&ti);
-  ck_assert_int_eq(fsdpa_get_trace_info(c, &ti), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_trace_info_get(c, &ti), FSDPA_OK);
   check_python(out, rep, ti.rank == FSDPA_ABSENT ? 0 : ti.rank);
   fsdpa_free(r1);
   fsdpa_free(r2);
@@ -239,7 +239,7 @@ START_TEST(t_multi_rank_findings_go_to_their_rank) {
     ck_assert_msg(st == FSDPA_OK, "rank %zu: %s", k, fsdpa_errmsg(c[k]));
     fsdpa_trace_info ti;
     fsdpa_trace_info_init(&ti);
-    ck_assert_int_eq(fsdpa_get_trace_info(c[k], &ti), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_trace_info_get(c[k], &ti), FSDPA_OK);
     check_python(out, rp, ti.rank == FSDPA_ABSENT ? (int64_t)k : ti.rank);
   }
   fsdpa_free(rep);

@@ -160,7 +160,7 @@ static void ev(fsdpa_ctx *c, const char *cat, const char *name, int64_t tid, int
   e.ts_ns = ts;
   e.dur_ns = dur;
   e.correlation = corr;
-  ck_assert_int_eq(fsdpa_add_event(c, &e), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
 }
 
 /* A launch at CPU time t on thread tid of a kernel [s, e) on stream. */
@@ -186,7 +186,7 @@ static void thread_names(fsdpa_ctx *c) {
   e.tid = BWD;
   e.label = "thread 11 (pt_autograd_0)";
   e.label_len = strlen(e.label);
-  ck_assert_int_eq(fsdpa_add_event(c, &e), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
 }
 
 /* GPU schedule of one backward unit. */
@@ -268,7 +268,7 @@ START_TEST(t_fsdp2_zigzag) {
   fsdpa_ctx *c = fsdp2_ctx(g, 1, NULL);
   ck_assert_int_eq(fsdpa_fsdp_version(c), 2);
   fsdpa_backward bw = {sizeof bw};
-  ck_assert_int_eq(fsdpa_query_backward(c, &bw), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_backward_get(c, &bw), FSDPA_OK);
   ck_assert_int_eq(bw.pattern, FSDPA_BWD_ZIGZAG);
   ck_assert_str_eq(fsdpa_backward_pattern_name(bw.pattern), "zigzag");
   ck_assert_uint_eq(bw.steps, 1);
@@ -348,7 +348,7 @@ static void broken_case(int rs_overlaps, int want) {
   int64_t other[2] = {102200, 102400};  /* compute inside the first gap [102000, 104000) */
   fsdpa_ctx *c = fsdp2_ctx(g, 0, other);
   fsdpa_backward bw = {sizeof bw};
-  ck_assert_int_eq(fsdpa_query_backward(c, &bw), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_backward_get(c, &bw), FSDPA_OK);
   ck_assert_int_eq(bw.pattern, want);
   ck_assert_uint_eq(bw.prefetched_units, 0);
   ck_assert_uint_eq(bw.broken_links, 2);
@@ -365,7 +365,7 @@ static void broken_case(int rs_overlaps, int want) {
   ck_assert_int_eq(backward_findings(c, 0, &f), FSDPA_OK);
   ck_assert_uint_eq(f.n, 0);  /* 2 µs per link is below backward.min_idle_ns (100 µs) */
   findings_free(&f);
-  ck_assert_int_eq(fsdpa_set_param(c, "backward.min_idle_ns", "1000"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_param_set(c, "backward.min_idle_ns", "1000"), FSDPA_OK);
   findings_init(&f, &c->alloc);
   ck_assert_int_eq(backward_findings(c, 0, &f), FSDPA_OK);
   ck_assert_uint_eq(f.n, 1);
@@ -440,7 +440,7 @@ START_TEST(t_fsdp1_units) {
     }
   }
   fsdpa_backward bw = {sizeof bw};
-  ck_assert_int_eq(fsdpa_query_backward(c, &bw), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_backward_get(c, &bw), FSDPA_OK);
   ck_assert_int_eq(bw.pattern, FSDPA_BWD_SERIALIZED);
   fsdpa_backward_unit u[3];
   get_units(c, u, 3);
@@ -469,7 +469,7 @@ START_TEST(t_no_fsdp) {
   fsdpa_fsdp_unit fu = {sizeof fu};
   ck_assert_int_eq(fsdpa_get_fsdp_unit(c, 0, &fu), FSDPA_EINVAL);
   fsdpa_backward bw = {sizeof bw};
-  ck_assert_int_eq(fsdpa_query_backward(c, &bw), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_backward_get(c, &bw), FSDPA_OK);
   ck_assert_int_eq(bw.pattern, FSDPA_BWD_UNKNOWN);
   ck_assert_uint_eq(bw.units, 0);
   ck_assert_uint_eq(fsdpa_backward_step_count(c), 0);
@@ -478,7 +478,7 @@ START_TEST(t_no_fsdp) {
   fsdpa_backward_step bs = {sizeof bs};
   ck_assert_int_eq(fsdpa_get_backward_step(c, 0, &bs), FSDPA_EINVAL);
   bw.size = 2;
-  ck_assert_int_eq(fsdpa_query_backward(c, &bw), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_backward_get(c, &bw), FSDPA_EINVAL);
   ck_assert_str_eq(fsdpa_backward_pattern_name((fsdpa_backward_pattern)42), "unknown");
   char *rep = tu_report(c, FSDPA_FORMAT_JSON);
   ck_assert_ptr_nonnull(rep);
@@ -580,7 +580,7 @@ static void check_backward(const char *scen, const char *extra, const char *file
   ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
   ck_assert_msg(fsdpa_feed_file(c, path) == FSDPA_OK, "%s", fsdpa_errmsg(c));
   fsdpa_backward bw = {sizeof bw};
-  ck_assert_int_eq(fsdpa_query_backward(c, &bw), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_backward_get(c, &bw), FSDPA_OK);
   size_t nsteps = fsdpa_backward_step_count(c);
   ck_assert_uint_gt(nsteps, 0);
   findings f;
@@ -755,13 +755,13 @@ START_TEST(t_alloc_failure_everywhere) {
     fail_at = arm;
     fsdpa_status worst = FSDPA_OK, st;
     fsdpa_backward bw = {sizeof bw};
-    if ((st = fsdpa_query_backward(c, &bw))) worst = st;
+    if ((st = fsdpa_backward_get(c, &bw))) worst = st;
     fsdpa_fsdp_unit fu = {sizeof fu};
     if ((st = fsdpa_get_fsdp_unit(c, 0, &fu)) && st != FSDPA_EINVAL) worst = st;
     fsdpa_backward_unit bu = {sizeof bu};
     if ((st = fsdpa_get_backward_unit(c, 0, 1, &bu)) && st != FSDPA_EINVAL) worst = st;
     fsdpa_overlap ov = {sizeof ov};
-    if ((st = fsdpa_query_overlap(c, NULL, &ov))) worst = st;
+    if ((st = fsdpa_overlap_query(c, NULL, &ov))) worst = st;
     size_t n;
     if ((st = fsdpa_comm_split_count(c, NULL, FSDPA_SPLIT_COLLECTIVE, &n))) worst = st;
     char *rep = NULL;

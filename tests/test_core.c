@@ -136,7 +136,7 @@ static void add_x(fsdpa_ctx *c, const char *cat, const char *name, int64_t pid, 
   e.ts_ns = ts;
   e.dur_ns = dur;
   e.correlation = corr;
-  ck_assert_int_eq(fsdpa_add_event(c, &e), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
 }
 
 START_TEST(t_struct_feed_steps_streams_density) {
@@ -146,7 +146,7 @@ START_TEST(t_struct_feed_steps_streams_density) {
   fsdpa_trace_info_init(&ti);
   ti.base_time_ns = 1000000;
   ti.rank = 3;
-  ck_assert_int_eq(fsdpa_set_trace_info(c, &ti), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_trace_info_set(c, &ti), FSDPA_OK);
   add_x(c, "user_annotation", "ProfilerStep#7", 10, 10, 0, 1000, FSDPA_ABSENT);
   add_x(c, "user_annotation", "ProfilerStep#8", 10, 10, 1000, 1000, FSDPA_ABSENT);
   /* stream 7: two overlapping kernels [100,300) [200,400) and one [600,700) */
@@ -157,7 +157,7 @@ START_TEST(t_struct_feed_steps_streams_density) {
   add_x(c, "kernel", "ncclDevKernel_AllGather_RING_LL(x)", 0, 20, 350, 300, 4);
   add_x(c, "python_function", "f", 10, 10, 0, 5, FSDPA_ABSENT);
   fsdpa_stats s = {sizeof s};
-  ck_assert_int_eq(fsdpa_get_stats(c, &s), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_stats_get(c, &s), FSDPA_OK);
   ck_assert_uint_eq(s.events, 7);
   ck_assert_uint_eq(s.kernels, 4);
   ck_assert_uint_eq(s.annotations, 2);
@@ -178,23 +178,23 @@ START_TEST(t_struct_feed_steps_streams_density) {
   fsdpa_query q;
   fsdpa_query_init(&q);
   fsdpa_timeline tl = {sizeof tl};
-  ck_assert_int_eq(fsdpa_query_timeline(c, &q, &tl), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_timeline_query(c, &q, &tl), FSDPA_OK);
   /* union: [100,650) + [600,700) -> [100,700) = 600 of span 600 */
   ck_assert_int_eq(tl.span_ns, 600);
   ck_assert_int_eq(tl.busy_ns, 600);
   q.stream = 7;
-  ck_assert_int_eq(fsdpa_query_timeline(c, &q, &tl), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_timeline_query(c, &q, &tl), FSDPA_OK);
   ck_assert_int_eq(tl.busy_ns, 400);
   ck_assert_int_eq(tl.span_ns, 600);
   /* window [1000250, 1000650) absolute on stream 7: [250,400) + [600,650) */
   q.t0_ns = 1000250;
   q.t1_ns = 1000650;
-  ck_assert_int_eq(fsdpa_query_timeline(c, &q, &tl), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_timeline_query(c, &q, &tl), FSDPA_OK);
   ck_assert_int_eq(tl.busy_ns, 150 + 50);
   /* step window */
   fsdpa_query_init(&q);
   q.step = 5;
-  ck_assert_int_eq(fsdpa_query_timeline(c, &q, &tl), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_timeline_query(c, &q, &tl), FSDPA_EINVAL);
   ck_assert_ptr_nonnull(strstr(fsdpa_errmsg(c), "out of range"));
   char *rep = tu_report(c, FSDPA_FORMAT_JSON);
   ck_assert_ptr_nonnull(rep);
@@ -209,19 +209,19 @@ END_TEST
 START_TEST(t_params) {
   fsdpa_ctx *c = NULL;
   ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
-  ck_assert_int_eq(fsdpa_set_param(c, "launch.kernel_wait_ns", "20000"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_param_set(c, "launch.kernel_wait_ns", "20000"), FSDPA_OK);
   ck_assert_int_eq(c->params[P_KERNEL_WAIT_NS], 20000);
-  ck_assert_int_eq(fsdpa_set_param(c, "launch.kernel_wait_ns", "2x"), FSDPA_EINVAL);
-  ck_assert_int_eq(fsdpa_set_param(c, "no.such", "1"), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_param_set(c, "launch.kernel_wait_ns", "2x"), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_param_set(c, "no.such", "1"), FSDPA_EINVAL);
   ck_assert_ptr_nonnull(strstr(fsdpa_errmsg(c), "unknown parameter"));
   /* out of range: refused with a message, the value kept */
-  ck_assert_int_eq(fsdpa_set_param(c, "launch.kernel_wait_ns", "-1"), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_param_set(c, "launch.kernel_wait_ns", "-1"), FSDPA_EINVAL);
   ck_assert_ptr_nonnull(strstr(fsdpa_errmsg(c), "out of range"));
   ck_assert_int_eq(c->params[P_KERNEL_WAIT_NS], 20000);
-  ck_assert_int_eq(fsdpa_set_param(c, "overlap.exposed_min_share_ppm", "2305843009213693953"), FSDPA_EINVAL);
-  ck_assert_int_eq(fsdpa_set_param(c, "overlap.exposed_min_share_ppm", "2305843009213693952"), FSDPA_OK);
-  ck_assert_int_eq(fsdpa_set_param(c, "allocator.warmup_steps", "-1"), FSDPA_OK);
-  ck_assert_int_eq(fsdpa_set_param(c, "allocator.warmup_steps", "-2"), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_param_set(c, "overlap.exposed_min_share_ppm", "2305843009213693953"), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_param_set(c, "overlap.exposed_min_share_ppm", "2305843009213693952"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_param_set(c, "allocator.warmup_steps", "-1"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_param_set(c, "allocator.warmup_steps", "-2"), FSDPA_EINVAL);
   ck_assert_ptr_nonnull(strstr(fsdpa_param_list(), "launch.kernel_wait_ns=30000"));
   fsdpa_ctx_free(c);
 }
@@ -241,7 +241,7 @@ START_TEST(t_bad_args_and_null_safety) {
   fsdpa_event e;
   fsdpa_event_init(&e);
   e.size = 8;
-  ck_assert_int_eq(fsdpa_add_event(c, &e), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_EINVAL);
   ck_assert_str_eq(fsdpa_status_str(FSDPA_EPARSE), "FSDPA_EPARSE: malformed input");
   ck_assert_uint_eq(fsdpa_version(), FSDPA_VERSION_HEX);
   fsdpa_ctx_free(c);
@@ -355,7 +355,7 @@ START_TEST(t_allocator_failure_and_cap) {
       e.tid = i % 3;
       e.ts_ns = i * 10;
       e.dur_ns = 5;
-      st = fsdpa_add_event(c, &e);
+      st = fsdpa_event_add(c, &e);
     }
     if (st == FSDPA_OK) {
       char *rep = NULL;
@@ -391,12 +391,12 @@ START_TEST(t_allocator_failure_and_cap) {
     e.tid = 1;
     e.ts_ns = i;
     e.dur_ns = 1;
-    st = fsdpa_add_event(c, &e);
+    st = fsdpa_event_add(c, &e);
   }
   ck_assert_int_eq(st, FSDPA_ELIMIT);
   ck_assert_ptr_nonnull(strstr(fsdpa_errmsg(c), "memory cap"));
   fsdpa_stats s = {sizeof s};
-  fsdpa_get_stats(c, &s);
+  fsdpa_stats_get(c, &s);
   ck_assert_uint_le(s.memory_bytes, 64 * 1024);
   fsdpa_ctx_free(c);
 }

@@ -150,7 +150,7 @@ START_TEST(t_counts_match_independent_count) {
     char *js = tu_run(cmd, &status);
     ck_assert_msg(js && status == 0, "count_events.py failed on %s", p);
     fsdpa_stats s = {sizeof s};
-    fsdpa_get_stats(c, &s);
+    fsdpa_stats_get(c, &s);
     struct { const char *k; uint64_t v; } F[] = {
         {"events", s.events},       {"kernels", s.kernels},     {"gpu_memcpy", s.gpu_memcpy},
         {"gpu_memset", s.gpu_memset}, {"runtime", s.runtime},   {"cpu_ops", s.cpu_ops},

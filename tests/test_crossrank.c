@@ -12,7 +12,7 @@
 #define US 1000LL
 #define MS 1000000LL
 
-/* ---- synthetic ranks through fsdpa_add_event ---- */
+/* ---- synthetic ranks through fsdpa_event_add ---- */
 
 static fsdpa_ctx *new_rank(const fsdpa_allocator *al, int64_t rank, int64_t base) {
   fsdpa_options o;
@@ -25,7 +25,7 @@ static fsdpa_ctx *new_rank(const fsdpa_allocator *al, int64_t rank, int64_t base
   ti.rank = rank;
   ti.world_size = 8;
   ti.base_time_ns = base;
-  ck_assert_int_eq(fsdpa_set_trace_info(c, &ti), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_trace_info_set(c, &ti), FSDPA_OK);
   return c;
 }
 
@@ -43,7 +43,7 @@ static void add_x(fsdpa_ctx *c, const char *cat, const char *name, int64_t pid, 
   e.ts_ns = ts;
   e.dur_ns = dur;
   e.correlation = corr;
-  ck_assert_int_eq(fsdpa_add_event(c, &e), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
 }
 
 static void add_step(fsdpa_ctx *c, int64_t num, int64_t ts, int64_t dur) {
@@ -85,7 +85,7 @@ static void add_coll(fsdpa_ctx *c, int64_t corr, const char *kname, const char *
     e.pg_name_len = strlen(pg);
   }
   e.seq = seq;
-  ck_assert_int_eq(fsdpa_add_event(c, &e), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
 }
 
 static const char *K_AR = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
@@ -212,7 +212,7 @@ START_TEST(t_seq_match_offsets_transfer_wait_straggler) {
   fsdpa_free(rep);
 
   /* the threshold is a parameter: above the delay, nobody is late */
-  ck_assert_int_eq(fsdpa_set_param(c[0], "crossrank.min_delay_ns", "500000"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_param_set(c[0], "crossrank.min_delay_ns", "500000"), FSDPA_OK);
   ck_assert_int_eq(fsdpa_query_crossrank(c, 3, &x), FSDPA_OK);
   ck_assert_int_eq(x.straggler_rank, FSDPA_ABSENT);
   ck_assert_int_eq(x.straggler_mean_delay_ns, FSDPA_ABSENT);
@@ -339,7 +339,7 @@ START_TEST(t_annotation_types_and_unsynchronized) {
   free(xr);
   fsdpa_free(rep);
   /* a tolerance above the 5 ms spread takes the wrong pairs at face value */
-  ck_assert_int_eq(fsdpa_set_param(c[0], "crossrank.end_tolerance_ns", "5000000"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_param_set(c[0], "crossrank.end_tolerance_ns", "5000000"), FSDPA_OK);
   ck_assert_int_eq(fsdpa_query_crossrank(c, 2, &x), FSDPA_OK);
   ck_assert_uint_eq(x.collectives, 3);
   ck_assert_uint_eq(x.unsynchronized, 0);
@@ -385,7 +385,7 @@ START_TEST(t_straggler_rule) {
   ck_assert_int_eq(x.straggler_rank, 1);
   ck_assert_uint_eq(x.straggler_late_steps, 3);
   ck_assert_int_eq(x.straggler_mean_delay_ns, 300 * US);
-  ck_assert_int_eq(fsdpa_set_param(c[0], "crossrank.straggler_min_steps", "4"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_param_set(c[0], "crossrank.straggler_min_steps", "4"), FSDPA_OK);
   ck_assert_int_eq(fsdpa_query_crossrank(c, 2, &x), FSDPA_OK);
   ck_assert_int_eq(x.straggler_rank, FSDPA_ABSENT);
   free_all(c, 2);
@@ -851,29 +851,29 @@ START_TEST(t_rank_cache_same_reports) {
   same_reports(a, b, 3, "warmed alone");
   /* a parameter set after the cache filled */
   for (int i = 0; i < 3; i++) {
-    ck_assert_int_eq(fsdpa_set_param(a[i], "overlap.exposed_min_share_ppm", "0"), FSDPA_OK);
-    ck_assert_int_eq(fsdpa_set_param(b[i], "overlap.exposed_min_share_ppm", "0"), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_param_set(a[i], "overlap.exposed_min_share_ppm", "0"), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_param_set(b[i], "overlap.exposed_min_share_ppm", "0"), FSDPA_OK);
   }
   fsdpa_ctx *c[3];
   load3(c, "xr_cache");
   for (int i = 0; i < 3; i++)
-    ck_assert_int_eq(fsdpa_set_param(c[i], "overlap.exposed_min_share_ppm", "0"), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_param_set(c[i], "overlap.exposed_min_share_ppm", "0"), FSDPA_OK);
   same_reports(c, b, 3, "parameter changed");
   /* a new clock base after the cache filled: absolute times move */
   for (int i = 0; i < 3; i++) {
     fsdpa_trace_info ti;
-    ck_assert_int_eq(fsdpa_get_trace_info(b[i], &ti), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_trace_info_get(b[i], &ti), FSDPA_OK);
     ti.base_time_ns += 1000003;
-    ck_assert_int_eq(fsdpa_set_trace_info(b[i], &ti), FSDPA_OK);
-    ck_assert_int_eq(fsdpa_set_trace_info(c[i], &ti), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_trace_info_set(b[i], &ti), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_trace_info_set(c[i], &ti), FSDPA_OK);
   }
   free_all(c, 3);
   load3(c, "xr_cache");
   for (int i = 0; i < 3; i++) {
     fsdpa_trace_info ti;
-    ck_assert_int_eq(fsdpa_get_trace_info(b[i], &ti), FSDPA_OK);
-    ck_assert_int_eq(fsdpa_set_param(c[i], "overlap.exposed_min_share_ppm", "0"), FSDPA_OK);
-    ck_assert_int_eq(fsdpa_set_trace_info(c[i], &ti), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_trace_info_get(b[i], &ti), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_param_set(c[i], "overlap.exposed_min_share_ppm", "0"), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_trace_info_set(c[i], &ti), FSDPA_OK);
   }
   same_reports(c, b, 3, "trace info changed");
   free_all(a, 3);

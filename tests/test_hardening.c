@@ -366,7 +366,7 @@ START_TEST(t_deep_nesting) {
   fsdpa_ctx *c = hctx(&h, &a, 0, 0);
   fsdpa_status st = feed_str(c, closed, n + DEEP + 4);
   fsdpa_stats s = {sizeof s};
-  ck_assert_int_eq(fsdpa_get_stats(c, &s), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_stats_get(c, &s), FSDPA_OK);
   ck_assert_msg((st == FSDPA_OK && s.events == 1) || (st == FSDPA_EPARSE && fsdpa_errmsg(c)[0]), "%s: %s",
                 fsdpa_status_str(st), fsdpa_errmsg(c));
   printf("# 10^5 nested arrays in an unread arg: %s\n", fsdpa_status_str(st));
@@ -577,7 +577,7 @@ START_TEST(t_huge_strings) {
   ck_assert_int_eq(st, FSDPA_ELIMIT);
   ck_assert_msg(strstr(fsdpa_errmsg(c), "event larger than the limit"), "%s", fsdpa_errmsg(c));
   fsdpa_stats s = {sizeof s};
-  ck_assert_int_eq(fsdpa_get_stats(c, &s), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_stats_get(c, &s), FSDPA_OK);
   ck_assert_uint_eq(s.events, 1); /* the event before it was delivered */
   report_ok(c);
   hfree(c, &h);
@@ -600,7 +600,7 @@ START_TEST(t_huge_strings) {
     ck_assert_msg(st == FSDPA_OK, "%d: %s", i, fsdpa_errmsg(c));
     ck_assert_msg(c->alloc.peak < ((uint64_t)16 << 20), "%d: peak %llu bytes for a 100 MB string", i,
                   (unsigned long long)c->alloc.peak);
-    ck_assert_int_eq(fsdpa_get_stats(c, &s), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_stats_get(c, &s), FSDPA_OK);
     ck_assert_uint_eq(s.events, 1);
     hfree(c, &h);
   }
@@ -646,7 +646,7 @@ START_TEST(t_duplicate_keys) {
                     "\"distributedInfo\":{\"rank\":3},\"baseTimeNanoseconds\":5,\"baseTimeNanoseconds\":6}";
   ck_assert_int_eq(feed_str(c, doc, strlen(doc)), FSDPA_OK);
   fsdpa_trace_info ti = {sizeof ti};
-  ck_assert_int_eq(fsdpa_get_trace_info(c, &ti), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_trace_info_get(c, &ti), FSDPA_OK);
   ck_assert_int_eq(ti.rank, 3);
   ck_assert_int_eq(ti.base_time_ns, 6);
   hfree(c, &h);
@@ -655,7 +655,7 @@ START_TEST(t_duplicate_keys) {
   doc = "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1}],\"traceEvents\":[{\"ph\":\"X\",\"ts\":2}]}";
   fsdpa_status st = feed_str(c, doc, strlen(doc));
   fsdpa_stats s = {sizeof s};
-  ck_assert_int_eq(fsdpa_get_stats(c, &s), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_stats_get(c, &s), FSDPA_OK);
   ck_assert_msg((st == FSDPA_OK && s.events == 2) || (st == FSDPA_EPARSE && fsdpa_errmsg(c)[0]),
                 "two traceEvents arrays: %s, %llu events", fsdpa_status_str(st), (unsigned long long)s.events);
   printf("# two traceEvents arrays: %s, %llu events\n", fsdpa_status_str(st), (unsigned long long)s.events);
@@ -808,7 +808,7 @@ START_TEST(t_wrong_types_every_field) {
     fsdpa_ctx *c = hctx(&h, &a, 0, 0);
     ck_assert_int_eq(feed_str(c, doc, strlen(doc)), FSDPA_OK);
     fsdpa_trace_info ti = {sizeof ti};
-    fsdpa_get_trace_info(c, &ti);
+    fsdpa_trace_info_get(c, &ti);
     ck_assert_int_eq(ti.rank, FSDPA_ABSENT);
     ck_assert_int_eq(ti.world_size, FSDPA_ABSENT);
     ck_assert_int_eq(ti.base_time_ns, FSDPA_ABSENT);
@@ -869,7 +869,7 @@ START_TEST(t_gzip_bomb) {
   ck_assert_int_eq(fsdpa_error_offset(c), (int64_t)CAP);
   ck_assert_int_le(members, 5); /* stopped right after the cap, not after 1 GiB */
   fsdpa_stats s = {sizeof s};
-  fsdpa_get_stats(c, &s);
+  fsdpa_stats_get(c, &s);
   ck_assert_uint_eq(s.json_bytes, CAP);
   ck_assert_uint_eq(s.events, 1);
   ck_assert_uint_lt(c->alloc.peak, (uint64_t)16 << 20); /* blanks between events are not kept */
@@ -938,15 +938,15 @@ static fsdpa_status fi_queries(fsdpa_ctx *const *c, size_t n) {
         q.stream = si.stream;
       }
       fsdpa_timeline tl = {sizeof tl};
-      Q(fsdpa_query_timeline(c[i], &q, &tl));
+      Q(fsdpa_timeline_query(c[i], &q, &tl));
       fsdpa_launch_gaps lg = {sizeof lg};
-      Q(fsdpa_query_launch_gaps(c[i], &q, &lg));
+      Q(fsdpa_launch_gaps_query(c[i], &q, &lg));
       fsdpa_launch_latency ll = {sizeof ll};
-      Q(fsdpa_query_launch_latency(c[i], &q, &ll));
+      Q(fsdpa_launch_latency_query(c[i], &q, &ll));
       fsdpa_launch_queue lq = {sizeof lq};
-      Q(fsdpa_query_launch_queue(c[i], &q, &lq));
+      Q(fsdpa_launch_queue_query(c[i], &q, &lq));
       fsdpa_overlap ov = {sizeof ov};
-      Q(fsdpa_query_overlap(c[i], &q, &ov));
+      Q(fsdpa_overlap_query(c[i], &q, &ov));
       for (int by = 0; by < 2; by++) {
         size_t k = 0;
         Q(fsdpa_comm_split_count(c[i], &q, (fsdpa_comm_split_by)by, &k));
@@ -970,7 +970,7 @@ static fsdpa_status fi_queries(fsdpa_ctx *const *c, size_t n) {
       k = CAP;
       Q(fsdpa_query_sync_steps(c[i], &q, ss, &k));
       fsdpa_memory_summary msum = {sizeof msum};
-      Q(fsdpa_query_memory(c[i], &q, &msum));
+      Q(fsdpa_memory_query(c[i], &q, &msum));
       k = CAP;
       Q(fsdpa_query_memory_devices(c[i], &q, md, &k));
       k = CAP;
@@ -979,7 +979,7 @@ static fsdpa_status fi_queries(fsdpa_ctx *const *c, size_t n) {
       Q(fsdpa_query_memory_steps(c[i], &q, ms, &k));
     }
     fsdpa_backward bw = {sizeof bw};
-    Q(fsdpa_query_backward(c[i], &bw));
+    Q(fsdpa_backward_get(c[i], &bw));
     size_t nb = fsdpa_backward_step_count(c[i]);
     for (size_t j = 0; j < nb; j++) {
       fsdpa_backward_step bs = {sizeof bs};

@@ -51,7 +51,7 @@ static void add_kernel(fsdpa_ctx *c, const char *name, int64_t stream, int64_t t
   e.tid = stream;
   e.ts_ns = ts;
   e.dur_ns = dur;
-  ck_assert_int_eq(fsdpa_add_event(c, &e), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
 }
 
 static void add_step(fsdpa_ctx *c, int n, int64_t ts, int64_t dur) {
@@ -68,7 +68,7 @@ static void add_step(fsdpa_ctx *c, int n, int64_t ts, int64_t dur) {
   e.tid = 1;
   e.ts_ns = ts;
   e.dur_ns = dur;
-  ck_assert_int_eq(fsdpa_add_event(c, &e), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
 }
 
 static void add_memory(fsdpa_ctx *c, int64_t ts, int64_t bytes, int64_t alloc, int64_t res) {
@@ -87,7 +87,7 @@ static void add_memory(fsdpa_ctx *c, int64_t ts, int64_t bytes, int64_t alloc, i
   e.total_reserved = res;
   e.device_type = 1;
   e.device_id = 0;
-  ck_assert_int_eq(fsdpa_add_event(c, &e), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
 }
 
 START_TEST(t_html_step_option) {
@@ -108,7 +108,7 @@ START_TEST(t_html_step_option) {
     fsdpa_query_init(&q);
     q.step = (int64_t)i;
     fsdpa_timeline tl = {sizeof tl, 0, 0, 0, 0};
-    ck_assert_int_eq(fsdpa_query_timeline(c, &q, &tl), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_timeline_query(c, &q, &tl), FSDPA_OK);
     if (tl.busy_ns > best_busy) best_busy = tl.busy_ns, best = (int64_t)i;
   }
   fsdpa_step s = {sizeof s, 0, 0, 0};

@@ -28,7 +28,7 @@ static fsdpa_status add_ev(fsdpa_ctx *c, const char *cat, const char *name, int6
   e.ts_ns = ts;
   e.dur_ns = dur;
   e.correlation = corr;
-  return fsdpa_add_event(c, &e);
+  return fsdpa_event_add(c, &e);
 }
 
 /* A GPU op on (device, stream) and, if rt_ts is not ABSENT, its launch call
@@ -57,7 +57,7 @@ static fsdpa_launch_gaps gaps_q(fsdpa_ctx *c, int64_t t0, int64_t t1, int64_t de
   q.device = dev;
   q.stream = s;
   fsdpa_launch_gaps g = {sizeof g};
-  ck_assert_int_eq(fsdpa_query_launch_gaps(c, &q, &g), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_launch_gaps_query(c, &q, &g), FSDPA_OK);
   /* invariants of every answer */
   ck_assert_int_eq(g.idle_ns, g.host_wait_ns + g.kernel_wait_ns + g.other_ns);
   ck_assert_uint_eq(g.gaps, g.host_wait_gaps + g.kernel_wait_gaps + g.other_gaps);
@@ -123,11 +123,11 @@ START_TEST(t_categories_histogram_percentiles) {
   ck_assert_int_eq(g.gpu_small_launch_ns, 8000);
   /* the timeline query agrees on span and busy */
   fsdpa_timeline tl = {sizeof tl};
-  ck_assert_int_eq(fsdpa_query_timeline(c, NULL, &tl), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_timeline_query(c, NULL, &tl), FSDPA_OK);
   ck_assert_int_eq(tl.span_ns, g.span_ns);
   ck_assert_int_eq(tl.busy_ns, g.busy_ns);
   /* the threshold is a parameter */
-  ck_assert_int_eq(fsdpa_set_param(c, "launch.kernel_wait_ns", "4000"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_param_set(c, "launch.kernel_wait_ns", "4000"), FSDPA_OK);
   g = gaps_q(c, A, A, A, A);
   ck_assert_int_eq(g.kernel_wait_ns, 0);
   ck_assert_int_eq(g.other_ns, 75000);
@@ -141,7 +141,7 @@ START_TEST(t_latency_and_short_kernels) {
   /* an unlinked memcpy on the same stream: an op, but no latency */
   ck_assert_int_eq(op(c, "gpu_memcpy", 0, 7, 300000, 1000, A, 0), 0);
   fsdpa_launch_latency l = {sizeof l};
-  ck_assert_int_eq(fsdpa_query_launch_latency(c, NULL, &l), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_launch_latency_query(c, NULL, &l), FSDPA_OK);
   ck_assert_uint_eq(l.ops, 6);
   ck_assert_uint_eq(l.linked, 5);
   ck_assert_uint_eq(l.kernels, 5);
@@ -160,7 +160,7 @@ START_TEST(t_latency_and_short_kernels) {
   fsdpa_query q;
   fsdpa_query_init(&q);
   q.stream = 8;
-  ck_assert_int_eq(fsdpa_query_launch_latency(c, &q, &l), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_launch_latency_query(c, &q, &l), FSDPA_OK);
   ck_assert_int_eq(l.min_ns, 0);
   ck_assert_uint_eq(l.counts[0], 1);
   /* window: only ops starting in [100, 170) µs on stream 7: k3, k4 */
@@ -168,7 +168,7 @@ START_TEST(t_latency_and_short_kernels) {
   q.stream = 7;
   q.t0_ns = 100000;
   q.t1_ns = 170000;
-  ck_assert_int_eq(fsdpa_query_launch_latency(c, &q, &l), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_launch_latency_query(c, &q, &l), FSDPA_OK);
   ck_assert_uint_eq(l.ops, 2);
   ck_assert_int_eq(l.total_ns, 88000 + 5000);
   /* a window that ends before it starts is empty, whatever lies between
@@ -177,13 +177,13 @@ START_TEST(t_latency_and_short_kernels) {
     fsdpa_query_init(&q);
     q.t0_ns = t0;
     q.t1_ns = 100000;
-    ck_assert_int_eq(fsdpa_query_launch_latency(c, &q, &l), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_launch_latency_query(c, &q, &l), FSDPA_OK);
     ck_assert_uint_eq(l.ops, 0);
     ck_assert_int_eq(l.p50_ns, FSDPA_ABSENT);
     fsdpa_launch_queue lq = {sizeof lq};
-    ck_assert_int_eq(fsdpa_query_launch_queue(c, &q, &lq), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_launch_queue_query(c, &q, &lq), FSDPA_OK);
     fsdpa_launch_gaps g = {sizeof g};
-    ck_assert_int_eq(fsdpa_query_launch_gaps(c, &q, &g), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_launch_gaps_query(c, &q, &g), FSDPA_OK);
     ck_assert_uint_eq(g.gaps, 0);
     ck_assert_int_eq(g.busy_ns, 0);
   }
@@ -198,7 +198,7 @@ START_TEST(t_window_cuts_gaps) {
   fsdpa_trace_info ti;
   fsdpa_trace_info_init(&ti);
   ti.base_time_ns = 1000000000;
-  ck_assert_int_eq(fsdpa_set_trace_info(c, &ti), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_trace_info_set(c, &ti), FSDPA_OK);
   build_categories(c);
   const int64_t B = 1000000000;
   /* [50, 165) µs: gap [30,100) other (clipped to 50 µs), gap [110,160) host */
@@ -210,7 +210,7 @@ START_TEST(t_window_cuts_gaps) {
   ck_assert_int_eq(g.kernel_wait_ns, 0);
   ck_assert_uint_eq(g.counts[lg_bin(70000)], 2);  /* full 70 µs and 50 µs gaps */
   ck_assert_int_eq(g.max_ns, 70000);
-  /* span as fsdpa_query_timeline: [100, 165) µs; the GPU window keeps [50, 100) */
+  /* span as fsdpa_timeline_query: [100, 165) µs; the GPU window keeps [50, 100) */
   ck_assert_int_eq(g.span_ns, 65000);
   ck_assert_int_eq(g.busy_ns, 15000);
   ck_assert_int_eq(g.gpu_window_ns, 115000);
@@ -234,9 +234,9 @@ START_TEST(t_window_cuts_gaps) {
   fsdpa_query_init(&q);
   fsdpa_launch_gaps s0 = {sizeof s0}, s1 = {sizeof s1};
   q.step = 0;
-  ck_assert_int_eq(fsdpa_query_launch_gaps(c, &q, &s0), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_launch_gaps_query(c, &q, &s0), FSDPA_OK);
   q.step = 1;
-  ck_assert_int_eq(fsdpa_query_launch_gaps(c, &q, &s1), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_launch_gaps_query(c, &q, &s1), FSDPA_OK);
   g = gaps_q(c, A, A, A, A);
   ck_assert_int_eq(s0.idle_ns + s1.idle_ns, g.idle_ns);
   ck_assert_int_eq(s0.host_wait_ns + s1.host_wait_ns, g.host_wait_ns);
@@ -245,7 +245,7 @@ START_TEST(t_window_cuts_gaps) {
   ck_assert_int_eq(s0.busy_ns + s1.busy_ns, g.busy_ns);
   ck_assert_uint_eq(s0.gaps + s1.gaps, g.gaps + 1);  /* the gap across 90 µs is in both */
   q.step = 2;
-  ck_assert_int_eq(fsdpa_query_launch_gaps(c, &q, &s0), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_launch_gaps_query(c, &q, &s0), FSDPA_EINVAL);
   ck_assert_ptr_nonnull(strstr(fsdpa_errmsg(c), "out of range"));
   fsdpa_ctx_free(c);
 }
@@ -305,7 +305,7 @@ START_TEST(t_zero_duration_ops) {
   ck_assert_int_eq(g.host_wait_ns, 9000);
   ck_assert_int_eq(g.busy_ns, 3000);
   fsdpa_timeline tl = {sizeof tl};
-  ck_assert_int_eq(fsdpa_query_timeline(c, NULL, &tl), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_timeline_query(c, NULL, &tl), FSDPA_OK);
   ck_assert_uint_eq(tl.activities, 5);
   /* a stream of only zero-duration ops has no busy time and no gaps */
   ck_assert_int_eq(op(c, "gpu_memset", 0, 10, 100, 0, 50, 10), 0);
@@ -319,7 +319,7 @@ START_TEST(t_zero_duration_ops) {
   fsdpa_query q;
   fsdpa_query_init(&q);
   q.stream = 10;
-  ck_assert_int_eq(fsdpa_query_launch_queue(c, &q, &qu), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_launch_queue_query(c, &q, &qu), FSDPA_OK);
   ck_assert_int_eq(qu.range_ns, FSDPA_ABSENT);
   ck_assert_int_eq(qu.max_depth, FSDPA_ABSENT);
   fsdpa_ctx_free(c);
@@ -393,7 +393,7 @@ START_TEST(t_queue_depth) {
   K(c, 12, 300, 50, 20, 5);
   K(c, 12, 410, 10, 400, 5);
   fsdpa_launch_queue qu = {sizeof qu};
-  ck_assert_int_eq(fsdpa_query_launch_queue(c, NULL, &qu), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_launch_queue_query(c, NULL, &qu), FSDPA_OK);
   /* range [100, 420): depth 2 on [100,200), 1 on [200,300), 0 on [300,400),
    * 1 on [400,410), 0 on [410,420); idle and empty on [350,400) */
   ck_assert_int_eq(qu.range_ns, 320);
@@ -408,7 +408,7 @@ START_TEST(t_queue_depth) {
   fsdpa_query_init(&q);
   q.t0_ns = 150;
   q.t1_ns = 305;
-  ck_assert_int_eq(fsdpa_query_launch_queue(c, &q, &qu), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_launch_queue_query(c, &q, &qu), FSDPA_OK);
   ck_assert_int_eq(qu.range_ns, 105);
   ck_assert_uint_eq(qu.ops, 1);
   ck_assert_int_eq(qu.max_depth, 1);
@@ -432,20 +432,20 @@ START_TEST(t_between_feeds_and_bad_args) {
   g = gaps_q(c, A, A, A, A);
   ck_assert_uint_eq(g.gaps, 2);
   ck_assert_int_eq(g.host_wait_ns, 94000);
-  ck_assert_int_eq(fsdpa_query_launch_gaps(NULL, NULL, &g), FSDPA_EINVAL);
-  ck_assert_int_eq(fsdpa_query_launch_gaps(c, NULL, NULL), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_launch_gaps_query(NULL, NULL, &g), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_launch_gaps_query(c, NULL, NULL), FSDPA_EINVAL);
   g.size = 8;
-  ck_assert_int_eq(fsdpa_query_launch_gaps(c, NULL, &g), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_launch_gaps_query(c, NULL, &g), FSDPA_EINVAL);
   fsdpa_launch_latency l = {16};
-  ck_assert_int_eq(fsdpa_query_launch_latency(c, NULL, &l), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_launch_latency_query(c, NULL, &l), FSDPA_EINVAL);
   fsdpa_launch_queue qu = {0};  /* 0 = the current size */
-  ck_assert_int_eq(fsdpa_query_launch_queue(c, NULL, &qu), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_launch_queue_query(c, NULL, &qu), FSDPA_OK);
   ck_assert_uint_eq(qu.size, sizeof qu);
   fsdpa_query q;
   fsdpa_query_init(&q);
   q.size = 3;
   g.size = sizeof g;
-  ck_assert_int_eq(fsdpa_query_launch_gaps(c, &q, &g), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_launch_gaps_query(c, &q, &g), FSDPA_EINVAL);
   fsdpa_ctx_free(c);
 }
 END_TEST
@@ -674,7 +674,7 @@ START_TEST(t_findings_launch_bound_and_healthy) {
   ck_assert_ptr_nonnull(strstr(lo->evidence, "\"kernels\":900"));
   findings_free(&f);
   /* raising the bar removes launch-overhead */
-  ck_assert_int_eq(fsdpa_set_param(c, "launch.min_kernels", "901"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_param_set(c, "launch.min_kernels", "901"), FSDPA_OK);
   findings_init(&f, &c->alloc);
   ck_assert_int_eq(launch_gaps_findings(c, 3, &f), FSDPA_OK);
   ck_assert_ptr_null(find_id(&f, "launch-overhead"));
@@ -792,9 +792,9 @@ START_TEST(t_allocation_failures) {
     fsdpa_query q;
     fsdpa_query_init(&q);
     q.device = 0;
-    fsdpa_status st = fsdpa_query_launch_gaps(c, &q, &g);
-    if (!st) st = fsdpa_query_launch_latency(c, &q, &l);
-    if (!st) st = fsdpa_query_launch_queue(c, &q, &qu);
+    fsdpa_status st = fsdpa_launch_gaps_query(c, &q, &g);
+    if (!st) st = fsdpa_launch_latency_query(c, &q, &l);
+    if (!st) st = fsdpa_launch_queue_query(c, &q, &qu);
     if (!st) {
       findings f;
       findings_init(&f, &c->alloc);
@@ -922,7 +922,7 @@ START_TEST(t_hta_crosscheck) {
       fsdpa_ctx *c = new_ctx();
       ck_assert_msg(fsdpa_feed_file(c, f) == FSDPA_OK, "%s: %s", f, fsdpa_errmsg(c));
       fsdpa_trace_info ti;
-      fsdpa_get_trace_info(c, &ti);
+      fsdpa_trace_info_get(c, &ti);
       int64_t rank = ti.rank == FSDPA_ABSENT ? 0 : ti.rank;
       const store_views *v = ctx_views(c);
       ck_assert_ptr_nonnull(v);

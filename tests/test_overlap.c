@@ -44,7 +44,7 @@ static void add_ev(fsdpa_ctx *c, const char *cat, const char *name, int64_t pid,
     e.out_msg_nelems = ca->out;
     e.group_size = ca->group;
   }
-  ck_assert_int_eq(fsdpa_add_event(c, &e), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
 }
 
 static void kern(fsdpa_ctx *c, const char *name, int64_t stream, int64_t ts, int64_t dur,
@@ -62,7 +62,7 @@ static fsdpa_ctx *basic_ctx(void) {
   fsdpa_trace_info ti;
   fsdpa_trace_info_init(&ti);
   ti.base_time_ns = 5000000;
-  ck_assert_int_eq(fsdpa_set_trace_info(c, &ti), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_trace_info_set(c, &ti), FSDPA_OK);
   add_ev(c, "user_annotation", "ProfilerStep#1", 10, 10, 0, 1000, FSDPA_ABSENT, FSDPA_ABSENT, NULL);
   add_ev(c, "user_annotation", "ProfilerStep#2", 10, 10, 1000, 1000, FSDPA_ABSENT, FSDPA_ABSENT, NULL);
   kern(c, GEMM, 7, 100, 300, NULL);
@@ -80,7 +80,7 @@ START_TEST(t_overlap_exact) {
   fsdpa_query q;
   fsdpa_query_init(&q);
   fsdpa_overlap o = {sizeof o};
-  ck_assert_int_eq(fsdpa_query_overlap(c, &q, &o), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_overlap_query(c, &q, &o), FSDPA_OK);
   /* C = [300,550) u [1250,1500); P = [100,400) u [500,600) u [1100,1300) */
   ck_assert_int_eq(o.comm_ns, 500);
   ck_assert_int_eq(o.compute_ns, 600);
@@ -91,7 +91,7 @@ START_TEST(t_overlap_exact) {
   ck_assert_uint_eq(o.compute_kernels, 3);
   /* step 0 = CPU range [0, 1000) */
   q.step = 0;
-  ck_assert_int_eq(fsdpa_query_overlap(c, &q, &o), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_overlap_query(c, &q, &o), FSDPA_OK);
   ck_assert_int_eq(o.comm_ns, 250);
   ck_assert_int_eq(o.compute_ns, 400);
   ck_assert_int_eq(o.overlap_ns, 150);
@@ -100,29 +100,29 @@ START_TEST(t_overlap_exact) {
   fsdpa_query_init(&q);
   q.t0_ns = 5000000 + 350;
   q.t1_ns = 5000000 + 1260;
-  ck_assert_int_eq(fsdpa_query_overlap(c, &q, &o), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_overlap_query(c, &q, &o), FSDPA_OK);
   ck_assert_int_eq(o.comm_ns, 210);
   ck_assert_int_eq(o.overlap_ns, 50 + 50 + 10);
   /* comm stream alone: no compute selected, nothing overlaps */
   fsdpa_query_init(&q);
   q.stream = 20;
-  ck_assert_int_eq(fsdpa_query_overlap(c, &q, &o), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_overlap_query(c, &q, &o), FSDPA_OK);
   ck_assert_int_eq(o.comm_ns, 500);
   ck_assert_int_eq(o.compute_ns, 0);
   ck_assert_int_eq(o.overlap_ns, 0);
   ck_assert_int_eq(o.exposed_comm_ns, 500);
   /* compute stream alone: no comm -> absent, not 0 */
   q.stream = 7;
-  ck_assert_int_eq(fsdpa_query_overlap(c, &q, &o), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_overlap_query(c, &q, &o), FSDPA_OK);
   ck_assert_int_eq(o.comm_ns, FSDPA_ABSENT);
   ck_assert_int_eq(o.overlap_ns, FSDPA_ABSENT);
   ck_assert_int_eq(o.exposed_comm_ns, FSDPA_ABSENT);
   ck_assert(o.overlap_pct < 0);
   ck_assert_int_eq(o.compute_ns, 600);
   q.step = 9;
-  ck_assert_int_eq(fsdpa_query_overlap(c, &q, &o), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_overlap_query(c, &q, &o), FSDPA_EINVAL);
   o.size = 3;
-  ck_assert_int_eq(fsdpa_query_overlap(c, NULL, &o), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_overlap_query(c, NULL, &o), FSDPA_EINVAL);
   fsdpa_ctx_free(c);
 }
 END_TEST
@@ -220,7 +220,7 @@ START_TEST(t_collective_typing) {
   ck_assert_int_eq(fsdpa_query_comm_split(c, &q, FSDPA_SPLIT_PROCESS_GROUP, 0, &s), FSDPA_OK);
   ck_assert_str_eq(s.name, "");  /* the name-only AllGather has no group */
   fsdpa_overlap o = {sizeof o};
-  ck_assert_int_eq(fsdpa_query_overlap(c, &q, &o), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_overlap_query(c, &q, &o), FSDPA_OK);
   ck_assert_int_eq(o.overlap_ns, 50);
   ck_assert(fabs(ks_bus_factor(COLL_BROADCAST, 8) - 1.0) < 1e-12);
   fsdpa_ctx_free(c);
@@ -267,7 +267,7 @@ START_TEST(t_findings_serialized_vs_overlapped) {
   ck_assert_uint_eq(f.n, 0);
   findings_free(&f);
   /* threshold is a parameter: exposed share 0 never fires, any overlap < 100% is "serialized" at 100% */
-  ck_assert_int_eq(fsdpa_set_param(c, "overlap.serialized_max_ppm", "1000001"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_param_set(c, "overlap.serialized_max_ppm", "1000001"), FSDPA_OK);
   findings_init(&f, &c->alloc);
   ck_assert_int_eq(overlap_findings(c, 0, &f), FSDPA_OK);
   ck_assert(has_finding(&f, "comm-serialized"));
@@ -335,7 +335,7 @@ static void check_scenario(const char *scen, const char *extra, const char *file
   ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
   ck_assert_msg(fsdpa_feed_file(c, path) == FSDPA_OK, "%s: %s", scen, fsdpa_errmsg(c));
   fsdpa_overlap o = {sizeof o};
-  ck_assert_int_eq(fsdpa_query_overlap(c, NULL, &o), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_overlap_query(c, NULL, &o), FSDPA_OK);
   size_t nunits = fsdpa_fsdp_unit_count(c), seen_units = 0;
   fsdpa_fsdp_unit *us = calloc(nunits + 1, sizeof *us);
   for (size_t i = 0; i < nunits; i++) {
@@ -415,13 +415,13 @@ START_TEST(t_between_feeds) {
     size_t n = len - off < chunk ? len - off : chunk;
     ck_assert_int_eq(fsdpa_feed(c, buf + off, n), FSDPA_OK);
     fsdpa_overlap o = {sizeof o};
-    ck_assert_int_eq(fsdpa_query_overlap(c, NULL, &o), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_overlap_query(c, NULL, &o), FSDPA_OK);
     int64_t comm = o.comm_ns == FSDPA_ABSENT ? 0 : o.comm_ns;
     ck_assert_int_ge(comm, last_comm);  /* events only add */
     last_comm = comm;
     (void)fsdpa_fsdp_unit_count(c);
     fsdpa_backward bw = {sizeof bw};
-    ck_assert_int_eq(fsdpa_query_backward(c, &bw), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_backward_get(c, &bw), FSDPA_OK);
   }
   ck_assert_int_eq(fsdpa_finish(c), FSDPA_OK);
   ck_assert_uint_eq(fsdpa_fsdp_unit_count(c), 16);
@@ -557,7 +557,7 @@ START_TEST(t_hta_reference) {
     }
     ck_assert_msg(st == FSDPA_OK, "%s: %s", path, fsdpa_errmsg(c));
     fsdpa_overlap o = {sizeof o};
-    ck_assert_int_eq(fsdpa_query_overlap(c, NULL, &o), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_overlap_query(c, NULL, &o), FSDPA_OK);
     ck_assert_msg(o.comm_ns != FSDPA_ABSENT, "%s: no NCCL kernels found", path);
     double em_all = hta_emulation(c, 0), em_def = hta_emulation(c, 1);
     /* exact ns over the GPU window before the last step's CPU start */
@@ -570,7 +570,7 @@ START_TEST(t_hta_reference) {
       ck_assert_int_eq(fsdpa_get_step(c, nst - 1, &ls), FSDPA_OK);
       qd.t1_ns = ls.start_ns;
     }
-    ck_assert_int_eq(fsdpa_query_overlap(c, &qd, &od), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_overlap_query(c, &qd, &od), FSDPA_OK);
     printf("# %s: exact before the last step %.4f%%\n", CASES[k].trace, od.overlap_pct);
     printf("# %s: exact %.4f%%, HTA include_last_step %.2f%% (emulated %.4f), default %.2f%% "
            "(emulated %.4f)\n",

@@ -31,7 +31,7 @@ static void add_sync_ev(fsdpa_ctx *c, const char *kind, int64_t stream_tid, int6
   e.sync_kind_len = strlen(kind);
   e.wait_on_stream = wait_stream;
   e.wait_on_event_corr = wait_corr;
-  ck_assert_int_eq(fsdpa_add_event(c, &e), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
 }
 
 /* ---- sync: inference, idle, steps ---- */
@@ -87,7 +87,7 @@ START_TEST(t_sync_inferred_idle) {
   ck_assert(!tu_report_has_finding(rep, "cpu-sync-stall"));
   ck_assert_ptr_nonnull(strstr(rep, "\"api\": \"cudaStreamSynchronize\""));
   free(rep);
-  ck_assert_int_eq(fsdpa_set_param(c, "sync.min_stall_ns", "1000"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_param_set(c, "sync.min_stall_ns", "1000"), FSDPA_OK);
   n = 2;
   ck_assert_int_eq(fsdpa_query_sync_steps(c, NULL, s, &n), FSDPA_OK);
   ck_assert_int_eq(s[0].flagged, 1);
@@ -96,7 +96,7 @@ START_TEST(t_sync_inferred_idle) {
   ck_assert(tu_report_has_finding(rep, "cpu-sync-stall"));
   free(rep);
   /* share threshold: 18% < 20% */
-  ck_assert_int_eq(fsdpa_set_param(c, "sync.min_share_ppm", "200000"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_param_set(c, "sync.min_share_ppm", "200000"), FSDPA_OK);
   rep = tu_report(c, FSDPA_FORMAT_JSON);
   ck_assert(!tu_report_has_finding(rep, "cpu-sync-stall"));
   free(rep);
@@ -363,7 +363,7 @@ static long check_trace(size_t idx, const char *path) {
   ck_assert_int_eq(lib_linked, ref_linked);
   fsdpa_memory_summary m;
   m.size = sizeof m;
-  ck_assert_int_eq(fsdpa_query_memory(c, NULL, &m), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_memory_query(c, NULL, &m), FSDPA_OK);
   ck_assert_int_eq((long)m.malloc_calls, ref_malloc);
   ck_assert_int_eq((long)m.free_calls, ref_free);
   printf("# %s: %ld blocking calls (%ld via cuda_sync), %ld malloc, %ld free agree\n", path, compared, lib_linked,
@@ -430,7 +430,7 @@ START_TEST(t_between_feeds) {
     prev_calls = calls;
     fsdpa_memory_summary m;
     m.size = sizeof m;
-    ck_assert_int_eq(fsdpa_query_memory(c, NULL, &m), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_memory_query(c, NULL, &m), FSDPA_OK);
     ck_assert_uint_ge(m.memory_events, prev_ev);
     prev_ev = m.memory_events;
   }

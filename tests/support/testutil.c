@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -101,7 +102,7 @@ fsdpa_ctx *tu_feed_chunks(const char *buf, size_t len, size_t chunk, fsdpa_statu
 
 char *tu_report_json(fsdpa_ctx *const *c, size_t n, const char *const *paths, size_t *len) {
   char *out = NULL;
-  if (fsdpa_report(c, paths, n, NULL, &out, len) != FSDPA_OK) return NULL;
+  if (fsdpa_report(c, paths, n, NULL, &out, len, NULL) != FSDPA_OK) return NULL;
   return out;
 }
 
@@ -112,7 +113,7 @@ char *tu_report(fsdpa_ctx *c, fsdpa_format fmt) {
   char *out = NULL;
   size_t len = 0;
   const char *path = "trace";
-  if (fsdpa_report(&c, &path, 1, &o, &out, &len) != FSDPA_OK) return NULL;
+  if (fsdpa_report(&c, &path, 1, &o, &out, &len, NULL) != FSDPA_OK) return NULL;
   char *copy = malloc(len + 1);
   if (copy) memcpy(copy, out, len + 1);
   fsdpa_free(out);
@@ -136,21 +137,86 @@ int tu_json_num(const char *json, const char *key, const char *from, double *out
 
 /* ---- hand-built events and generator scenarios (sync and allocator tests) ---- */
 
-void tu_add_x(fsdpa_ctx *c, const char *cat, const char *name, int64_t pid, int64_t tid, int64_t ts,
-              int64_t dur, int64_t corr) {
+fsdpa_event tu_x(const char *cat, const char *name, int64_t pid, int64_t tid, int64_t ts, int64_t dur,
+                 int64_t corr) {
   fsdpa_event e;
   fsdpa_event_init(&e);
   e.ph = 'X';
   e.cat = cat;
-  e.cat_len = strlen(cat);
+  e.cat_len = cat ? strlen(cat) : 0;
   e.name = name;
-  e.name_len = strlen(name);
+  e.name_len = name ? strlen(name) : 0;
   e.pid = pid;
   e.tid = tid;
   e.ts_ns = ts;
   e.dur_ns = dur;
   e.correlation = corr;
-  ck_assert_int_eq(fsdpa_add_event(c, &e), FSDPA_OK);
+  return e;
+}
+
+void tu_add(fsdpa_ctx *c, const fsdpa_event *e) {
+  fsdpa_status st = fsdpa_event_add(c, e);
+  ck_assert_msg(st == FSDPA_OK, "fsdpa_event_add: %s: %s", fsdpa_status_str(st), fsdpa_errmsg(c));
+}
+
+void tu_add_x(fsdpa_ctx *c, const char *cat, const char *name, int64_t pid, int64_t tid, int64_t ts,
+              int64_t dur, int64_t corr) {
+  fsdpa_event e = tu_x(cat, name, pid, tid, ts, dur, corr);
+  tu_add(c, &e);
+}
+
+static int cmp_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void walk(const char *dir, char ***out, size_t *n, size_t *cap) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (de->d_name[0] == '.') continue;
+    size_t len = strlen(dir) + strlen(de->d_name) + 2;
+    char *p = malloc(len);
+    ck_assert_ptr_nonnull(p);
+    snprintf(p, len, "%s/%s", dir, de->d_name);
+    struct stat st;
+    if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+      walk(p, out, n, cap);
+      free(p);
+      continue;
+    }
+    size_t pl = strlen(p);
+    int json = (pl > 5 && !strcmp(p + pl - 5, ".json")) || (pl > 8 && !strcmp(p + pl - 8, ".json.gz"));
+    if (!json) {
+      free(p);
+      continue;
+    }
+    if (*n == *cap) {
+      *cap = *cap ? *cap * 2 : 64;
+      *out = realloc(*out, *cap * sizeof **out);
+      ck_assert_ptr_nonnull(*out);
+    }
+    (*out)[(*n)++] = p;
+  }
+  closedir(d);
+}
+
+size_t tu_corpus_files(const char *dir, char ***out) {
+  size_t n = 0, cap = 0;
+  *out = NULL;
+  walk(dir, out, &n, &cap);
+  if (n) qsort(*out, n, sizeof **out, cmp_path);
+  return n;
+}
+
+void tu_free_paths(char **paths, size_t n) {
+  for (size_t i = 0; i < n; i++) free(paths[i]);
+  free(paths);
+}
+
+void tu_list_item(const fsdpa_list *l, size_t i, void *item, size_t size) {
+  memset(item, 0, size);
+  *(size_t *)item = size;
+  fsdpa_status st = fsdpa_list_get(l, i, item);
+  ck_assert_msg(st == FSDPA_OK, "fsdpa_list_get(%zu of %zu): %s", i, fsdpa_list_count(l), fsdpa_status_str(st));
 }
 
 void tu_launch_kernel(fsdpa_ctx *c, int64_t tid, int64_t at, int64_t corr, int64_t stream, int64_t s, int64_t e,
@@ -232,7 +298,7 @@ void tu_check_sync_alloc_scenario(const char *scenario, const char *must, const 
   ck_assert_int_eq(fsdpa_query_sync_waits(c, NULL, w, &nw), FSDPA_OK);
   fsdpa_memory_summary m;
   m.size = sizeof m;
-  ck_assert_int_eq(fsdpa_query_memory(c, NULL, &m), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_memory_query(c, NULL, &m), FSDPA_OK);
   size_t truth_apis = 0;
   long long truth_free = -1;
   char *save = NULL;

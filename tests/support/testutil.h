@@ -53,4 +53,19 @@ void tu_build_sync_inferred(fsdpa_ctx *c);
  * a finding id that must be present / absent, or NULL.  Skips (printed) when
  * the generator fails. */
 void tu_check_sync_alloc_scenario(const char *scenario, const char *must, const char *must_not);
+/* An 'X' (complete) event with the common fields; every other field absent
+ * (fsdpa_event_init).  Strings are not copied: keep them alive until added. */
+fsdpa_event tu_x(const char *cat, const char *name, int64_t pid, int64_t tid, int64_t ts, int64_t dur,
+                 int64_t corr);
+/* Add an event; the test fails if the library refuses it. */
+void tu_add(fsdpa_ctx *c, const fsdpa_event *e);
+/* The real-trace files under dir (*.json and *.json.gz, recursively),
+ * sorted by path: *out is an array of malloc'd paths, released with
+ * tu_free_paths(). */
+size_t tu_corpus_files(const char *dir, char ***out);
+void tu_free_paths(char **paths, size_t n);
+/* Item i of a list into `item` (a struct of `size` bytes, size field set
+ * here); the test fails if the library refuses it. */
+void tu_list_item(const fsdpa_list *l, size_t i, void *item, size_t size);
+#define TU_ITEM(l, i, x) tu_list_item((l), (i), &(x), sizeof(x))
 #endif
