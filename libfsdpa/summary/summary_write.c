@@ -108,10 +108,11 @@ static fsdpa_status rank_section(fsdpa_ctx *c, int64_t rank, sbuf *b) {
 }
 
 fsdpa_status fsdpa_summary_write(fsdpa_ctx *c, const char *path, char **out, size_t *out_len) {
-  if (!c || !out) return FSDPA_EINVAL;
+  if (!c) return FSDPA_EINVAL;
+  ctx_clear(c);
+  if (!out) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_summary_write: NULL out");
   *out = NULL;
   if (out_len) *out_len = 0;
-  ctx_clear(c);
   fa_alloc *a = &c->alloc;
   int64_t rank = c->info.rank != FSDPA_ABSENT ? c->info.rank : 0;
   findings f;

@@ -10,7 +10,7 @@ CLI=$1; OUT=$2; IGN=${3:-}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CORPUS=${FSDPA_TRACE_CORPUS:-$ROOT/../shared/traces}
 mkdir -p "$OUT/gen"
-strip() { if [ "$IGN" = --ignore-version ]; then sed -E 's/"(version|library_version)": "[^"]*"/"\1": "X"/; s/fsdpa [0-9]+\.[0-9]+\.[0-9]+/fsdpa X/g'; else cat; fi; }
+strip() { if [ "$IGN" = --ignore-version ]; then sed -E 's/"(version|library_version)": ?"[0-9][^"]*"/"\1": "X"/g; s/fsdpa [0-9]+\.[0-9]+\.[0-9]+/fsdpa X/g'; else cat; fi; }
 run() {  # name files...
   local name=$1; shift
   for f in json text html; do
