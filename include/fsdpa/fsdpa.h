@@ -1188,7 +1188,7 @@ FSDPA_API fsdpa_status fsdpa_memory_step_list(fsdpa_ctx *ctx, const fsdpa_query 
 /** Output format of fsdpa_report(). */
 typedef enum fsdpa_format {
   FSDPA_FORMAT_JSON = 0,  /**< the report contract (`fsdpa.report/1`) */
-  FSDPA_FORMAT_TEXT = 1,  /**< for people, fits 100 columns */
+  FSDPA_FORMAT_TEXT = 1,  /**< for people, fits ::fsdpa_report_options.width columns */
   FSDPA_FORMAT_HTML = 2   /**< one self-contained page with charts */
 } fsdpa_format;
 
@@ -1198,6 +1198,7 @@ typedef struct fsdpa_report_options {
   fsdpa_format format;        /**< output format */
   int color;                  /**< text: ANSI colors (1) or not (0) */
   int64_t html_step;          /**< html: step index for the Gantt view, ABSENT = busiest steady step */
+  int width;                  /**< text: columns every line fits in (a terminal's width), 40 .. 1000; 0 = 100 */
 } fsdpa_report_options;
 
 /** Defaults: JSON, no color. */

@@ -80,6 +80,8 @@ fsdpa_status fsdpa_report(fsdpa_ctx *const *ctxs, const char *const *paths, size
     return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "fsdpa_report_options.size");
   if ((int)o.format < FSDPA_FORMAT_JSON || (int)o.format > FSDPA_FORMAT_HTML)
     return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "unknown report format %d", (int)o.format);
+  if (o.width && (o.width < 40 || o.width > 1000))
+    return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "report width %d: 40 to 1000 columns, or 0", o.width);
   fa_alloc *a = &c0->alloc;
   report_in in;
   st = prepare(&in, ctxs, paths, n);

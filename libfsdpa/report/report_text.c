@@ -1,12 +1,26 @@
 /* Text report for people: per rank a short summary, then the findings,
- * worst first, each with its advice.  Lines stay within 100 columns. */
+ * worst first (severity, then cost), each with its advice and the time
+ * ranges it rests on.  Lines fit the caller's width (a terminal's; 100 by
+ * default). */
 #include "report/report.h"
 #include "util/fmt.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#define WIDTH 100
+#define WIDTH_DEFAULT 100
+
+static int width_of(const report_in *in) { return in->opts->width ? in->opts->width : WIDTH_DEFAULT; }
+
+/* "1 call", "2 calls" */
+static const char *plural(uint64_t n, const char *one, const char *many) { return n == 1 ? one : many; }
+
+/* Display columns of n bytes of UTF-8 (every character one column). */
+static int text_cols(const char *p, size_t n) {
+  int c = 0;
+  for (size_t i = 0; i < n; i++) c += ((unsigned char)p[i] & 0xC0) != 0x80;
+  return c;
+}
 
 static const char *C_BOLD = "\033[1m", *C_RED = "\033[31m", *C_YEL = "\033[33m",
                   *C_GRN = "\033[32m", *C_DIM = "\033[2m", *C_OFF = "\033[0m";
@@ -15,15 +29,16 @@ static const char *col(const report_in *in, const char *code) {
   return in->opts->color ? code : "";
 }
 
-/* word-wrap `text` at WIDTH with an indent */
-static void wrap(sbuf *b, const char *text, int indent) {
+/* word-wrap `text` at `width` columns with an indent */
+static void wrap(sbuf *b, int width, const char *text, int indent) {
   int colno = indent;
   for (int i = 0; i < indent; i++) sb_puts(b, " ");
   const char *p = text;
   while (*p) {
     const char *sp = strchr(p, ' ');
     size_t wl = sp ? (size_t)(sp - p) : strlen(p);
-    if (colno > indent && colno + 1 + (int)wl > WIDTH) {
+    int wc = text_cols(p, wl);
+    if (colno > indent && colno + 1 + wc > width) {
       sb_puts(b, "\n");
       for (int i = 0; i < indent; i++) sb_puts(b, " ");
       colno = indent;
@@ -31,16 +46,22 @@ static void wrap(sbuf *b, const char *text, int indent) {
       sb_puts(b, " ");
       colno++;
     }
-    /* a single word longer than the line is cut hard */
-    while ((int)wl > WIDTH - indent) {
-      sb_putn(b, p, (size_t)(WIDTH - indent));
+    /* a single word longer than the line is cut hard (at a character boundary) */
+    while (wc > width - indent) {
+      size_t cut = 0;
+      for (int k = 0; k < width - indent; k++) {
+        cut++;
+        while (cut < wl && ((unsigned char)p[cut] & 0xC0) == 0x80) cut++;
+      }
+      sb_putn(b, p, cut);
       sb_puts(b, "\n");
       for (int i = 0; i < indent; i++) sb_puts(b, " ");
-      p += WIDTH - indent;
-      wl -= (size_t)(WIDTH - indent);
+      p += cut;
+      wl -= cut;
+      wc = text_cols(p, wl);
     }
     sb_putn(b, p, wl);
-    colno += (int)wl;
+    colno += wc;
     p += wl;
     while (*p == ' ') p++;
   }
@@ -132,9 +153,11 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
   size_t ndev = 0;
   for (size_t k = 0; k < v->nstreams; k++)
     if (!k || v->streams[k].device != v->streams[k - 1].device) ndev++;
-  sb_printf(b, "   %llu events, %llu kernels, %zu steps, %zu GPU streams on %zu device(s)%s\n",
-            (unsigned long long)c->st.stats.events, (unsigned long long)c->st.stats.kernels,
-            c->st.steps.len, v->nstreams, ndev, ver == 2 ? ", FSDP2" : ver == 1 ? ", FSDP1" : "");
+  sb_printf(b, "   %llu %s, %llu %s, %zu %s, %zu GPU %s on %zu %s%s\n", (unsigned long long)c->st.stats.events,
+            plural(c->st.stats.events, "event", "events"), (unsigned long long)c->st.stats.kernels,
+            plural(c->st.stats.kernels, "kernel", "kernels"), c->st.steps.len, plural(c->st.steps.len, "step", "steps"),
+            v->nstreams, plural(v->nstreams, "stream", "streams"), ndev, plural(ndev, "device", "devices"),
+            ver == 2 ? ", FSDP2" : ver == 1 ? ", FSDP1" : "");
 
   size_t ns = c->st.steps.len;
   label(b, in, "step time");
@@ -251,8 +274,8 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
     for (size_t k = 0; k < nsw; k++) tot += sw[k].total_ns;
     fmt_dur(t1, sizeof t1, tot);
     fmt_dur(t2, sizeof t2, sw[0].total_ns);
-    sb_printf(b, "%s in blocking calls; top %.40s: %llu calls, %s\n", t1, sw[0].api,
-              (unsigned long long)sw[0].count, t2);
+    sb_printf(b, "%s in blocking calls; top %.40s: %llu %s, %s\n", t1, sw[0].api,
+              (unsigned long long)sw[0].count, plural(sw[0].count, "call", "calls"), t2);
   } else {
     sb_puts(b, "never: no blocking CUDA calls\n");
   }
@@ -292,10 +315,11 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
   return FSDPA_OK;
 }
 
-/* Every line of `src` cut to WIDTH visible columns (ANSI color sequences
+/* Every line of `src` cut to the width's visible columns (ANSI color sequences
  * take none, a UTF-8 character one), so no number or name can push a line
  * past the terminal's width; a cut line ends in "…". */
 static void fit_width(const report_in *in, const sbuf *src, sbuf *dst) {
+  const size_t width = (size_t)width_of(in);
   size_t i = 0;
   while (i < src->len) {
     size_t e = i;
@@ -307,12 +331,12 @@ static void fit_width(const report_in *in, const sbuf *src, sbuf *dst) {
         k++;
         continue;
       }
-      if (cols == WIDTH - 1) cut = k;
+      if (cols == width - 1) cut = k;
       cols++;
       k++;
       while (k < e && ((unsigned char)src->p[k] & 0xC0) == 0x80) k++;
     }
-    if (cols <= WIDTH) cut = e;
+    if (cols <= width) cut = e;
     sb_putn(dst, src->p + i, cut - i);
     if (cut < e) {
       sb_puts(dst, "\u2026");
@@ -335,6 +359,51 @@ fsdpa_status report_text(report_in *in, sbuf *b) {
   return st ? st : b->failed ? (fsdpa_status)b->failed : FSDPA_OK;
 }
 
+/* a before b in the text report: higher severity, then higher cost, then
+ * the JSON order (findings are already sorted by cost) */
+static int by_severity_cost(const finding *a, const finding *b) {
+  if (a->severity != b->severity) return a->severity > b->severity;
+  return a->cost_ns > b->cost_ns;
+}
+
+/* Where a rank's trace starts on its clock (its first step or first GPU
+ * activity, whichever is earlier): ranges are printed relative to it. */
+static int64_t rank_origin(const report_in *in, int64_t rank, int *found) {
+  *found = 0;
+  for (size_t i = 0; i < in->n; i++) {
+    if (in->ranks[i] != rank) continue;
+    fsdpa_ctx *c = in->ctxs[i];
+    const store_views *v = ctx_views(c);
+    int64_t t = INT64_MAX;
+    if (v && v->nall) t = v->all_busy[0].s;
+    if (c->st.steps.len && ((const step_rec *)c->st.steps.data)[0].ts < t) t = ((const step_rec *)c->st.steps.data)[0].ts;
+    if (t == INT64_MAX) return 0;
+    *found = 1;
+    return ctx_abs(c, t);
+  }
+  return 0;
+}
+
+/* The evidence ranges a finding's advice points at ("the ranges below"):
+ * where they start in the rank's trace and how long they last. */
+static void write_ranges(const report_in *in, const finding *x, sbuf *b) {
+  if (!x->nranges) return;
+  int found;
+  int64_t o = rank_origin(in, x->rank, &found);
+  sb_printf(b, "    %s%s%s\n", col(in, C_BOLD), x->nranges == 1 ? "range:" : "ranges (worst first):", col(in, C_OFF));
+  for (int r = 0; r < x->nranges; r++) {
+    char at[32], len[32];
+    fmt_dur(len, sizeof len, x->ranges[r].e - x->ranges[r].s);
+    if (found && x->ranges[r].s >= o) {
+      fmt_dur(at, sizeof at, x->ranges[r].s - o);
+      sb_printf(b, "      %d. at +%s, for %s\n", r + 1, at, len);
+    } else {
+      sb_printf(b, "      %d. at %lld ns, for %s\n", r + 1, (long long)x->ranges[r].s, len);
+    }
+  }
+  if (found) sb_printf(b, "      (times from the start of rank %lld's trace)\n", (long long)x->rank);
+}
+
 static fsdpa_status report_text_raw(report_in *in, sbuf *b) {
   char t1[32];
   for (size_t i = 0; i < in->n; i++) {
@@ -351,8 +420,22 @@ static fsdpa_status report_text_raw(report_in *in, sbuf *b) {
     }
     sb_printf(b, "%sFindings (worst first)%s: %zu critical, %zu warning, %zu info\n", col(in, C_BOLD),
               col(in, C_OFF), nsev[2], nsev[1], nsev[0]);
+    /* worst severity first, then the time they cost (the JSON's order is by
+     * cost alone; a person reads the critical ones first) */
+    size_t *ord = fa_malloc(b->a, in->all.n * sizeof *ord);
+    if (!ord) return fa_fail_status(b->a);
+    for (size_t k = 0; k < in->all.n; k++) ord[k] = k;
+    for (size_t k = 1; k < in->all.n; k++) {
+      size_t x = ord[k], j = k;
+      while (j && by_severity_cost(&in->all.v[x], &in->all.v[ord[j - 1]])) {
+        ord[j] = ord[j - 1];
+        j--;
+      }
+      ord[j] = x;
+    }
+    const int width = width_of(in);
     for (size_t k = 0; k < in->all.n; k++) {
-      const finding *x = &in->all.v[k];
+      const finding *x = &in->all.v[ord[k]];
       const char *sc = x->severity == SEV_CRITICAL ? C_RED : x->severity == SEV_WARNING ? C_YEL : C_DIM;
       const char *sn = x->severity == SEV_CRITICAL ? "CRITICAL" : x->severity == SEV_WARNING ? "WARNING" : "INFO";
       fmt_dur(t1, sizeof t1, x->cost_ns);
@@ -362,12 +445,14 @@ static fsdpa_status report_text_raw(report_in *in, sbuf *b) {
                  (long long)x->rank, (long long)x->step, t1);
       else
         snprintf(head, sizeof head, "%s [%s] rank %lld, costs %s", sn, x->id, (long long)x->rank, t1);
-      sb_printf(b, "%s%2zu. %.*s%s\n", col(in, sc), k + 1, WIDTH - 4, head, col(in, C_OFF));
-      wrap(b, x->title, 4);
-      wrap(b, x->detail, 4);
+      sb_printf(b, "%s%2zu. %.*s%s\n", col(in, sc), k + 1, width - 4, head, col(in, C_OFF));
+      wrap(b, width, x->title, 4);
+      wrap(b, width, x->detail, 4);
       sb_printf(b, "    %sadvice:%s\n", col(in, C_BOLD), col(in, C_OFF));
-      wrap(b, x->advice, 6);
+      wrap(b, width, x->advice, 6);
+      write_ranges(in, x, b);
     }
+    fa_free(b->a, ord, in->all.n * sizeof *ord);
   }
   return b->failed ? (fsdpa_status)b->failed : FSDPA_OK;
 }

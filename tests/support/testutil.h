@@ -11,7 +11,8 @@ const char *tu_corpus_dir(void);
 /* Source / build roots from the environment meson sets. */
 const char *tu_source_root(void);
 const char *tu_build_root(void);
-/* Read a whole file (binary); caller frees. NULL on failure. */
+/* Read a whole file (binary, NUL-terminated after its bytes); caller frees.
+ * NULL on failure. */
 char *tu_read_file(const char *path, size_t *len);
 /* Run a shell command, capture stdout; caller frees. NULL on failure. */
 char *tu_run(const char *cmd, int *status);
