@@ -9,29 +9,44 @@
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
+#include "tjson.h"
 #include "ctx.h"
 #include "analysis/sync/sync.h"
 #include "analysis/allocator/allocator.h"
 
 /* ---- event helpers ---- */
 
+/* A `[memory]` instant of the caching allocator (thread 10 of process 10):
+ * the change `bytes`, the totals after it, and the device it is about. */
 static void add_mem(fsdpa_ctx *c, int64_t ts, int64_t bytes, int64_t ta, int64_t tr, int64_t type, int64_t id) {
-  fsdpa_event e;
-  fsdpa_event_init(&e);
+  fsdpa_event e = tu_x("cpu_instant_event", "[memory]", 10, 10, ts, FSDPA_ABSENT, FSDPA_ABSENT);
   e.ph = 'i';
-  e.cat = "cpu_instant_event";
-  e.cat_len = strlen(e.cat);
-  e.name = "[memory]";
-  e.name_len = 8;
-  e.pid = 10;
-  e.tid = 10;
-  e.ts_ns = ts;
   e.bytes = bytes;
   e.total_allocated = ta;
   e.total_reserved = tr;
   e.device_type = type;
   e.device_id = id;
-  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
+  tu_add(c, &e);
+}
+
+/* The allocator lists, checked for their kind. */
+static fsdpa_list *mem_devices(fsdpa_ctx *c, const fsdpa_query *q) {
+  fsdpa_list *l = NULL;
+  ck_assert_int_eq(fsdpa_memory_device_list(c, q, &l), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_MEMORY_DEVICES);
+  return l;
+}
+static fsdpa_list *mem_series(fsdpa_ctx *c, const fsdpa_query *q, int64_t device, size_t buckets) {
+  fsdpa_list *l = NULL;
+  ck_assert_int_eq(fsdpa_memory_series_list(c, q, device, buckets, &l), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_MEMORY_POINTS);
+  return l;
+}
+static fsdpa_list *mem_steps(fsdpa_ctx *c, const fsdpa_query *q) {
+  fsdpa_list *l = NULL;
+  ck_assert_int_eq(fsdpa_memory_step_list(c, q, &l), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_MEMORY_STEPS);
+  return l;
 }
 
 /* ---- memory timeline ---- */
@@ -71,6 +86,7 @@ START_TEST(t_memory_levels) {
   fsdpa_query_init(&q);
   q.t0_ns = 250;
   q.t1_ns = 450;
+  q.fields = FSDPA_QUERY_T0 | FSDPA_QUERY_T1;
   ck_assert_int_eq(fsdpa_memory_query(c, &q, &m), FSDPA_OK);
   ck_assert_int_eq(m.start_allocated_bytes, 1600);
   ck_assert_int_eq(m.end_allocated_bytes, 2000);
@@ -83,11 +99,12 @@ START_TEST(t_memory_levels) {
   ck_assert_int_eq(m.peak_allocated_bytes, 1600);
   ck_assert_uint_eq(m.memory_events, 0);
   /* devices */
+  fsdpa_list *l = mem_devices(c, NULL);
+  ck_assert_uint_eq(fsdpa_list_count(l), 2);
   fsdpa_memory_device d[2];
-  d[0].size = sizeof d[0];
-  size_t n = 2;
-  ck_assert_int_eq(fsdpa_query_memory_devices(c, NULL, d, &n), FSDPA_OK);
-  ck_assert_uint_eq(n, 2);
+  TU_ITEM(l, 0, d[0]);
+  TU_ITEM(l, 1, d[1]);
+  fsdpa_list_free(l);
   ck_assert_int_eq(d[0].primary, 1);
   ck_assert_int_eq(d[1].relative, 1);
   ck_assert_int_eq(d[1].peak_allocated_bytes, FSDPA_ABSENT);
@@ -95,10 +112,10 @@ START_TEST(t_memory_levels) {
   ck_assert(d[1].fragmentation < 0);
   /* series: 4 buckets of 101 ns over [100, 501) */
   fsdpa_memory_point p[4];
-  p[0].size = sizeof p[0];
-  n = 4;
-  ck_assert_int_eq(fsdpa_query_memory_series(c, NULL, FSDPA_ABSENT, 4, p, &n), FSDPA_OK);
-  ck_assert_uint_eq(n, 4);
+  l = mem_series(c, NULL, FSDPA_ABSENT, 4);
+  ck_assert_uint_eq(fsdpa_list_count(l), 4);
+  for (size_t i = 0; i < 4; i++) TU_ITEM(l, i, p[i]);
+  fsdpa_list_free(l);
   ck_assert_int_eq(p[0].t0_ns, 100);
   ck_assert_int_eq(p[0].t1_ns, 201);
   ck_assert_int_eq(p[3].t1_ns, 501);
@@ -109,15 +126,18 @@ START_TEST(t_memory_levels) {
   ck_assert_int_eq(p[2].allocated_max, 2000);
   ck_assert_int_eq(p[3].reserved_max, 4000);
   ck_assert_uint_eq(p[1].events, 1);
-  n = 4;
-  ck_assert_int_eq(fsdpa_query_memory_series(c, NULL, 1, 4, p, &n), FSDPA_OK);
+  l = mem_series(c, NULL, 1, 4);
+  ck_assert_uint_ge(fsdpa_list_count(l), 2);
+  TU_ITEM(l, 1, p[1]);
   ck_assert_int_eq(p[1].allocated_max, 30);
-  n = 4;
-  ck_assert_int_eq(fsdpa_query_memory_series(c, NULL, 7, 4, p, &n), FSDPA_OK);
-  ck_assert_uint_eq(n, 0);
+  fsdpa_list_free(l);
+  l = mem_series(c, NULL, 7, 4);
+  ck_assert_uint_eq(fsdpa_list_count(l), 0);
+  fsdpa_list_free(l);
   char *rep = tu_report(c, FSDPA_FORMAT_JSON);
   ck_assert_ptr_nonnull(rep);
-  ck_assert_ptr_nonnull(strstr(rep, "\"peak_allocated_bytes\": 2000"));
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.allocator.peak_allocated_bytes"), 2000);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.allocator.devices.[device=0].peak_allocated_bytes"), 2000);
   ck_assert(tu_report_has_finding(rep, "allocator-fragmentation"));  /* 50% >= 30% */
   free(rep);
   fsdpa_ctx_free(c);
@@ -130,12 +150,11 @@ START_TEST(t_memory_null_rules) {
   add_mem(c, 10, 4, 4, 0, 0, -1);  /* CPU only */
   char *rep = tu_report(c, FSDPA_FORMAT_JSON);
   ck_assert_ptr_nonnull(rep);
-  const char *a = strstr(rep, "\"allocator\":");
-  ck_assert_ptr_nonnull(a);
-  ck_assert_ptr_nonnull(strstr(a, "\"malloc_calls\": 0"));
-  ck_assert_ptr_nonnull(strstr(a, "\"peak_allocated_bytes\": null"));
-  ck_assert_ptr_nonnull(strstr(a, "\"fragmentation\": null"));
-  ck_assert_ptr_nonnull(strstr(rep, "\"sync_waits\": []"));
+  ck_assert(tj_has(rep, "ranks.0.allocator"));
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.allocator.malloc_calls"), 0);
+  ck_assert(tj_is_null(rep, "ranks.0.allocator.peak_allocated_bytes"));
+  ck_assert(tj_is_null(rep, "ranks.0.allocator.fragmentation"));
+  ck_assert_uint_eq(tj_count(rep, "ranks.0.sync_waits"), 0);
   free(rep);
   fsdpa_ctx_free(c);
 }
@@ -178,10 +197,10 @@ START_TEST(t_warmup_and_thrash) {
   ck_assert(fabs(m.fragmentation) < 1e-12);  /* reserved 1400 fully used at its peak */
   ck_assert_int_eq(m.free_ns, 90);
   fsdpa_memory_step s[5];
-  s[0].size = sizeof s[0];
-  size_t n = 5;
-  ck_assert_int_eq(fsdpa_query_memory_steps(c, NULL, s, &n), FSDPA_OK);
-  ck_assert_uint_eq(n, 5);
+  fsdpa_list *l = mem_steps(c, NULL);
+  ck_assert_uint_eq(fsdpa_list_count(l), 5);
+  for (size_t i = 0; i < 5; i++) TU_ITEM(l, i, s[i]);
+  fsdpa_list_free(l);
   ck_assert_int_eq(s[1].warmup, 1);
   ck_assert_int_eq(s[2].warmup, 0);
   ck_assert_int_eq(s[3].start_allocated_bytes, 1000);
@@ -192,8 +211,9 @@ START_TEST(t_warmup_and_thrash) {
   ck_assert_uint_eq(s[3].malloc_calls, 1);
   ck_assert_uint_eq(s[3].free_calls, 1);
   char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
   ck_assert(tu_report_has_finding(rep, "allocator-thrash"));
-  ck_assert_ptr_nonnull(strstr(rep, "\"pattern\": \"sawtooth\""));
+  ck_assert(tj_str_is(rep, "ranks.0.allocator.pattern", "sawtooth"));
   free(rep);
   /* a fixed warm-up */
   ck_assert_int_eq(fsdpa_param_set(c, "allocator.warmup_steps", "4"), FSDPA_OK);
@@ -202,6 +222,7 @@ START_TEST(t_warmup_and_thrash) {
   ck_assert_uint_eq(m.steady_state_malloc_calls, 1);
   ck_assert_int_eq(fsdpa_param_set(c, "allocator.thrash_min_per_step", "3"), FSDPA_OK);
   rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
   ck_assert(!tu_report_has_finding(rep, "allocator-thrash"));
   free(rep);
   fsdpa_ctx_free(c);
@@ -212,6 +233,7 @@ START_TEST(t_warmup_and_thrash) {
   ck_assert_int_eq(m.warmup_steps, 2);
   ck_assert_uint_eq(m.steady_state_malloc_calls, 0);
   rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
   ck_assert(!tu_report_has_finding(rep, "allocator-thrash"));
   ck_assert(!tu_report_has_finding(rep, "allocator-fragmentation"));
   free(rep);
@@ -229,35 +251,25 @@ static void *f_realloc(void *ud, void *p, size_t o, size_t n) {
 }
 static void f_free(void *ud, void *p, size_t n) { (void)ud; (void)n; free(p); }
 
+/* One list call; the list is released at once (a failure leaves none). */
+#define RUN_LIST(call)                \
+  do {                                \
+    fsdpa_list *l_ = NULL;            \
+    if ((st = (call))) return st;     \
+    fsdpa_list_free(l_);              \
+  } while (0)
+
 static fsdpa_status run_all(fsdpa_ctx *c) {
   fsdpa_status st;
-  size_t n = 4;
-  fsdpa_sync_wait w[4];
-  w[0].size = sizeof w[0];
-  if ((st = fsdpa_query_sync_waits(c, NULL, w, &n))) return st;
-  fsdpa_sync_call k[8];
-  k[0].size = sizeof k[0];
-  n = 8;
-  if ((st = fsdpa_query_sync_calls(c, NULL, k, &n))) return st;
-  fsdpa_sync_step s[8];
-  s[0].size = sizeof s[0];
-  n = 8;
-  if ((st = fsdpa_query_sync_steps(c, NULL, s, &n))) return st;
+  RUN_LIST(fsdpa_sync_wait_list(c, NULL, &l_));
+  RUN_LIST(fsdpa_sync_call_list(c, NULL, &l_));
+  RUN_LIST(fsdpa_sync_step_list(c, NULL, &l_));
   fsdpa_memory_summary m;
   m.size = sizeof m;
   if ((st = fsdpa_memory_query(c, NULL, &m))) return st;
-  fsdpa_memory_device d[4];
-  d[0].size = sizeof d[0];
-  n = 4;
-  if ((st = fsdpa_query_memory_devices(c, NULL, d, &n))) return st;
-  fsdpa_memory_point p[8];
-  p[0].size = sizeof p[0];
-  n = 8;
-  if ((st = fsdpa_query_memory_series(c, NULL, FSDPA_ABSENT, 8, p, &n))) return st;
-  fsdpa_memory_step ms[8];
-  ms[0].size = sizeof ms[0];
-  n = 8;
-  if ((st = fsdpa_query_memory_steps(c, NULL, ms, &n))) return st;
+  RUN_LIST(fsdpa_memory_device_list(c, NULL, &l_));
+  RUN_LIST(fsdpa_memory_series_list(c, NULL, FSDPA_ABSENT, 8, &l_));
+  RUN_LIST(fsdpa_memory_step_list(c, NULL, &l_));
   sbuf b;
   sb_init(&b, &c->alloc);
   jsonw jw;
@@ -288,7 +300,11 @@ START_TEST(t_fault_injection) {
   build_steps(c, 0);
   build_mem(c);
   ck_assert_int_eq(fsdpa_param_set(c, "sync.min_stall_ns", "100"), FSDPA_OK);
-  ck_assert_uint_gt(fsdpa_stream_count(c), 0);  /* views built outside the measured calls */
+  /* views built outside the measured calls */
+  fsdpa_list *streams = NULL;
+  ck_assert_int_eq(fsdpa_stream_list(c, &streams), FSDPA_OK);
+  ck_assert_uint_gt(fsdpa_list_count(streams), 0);
+  fsdpa_list_free(streams);
   uint64_t used = c->alloc.used;
   int failures = 0;
   for (long k = 1;; k++) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
+#include "tjson.h"
 #include "ctx.h"
 #include "analysis/fsdp/fsdp.h"
 #include "model/fsdp_model.h"
@@ -146,21 +147,11 @@ END_TEST
 enum { MAIN = 10, BWD = 11, S_COMP = 7, S_AG = 20, S_RS = 24 };
 static int64_t g_corr;
 
+/* An event on the CPU process 1, or on device 0 for the GPU categories. */
 static void ev(fsdpa_ctx *c, const char *cat, const char *name, int64_t tid, int64_t ts, int64_t dur,
                int64_t corr) {
-  fsdpa_event e;
-  fsdpa_event_init(&e);
-  e.ph = 'X';
-  e.cat = cat;
-  e.cat_len = strlen(cat);
-  e.name = name;
-  e.name_len = strlen(name);
-  e.pid = strcmp(cat, "kernel") && strcmp(cat, "gpu_user_annotation") ? 1 : 0;
-  e.tid = tid;
-  e.ts_ns = ts;
-  e.dur_ns = dur;
-  e.correlation = corr;
-  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
+  int64_t pid = strcmp(cat, "kernel") && strcmp(cat, "gpu_user_annotation") ? 1 : 0;
+  tu_add_x(c, cat, name, pid, tid, ts, dur, corr);
 }
 
 /* A launch at CPU time t on thread tid of a kernel [s, e) on stream. */
@@ -176,17 +167,13 @@ static void launch(fsdpa_ctx *c, int64_t tid, int64_t t, const char *kname, int6
 #define GEMM "sm90_xmma_gemm_bf16bf16_bf16f32"
 #define COPY "split_with_sizes_copy_out_contiguous_no_cast_kernel"
 
+/* The metadata event that names BWD the autograd thread. */
 static void thread_names(fsdpa_ctx *c) {
-  fsdpa_event e;
-  fsdpa_event_init(&e);
+  fsdpa_event e = tu_x(NULL, "thread_name", 1, BWD, FSDPA_ABSENT, FSDPA_ABSENT, FSDPA_ABSENT);
   e.ph = 'M';
-  e.name = "thread_name";
-  e.name_len = 11;
-  e.pid = 1;
-  e.tid = BWD;
   e.label = "thread 11 (pt_autograd_0)";
   e.label_len = strlen(e.label);
-  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
+  tu_add(c, &e);
 }
 
 /* GPU schedule of one backward unit. */
@@ -244,13 +231,51 @@ static fsdpa_ctx *fsdp2_ctx(const sched *g, int prefetch, int64_t *extra_comp) {
   return c;
 }
 
+/* The units of backward step 0, which must be n. */
 static void get_units(fsdpa_ctx *c, fsdpa_backward_unit *u, size_t n) {
-  size_t k = 0;
-  ck_assert_int_eq(fsdpa_backward_unit_count(c, 0, &k), FSDPA_OK);
-  ck_assert_uint_eq(k, n);
-  for (size_t i = 0; i < n; i++) {
-    u[i].size = sizeof u[i];
-    ck_assert_int_eq(fsdpa_get_backward_unit(c, 0, i, &u[i]), FSDPA_OK);
+  fsdpa_list *l = NULL;
+  ck_assert_int_eq(fsdpa_backward_unit_list(c, 0, &l), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_BACKWARD_UNITS);
+  ck_assert_uint_eq(fsdpa_list_count(l), n);
+  for (size_t i = 0; i < n; i++) TU_ITEM(l, i, u[i]);
+  fsdpa_list_free(l);
+}
+
+static fsdpa_list *bwd_steps(fsdpa_ctx *c) {
+  fsdpa_list *l = NULL;
+  ck_assert_int_eq(fsdpa_backward_step_list(c, &l), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_BACKWARD_STEPS);
+  return l;
+}
+
+/* The FSDP units of a query; `q` NULL is the whole trace. */
+static fsdpa_list *unit_list(fsdpa_ctx *c, const fsdpa_query *q) {
+  fsdpa_list *l = NULL;
+  ck_assert_int_eq(fsdpa_fsdp_unit_list(c, q, &l), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_FSDP_UNITS);
+  return l;
+}
+
+/* Two unit lists hold the same units with the same numbers. */
+static void same_units(const fsdpa_list *a, const fsdpa_list *b) {
+  ck_assert_uint_eq(fsdpa_list_count(a), fsdpa_list_count(b));
+  for (size_t i = 0; i < fsdpa_list_count(a); i++) {
+    fsdpa_fsdp_unit x, y;
+    TU_ITEM(a, i, x);
+    TU_ITEM(b, i, y);
+    ck_assert_str_eq(x.name, y.name);
+    ck_assert_uint_eq(x.name_len, y.name_len);
+    ck_assert_int_eq(x.phase, y.phase);
+    ck_assert_uint_eq(x.instances, y.instances);
+    ck_assert_int_eq(x.comm_ns, y.comm_ns);
+    ck_assert_int_eq(x.compute_ns, y.compute_ns);
+    ck_assert_int_eq(x.exposed_ns, y.exposed_ns);
+    ck_assert_int_eq(x.exposed_sum_ns, y.exposed_sum_ns);
+    ck_assert_int_eq(x.exposed_measured_ns, y.exposed_measured_ns);
+    ck_assert_int_eq(x.allgather_ns, y.allgather_ns);
+    ck_assert_int_eq(x.reducescatter_ns, y.reducescatter_ns);
+    ck_assert_uint_eq(x.comm_kernels, y.comm_kernels);
+    ck_assert_uint_eq(x.compute_kernels, y.compute_kernels);
   }
 }
 
@@ -277,9 +302,11 @@ START_TEST(t_fsdp2_zigzag) {
   ck_assert_uint_eq(bw.links, 2);
   ck_assert_uint_eq(bw.broken_links, 0);
   ck_assert_int_eq(bw.idle_ns, 0);
-  ck_assert_uint_eq(fsdpa_backward_step_count(c), 1);
-  fsdpa_backward_step bs = {sizeof bs};
-  ck_assert_int_eq(fsdpa_get_backward_step(c, 0, &bs), FSDPA_OK);
+  fsdpa_list *sl = bwd_steps(c);
+  ck_assert_uint_eq(fsdpa_list_count(sl), 1);
+  fsdpa_backward_step bs;
+  TU_ITEM(sl, 0, bs);
+  fsdpa_list_free(sl);
   ck_assert_int_eq(bs.step, 5);
   ck_assert_uint_eq(bs.rs_hidden_links, 2);
   ck_assert_int_eq(bs.start_ns, g[0].ag_s);
@@ -302,11 +329,14 @@ START_TEST(t_fsdp2_zigzag) {
   ck_assert_int_eq(u[1].compute_start_ns, g[1].c_s);
   ck_assert_int_eq(u[1].compute_end_ns, g[1].c_e);
   ck_assert_int_eq(u[1].rs_start_ns, g[1].rs_s);
-  /* the same units through fsdpa_get_fsdp_unit */
-  ck_assert_uint_eq(fsdpa_fsdp_unit_count(c), 3);
-  fsdpa_fsdp_unit fu = {sizeof fu};
-  ck_assert_int_eq(fsdpa_get_fsdp_unit(c, 0, &fu), FSDPA_OK);
+  /* the same units through fsdpa_fsdp_unit_list */
+  fsdpa_list *ul = unit_list(c, NULL);
+  ck_assert_uint_eq(fsdpa_list_count(ul), 3);
+  fsdpa_fsdp_unit fu;
+  TU_ITEM(ul, 0, fu);
   ck_assert_str_eq(fu.name, "layers.2");  /* first named */
+  ck_assert_uint_eq(fu.name_len, strlen("layers.2"));
+  ck_assert_uint_eq(fu.instances, 1);
   ck_assert_int_eq(fu.phase, FSDPA_PHASE_BACKWARD);
   ck_assert_int_eq(fu.compute_ns, 2000);
   ck_assert_int_eq(fu.allgather_ns, 500);
@@ -318,16 +348,61 @@ START_TEST(t_fsdp2_zigzag) {
   /* layers.2's AG ran before any compute: all of it is exposed on the timeline;
    * its RS [2100,3500) overlaps the next compute from 3000 (and the copy-out 2970-2980) */
   ck_assert_int_eq(fu.exposed_measured_ns, 500 + 1400 - 500 - 10);
-  ck_assert_int_eq(fsdpa_get_fsdp_unit(c, 3, &fu), FSDPA_EINVAL);
-  /* window query: only the instances whose first compute lies inside */
+  ck_assert_int_eq(fsdpa_list_get(ul, 3, &fu), FSDPA_EINVAL);
+  /* the whole trace: a NULL query and a zeroed one give the same list */
+  fsdpa_query qz = {sizeof qz};
+  fsdpa_list *uz = unit_list(c, &qz);
+  same_units(ul, uz);
+  fsdpa_list_free(uz);
+  /* window query: only the instances whose first compute lies inside; the
+   * entries stay where the whole-trace list has them */
   fsdpa_query q;
   fsdpa_query_init(&q);
+  q.fields = FSDPA_QUERY_T0;
   q.t0_ns = g[1].c_s;
-  ck_assert_int_eq(fsdpa_query_fsdp_unit(c, &q, 0, &fu), FSDPA_OK);
+  fsdpa_list *uw = unit_list(c, &q);
+  ck_assert_uint_eq(fsdpa_list_count(uw), 3);
+  TU_ITEM(uw, 0, fu);
   ck_assert_uint_eq(fu.instances, 0);
-  ck_assert_int_eq(fsdpa_query_fsdp_unit(c, &q, 1, &fu), FSDPA_OK);
+  ck_assert_str_eq(fu.name, "layers.2");
+  ck_assert_int_eq(fu.comm_ns, 0);
+  ck_assert_int_eq(fu.compute_ns, 0);
+  TU_ITEM(uw, 1, fu);
   ck_assert_uint_eq(fu.instances, 1);
   ck_assert_str_eq(fu.name, "layers.1");
+  fsdpa_list_free(uw);
+  /* without its bit the same t0 is not a selector */
+  q.fields = 0;
+  uw = unit_list(c, &q);
+  same_units(ul, uw);
+  fsdpa_list_free(uw);
+  /* the step (ProfilerStep#5, CPU [0, 1 ms), no clock base) and the same
+   * window as T0|T1 bounds select the same instances: all of them here */
+  fsdpa_query qs = FSDPA_QUERY_INIT, qb = FSDPA_QUERY_INIT;
+  qs.fields = FSDPA_QUERY_STEP;
+  qs.step = 0;
+  qb.fields = FSDPA_QUERY_T0 | FSDPA_QUERY_T1;
+  qb.t0_ns = 0;
+  qb.t1_ns = 1000000;
+  fsdpa_list *us = unit_list(c, &qs), *ub = unit_list(c, &qb);
+  same_units(us, ub);
+  same_units(us, ul);
+  fsdpa_list_free(us);
+  fsdpa_list_free(ub);
+  /* a window that ends inside the backward pass: step and bounds still agree */
+  qs.fields |= FSDPA_QUERY_T1;
+  qs.t1_ns = g[1].c_s + 1;
+  qb.t1_ns = qs.t1_ns;
+  us = unit_list(c, &qs);
+  ub = unit_list(c, &qb);
+  same_units(us, ub);
+  TU_ITEM(us, 0, fu);
+  ck_assert_uint_eq(fu.instances, 1);
+  TU_ITEM(us, 2, fu);
+  ck_assert_uint_eq(fu.instances, 0);
+  fsdpa_list_free(us);
+  fsdpa_list_free(ub);
+  fsdpa_list_free(ul);
   findings f;
   findings_init(&f, &c->alloc);
   ck_assert_int_eq(backward_findings(c, 0, &f), FSDPA_OK);
@@ -373,15 +448,17 @@ static void broken_case(int rs_overlaps, int want) {
   ck_assert_int_eq(f.v[0].cost_ns, bw.idle_ns);
   ck_assert_int_eq(f.v[0].nranges, 2);
   ck_assert_int_eq(f.v[0].ranges[0].s, g[1].c_e);  /* the larger idle first */
-  ck_assert_ptr_nonnull(strstr(f.v[0].evidence, "\"layers.1\""));
+  ck_assert(tj_has(f.v[0].evidence, "units.[name=layers.1]"));
+  ck_assert_int_eq(tj_i64(f.v[0].evidence, "broken_links"), 2);
+  ck_assert_int_eq(tj_i64(f.v[0].evidence, "idle_ns"), bw.idle_ns);
   ck_assert_ptr_nonnull(strstr(f.v[0].advice, "set_modules_to_backward_prefetch"));
   findings_free(&f);
   char *rep = tu_report(c, FSDPA_FORMAT_JSON);
   ck_assert_ptr_nonnull(rep);
-  ck_assert_ptr_nonnull(strstr(rep, want == FSDPA_BWD_SERIALIZED ? "\"pattern\": \"serialized\""
-                                                                 : "\"pattern\": \"no_prefetch\""));
-  ck_assert_ptr_nonnull(strstr(rep, "\"prefetched_units\": 0"));
-  ck_assert_ptr_nonnull(strstr(rep, "\"version\": \"fsdp2\""));
+  ck_assert(tj_str_is(rep, "ranks.0.fsdp.backward.pattern",
+                      want == FSDPA_BWD_SERIALIZED ? "serialized" : "no_prefetch"));
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.fsdp.backward.prefetched_units"), 0);
+  ck_assert(tj_str_is(rep, "ranks.0.fsdp.version", "fsdp2"));
   free(rep);
   fsdpa_ctx_free(c);
 }
@@ -421,10 +498,11 @@ START_TEST(t_fsdp1_units) {
     launch(c, BWD, b + 1020, RS_K, 13, gpu + 2700, gpu + 3700);
   }
   ck_assert_int_eq(fsdpa_fsdp_version(c), 1);
-  ck_assert_uint_eq(fsdpa_fsdp_unit_count(c), 6);
-  fsdpa_fsdp_unit fu = {sizeof fu};
+  fsdpa_list *ul = unit_list(c, NULL);
+  ck_assert_uint_eq(fsdpa_list_count(ul), 6);
+  fsdpa_fsdp_unit fu;
   for (size_t i = 0; i < 6; i++) {
-    ck_assert_int_eq(fsdpa_get_fsdp_unit(c, i, &fu), FSDPA_OK);
+    TU_ITEM(ul, i, fu);
     char want[16];
     snprintf(want, sizeof want, "unit%zu", i % 3);
     ck_assert_str_eq(fu.name, want);
@@ -439,6 +517,7 @@ START_TEST(t_fsdp1_units) {
       ck_assert_int_eq(fu.allgather_ns, 500);
     }
   }
+  fsdpa_list_free(ul);
   fsdpa_backward bw = {sizeof bw};
   ck_assert_int_eq(fsdpa_backward_get(c, &bw), FSDPA_OK);
   ck_assert_int_eq(bw.pattern, FSDPA_BWD_SERIALIZED);
@@ -451,7 +530,7 @@ START_TEST(t_fsdp1_units) {
   ck_assert_int_eq(u[1].compute_start_ns, 34600);
   char *rep = tu_report(c, FSDPA_FORMAT_JSON);
   ck_assert_ptr_nonnull(rep);
-  ck_assert_ptr_nonnull(strstr(rep, "\"version\": \"fsdp1\""));
+  ck_assert(tj_str_is(rep, "ranks.0.fsdp.version", "fsdp1"));
   free(rep);
   fsdpa_ctx_free(c);
 }
@@ -465,25 +544,31 @@ START_TEST(t_no_fsdp) {
   launch(c, MAIN, 0, GEMM, S_COMP, 100, 200);
   launch(c, MAIN, 10, AG_K, S_AG, 150, 300);
   ck_assert_int_eq(fsdpa_fsdp_version(c), 0);
-  ck_assert_uint_eq(fsdpa_fsdp_unit_count(c), 0);
+  fsdpa_list *ul = unit_list(c, NULL);
+  ck_assert_uint_eq(fsdpa_list_count(ul), 0);
   fsdpa_fsdp_unit fu = {sizeof fu};
-  ck_assert_int_eq(fsdpa_get_fsdp_unit(c, 0, &fu), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_list_get(ul, 0, &fu), FSDPA_EINVAL);
+  fsdpa_list_free(ul);
   fsdpa_backward bw = {sizeof bw};
   ck_assert_int_eq(fsdpa_backward_get(c, &bw), FSDPA_OK);
   ck_assert_int_eq(bw.pattern, FSDPA_BWD_UNKNOWN);
   ck_assert_uint_eq(bw.units, 0);
-  ck_assert_uint_eq(fsdpa_backward_step_count(c), 0);
-  size_t n = 9;
-  ck_assert_int_eq(fsdpa_backward_unit_count(c, 0, &n), FSDPA_EINVAL);
+  fsdpa_list *sl = bwd_steps(c);
+  ck_assert_uint_eq(fsdpa_list_count(sl), 0);
   fsdpa_backward_step bs = {sizeof bs};
-  ck_assert_int_eq(fsdpa_get_backward_step(c, 0, &bs), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_list_get(sl, 0, &bs), FSDPA_EINVAL);
+  fsdpa_list_free(sl);
+  fsdpa_list *bl = NULL;
+  ck_assert_int_eq(fsdpa_backward_unit_list(c, 0, &bl), FSDPA_EINVAL);
+  ck_assert_str_ne(fsdpa_errmsg(c), "");
+  fsdpa_list_free(bl);  /* NULL unless the library made one anyway */
   bw.size = 2;
   ck_assert_int_eq(fsdpa_backward_get(c, &bw), FSDPA_EINVAL);
   ck_assert_str_eq(fsdpa_backward_pattern_name((fsdpa_backward_pattern)42), "unknown");
   char *rep = tu_report(c, FSDPA_FORMAT_JSON);
   ck_assert_ptr_nonnull(rep);
-  ck_assert_ptr_nonnull(strstr(rep, "\"units\": null"));
-  ck_assert_ptr_nonnull(strstr(rep, "\"backward\": null"));
+  ck_assert(tj_is_null(rep, "ranks.0.fsdp.units"));
+  ck_assert(tj_is_null(rep, "ranks.0.fsdp.backward"));
   free(rep);
   fsdpa_ctx_free(c);
 }
@@ -506,11 +591,12 @@ START_TEST(t_gpu_annotation_fallback) {
   ev(c, "gpu_user_annotation", "FSDP::pre_forward (layers.1)", S_AG, 2999, 1002, FSDPA_ABSENT);
   ev(c, "kernel", AG_K, S_AG, 3000, 700, FSDPA_ABSENT);
   ev(c, "kernel", AG_K, S_AG, 5000, 300, FSDPA_ABSENT);  /* under no annotation: no unit */
-  ck_assert_uint_eq(fsdpa_fsdp_unit_count(c), 2);
+  fsdpa_list *ul = unit_list(c, NULL);
+  ck_assert_uint_eq(fsdpa_list_count(ul), 2);
   int seen = 0;
   for (size_t i = 0; i < 2; i++) {
-    fsdpa_fsdp_unit fu = {sizeof fu};
-    ck_assert_int_eq(fsdpa_get_fsdp_unit(c, i, &fu), FSDPA_OK);
+    fsdpa_fsdp_unit fu;
+    TU_ITEM(ul, i, fu);
     if (!strcmp(fu.name, "layers.0")) {
       ck_assert_int_eq(fu.phase, FSDPA_PHASE_BACKWARD);
       ck_assert_int_eq(fu.allgather_ns, 1000);
@@ -524,6 +610,7 @@ START_TEST(t_gpu_annotation_fallback) {
     }
   }
   ck_assert_int_eq(seen, 3);
+  fsdpa_list_free(ul);
   fsdpa_ctx_free(c);
 }
 END_TEST
@@ -576,13 +663,59 @@ static void check_backward(const char *scen, const char *extra, const char *file
   }
   char *lines = truth_lines(path);
   ck_assert_msg(lines != NULL, "%s: no truth", scen);
-  fsdpa_ctx *c = NULL;
-  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  fsdpa_ctx *c = tu_new_ctx();
   ck_assert_msg(fsdpa_feed_file(c, path) == FSDPA_OK, "%s", fsdpa_errmsg(c));
   fsdpa_backward bw = {sizeof bw};
   ck_assert_int_eq(fsdpa_backward_get(c, &bw), FSDPA_OK);
-  size_t nsteps = fsdpa_backward_step_count(c);
+  fsdpa_list *sl = bwd_steps(c);
+  size_t nsteps = fsdpa_list_count(sl);
   ck_assert_uint_gt(nsteps, 0);
+  /* one unit list per backward step, read once */
+  fsdpa_list **bu = calloc(nsteps, sizeof *bu);
+  ck_assert_ptr_nonnull(bu);
+  for (size_t i = 0; i < nsteps; i++) {
+    ck_assert_int_eq(fsdpa_backward_unit_list(c, i, &bu[i]), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_list_type(bu[i]), FSDPA_LIST_BACKWARD_UNITS);
+  }
+  /* the whole trace's FSDP units: a NULL query and a zeroed one agree, and
+   * each ProfilerStep as a step and as T0|T1 bounds selects the same instances */
+  fsdpa_list *ul = unit_list(c, NULL);
+  fsdpa_query qz = {sizeof qz};
+  fsdpa_list *uz = unit_list(c, &qz);
+  same_units(ul, uz);
+  fsdpa_list_free(uz);
+  fsdpa_list *steps = NULL;
+  ck_assert_int_eq(fsdpa_step_list(c, &steps), FSDPA_OK);
+  uint64_t inst_all = 0, inst_steps = 0;
+  for (size_t i = 0; i < fsdpa_list_count(ul); i++) {
+    fsdpa_fsdp_unit fu;
+    TU_ITEM(ul, i, fu);
+    inst_all += fu.instances;
+  }
+  for (size_t i = 0; i < fsdpa_list_count(steps); i++) {
+    fsdpa_step st;
+    TU_ITEM(steps, i, st);
+    fsdpa_query qs = FSDPA_QUERY_INIT, qb = FSDPA_QUERY_INIT;
+    qs.fields = FSDPA_QUERY_STEP;
+    qs.step = (int64_t)i;
+    qb.fields = FSDPA_QUERY_T0 | FSDPA_QUERY_T1;
+    qb.t0_ns = st.start_ns;
+    qb.t1_ns = st.start_ns + st.dur_ns;
+    fsdpa_list *us = unit_list(c, &qs), *ub = unit_list(c, &qb);
+    same_units(us, ub);
+    for (size_t k = 0; k < fsdpa_list_count(us); k++) {
+      fsdpa_fsdp_unit fu;
+      TU_ITEM(us, k, fu);
+      inst_steps += fu.instances;
+    }
+    fsdpa_list_free(us);
+    fsdpa_list_free(ub);
+  }
+  /* an instance starts inside at most one step (the generator's steps do not overlap) */
+  ck_assert_uint_le(inst_steps, inst_all);
+  ck_assert_uint_gt(inst_steps, 0);
+  fsdpa_list_free(steps);
+  fsdpa_list_free(ul);
   findings f;
   findings_init(&f, &c->alloc);
   ck_assert_int_eq(backward_findings(c, 0, &f), FSDPA_OK);
@@ -596,19 +729,18 @@ static void check_backward(const char *scen, const char *extra, const char *file
                     scen, fsdpa_backward_pattern_name(bw.pattern), a);
       /* every step shows it */
       for (size_t i = 0; i < nsteps; i++) {
-        fsdpa_backward_step bs = {sizeof bs};
-        ck_assert_int_eq(fsdpa_get_backward_step(c, i, &bs), FSDPA_OK);
+        fsdpa_backward_step bs;
+        TU_ITEM(sl, i, bs);
         ck_assert_str_eq(fsdpa_backward_pattern_name(bs.pattern), a);
       }
     } else if (sscanf(ln, "pref %255s %d", a, &v) == 2) {
       /* the unit's flag in every step's schedule */
       for (size_t i = 0; i < nsteps; i++) {
-        size_t n = 0;
-        ck_assert_int_eq(fsdpa_backward_unit_count(c, i, &n), FSDPA_OK);
+        size_t n = fsdpa_list_count(bu[i]);
         size_t j = 0;
-        fsdpa_backward_unit u = {sizeof u};
+        fsdpa_backward_unit u;
         for (; j < n; j++) {
-          ck_assert_int_eq(fsdpa_get_backward_unit(c, i, j, &u), FSDPA_OK);
+          TU_ITEM(bu[i], j, u);
           if (!strcmp(u.name, a)) break;
         }
         ck_assert_msg(j < n, "%s: unit %s missing in step %zu", scen, a, i);
@@ -623,6 +755,9 @@ static void check_backward(const char *scen, const char *extra, const char *file
     }
   }
   ck_assert_uint_eq(flags + 1, bw.units);  /* every unit but the first in backward has a flag */
+  for (size_t i = 0; i < nsteps; i++) fsdpa_list_free(bu[i]);
+  free(bu);
+  fsdpa_list_free(sl);
   findings_free(&f);
   free(lines);
   fsdpa_ctx_free(c);
@@ -646,8 +781,7 @@ END_TEST
 static int forward_links(const char *scen, const char *file, int *held, int *links) {
   char *path = tu_tracegen(scen, "--steps 2", file);
   if (!path) return 0;
-  fsdpa_ctx *c = NULL;
-  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  fsdpa_ctx *c = tu_new_ctx();
   ck_assert_int_eq(fsdpa_feed_file(c, path), FSDPA_OK);
   fsdp_model m;
   ck_assert_int_eq(fm_build(c, &m), FSDPA_OK);
@@ -756,16 +890,23 @@ START_TEST(t_alloc_failure_everywhere) {
     fsdpa_status worst = FSDPA_OK, st;
     fsdpa_backward bw = {sizeof bw};
     if ((st = fsdpa_backward_get(c, &bw))) worst = st;
+    fsdpa_list *l = NULL;
     fsdpa_fsdp_unit fu = {sizeof fu};
-    if ((st = fsdpa_get_fsdp_unit(c, 0, &fu)) && st != FSDPA_EINVAL) worst = st;
+    if ((st = fsdpa_fsdp_unit_list(c, NULL, &l))) worst = st;
+    else if ((st = fsdpa_list_get(l, 0, &fu)) && st != FSDPA_EINVAL) worst = st;
+    fsdpa_list_free(l);
+    l = NULL;
     fsdpa_backward_unit bu = {sizeof bu};
-    if ((st = fsdpa_get_backward_unit(c, 0, 1, &bu)) && st != FSDPA_EINVAL) worst = st;
+    if ((st = fsdpa_backward_unit_list(c, 0, &l)) && st != FSDPA_EINVAL) worst = st;
+    else if (!st && (st = fsdpa_list_get(l, 1, &bu)) && st != FSDPA_EINVAL) worst = st;
+    fsdpa_list_free(l);
+    l = NULL;
     fsdpa_overlap ov = {sizeof ov};
     if ((st = fsdpa_overlap_query(c, NULL, &ov))) worst = st;
-    size_t n;
-    if ((st = fsdpa_comm_split_count(c, NULL, FSDPA_SPLIT_COLLECTIVE, &n))) worst = st;
+    if ((st = fsdpa_comm_split_list(c, NULL, FSDPA_SPLIT_COLLECTIVE, &l))) worst = st;
+    fsdpa_list_free(l);
     char *rep = NULL;
-    if ((st = fsdpa_report(&c, NULL, 1, NULL, &rep, NULL))) worst = st;
+    if ((st = fsdpa_report(&c, NULL, 1, NULL, &rep, NULL, NULL))) worst = st;
     fsdpa_free(rep);
     ck_assert_msg(worst == FSDPA_OK || worst == FSDPA_ENOMEM, "fail_at %d: status %d", arm, worst);
     if (nallocs < arm || arm == 0) completed = arm != 0 || nallocs == 0;

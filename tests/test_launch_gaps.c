@@ -8,56 +8,64 @@
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
+#include "tjson.h"
 #include "ctx.h"
 #include "analysis/launch_gaps/launch_gaps.h"
 #include "analysis/launch_gaps/launch_gaps_impl.h"
 
 /* ---- building events ---- */
 
-static fsdpa_status add_ev(fsdpa_ctx *c, const char *cat, const char *name, int64_t pid,
-                           int64_t tid, int64_t ts, int64_t dur, int64_t corr) {
-  fsdpa_event e;
-  fsdpa_event_init(&e);
-  e.ph = 'X';
-  e.cat = cat;
-  e.cat_len = strlen(cat);
-  e.name = name;
-  e.name_len = strlen(name);
-  e.pid = pid;
-  e.tid = tid;
-  e.ts_ns = ts;
-  e.dur_ns = dur;
-  e.correlation = corr;
-  return fsdpa_event_add(c, &e);
-}
+#define A FSDPA_ABSENT
 
 /* A GPU op on (device, stream) and, if rt_ts is not ABSENT, its launch call
- * on CPU thread (100, 1) with a fresh correlation id. */
+ * on CPU thread (100, 1) with a fresh correlation id.  It returns the status
+ * instead of asserting because the allocation-failure test builds its
+ * context with plain checks (Check's assertions cost a write each). */
 static int64_t next_corr = 1;
 static fsdpa_status op(fsdpa_ctx *c, const char *cat, int64_t dev, int64_t stream, int64_t ts,
                        int64_t dur, int64_t rt_ts, int64_t rt_dur) {
   int64_t corr = next_corr++;
-  fsdpa_status st = add_ev(c, cat, "k", dev, stream, ts, dur, corr);
+  fsdpa_event e = tu_x(cat, "k", dev, stream, ts, dur, corr);
+  fsdpa_status st = fsdpa_event_add(c, &e);
   if (st || rt_ts == FSDPA_ABSENT) return st;
-  return add_ev(c, "cuda_runtime", "cudaLaunchKernel", 100, 1, rt_ts, rt_dur, corr);
+  e = tu_x("cuda_runtime", "cudaLaunchKernel", 100, 1, rt_ts, rt_dur, corr);
+  return fsdpa_event_add(c, &e);
 }
 #define K(c, s, ts, dur, rts, rdur) ck_assert_int_eq(op(c, "kernel", 0, s, ts, dur, rts, rdur), 0)
 
-static fsdpa_ctx *new_ctx(void) {
-  fsdpa_ctx *c = NULL;
-  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
-  return c;
+/* A ProfilerStep annotation on the launching thread. */
+static void step_ev(fsdpa_ctx *c, const char *name, int64_t ts, int64_t dur) {
+  tu_add_x(c, "user_annotation", name, 100, 1, ts, dur, A);
+}
+
+/* A query with the selectors that are not ABSENT (the 0.1 convention the
+ * tests below were written in), each with its `fields` bit. */
+static fsdpa_query sel_q(int64_t t0, int64_t t1, int64_t dev, int64_t s) {
+  fsdpa_query q = FSDPA_QUERY_INIT;
+  if (t0 != A) {
+    q.fields |= FSDPA_QUERY_T0;
+    q.t0_ns = t0;
+  }
+  if (t1 != A) {
+    q.fields |= FSDPA_QUERY_T1;
+    q.t1_ns = t1;
+  }
+  if (dev != A) {
+    q.fields |= FSDPA_QUERY_DEVICE;
+    q.device = dev;
+  }
+  if (s != A) {
+    q.fields |= FSDPA_QUERY_STREAM;
+    q.stream = s;
+  }
+  return q;
 }
 
 static fsdpa_launch_gaps gaps_q(fsdpa_ctx *c, int64_t t0, int64_t t1, int64_t dev, int64_t s) {
-  fsdpa_query q;
-  fsdpa_query_init(&q);
-  q.t0_ns = t0;
-  q.t1_ns = t1;
-  q.device = dev;
-  q.stream = s;
+  fsdpa_query q = sel_q(t0, t1, dev, s);
   fsdpa_launch_gaps g = {sizeof g};
   ck_assert_int_eq(fsdpa_launch_gaps_query(c, &q, &g), FSDPA_OK);
+  ck_assert_str_eq(fsdpa_errmsg(c), "");  /* a successful call leaves no message */
   /* invariants of every answer */
   ck_assert_int_eq(g.idle_ns, g.host_wait_ns + g.kernel_wait_ns + g.other_ns);
   ck_assert_uint_eq(g.gaps, g.host_wait_gaps + g.kernel_wait_gaps + g.other_gaps);
@@ -73,7 +81,22 @@ static fsdpa_launch_gaps gaps_q(fsdpa_ctx *c, int64_t t0, int64_t t1, int64_t de
   if (g.gpu_window_ns != FSDPA_ABSENT) ck_assert_int_eq(g.busy_ns + g.gpu_idle_ns, g.gpu_window_ns);
   return g;
 }
-#define A FSDPA_ABSENT
+
+/* Step i of the context (its position in fsdpa_step_list()). */
+static fsdpa_step step_at(fsdpa_ctx *c, size_t i) {
+  fsdpa_list *l = NULL;
+  ck_assert_int_eq(fsdpa_step_list(c, &l), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_STEPS);
+  fsdpa_step s;
+  TU_ITEM(l, i, s);
+  fsdpa_list_free(l);
+  return s;
+}
+
+/* The launch-gap, latency and queue structs hold only 8-byte members
+ * (size_t, int64_t, uint64_t, double and arrays of them), so they have no
+ * padding and equal answers are equal bytes. */
+#define SAME_STRUCT(a, b) ck_assert_msg(memcmp(&(a), &(b), sizeof(a)) == 0, "%s differs from %s", #a, #b)
 
 /* Stream 7, every category once (kernel_wait threshold 30 µs):
  *   k1 [10,20) µs launched at 0          (first op: no gap)
@@ -90,7 +113,7 @@ static void build_categories(fsdpa_ctx *c) {
 }
 
 START_TEST(t_categories_histogram_percentiles) {
-  fsdpa_ctx *c = new_ctx();
+  fsdpa_ctx *c = tu_new_ctx();
   build_categories(c);
   fsdpa_launch_gaps g = gaps_q(c, A, A, A, A);
   ck_assert_uint_eq(g.streams, 1);
@@ -121,6 +144,17 @@ START_TEST(t_categories_histogram_percentiles) {
   ck_assert_int_eq(g.gpu_idle_ns, 133000);
   ck_assert_int_eq(g.gpu_host_wait_ns, 58000);
   ck_assert_int_eq(g.gpu_small_launch_ns, 8000);
+  /* the whole trace: a NULL query, a zeroed one, FSDPA_QUERY_INIT and
+   * fsdpa_query_init() are the same query */
+  fsdpa_query qz = {sizeof qz}, qi;
+  fsdpa_query_init(&qi);
+  fsdpa_launch_gaps gn = {sizeof gn}, gz = {sizeof gz}, gi = {sizeof gi};
+  ck_assert_int_eq(fsdpa_launch_gaps_query(c, NULL, &gn), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_launch_gaps_query(c, &qz, &gz), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_launch_gaps_query(c, &qi, &gi), FSDPA_OK);
+  SAME_STRUCT(gn, g);
+  SAME_STRUCT(gz, g);
+  SAME_STRUCT(gi, g);
   /* the timeline query agrees on span and busy */
   fsdpa_timeline tl = {sizeof tl};
   ck_assert_int_eq(fsdpa_timeline_query(c, NULL, &tl), FSDPA_OK);
@@ -136,7 +170,7 @@ START_TEST(t_categories_histogram_percentiles) {
 END_TEST
 
 START_TEST(t_latency_and_short_kernels) {
-  fsdpa_ctx *c = new_ctx();
+  fsdpa_ctx *c = tu_new_ctx();
   build_categories(c);
   /* an unlinked memcpy on the same stream: an op, but no latency */
   ck_assert_int_eq(op(c, "gpu_memcpy", 0, 7, 300000, 1000, A, 0), 0);
@@ -157,26 +191,27 @@ START_TEST(t_latency_and_short_kernels) {
   ck_assert(fabs(l.short_kernel_share - 0.2) < 1e-12);
   /* a kernel that starts before its launch call ends has latency 0, not negative */
   K(c, 8, 500000, 1000, 499000, 5000);
-  fsdpa_query q;
-  fsdpa_query_init(&q);
-  q.stream = 8;
+  fsdpa_query q = sel_q(A, A, A, 8);
   ck_assert_int_eq(fsdpa_launch_latency_query(c, &q, &l), FSDPA_OK);
   ck_assert_int_eq(l.min_ns, 0);
   ck_assert_uint_eq(l.counts[0], 1);
   /* window: only ops starting in [100, 170) µs on stream 7: k3, k4 */
-  fsdpa_query_init(&q);
-  q.stream = 7;
-  q.t0_ns = 100000;
-  q.t1_ns = 170000;
+  q = sel_q(100000, 170000, A, 7);
   ck_assert_int_eq(fsdpa_launch_latency_query(c, &q, &l), FSDPA_OK);
   ck_assert_uint_eq(l.ops, 2);
   ck_assert_int_eq(l.total_ns, 88000 + 5000);
+  /* a selector counts only with its bit: the same values without the bits
+   * are the whole trace */
+  fsdpa_launch_latency all = {sizeof all}, nobits = {sizeof nobits};
+  ck_assert_int_eq(fsdpa_launch_latency_query(c, NULL, &all), FSDPA_OK);
+  q.fields = 0;
+  ck_assert_int_eq(fsdpa_launch_latency_query(c, &q, &nobits), FSDPA_OK);
+  SAME_STRUCT(all, nobits);
+  ck_assert_uint_eq(all.ops, 7);
   /* a window that ends before it starts is empty, whatever lies between
    * (it once gave a negative count of ops: an allocation of SIZE_MAX) */
   for (int64_t t0 = 101000; t0 <= 400000; t0 += 33000) {
-    fsdpa_query_init(&q);
-    q.t0_ns = t0;
-    q.t1_ns = 100000;
+    q = sel_q(t0, 100000, A, A);
     ck_assert_int_eq(fsdpa_launch_latency_query(c, &q, &l), FSDPA_OK);
     ck_assert_uint_eq(l.ops, 0);
     ck_assert_int_eq(l.p50_ns, FSDPA_ABSENT);
@@ -194,7 +229,7 @@ END_TEST
 /* A window cutting gaps: durations are clipped, the category and the
  * histogram keep the full length, and steps tiling the trace add up. */
 START_TEST(t_window_cuts_gaps) {
-  fsdpa_ctx *c = new_ctx();
+  fsdpa_ctx *c = tu_new_ctx();
   fsdpa_trace_info ti;
   fsdpa_trace_info_init(&ti);
   ti.base_time_ns = 1000000000;
@@ -228,15 +263,47 @@ START_TEST(t_window_cuts_gaps) {
   g = gaps_q(c, B + 60000, B + 60000, A, A);  /* empty window */
   ck_assert_uint_eq(g.gaps, 0);
   /* steps tiling the trace split the idle without loss */
-  ck_assert_int_eq(add_ev(c, "user_annotation", "ProfilerStep#4", 100, 1, 0, 90000, A), 0);
-  ck_assert_int_eq(add_ev(c, "user_annotation", "ProfilerStep#5", 100, 1, 90000, 200000, A), 0);
-  fsdpa_query q;
-  fsdpa_query_init(&q);
+  step_ev(c, "ProfilerStep#4", 0, 90000);
+  step_ev(c, "ProfilerStep#5", 90000, 200000);
+  fsdpa_query q = FSDPA_QUERY_INIT;
   fsdpa_launch_gaps s0 = {sizeof s0}, s1 = {sizeof s1};
+  q.fields = FSDPA_QUERY_STEP;
   q.step = 0;
   ck_assert_int_eq(fsdpa_launch_gaps_query(c, &q, &s0), FSDPA_OK);
   q.step = 1;
   ck_assert_int_eq(fsdpa_launch_gaps_query(c, &q, &s1), FSDPA_OK);
+  /* a step selects its CPU range: the same window given as T0|T1 bounds
+   * gives the same numbers, for the gaps, the latency and the queue */
+  for (size_t i = 0; i < 2; i++) {
+    fsdpa_step st = step_at(c, i);
+    ck_assert_int_eq(st.start_ns, B + (i ? 90000 : 0));
+    fsdpa_query qs = FSDPA_QUERY_INIT;
+    qs.fields = FSDPA_QUERY_STEP;
+    qs.step = (int64_t)i;
+    fsdpa_query qb = sel_q(st.start_ns, st.start_ns + st.dur_ns, A, A);
+    ck_assert_uint_eq(qb.fields, FSDPA_QUERY_T0 | FSDPA_QUERY_T1);
+    fsdpa_launch_gaps gs = {sizeof gs}, gb = {sizeof gb};
+    ck_assert_int_eq(fsdpa_launch_gaps_query(c, &qs, &gs), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_launch_gaps_query(c, &qb, &gb), FSDPA_OK);
+    SAME_STRUCT(gs, gb);
+    if (i) SAME_STRUCT(gs, s1);
+    else SAME_STRUCT(gs, s0);
+    fsdpa_launch_latency ls = {sizeof ls}, lb = {sizeof lb};
+    ck_assert_int_eq(fsdpa_launch_latency_query(c, &qs, &ls), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_launch_latency_query(c, &qb, &lb), FSDPA_OK);
+    SAME_STRUCT(ls, lb);
+    fsdpa_launch_queue us = {sizeof us}, ub = {sizeof ub};
+    ck_assert_int_eq(fsdpa_launch_queue_query(c, &qs, &us), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_launch_queue_query(c, &qb, &ub), FSDPA_OK);
+    SAME_STRUCT(us, ub);
+    /* a step with bounds: their intersection */
+    qs.fields |= FSDPA_QUERY_T0;
+    qs.t0_ns = st.start_ns + st.dur_ns / 2;
+    qb.t0_ns = qs.t0_ns;
+    ck_assert_int_eq(fsdpa_launch_gaps_query(c, &qs, &gs), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_launch_gaps_query(c, &qb, &gb), FSDPA_OK);
+    SAME_STRUCT(gs, gb);
+  }
   g = gaps_q(c, A, A, A, A);
   ck_assert_int_eq(s0.idle_ns + s1.idle_ns, g.idle_ns);
   ck_assert_int_eq(s0.host_wait_ns + s1.host_wait_ns, g.host_wait_ns);
@@ -247,6 +314,11 @@ START_TEST(t_window_cuts_gaps) {
   q.step = 2;
   ck_assert_int_eq(fsdpa_launch_gaps_query(c, &q, &s0), FSDPA_EINVAL);
   ck_assert_ptr_nonnull(strstr(fsdpa_errmsg(c), "out of range"));
+  /* the same out-of-range index without its bit is not a selector */
+  q.fields = 0;
+  ck_assert_int_eq(fsdpa_launch_gaps_query(c, &q, &s0), FSDPA_OK);
+  ck_assert_str_eq(fsdpa_errmsg(c), "");
+  SAME_STRUCT(s0, g);
   fsdpa_ctx_free(c);
 }
 END_TEST
@@ -255,7 +327,7 @@ END_TEST
  * once.  HTA's shift rule (end of the previous op in start order) gives
  * negative and inflated intervals for the same ops. */
 START_TEST(t_overlap_on_one_stream) {
-  fsdpa_ctx *c = new_ctx();
+  fsdpa_ctx *c = tu_new_ctx();
   K(c, 8, 0, 100000, -10000, 1000);
   K(c, 8, 50000, 250000, -9000, 1000);   /* [50, 300) */
   K(c, 8, 100000, 20000, -8000, 1000);   /* [100, 120) nested */
@@ -278,20 +350,40 @@ START_TEST(t_overlap_on_one_stream) {
 END_TEST
 
 /* Zero-duration ops split no gap and do not close one. */
+static fsdpa_list *streams(fsdpa_ctx *c) {
+  fsdpa_list *l = NULL;
+  ck_assert_int_eq(fsdpa_stream_list(c, &l), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_STREAMS);
+  return l;
+}
+
 /* Views made on an empty context go stale when the first event arrives
  * (fuzz_events find: the store generation started at 0, the value that
  * meant "views never built"). */
 START_TEST(t_views_after_first_event) {
-  fsdpa_ctx *c = new_ctx();
-  ck_assert_uint_eq(fsdpa_stream_count(c), 0);
+  fsdpa_ctx *c = tu_new_ctx();
+  fsdpa_list *before = streams(c);
+  ck_assert_uint_eq(fsdpa_list_count(before), 0);
   K(c, 7, 1000, 500, 0, 0);
-  ck_assert_uint_eq(fsdpa_stream_count(c), 1);
+  fsdpa_list *after = streams(c);
+  ck_assert_uint_eq(fsdpa_list_count(after), 1);
+  /* a list is a snapshot: the event fed after it does not change it */
+  ck_assert_uint_eq(fsdpa_list_count(before), 0);
+  fsdpa_stream_info si = {sizeof si};
+  ck_assert_int_eq(fsdpa_list_get(before, 0, &si), FSDPA_EINVAL);  /* past the end */
+  fsdpa_list_free(before);
   fsdpa_ctx_free(c);
+  /* ... and outlives its context */
+  TU_ITEM(after, 0, si);
+  ck_assert_int_eq(si.device, 0);
+  ck_assert_int_eq(si.stream, 7);
+  ck_assert_int_eq(si.busy_ns, 500);
+  fsdpa_list_free(after);
 }
 END_TEST
 
 START_TEST(t_zero_duration_ops) {
-  fsdpa_ctx *c = new_ctx();
+  fsdpa_ctx *c = tu_new_ctx();
   K(c, 9, 0, 1000, -5000, 1000);
   ck_assert_int_eq(op(c, "gpu_memset", 0, 9, 5000, 0, -4000, 1000), 0);
   K(c, 9, 10000, 1000, -3000, 1000);  /* gap [1, 10) µs: one gap despite the memset at 5 */
@@ -316,9 +408,7 @@ START_TEST(t_zero_duration_ops) {
   ck_assert_int_eq(g.busy_ns, 0);
   ck_assert_int_eq(g.span_ns, FSDPA_ABSENT);
   fsdpa_launch_queue qu = {sizeof qu};
-  fsdpa_query q;
-  fsdpa_query_init(&q);
-  q.stream = 10;
+  fsdpa_query q = sel_q(A, A, A, 10);
   ck_assert_int_eq(fsdpa_launch_queue_query(c, &q, &qu), FSDPA_OK);
   ck_assert_int_eq(qu.range_ns, FSDPA_ABSENT);
   ck_assert_int_eq(qu.max_depth, FSDPA_ABSENT);
@@ -329,7 +419,7 @@ END_TEST
 /* Ops without a launch call: never host wait, counted as unlinked; HTA's
  * correlation filter drops them. */
 START_TEST(t_unlinked_ops) {
-  fsdpa_ctx *c = new_ctx();
+  fsdpa_ctx *c = tu_new_ctx();
   K(c, 11, 0, 1000, -3000, 1000);
   K(c, 11, 50000, 1000, A, 0);   /* gap 49 µs -> other */
   K(c, 11, 60000, 1000, A, 0);   /* gap 9 µs -> kernel wait */
@@ -356,7 +446,7 @@ END_TEST
 
 /* Per stream, per device, all devices: GPU gaps are gaps of the union. */
 START_TEST(t_streams_devices_union) {
-  fsdpa_ctx *c = new_ctx();
+  fsdpa_ctx *c = tu_new_ctx();
   K(c, 7, 0, 100000, -5000, 1000);        /* [0,100) */
   K(c, 7, 300000, 100000, 50000, 1000);   /* [300,400) launched at 50: queued */
   K(c, 20, 150000, 100000, 120000, 1000); /* [150,250) launched after the GPU idled at 100 */
@@ -387,7 +477,7 @@ START_TEST(t_streams_devices_union) {
 END_TEST
 
 START_TEST(t_queue_depth) {
-  fsdpa_ctx *c = new_ctx();
+  fsdpa_ctx *c = tu_new_ctx();
   K(c, 12, 100, 50, 0, 5);
   K(c, 12, 200, 50, 10, 5);
   K(c, 12, 300, 50, 20, 5);
@@ -404,10 +494,7 @@ START_TEST(t_queue_depth) {
   ck_assert_int_eq(qu.starved_ns, 50);
   /* window [150, 305): the range is the span inside it, [200, 305); op 3
    * is queued until 300, op 4 is launched after the range */
-  fsdpa_query q;
-  fsdpa_query_init(&q);
-  q.t0_ns = 150;
-  q.t1_ns = 305;
+  fsdpa_query q = sel_q(150, 305, A, A);
   ck_assert_int_eq(fsdpa_launch_queue_query(c, &q, &qu), FSDPA_OK);
   ck_assert_int_eq(qu.range_ns, 105);
   ck_assert_uint_eq(qu.ops, 1);
@@ -420,7 +507,7 @@ START_TEST(t_queue_depth) {
 END_TEST
 
 START_TEST(t_between_feeds_and_bad_args) {
-  fsdpa_ctx *c = new_ctx();
+  fsdpa_ctx *c = tu_new_ctx();
   fsdpa_launch_gaps g = gaps_q(c, A, A, A, A);  /* no events yet */
   ck_assert_uint_eq(g.streams, 0);
   ck_assert_int_eq(g.gpu_window_ns, FSDPA_ABSENT);
@@ -436,13 +523,31 @@ START_TEST(t_between_feeds_and_bad_args) {
   ck_assert_int_eq(fsdpa_launch_gaps_query(c, NULL, NULL), FSDPA_EINVAL);
   g.size = 8;
   ck_assert_int_eq(fsdpa_launch_gaps_query(c, NULL, &g), FSDPA_EINVAL);
+  ck_assert_str_ne(fsdpa_errmsg(c), "");
   fsdpa_launch_latency l = {16};
   ck_assert_int_eq(fsdpa_launch_latency_query(c, NULL, &l), FSDPA_EINVAL);
-  fsdpa_launch_queue qu = {0};  /* 0 = the current size */
+  /* size 0 is below every struct's first size: refused, nothing written */
+  fsdpa_launch_queue qu = {0};
+  ck_assert_int_eq(fsdpa_launch_queue_query(c, NULL, &qu), FSDPA_EINVAL);
+  ck_assert_uint_eq(qu.size, 0);
+  qu.size = sizeof qu;
   ck_assert_int_eq(fsdpa_launch_queue_query(c, NULL, &qu), FSDPA_OK);
   ck_assert_uint_eq(qu.size, sizeof qu);
-  fsdpa_query q;
-  fsdpa_query_init(&q);
+  ck_assert_str_eq(fsdpa_errmsg(c), "");  /* cleared on entry of the successful call */
+  /* a caller's struct larger than the library's: the bytes past it are left
+   * as they are, the size field too, and the known part is the same answer */
+  struct {
+    fsdpa_launch_queue q;
+    uint64_t canary[4];
+  } big;
+  memset(&big, 0x5a, sizeof big);
+  big.q.size = sizeof big;
+  ck_assert_int_eq(fsdpa_launch_queue_query(c, NULL, &big.q), FSDPA_OK);
+  ck_assert_uint_eq(big.q.size, sizeof big);
+  for (int i = 0; i < 4; i++) ck_assert_uint_eq(big.canary[i], 0x5a5a5a5a5a5a5a5aull);
+  big.q.size = sizeof qu;
+  SAME_STRUCT(big.q, qu);
+  fsdpa_query q = FSDPA_QUERY_INIT;
   q.size = 3;
   g.size = sizeof g;
   ck_assert_int_eq(fsdpa_launch_gaps_query(c, &q, &g), FSDPA_EINVAL);
@@ -540,7 +645,7 @@ START_TEST(t_random_against_naive) {
     static size_t perm[600];
     for (size_t i = 0; i < n; i++) perm[i] = i;
     for (size_t i = n - 1; i > 0; i--) { size_t j = (size_t)rnd((int64_t)i + 1); size_t x = perm[i]; perm[i] = perm[j]; perm[j] = x; }
-    fsdpa_ctx *c = new_ctx();
+    fsdpa_ctx *c = tu_new_ctx();
     for (size_t i = 0; i < n; i++) {
       const rop *o = &ops[perm[i]];
       ck_assert_int_eq(op(c, rnd(5) ? "kernel" : "gpu_memcpy", o->dev, o->stream, o->ts, o->dur,
@@ -632,7 +737,7 @@ static void build_loop(fsdpa_ctx *c, int steps, int per, int launch_bound) {
     if (!launch_bound) t = gpu;
     char name[32];
     snprintf(name, sizeof name, "ProfilerStep#%d", s + 10);
-    ck_assert_int_eq(add_ev(c, "user_annotation", name, 100, 1, s0, t - s0, A), 0);
+    step_ev(c, name, s0, t - s0);
   }
 }
 
@@ -643,7 +748,7 @@ static const finding *find_id(const findings *f, const char *id) {
 }
 
 START_TEST(t_findings_launch_bound_and_healthy) {
-  fsdpa_ctx *c = new_ctx();
+  fsdpa_ctx *c = tu_new_ctx();
   build_loop(c, 4, 300, 1);
   findings f;
   findings_init(&f, &c->alloc);
@@ -654,11 +759,9 @@ START_TEST(t_findings_launch_bound_and_healthy) {
   ck_assert_int_eq(lo->rank, 3);
   ck_assert_int_eq(lo->step, FSDPA_ABSENT);  /* steps #11-#13 together */
   /* steady steps 2..4: 900 kernels, gaps of 8 µs each, all launch-bound */
-  fsdpa_query q;
-  fsdpa_query_init(&q);
-  fsdpa_step s1 = {sizeof s1}, s3 = {sizeof s3};
-  ck_assert_int_eq(fsdpa_get_step(c, 1, &s1), FSDPA_OK);
-  ck_assert_int_eq(fsdpa_get_step(c, 3, &s3), FSDPA_OK);
+  fsdpa_step s1 = step_at(c, 1), s3 = step_at(c, 3);
+  ck_assert_int_eq(s1.number, 11);
+  ck_assert_int_eq(s3.number, 13);
   fsdpa_launch_gaps g = gaps_q(c, s1.start_ns, s3.start_ns + s3.dur_ns, A, A);
   ck_assert_int_eq(lo->cost_ns, g.gpu_small_launch_ns);
   ck_assert_int_eq(gs->cost_ns, g.gpu_host_wait_ns);
@@ -671,7 +774,7 @@ START_TEST(t_findings_launch_bound_and_healthy) {
     ck_assert(gs->ranges[i].e > gs->ranges[i].s);
   }
   ck_assert(lo->ranges[0].e - lo->ranges[0].s > 1000000);  /* a long launch-bound stretch */
-  ck_assert_ptr_nonnull(strstr(lo->evidence, "\"kernels\":900"));
+  ck_assert_int_eq(tj_i64(lo->evidence, "kernels"), 900);
   findings_free(&f);
   /* raising the bar removes launch-overhead */
   ck_assert_int_eq(fsdpa_param_set(c, "launch.min_kernels", "901"), FSDPA_OK);
@@ -682,7 +785,7 @@ START_TEST(t_findings_launch_bound_and_healthy) {
   findings_free(&f);
   fsdpa_ctx_free(c);
 
-  c = new_ctx();
+  c = tu_new_ctx();
   build_loop(c, 4, 300, 0);
   findings_init(&f, &c->alloc);
   ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
@@ -694,7 +797,7 @@ END_TEST
 
 /* One starving step among healthy ones: a per-step finding naming it. */
 START_TEST(t_findings_one_starving_step) {
-  fsdpa_ctx *c = new_ctx();
+  fsdpa_ctx *c = tu_new_ctx();
   int64_t t = 0;
   for (int s = 0; s < 5; s++) {
     int64_t s0 = t;
@@ -706,7 +809,7 @@ START_TEST(t_findings_one_starving_step) {
     t += 10000;
     char name[32];
     snprintf(name, sizeof name, "ProfilerStep#%d", s);
-    ck_assert_int_eq(add_ev(c, "user_annotation", name, 100, 1, s0, t - s0, A), 0);
+    step_ev(c, name, s0, t - s0);
   }
   findings f;
   findings_init(&f, &c->alloc);
@@ -722,32 +825,32 @@ START_TEST(t_findings_one_starving_step) {
 END_TEST
 
 START_TEST(t_report_section) {
-  fsdpa_ctx *c = new_ctx();
+  fsdpa_ctx *c = tu_new_ctx();
   build_categories(c);
-  ck_assert_int_eq(add_ev(c, "user_annotation", "ProfilerStep#1", 100, 1, 0, 200000, A), 0);
+  step_ev(c, "ProfilerStep#1", 0, 200000);
   char *rep = tu_report(c, FSDPA_FORMAT_JSON);
   ck_assert_ptr_nonnull(rep);
-  const char *lg = strstr(rep, "\"launch_gaps\": {");
-  ck_assert_ptr_nonnull(lg);
-  double v;
-  ck_assert(tu_json_num(rep, "host_wait_ns", lg, &v) && v == 58000);
-  ck_assert(tu_json_num(rep, "kernel_wait_ns", lg, &v) && v == 5000);
-  ck_assert(tu_json_num(rep, "other_ns", lg, &v) && v == 70000);
-  ck_assert(tu_json_num(rep, "density", lg, &v) && fabs(v - 37000.0 / 170000.0) < 1e-6);
-  const char *ss = strstr(lg, "\"streams\": [");
-  ck_assert_ptr_nonnull(ss);
-  ck_assert(tu_json_num(rep, "gaps", ss, &v) && v == 4);
-  ck_assert(tu_json_num(rep, "p50_ns", ss, &v) && v == 8000);
-  ck_assert_ptr_nonnull(strstr(ss, "\"edges_ns\": ["));
-  ck_assert_ptr_nonnull(strstr(lg, "\"steps\": ["));
-  ck_assert_ptr_nonnull(strstr(lg, "\"ProfilerStep#1\""));
+  ck_assert_msg(tj_valid(rep, strlen(rep)), "the report is not one JSON value");
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.host_wait_ns"), 58000);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.kernel_wait_ns"), 5000);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.other_ns"), 70000);
+  ck_assert(fabs(tj_num(rep, "ranks.0.launch_gaps.density") - 37000.0 / 170000.0) < 1e-6);
+  ck_assert_uint_eq(tj_count(rep, "ranks.0.launch_gaps.streams"), 1);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.streams.0.stream"), 7);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.streams.0.gaps"), 4);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.streams.0.p50_ns"), 8000);
+  ck_assert_uint_eq(tj_count(rep, "ranks.0.launch_gaps.streams.0.histogram.edges_ns"), FSDPA_GAP_EDGES);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.streams.0.histogram.edges_ns.0"), 1000);
+  ck_assert_uint_eq(tj_count(rep, "ranks.0.launch_gaps.steps"), 1);
+  ck_assert(tj_str_is(rep, "ranks.0.launch_gaps.steps.0.name", "ProfilerStep#1"));
   free(rep);
   fsdpa_ctx_free(c);
-  c = new_ctx();  /* no GPU activity: the section is null */
-  ck_assert_int_eq(add_ev(c, "cpu_op", "aten::add", 100, 1, 0, 10, A), 0);
+  c = tu_new_ctx();  /* no GPU activity: the section is null */
+  tu_add_x(c, "cpu_op", "aten::add", 100, 1, 0, 10, A);
   rep = tu_report(c, FSDPA_FORMAT_JSON);
   ck_assert_ptr_nonnull(rep);
-  ck_assert_ptr_nonnull(strstr(rep, "\"launch_gaps\": null"));
+  ck_assert(tj_has(rep, "ranks.0.launch_gaps"));
+  ck_assert(tj_is_null(rep, "ranks.0.launch_gaps"));
   free(rep);
   fsdpa_ctx_free(c);
 }
@@ -781,7 +884,8 @@ START_TEST(t_allocation_failures) {
     for (int i = 0; i < 3 && !bad; i++) {
       char name[32];
       snprintf(name, sizeof name, "ProfilerStep#%d", i + 1);
-      bad = add_ev(c, "user_annotation", name, 100, 1, i * 100000, 100000, A) != FSDPA_OK;
+      fsdpa_event e = tu_x("user_annotation", name, 100, 1, i * 100000, 100000, A);
+      bad = fsdpa_event_add(c, &e) != FSDPA_OK;
     }
     if (bad) ck_abort_msg("building the context failed");
     fail_at = at;
@@ -789,9 +893,7 @@ START_TEST(t_allocation_failures) {
     fsdpa_launch_gaps g = {sizeof g};
     fsdpa_launch_latency l = {sizeof l};
     fsdpa_launch_queue qu = {sizeof qu};
-    fsdpa_query q;
-    fsdpa_query_init(&q);
-    q.device = 0;
+    fsdpa_query q = sel_q(A, A, 0, A);
     fsdpa_status st = fsdpa_launch_gaps_query(c, &q, &g);
     if (!st) st = fsdpa_launch_latency_query(c, &q, &l);
     if (!st) st = fsdpa_launch_queue_query(c, &q, &qu);
@@ -843,42 +945,35 @@ static const struct { const char *ref, *dir; } HTA[] = {
 /* One row of idle_time_breakdown. */
 typedef struct href { int64_t rank, stream; int cat; double us; } href;
 
-static int obj_num(const char *o, const char *end, const char *key, double *v) {
-  char pat[64];
-  snprintf(pat, sizeof pat, "\"%s\":", key);
-  const char *p = strstr(o, pat);
-  if (!p || p > end) return 0;
-  p += strlen(pat);
-  while (*p == ' ') p++;
-  if (!strncmp(p, "null", 4)) return 0;
-  *v = strtod(p, NULL);
-  return 1;
+/* A whole text file, NUL-terminated for the tjson lookups (tu_read_file
+ * hands back the bytes only); NULL if it cannot be read. */
+static char *read_text(const char *path) {
+  size_t n = 0;
+  char *b = tu_read_file(path, &n);
+  if (!b) return NULL;
+  char *t = realloc(b, n + 1);
+  ck_assert_ptr_nonnull(t);
+  t[n] = 0;
+  return t;
 }
 
-/* Rows of include_last_step.idle_time_breakdown (flat objects). */
+/* Rows of include_last_step.idle_time_breakdown. */
 static size_t read_ref(const char *json, href *rows, size_t cap) {
-  const char *p = strstr(json, "\"include_last_step\"");
-  if (!p) return 0;
-  p = strstr(p, "\"idle_time_breakdown\"");
-  if (!p) return 0;
-  p = strchr(p, '[');
-  const char *stop = strchr(p, ']');
-  size_t n = 0;
-  while (p && (p = strchr(p, '{')) && p < stop && n < cap) {
-    const char *e = strchr(p, '}');
-    double r, s, t;
-    const char *cat = strstr(p, "\"idle_category\":");
-    if (!e || !cat || cat > e || !obj_num(p, e, "rank", &r) || !obj_num(p, e, "stream", &s) ||
-        !obj_num(p, e, "idle_time", &t))
-      return 0;
-    rows[n].rank = (int64_t)r;
-    rows[n].stream = (int64_t)s;
-    cat += strlen("\"idle_category\":");
-    while (*cat == ' ') cat++;
-    rows[n].cat = !strncmp(cat, "\"host_wait\"", 11) ? 0 : !strncmp(cat, "\"kernel_wait\"", 13) ? 1 : 2;
-    rows[n].us = t;
-    n++;
-    p = e;
+  static const char *const P = "include_last_step.idle_time_breakdown";
+  if (!tj_has(json, P)) return 0;
+  size_t n = tj_count(json, P);
+  ck_assert_uint_le(n, cap);
+  for (size_t i = 0; i < n; i++) {
+    char path[128];
+    snprintf(path, sizeof path, "%s.%zu.rank", P, i);
+    rows[i].rank = tj_i64(json, path);
+    snprintf(path, sizeof path, "%s.%zu.stream", P, i);
+    rows[i].stream = tj_i64(json, path);
+    snprintf(path, sizeof path, "%s.%zu.idle_time", P, i);
+    rows[i].us = tj_num(json, path);
+    snprintf(path, sizeof path, "%s.%zu.idle_category", P, i);
+    ck_assert_msg(tj_has(json, path), "%s missing", path);
+    rows[i].cat = tj_str_is(json, path, "host_wait") ? 0 : tj_str_is(json, path, "kernel_wait") ? 1 : 2;
   }
   return n;
 }
@@ -905,9 +1000,9 @@ START_TEST(t_hta_crosscheck) {
   snprintf(refdir, sizeof refdir, "%s/../reference/hta", corpus);
   int checked_streams = 0, exact_streams = 0;
   for (size_t i = 0; i < sizeof HTA / sizeof HTA[0]; i++) {
-    char path[4096], cmd[8192];
+    char path[4096];
     snprintf(path, sizeof path, "%s/%s.json", refdir, HTA[i].ref);
-    char *refj = tu_read_file(path, NULL);
+    char *refj = read_text(path);
     if (!refj) {
       printf("# SKIP HTA reference %s missing\n", path);
       continue;
@@ -915,14 +1010,17 @@ START_TEST(t_hta_crosscheck) {
     static href rows[512];
     size_t nrows = read_ref(refj, rows, 512);
     ck_assert_msg(nrows > 0, "cannot read %s", path);
-    snprintf(cmd, sizeof cmd, "ls '%s/%s'/*.json* 2>/dev/null", corpus, HTA[i].dir);
-    char *files = tu_run(cmd, NULL);
-    ck_assert_ptr_nonnull(files);
-    for (char *f = strtok(files, "\n"); f; f = strtok(NULL, "\n")) {
-      fsdpa_ctx *c = new_ctx();
+    snprintf(path, sizeof path, "%s/%s", corpus, HTA[i].dir);
+    char **files = NULL;
+    size_t nfiles = tu_corpus_files(path, &files);
+    ck_assert_msg(nfiles > 0, "no traces under %s", path);
+    for (size_t fi = 0; fi < nfiles; fi++) {
+      const char *f = files[fi];
+      fsdpa_ctx *c = tu_new_ctx();
       ck_assert_msg(fsdpa_feed_file(c, f) == FSDPA_OK, "%s: %s", f, fsdpa_errmsg(c));
       fsdpa_trace_info ti;
-      fsdpa_trace_info_get(c, &ti);
+      fsdpa_trace_info_init(&ti);
+      ck_assert_int_eq(fsdpa_trace_info_get(c, &ti), FSDPA_OK);
       int64_t rank = ti.rank == FSDPA_ABSENT ? 0 : ti.rank;
       const store_views *v = ctx_views(c);
       ck_assert_ptr_nonnull(v);
@@ -981,7 +1079,7 @@ START_TEST(t_hta_crosscheck) {
       }
       fsdpa_ctx_free(c);
     }
-    free(files);
+    tu_free_paths(files, nfiles);
     free(refj);
   }
   printf("# HTA cross-check: %d streams, %d equal to the ns\n", checked_streams, exact_streams);
@@ -1009,11 +1107,11 @@ static fsdpa_ctx *gen(const char *scenario, char **truth) {
     free(path);
     path = r0;
   }
-  fsdpa_ctx *c = new_ctx();
+  fsdpa_ctx *c = tu_new_ctx();
   ck_assert_msg(fsdpa_feed_file(c, path) == FSDPA_OK, "%s: %s", path, fsdpa_errmsg(c));
   char tp[4200];
   snprintf(tp, sizeof tp, "%.*s.truth.json", (int)(strlen(path) - 8), path);
-  *truth = tu_read_file(tp, NULL);
+  *truth = read_text(tp);
   ck_assert_msg(*truth != NULL, "no truth file %s", tp);
   free(path);
   return c;
@@ -1029,21 +1127,16 @@ static int has_finding(fsdpa_ctx *c, const char *id) {
 }
 
 static void check_truth_totals(fsdpa_ctx *c, const char *truth, const char *scenario) {
-  double d, host, kw, oth;
-  const char *gpu = strstr(truth, "\"gpu\"");
-  const char *la = strstr(truth, "\"launch\"");
-  ck_assert(gpu && la);
-  ck_assert(tu_json_num(truth, "density", gpu, &d));
-  ck_assert(tu_json_num(truth, "host_wait_ns", la, &host));
-  ck_assert(tu_json_num(truth, "kernel_wait_ns", la, &kw));
-  ck_assert(tu_json_num(truth, "other_ns", la, &oth));
+  double d = tj_num(truth, "gpu.density");
+  int64_t host = tj_i64(truth, "launch.host_wait_ns"), kw = tj_i64(truth, "launch.kernel_wait_ns"),
+          oth = tj_i64(truth, "launch.other_ns");
   fsdpa_launch_gaps g = gaps_q(c, A, A, A, A);
   ck_assert_msg(fabs(g.density - d) <= 0.01 * d, "%s: density %f vs truth %f", scenario, g.density, d);
   /* the generator's streams never overlap, so its shift rule equals ours */
-  ck_assert_msg(g.host_wait_ns == (int64_t)host && g.kernel_wait_ns == (int64_t)kw &&
-                    g.other_ns == (int64_t)oth,
-                "%s: %lld/%lld/%lld vs truth %.0f/%.0f/%.0f", scenario, (long long)g.host_wait_ns,
-                (long long)g.kernel_wait_ns, (long long)g.other_ns, host, kw, oth);
+  ck_assert_msg(g.host_wait_ns == host && g.kernel_wait_ns == kw && g.other_ns == oth,
+                "%s: %lld/%lld/%lld vs truth %lld/%lld/%lld", scenario, (long long)g.host_wait_ns,
+                (long long)g.kernel_wait_ns, (long long)g.other_ns, (long long)host, (long long)kw,
+                (long long)oth);
 }
 
 START_TEST(t_gen_launch_bound) {
@@ -1070,6 +1163,17 @@ START_TEST(t_gen_fused_healthy) {
 }
 END_TEST
 
+/* Whether the truth's array `key` (of finding ids) holds `id`. */
+static int truth_lists(const char *truth, const char *key, const char *id) {
+  size_t n = tj_count(truth, key);
+  for (size_t i = 0; i < n; i++) {
+    char path[64];
+    snprintf(path, sizeof path, "%s.%zu", key, i);
+    if (tj_str_is(truth, path, id)) return 1;
+  }
+  return 0;
+}
+
 /* Every other scenario whose truth names our findings as expected or absent. */
 START_TEST(t_gen_other_scenarios) {
   static const char *S[] = {"fsdp2_healthy", "fsdp2_no_prefetch", "fsdp1_serialized",
@@ -1081,15 +1185,9 @@ START_TEST(t_gen_other_scenarios) {
     fsdpa_ctx *c = gen(S[i], &truth);
     if (!c) continue;
     check_truth_totals(c, truth, S[i]);
-    const char *exp = strstr(truth, "\"expected_findings\"");
-    const char *abs_ = strstr(truth, "\"absent_findings\"");
-    ck_assert(exp && abs_);
-    const char *exp_end = strchr(exp, ']'), *abs_end = strchr(abs_, ']');
     for (size_t k = 0; k < 2; k++) {
-      char q[64];
-      snprintf(q, sizeof q, "\"%s\"", IDS[k]);
-      const char *in_exp = strstr(exp, q), *in_abs = strstr(abs_, q);
-      int expected = in_exp && in_exp < exp_end, absent = in_abs && in_abs < abs_end;
+      int expected = truth_lists(truth, "expected_findings", IDS[k]);
+      int absent = truth_lists(truth, "absent_findings", IDS[k]);
       int have = has_finding(c, IDS[k]);
       if (expected) ck_assert_msg(have, "%s: %s expected", S[i], IDS[k]);
       if (absent) ck_assert_msg(!have, "%s: %s must be absent", S[i], IDS[k]);

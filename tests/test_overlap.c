@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
+#include "tjson.h"
 #include "ctx.h"
 #include "analysis/overlap/overlap.h"
 #include "analysis/fsdp/fsdp.h"
@@ -21,20 +22,10 @@ typedef struct coll_args {
   int64_t in, out, group;
 } coll_args;
 
+/* tu_x's event with an External id and, if given, the collective's args. */
 static void add_ev(fsdpa_ctx *c, const char *cat, const char *name, int64_t pid, int64_t tid,
                    int64_t ts, int64_t dur, int64_t corr, int64_t ext, const coll_args *ca) {
-  fsdpa_event e;
-  fsdpa_event_init(&e);
-  e.ph = 'X';
-  e.cat = cat;
-  e.cat_len = strlen(cat);
-  e.name = name;
-  e.name_len = strlen(name);
-  e.pid = pid;
-  e.tid = tid;
-  e.ts_ns = ts;
-  e.dur_ns = dur;
-  e.correlation = corr;
+  fsdpa_event e = tu_x(cat, name, pid, tid, ts, dur, corr);
   e.external_id = ext;
   if (ca) {
     if (ca->coll) { e.collective = ca->coll; e.collective_len = strlen(ca->coll); }
@@ -44,7 +35,7 @@ static void add_ev(fsdpa_ctx *c, const char *cat, const char *name, int64_t pid,
     e.out_msg_nelems = ca->out;
     e.group_size = ca->group;
   }
-  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
+  tu_add(c, &e);
 }
 
 static void kern(fsdpa_ctx *c, const char *name, int64_t stream, int64_t ts, int64_t dur,
@@ -56,9 +47,46 @@ static void kern(fsdpa_ctx *c, const char *name, int64_t stream, int64_t ts, int
 #define RS_K "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
 #define GEMM "sm90_xmma_gemm_bf16bf16_bf16f32"
 
+/* The comm split of a query as a list (of FSDPA_LIST_COMM_SPLITS). */
+static fsdpa_list *splits(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_comm_split_by by) {
+  fsdpa_list *l = NULL;
+  ck_assert_int_eq(fsdpa_comm_split_list(c, q, by, &l), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_COMM_SPLITS);
+  return l;
+}
+
+/* The overlap struct has only 8-byte members, so equal answers are equal bytes. */
+static void same_overlap(const fsdpa_overlap *a, const fsdpa_overlap *b) {
+  ck_assert_int_eq(a->comm_ns, b->comm_ns);
+  ck_assert_int_eq(a->compute_ns, b->compute_ns);
+  ck_assert_int_eq(a->overlap_ns, b->overlap_ns);
+  ck_assert_int_eq(a->exposed_comm_ns, b->exposed_comm_ns);
+  ck_assert_uint_eq(a->comm_kernels, b->comm_kernels);
+  ck_assert_uint_eq(a->compute_kernels, b->compute_kernels);
+  ck_assert_int_eq(memcmp(a, b, sizeof *a), 0);
+}
+
+/* Items of two comm-split lists are the same, item by item. */
+static void same_splits(const fsdpa_list *a, const fsdpa_list *b) {
+  ck_assert_uint_eq(fsdpa_list_count(a), fsdpa_list_count(b));
+  for (size_t i = 0; i < fsdpa_list_count(a); i++) {
+    fsdpa_comm_split x, y;
+    TU_ITEM(a, i, x);
+    TU_ITEM(b, i, y);
+    ck_assert_str_eq(x.name, y.name);
+    ck_assert_uint_eq(x.count, y.count);
+    ck_assert_int_eq(x.comm_ns, y.comm_ns);
+    ck_assert_int_eq(x.overlap_ns, y.overlap_ns);
+    ck_assert_int_eq(x.exposed_ns, y.exposed_ns);
+    ck_assert_int_eq(x.bytes, y.bytes);
+    ck_assert_int_eq(x.timed_ns, y.timed_ns);
+    ck_assert(x.algbw_gbps == y.algbw_gbps);
+    ck_assert(x.busbw_gbps == y.busbw_gbps);
+  }
+}
+
 static fsdpa_ctx *basic_ctx(void) {
-  fsdpa_ctx *c = NULL;
-  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  fsdpa_ctx *c = tu_new_ctx();
   fsdpa_trace_info ti;
   fsdpa_trace_info_init(&ti);
   ti.base_time_ns = 5000000;
@@ -89,15 +117,43 @@ START_TEST(t_overlap_exact) {
   ck_assert(fabs(o.overlap_pct - 40.0) < 1e-9);
   ck_assert_uint_eq(o.comm_kernels, 2);
   ck_assert_uint_eq(o.compute_kernels, 3);
+  /* the whole trace: a NULL query and a zeroed one are the same */
+  fsdpa_overlap on = {sizeof on};
+  ck_assert_int_eq(fsdpa_overlap_query(c, NULL, &on), FSDPA_OK);
+  same_overlap(&on, &o);
   /* step 0 = CPU range [0, 1000) */
+  q.fields = FSDPA_QUERY_STEP;
   q.step = 0;
   ck_assert_int_eq(fsdpa_overlap_query(c, &q, &o), FSDPA_OK);
   ck_assert_int_eq(o.comm_ns, 250);
   ck_assert_int_eq(o.compute_ns, 400);
   ck_assert_int_eq(o.overlap_ns, 150);
   ck_assert(fabs(o.overlap_pct - 60.0) < 1e-9);
+  /* the same window as T0|T1 bounds (absolute: base + [0, 1000)) gives the
+   * same numbers, for the overlap and its splits, each step */
+  for (int64_t i = 0; i < 2; i++) {
+    fsdpa_query qs = FSDPA_QUERY_INIT, qb = FSDPA_QUERY_INIT;
+    qs.fields = FSDPA_QUERY_STEP;
+    qs.step = i;
+    qb.fields = FSDPA_QUERY_T0 | FSDPA_QUERY_T1;
+    qb.t0_ns = 5000000 + 1000 * i;
+    qb.t1_ns = 5000000 + 1000 * (i + 1);
+    fsdpa_overlap os = {sizeof os}, ob = {sizeof ob};
+    ck_assert_int_eq(fsdpa_overlap_query(c, &qs, &os), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_overlap_query(c, &qb, &ob), FSDPA_OK);
+    same_overlap(&os, &ob);
+    if (i == 0) same_overlap(&os, &o);
+    for (int by = FSDPA_SPLIT_COLLECTIVE; by <= FSDPA_SPLIT_PROCESS_GROUP; by++) {
+      fsdpa_list *ls = splits(c, &qs, (fsdpa_comm_split_by)by), *lb = splits(c, &qb, (fsdpa_comm_split_by)by);
+      ck_assert_uint_eq(fsdpa_list_count(ls), 1);  /* one collective, one group per step */
+      same_splits(ls, lb);
+      fsdpa_list_free(ls);
+      fsdpa_list_free(lb);
+    }
+  }
   /* absolute window [base+350, base+1260): C = [350,550)+[1250,1260) */
   fsdpa_query_init(&q);
+  q.fields = FSDPA_QUERY_T0 | FSDPA_QUERY_T1;
   q.t0_ns = 5000000 + 350;
   q.t1_ns = 5000000 + 1260;
   ck_assert_int_eq(fsdpa_overlap_query(c, &q, &o), FSDPA_OK);
@@ -105,6 +161,7 @@ START_TEST(t_overlap_exact) {
   ck_assert_int_eq(o.overlap_ns, 50 + 50 + 10);
   /* comm stream alone: no compute selected, nothing overlaps */
   fsdpa_query_init(&q);
+  q.fields = FSDPA_QUERY_STREAM;
   q.stream = 20;
   ck_assert_int_eq(fsdpa_overlap_query(c, &q, &o), FSDPA_OK);
   ck_assert_int_eq(o.comm_ns, 500);
@@ -119,8 +176,10 @@ START_TEST(t_overlap_exact) {
   ck_assert_int_eq(o.exposed_comm_ns, FSDPA_ABSENT);
   ck_assert(o.overlap_pct < 0);
   ck_assert_int_eq(o.compute_ns, 600);
+  q.fields |= FSDPA_QUERY_STEP;
   q.step = 9;
   ck_assert_int_eq(fsdpa_overlap_query(c, &q, &o), FSDPA_EINVAL);
+  ck_assert_str_ne(fsdpa_errmsg(c), "");
   o.size = 3;
   ck_assert_int_eq(fsdpa_overlap_query(c, NULL, &o), FSDPA_EINVAL);
   fsdpa_ctx_free(c);
@@ -131,11 +190,10 @@ START_TEST(t_splits_and_bandwidth) {
   fsdpa_ctx *c = basic_ctx();
   fsdpa_query q;
   fsdpa_query_init(&q);
-  size_t n = 0;
-  ck_assert_int_eq(fsdpa_comm_split_count(c, &q, FSDPA_SPLIT_COLLECTIVE, &n), FSDPA_OK);
-  ck_assert_uint_eq(n, 2);
-  fsdpa_comm_split s = {sizeof s};
-  ck_assert_int_eq(fsdpa_query_comm_split(c, &q, FSDPA_SPLIT_COLLECTIVE, 0, &s), FSDPA_OK);
+  fsdpa_list *l = splits(c, &q, FSDPA_SPLIT_COLLECTIVE);
+  ck_assert_uint_eq(fsdpa_list_count(l), 2);
+  fsdpa_comm_split s;
+  TU_ITEM(l, 0, s);
   ck_assert_str_eq(s.name, "AllGather");
   ck_assert_uint_eq(s.count, 1);
   ck_assert_int_eq(s.comm_ns, 250);
@@ -146,7 +204,7 @@ START_TEST(t_splits_and_bandwidth) {
   ck_assert_int_eq(s.timed_ns, 250);
   ck_assert(fabs(s.algbw_gbps - 64.0) < 1e-9);
   ck_assert(fabs(s.busbw_gbps - 56.0) < 1e-9);
-  ck_assert_int_eq(fsdpa_query_comm_split(c, &q, FSDPA_SPLIT_COLLECTIVE, 1, &s), FSDPA_OK);
+  TU_ITEM(l, 1, s);
   ck_assert_str_eq(s.name, "ReduceScatter");
   /* RS bytes = in 8000 x 4 (Float) */
   ck_assert_int_eq(s.bytes, 32000);
@@ -154,27 +212,37 @@ START_TEST(t_splits_and_bandwidth) {
   ck_assert(fabs(s.busbw_gbps - 112.0) < 1e-9);
   ck_assert_int_eq(s.overlap_ns, 50);
   ck_assert_int_eq(s.exposed_ns, 200);
-  ck_assert_int_eq(fsdpa_query_comm_split(c, &q, FSDPA_SPLIT_COLLECTIVE, 2, &s), FSDPA_EINVAL);
-  ck_assert_int_eq(fsdpa_comm_split_count(c, &q, FSDPA_SPLIT_PROCESS_GROUP, &n), FSDPA_OK);
-  ck_assert_uint_eq(n, 2);
-  ck_assert_int_eq(fsdpa_query_comm_split(c, &q, FSDPA_SPLIT_PROCESS_GROUP, 1, &s), FSDPA_OK);
+  s.size = sizeof s;
+  ck_assert_int_eq(fsdpa_list_get(l, 2, &s), FSDPA_EINVAL);
+  /* the whole trace: a NULL query gives the same list */
+  fsdpa_list *ln = splits(c, NULL, FSDPA_SPLIT_COLLECTIVE);
+  same_splits(ln, l);
+  fsdpa_list_free(ln);
+  fsdpa_list_free(l);
+  l = splits(c, &q, FSDPA_SPLIT_PROCESS_GROUP);
+  ck_assert_uint_eq(fsdpa_list_count(l), 2);
+  TU_ITEM(l, 1, s);
   ck_assert_str_eq(s.name, "1");
   ck_assert_int_eq(s.comm_ns, 250);
-  ck_assert_int_eq(fsdpa_comm_split_count(c, &q, (fsdpa_comm_split_by)7, &n), FSDPA_EINVAL);
+  fsdpa_list_free(l);
+  l = NULL;
+  ck_assert_int_eq(fsdpa_comm_split_list(c, &q, (fsdpa_comm_split_by)7, &l), FSDPA_EINVAL);
+  fsdpa_list_free(l);  /* NULL unless the library made one anyway */
   /* step 1 holds only the reduce-scatter */
+  q.fields = FSDPA_QUERY_STEP;
   q.step = 1;
-  ck_assert_int_eq(fsdpa_comm_split_count(c, &q, FSDPA_SPLIT_COLLECTIVE, &n), FSDPA_OK);
-  ck_assert_uint_eq(n, 1);
+  l = splits(c, &q, FSDPA_SPLIT_COLLECTIVE);
+  ck_assert_uint_eq(fsdpa_list_count(l), 1);
+  TU_ITEM(l, 0, s);
+  ck_assert_str_eq(s.name, "ReduceScatter");
+  fsdpa_list_free(l);
   /* the report section carries the same numbers */
   char *rep = tu_report(c, FSDPA_FORMAT_JSON);
   ck_assert_ptr_nonnull(rep);
-  const char *ov = strstr(rep, "\"overlap\":");
-  ck_assert_ptr_nonnull(ov);
-  double v;
-  ck_assert(tu_json_num(rep, "exposed_comm_ns", ov, &v) && v == 300);
-  ck_assert(tu_json_num(rep, "overlap_pct", ov, &v) && fabs(v - 40.0) < 1e-6);
-  ck_assert_ptr_nonnull(strstr(ov, "\"collective\": \"AllGather\""));
-  ck_assert(tu_json_num(rep, "busbw_gbps", ov, &v) && fabs(v - 56.0) < 1e-3);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.overlap.exposed_comm_ns"), 300);
+  ck_assert(fabs(tj_num(rep, "ranks.0.overlap.overlap_pct") - 40.0) < 1e-6);
+  ck_assert(tj_str_is(rep, "ranks.0.overlap.by_collective.0.collective", "AllGather"));
+  ck_assert(fabs(tj_num(rep, "ranks.0.overlap.by_collective.[collective=AllGather].busbw_gbps") - 56.0) < 1e-3);
   free(rep);
   fsdpa_ctx_free(c);
 }
@@ -184,8 +252,7 @@ END_TEST
  * args borrows them from its record_param_comms op (External id, or the
  * runtime call's External id). */
 START_TEST(t_collective_typing) {
-  fsdpa_ctx *c = NULL;
-  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  fsdpa_ctx *c = tu_new_ctx();
   coll_args ar = {"allreduce", "Float", "0", 1000, 1000, 4};
   kern(c, "ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", 4, 0, 100, &ar);
   coll_args rs = {"_reduce_scatter_base", "BFloat16", "7", 4000, 1000, 4};
@@ -199,26 +266,28 @@ START_TEST(t_collective_typing) {
   kern(c, GEMM, 4, 450, 100, NULL);
   fsdpa_query q;
   fsdpa_query_init(&q);
-  size_t n = 0;
-  ck_assert_int_eq(fsdpa_comm_split_count(c, &q, FSDPA_SPLIT_COLLECTIVE, &n), FSDPA_OK);
-  ck_assert_uint_eq(n, 3);
-  fsdpa_comm_split s = {sizeof s};
+  fsdpa_list *l = splits(c, &q, FSDPA_SPLIT_COLLECTIVE);
+  ck_assert_uint_eq(fsdpa_list_count(l), 3);
+  fsdpa_comm_split s;
   const char *want[] = {"AllGather", "ReduceScatter", "AllReduce"};
   for (size_t i = 0; i < 3; i++) {
-    ck_assert_int_eq(fsdpa_query_comm_split(c, &q, FSDPA_SPLIT_COLLECTIVE, i, &s), FSDPA_OK);
+    TU_ITEM(l, i, s);
     ck_assert_str_eq(s.name, want[i]);
   }
-  ck_assert_int_eq(fsdpa_query_comm_split(c, &q, FSDPA_SPLIT_COLLECTIVE, 0, &s), FSDPA_OK);
+  TU_ITEM(l, 0, s);
   ck_assert_int_eq(s.bytes, FSDPA_ABSENT);  /* no args, no record_param_comms */
   ck_assert(s.busbw_gbps < 0);
-  ck_assert_int_eq(fsdpa_query_comm_split(c, &q, FSDPA_SPLIT_COLLECTIVE, 1, &s), FSDPA_OK);
+  TU_ITEM(l, 1, s);
   ck_assert_int_eq(s.bytes, 8000);
   ck_assert(fabs(s.busbw_gbps - 80.0 * 3 / 4) < 1e-9);
-  ck_assert_int_eq(fsdpa_query_comm_split(c, &q, FSDPA_SPLIT_COLLECTIVE, 2, &s), FSDPA_OK);
+  TU_ITEM(l, 2, s);
   /* AllReduce: 4000 B / 100 ns x 2(n-1)/n */
   ck_assert(fabs(s.busbw_gbps - 40.0 * 1.5) < 1e-9);
-  ck_assert_int_eq(fsdpa_query_comm_split(c, &q, FSDPA_SPLIT_PROCESS_GROUP, 0, &s), FSDPA_OK);
+  fsdpa_list_free(l);
+  l = splits(c, &q, FSDPA_SPLIT_PROCESS_GROUP);
+  TU_ITEM(l, 0, s);
   ck_assert_str_eq(s.name, "");  /* the name-only AllGather has no group */
+  fsdpa_list_free(l);
   fsdpa_overlap o = {sizeof o};
   ck_assert_int_eq(fsdpa_overlap_query(c, &q, &o), FSDPA_OK);
   ck_assert_int_eq(o.overlap_ns, 50);
@@ -250,7 +319,7 @@ START_TEST(t_findings_serialized_vs_overlapped) {
   ck_assert(has_finding(&f, "exposed-comm"));
   for (size_t i = 0; i < f.n; i++) {
     ck_assert_int_gt(f.v[i].nranges, 0);
-    ck_assert_ptr_nonnull(strstr(f.v[i].evidence, "\"overlap_pct\""));
+    ck_assert(tj_has(f.v[i].evidence, "overlap_pct"));
     /* serialized: cost = min(comm, compute) - overlap; exposed: exposed time */
     if (!strcmp(f.v[i].id, "comm-serialized")) ck_assert_int_eq(f.v[i].cost_ns, 1000);
     else ck_assert_int_eq(f.v[i].cost_ns, 1000);
@@ -321,6 +390,37 @@ static void within(const char *what, int64_t got, int64_t want, double rel) {
                 (long long)got, (long long)want);
 }
 
+/* The FSDP units of a query; `q` NULL is the whole trace. */
+static fsdpa_list *unit_list(fsdpa_ctx *c, const fsdpa_query *q) {
+  fsdpa_list *l = NULL;
+  ck_assert_int_eq(fsdpa_fsdp_unit_list(c, q, &l), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_FSDP_UNITS);
+  return l;
+}
+
+/* Two unit lists hold the same units with the same numbers. */
+static void same_units(const fsdpa_list *a, const fsdpa_list *b) {
+  ck_assert_uint_eq(fsdpa_list_count(a), fsdpa_list_count(b));
+  for (size_t i = 0; i < fsdpa_list_count(a); i++) {
+    fsdpa_fsdp_unit x, y;
+    TU_ITEM(a, i, x);
+    TU_ITEM(b, i, y);
+    ck_assert_str_eq(x.name, y.name);
+    ck_assert_uint_eq(x.name_len, y.name_len);
+    ck_assert_int_eq(x.phase, y.phase);
+    ck_assert_uint_eq(x.instances, y.instances);
+    ck_assert_int_eq(x.comm_ns, y.comm_ns);
+    ck_assert_int_eq(x.compute_ns, y.compute_ns);
+    ck_assert_int_eq(x.exposed_ns, y.exposed_ns);
+    ck_assert_int_eq(x.exposed_sum_ns, y.exposed_sum_ns);
+    ck_assert_int_eq(x.exposed_measured_ns, y.exposed_measured_ns);
+    ck_assert_int_eq(x.allgather_ns, y.allgather_ns);
+    ck_assert_int_eq(x.reducescatter_ns, y.reducescatter_ns);
+    ck_assert_uint_eq(x.comm_kernels, y.comm_kernels);
+    ck_assert_uint_eq(x.compute_kernels, y.compute_kernels);
+  }
+}
+
 static const char *MY_FINDINGS[] = {"comm-serialized", "exposed-comm", "backward-prefetch-missing"};
 
 static void check_scenario(const char *scen, const char *extra, const char *file) {
@@ -331,17 +431,21 @@ static void check_scenario(const char *scen, const char *extra, const char *file
   }
   char *lines = truth_lines(path);
   ck_assert_msg(lines != NULL, "%s: truth file unreadable", scen);
-  fsdpa_ctx *c = NULL;
-  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  fsdpa_ctx *c = tu_new_ctx();
   ck_assert_msg(fsdpa_feed_file(c, path) == FSDPA_OK, "%s: %s", scen, fsdpa_errmsg(c));
   fsdpa_overlap o = {sizeof o};
   ck_assert_int_eq(fsdpa_overlap_query(c, NULL, &o), FSDPA_OK);
-  size_t nunits = fsdpa_fsdp_unit_count(c), seen_units = 0;
+  fsdpa_list *ul = unit_list(c, NULL);
+  size_t nunits = fsdpa_list_count(ul), seen_units = 0;
   fsdpa_fsdp_unit *us = calloc(nunits + 1, sizeof *us);
-  for (size_t i = 0; i < nunits; i++) {
-    us[i].size = sizeof us[i];
-    ck_assert_int_eq(fsdpa_get_fsdp_unit(c, i, &us[i]), FSDPA_OK);
-  }
+  ck_assert_ptr_nonnull(us);
+  for (size_t i = 0; i < nunits; i++) TU_ITEM(ul, i, us[i]);
+  /* the whole trace: a NULL query and a zeroed one give the same list */
+  fsdpa_query qz = {sizeof qz};
+  fsdpa_list *uz = unit_list(c, &qz);
+  same_units(ul, uz);
+  fsdpa_list_free(uz);
+  fsdpa_list_free(ul);
   findings f;
   findings_init(&f, &c->alloc);
   ck_assert_int_eq(overlap_findings(c, 0, &f), FSDPA_OK);
@@ -407,9 +511,9 @@ START_TEST(t_between_feeds) {
   size_t len = 0;
   char *buf = tu_read_file(path, &len);
   ck_assert_ptr_nonnull(buf);
-  fsdpa_ctx *c = NULL;
-  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  fsdpa_ctx *c = tu_new_ctx();
   int64_t last_comm = -1;
+  size_t last_units = 0;
   size_t chunk = len / 5 + 1;
   for (size_t off = 0; off < len; off += chunk) {
     size_t n = len - off < chunk ? len - off : chunk;
@@ -419,12 +523,17 @@ START_TEST(t_between_feeds) {
     int64_t comm = o.comm_ns == FSDPA_ABSENT ? 0 : o.comm_ns;
     ck_assert_int_ge(comm, last_comm);  /* events only add */
     last_comm = comm;
-    (void)fsdpa_fsdp_unit_count(c);
+    fsdpa_list *ul = unit_list(c, NULL);
+    ck_assert_uint_ge(fsdpa_list_count(ul), last_units);  /* entries are never dropped */
+    last_units = fsdpa_list_count(ul);
+    fsdpa_list_free(ul);
     fsdpa_backward bw = {sizeof bw};
     ck_assert_int_eq(fsdpa_backward_get(c, &bw), FSDPA_OK);
   }
   ck_assert_int_eq(fsdpa_finish(c), FSDPA_OK);
-  ck_assert_uint_eq(fsdpa_fsdp_unit_count(c), 16);
+  fsdpa_list *ul = unit_list(c, NULL);
+  ck_assert_uint_eq(fsdpa_list_count(ul), 16);
+  fsdpa_list_free(ul);
   fsdpa_ctx_free(c);
   free(buf);
   free(path);
@@ -547,8 +656,7 @@ START_TEST(t_hta_reference) {
       printf("# SKIP %s: HTA reference %s/%s unreadable\n", CASES[k].trace, refdir, CASES[k].ref);
       continue;
     }
-    fsdpa_ctx *c = NULL;
-    ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+    fsdpa_ctx *c = tu_new_ctx();
     fsdpa_status st = fsdpa_feed_file(c, path);
     if (st == FSDPA_EIO) {
       printf("# SKIP %s: not in the corpus\n", CASES[k].trace);
@@ -564,12 +672,16 @@ START_TEST(t_hta_reference) {
     fsdpa_overlap od = {sizeof od};
     fsdpa_query qd;
     fsdpa_query_init(&qd);
-    size_t nst = fsdpa_step_count(c);
+    fsdpa_list *sl = NULL;
+    ck_assert_int_eq(fsdpa_step_list(c, &sl), FSDPA_OK);
+    size_t nst = fsdpa_list_count(sl);
     if (nst >= 2) {
-      fsdpa_step ls = {sizeof ls};
-      ck_assert_int_eq(fsdpa_get_step(c, nst - 1, &ls), FSDPA_OK);
+      fsdpa_step ls;
+      TU_ITEM(sl, nst - 1, ls);
+      qd.fields |= FSDPA_QUERY_T1;
       qd.t1_ns = ls.start_ns;
     }
+    fsdpa_list_free(sl);
     ck_assert_int_eq(fsdpa_overlap_query(c, &qd, &od), FSDPA_OK);
     printf("# %s: exact before the last step %.4f%%\n", CASES[k].trace, od.overlap_pct);
     printf("# %s: exact %.4f%%, HTA include_last_step %.2f%% (emulated %.4f), default %.2f%% "

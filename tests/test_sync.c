@@ -1,37 +1,67 @@
-/* CPU sync stalls: hand-built event sets with known answers, the array
+/* CPU sync stalls: hand-built event sets with known answers, the list
  * protocol, the real-trace corpus against an independent Python count
  * (tests/sync_alloc_ref.py, which also counts the allocator side), and
  * generator scenarios against their truth. */
 #include <check.h>
-#include <dirent.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "testutil.h"
+#include "tjson.h"
 
 /* ---- event helpers ---- */
 
+/* A `cuda_sync` event (what PyTorch records for a blocking call) on GPU
+ * track `stream_tid`, linked to its runtime call by correlation. */
 static void add_sync_ev(fsdpa_ctx *c, const char *kind, int64_t stream_tid, int64_t ts, int64_t dur, int64_t corr,
                         int64_t wait_stream, int64_t wait_corr) {
-  fsdpa_event e;
-  fsdpa_event_init(&e);
-  e.ph = 'X';
-  e.cat = "cuda_sync";
-  e.cat_len = 9;
-  e.name = kind;
-  e.name_len = strlen(kind);
-  e.pid = 0;
-  e.tid = stream_tid;
-  e.ts_ns = ts;
-  e.dur_ns = dur;
-  e.correlation = corr;
+  fsdpa_event e = tu_x("cuda_sync", kind, 0, stream_tid, ts, dur, corr);
   e.sync_kind = kind;
   e.sync_kind_len = strlen(kind);
   e.wait_on_stream = wait_stream;
   e.wait_on_event_corr = wait_corr;
-  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
+  tu_add(c, &e);
+}
+
+/* Items of the sync lists, read through the list protocol. */
+static fsdpa_sync_call call_at(const fsdpa_list *l, size_t i) {
+  fsdpa_sync_call k;
+  TU_ITEM(l, i, k);
+  return k;
+}
+static fsdpa_sync_wait wait_at(const fsdpa_list *l, size_t i) {
+  fsdpa_sync_wait w;
+  TU_ITEM(l, i, w);
+  return w;
+}
+static fsdpa_sync_step step_at(const fsdpa_list *l, size_t i) {
+  fsdpa_sync_step st;
+  TU_ITEM(l, i, st);
+  return st;
+}
+
+static fsdpa_list *sync_calls(fsdpa_ctx *c, const fsdpa_query *q) {
+  fsdpa_list *l = NULL;
+  fsdpa_status st = fsdpa_sync_call_list(c, q, &l);
+  ck_assert_msg(st == FSDPA_OK, "fsdpa_sync_call_list: %s: %s", fsdpa_status_str(st), fsdpa_errmsg(c));
+  ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_SYNC_CALLS);
+  return l;
+}
+static fsdpa_list *sync_waits(fsdpa_ctx *c, const fsdpa_query *q) {
+  fsdpa_list *l = NULL;
+  fsdpa_status st = fsdpa_sync_wait_list(c, q, &l);
+  ck_assert_msg(st == FSDPA_OK, "fsdpa_sync_wait_list: %s: %s", fsdpa_status_str(st), fsdpa_errmsg(c));
+  ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_SYNC_WAITS);
+  return l;
+}
+static fsdpa_list *sync_steps(fsdpa_ctx *c, const fsdpa_query *q) {
+  fsdpa_list *l = NULL;
+  fsdpa_status st = fsdpa_sync_step_list(c, q, &l);
+  ck_assert_msg(st == FSDPA_OK, "fsdpa_sync_step_list: %s: %s", fsdpa_status_str(st), fsdpa_errmsg(c));
+  ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_SYNC_STEPS);
+  return l;
 }
 
 /* ---- sync: inference, idle, steps ---- */
@@ -39,58 +69,61 @@ static void add_sync_ev(fsdpa_ctx *c, const char *kind, int64_t stream_tid, int6
 START_TEST(t_sync_inferred_idle) {
   fsdpa_ctx *c = tu_new_ctx();
   tu_build_sync_inferred(c);
-  fsdpa_sync_call k[4];
-  k[0].size = sizeof k[0];
-  size_t n = 4;
-  ck_assert_int_eq(fsdpa_query_sync_calls(c, NULL, k, &n), FSDPA_OK);
-  ck_assert_uint_eq(n, 2);
-  ck_assert_str_eq(k[0].api, "cudaStreamSynchronize");
-  ck_assert_int_eq(k[0].source, FSDPA_WAIT_INFERRED);
-  ck_assert_int_eq(k[0].device_wide, 0);
-  ck_assert_int_eq(k[0].stream, 7);
-  ck_assert_str_eq(k[0].waited_op, "k2");  /* last op queued on stream 7 before the call */
-  ck_assert_int_eq(k[0].waited_op_end_ns, 2000);
-  ck_assert_int_eq(k[0].step, 1);
-  ck_assert_int_eq(k[0].gpu_idle_during_ns, 100);  /* [300,2100) minus busy [200,2000) */
-  ck_assert_int_eq(k[0].gpu_idle_after_ns, 500);   /* 2100 -> k3 at 2600 */
-  ck_assert_str_eq(k[1].api, "cudaDeviceSynchronize");
-  ck_assert_int_eq(k[1].device_wide, 1);
-  ck_assert_str_eq(k[1].waited_op, "k3");
-  ck_assert_int_eq(k[1].device, 0);
-  ck_assert_int_eq(k[1].gpu_idle_after_ns, FSDPA_ABSENT);  /* nothing runs after it */
-  ck_assert_int_eq(k[1].gpu_idle_during_ns, 100);
-  fsdpa_sync_wait w[3];
-  w[0].size = 0;
-  n = 3;
-  ck_assert_int_eq(fsdpa_query_sync_waits(c, NULL, w, &n), FSDPA_OK);
-  ck_assert_uint_eq(n, 2);
-  ck_assert_str_eq(w[0].api, "cudaStreamSynchronize");
-  ck_assert_int_eq(w[0].total_ns, 1800);
-  ck_assert_int_eq(w[0].gpu_idle_ns, 600);  /* |[300,2600) \ busy| */
-  ck_assert_uint_eq(w[0].idle_after_calls, 1);
-  ck_assert_int_eq(w[1].count, 1);
-  ck_assert_uint_eq(w[1].idle_after_calls, 0);
+  fsdpa_list *kl = sync_calls(c, NULL);
+  ck_assert_uint_eq(fsdpa_list_count(kl), 2);
+  fsdpa_sync_call k0 = call_at(kl, 0), k1 = call_at(kl, 1);
+  ck_assert_str_eq(k0.api, "cudaStreamSynchronize");
+  ck_assert_int_eq(k0.source, FSDPA_WAIT_INFERRED);
+  ck_assert_int_eq(k0.device_wide, 0);
+  ck_assert_int_eq(k0.stream, 7);
+  ck_assert_str_eq(k0.waited_op, "k2");  /* last op queued on stream 7 before the call */
+  ck_assert_int_eq(k0.waited_op_end_ns, 2000);
+  ck_assert_int_eq(k0.step, 1);
+  ck_assert_int_eq(k0.gpu_idle_during_ns, 100);  /* [300,2100) minus busy [200,2000) */
+  ck_assert_int_eq(k0.gpu_idle_after_ns, 500);   /* 2100 -> k3 at 2600 */
+  ck_assert_str_eq(k1.api, "cudaDeviceSynchronize");
+  ck_assert_int_eq(k1.device_wide, 1);
+  ck_assert_str_eq(k1.waited_op, "k3");
+  ck_assert_int_eq(k1.device, 0);
+  ck_assert_int_eq(k1.gpu_idle_after_ns, FSDPA_ABSENT);  /* nothing runs after it */
+  ck_assert_int_eq(k1.gpu_idle_during_ns, 100);
+  fsdpa_list_free(kl);
+  fsdpa_list *wl = sync_waits(c, NULL);
+  ck_assert_uint_eq(fsdpa_list_count(wl), 2);
+  fsdpa_sync_wait w0 = wait_at(wl, 0), w1 = wait_at(wl, 1);
+  ck_assert_str_eq(w0.api, "cudaStreamSynchronize");
+  ck_assert_int_eq(w0.total_ns, 1800);
+  ck_assert_int_eq(w0.gpu_idle_ns, 600);  /* |[300,2600) \ busy| */
+  ck_assert_uint_eq(w0.idle_after_calls, 1);
+  ck_assert_int_eq(w1.count, 1);
+  ck_assert_uint_eq(w1.idle_after_calls, 0);
+  /* "size 0 means current" is gone: a size below the struct's first size is refused */
+  fsdpa_sync_wait z;
+  memset(&z, 0, sizeof z);
+  ck_assert_int_eq(fsdpa_list_get(wl, 0, &z), FSDPA_EINVAL);
+  fsdpa_list_free(wl);
   /* per step: the worst thread blocked 1800 of 10000 ns */
-  fsdpa_sync_step s[2];
-  s[0].size = sizeof s[0];
-  n = 2;
-  ck_assert_int_eq(fsdpa_query_sync_steps(c, NULL, s, &n), FSDPA_OK);
-  ck_assert_uint_eq(n, 1);
-  ck_assert_uint_eq(s[0].count, 2);
-  ck_assert_int_eq(s[0].total_ns, 1900);
-  ck_assert_int_eq(s[0].worst_thread_ns, 1800);
-  ck_assert_int_eq(s[0].worst_tid, 10);
-  ck_assert(fabs(s[0].share - 0.18) < 1e-12);
-  ck_assert_int_eq(s[0].flagged, 0);  /* 1.8 us < 1 ms */
+  fsdpa_list *sl = sync_steps(c, NULL);
+  ck_assert_uint_eq(fsdpa_list_count(sl), 1);
+  fsdpa_sync_step s0 = step_at(sl, 0);
+  fsdpa_list_free(sl);
+  ck_assert_uint_eq(s0.count, 2);
+  ck_assert_int_eq(s0.total_ns, 1900);
+  ck_assert_int_eq(s0.worst_thread_ns, 1800);
+  ck_assert_int_eq(s0.worst_tid, 10);
+  ck_assert(fabs(s0.share - 0.18) < 1e-12);
+  ck_assert_int_eq(s0.flagged, 0);  /* 1.8 us < 1 ms */
   char *rep = tu_report(c, FSDPA_FORMAT_JSON);
   ck_assert_ptr_nonnull(rep);
   ck_assert(!tu_report_has_finding(rep, "cpu-sync-stall"));
-  ck_assert_ptr_nonnull(strstr(rep, "\"api\": \"cudaStreamSynchronize\""));
+  ck_assert(tj_has(rep, "ranks.0.sync_waits.[api=cudaStreamSynchronize]"));
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.sync_waits.[api=cudaStreamSynchronize].count"), 1);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.sync_waits.[api=cudaStreamSynchronize].total_ns"), 1800);
   free(rep);
   ck_assert_int_eq(fsdpa_param_set(c, "sync.min_stall_ns", "1000"), FSDPA_OK);
-  n = 2;
-  ck_assert_int_eq(fsdpa_query_sync_steps(c, NULL, s, &n), FSDPA_OK);
-  ck_assert_int_eq(s[0].flagged, 1);
+  sl = sync_steps(c, NULL);
+  ck_assert_int_eq(step_at(sl, 0).flagged, 1);
+  fsdpa_list_free(sl);
   rep = tu_report(c, FSDPA_FORMAT_JSON);
   ck_assert_ptr_nonnull(rep);
   ck_assert(tu_report_has_finding(rep, "cpu-sync-stall"));
@@ -98,16 +131,23 @@ START_TEST(t_sync_inferred_idle) {
   /* share threshold: 18% < 20% */
   ck_assert_int_eq(fsdpa_param_set(c, "sync.min_share_ppm", "200000"), FSDPA_OK);
   rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
   ck_assert(!tu_report_has_finding(rep, "cpu-sync-stall"));
   free(rep);
   /* window: calls by start */
   fsdpa_query q;
   fsdpa_query_init(&q);
   q.t0_ns = 301;
-  n = 3;
-  ck_assert_int_eq(fsdpa_query_sync_waits(c, &q, w, &n), FSDPA_OK);
-  ck_assert_uint_eq(n, 1);
-  ck_assert_str_eq(w[0].api, "cudaDeviceSynchronize");
+  q.fields |= FSDPA_QUERY_T0;
+  wl = sync_waits(c, &q);
+  ck_assert_uint_eq(fsdpa_list_count(wl), 1);
+  ck_assert_str_eq(wait_at(wl, 0).api, "cudaDeviceSynchronize");
+  fsdpa_list_free(wl);
+  /* a selector whose bit is not set selects nothing: the whole trace */
+  q.fields = 0;
+  wl = sync_waits(c, &q);
+  ck_assert_uint_eq(fsdpa_list_count(wl), 2);
+  fsdpa_list_free(wl);
   fsdpa_ctx_free(c);
 }
 END_TEST
@@ -128,11 +168,10 @@ START_TEST(t_sync_cuda_sync_events) {
   /* cudaEventQuery also yields an Event Sync event but never blocks */
   tu_add_x(c, "cuda_runtime", "cudaEventQuery", 10, 10, 1600, 3, 18);
   add_sync_ev(c, "Event Sync", -1, 1600, 2, 18, 20, 12);
-  fsdpa_sync_call k[8];
-  k[0].size = sizeof k[0];
-  size_t n = 8;
-  ck_assert_int_eq(fsdpa_query_sync_calls(c, NULL, k, &n), FSDPA_OK);
-  ck_assert_uint_eq(n, 4);
+  fsdpa_list *kl = sync_calls(c, NULL);
+  ck_assert_uint_eq(fsdpa_list_count(kl), 4);
+  fsdpa_sync_call k[4];
+  for (size_t i = 0; i < 4; i++) k[i] = call_at(kl, i);
   ck_assert_int_eq(k[0].source, FSDPA_WAIT_CUDA_SYNC);
   ck_assert_str_eq(k[0].sync_kind, "Event Sync");
   ck_assert_int_eq(k[0].stream, 20);
@@ -146,55 +185,137 @@ START_TEST(t_sync_cuda_sync_events) {
   ck_assert_int_eq(k[3].source, FSDPA_WAIT_OWN_OP);
   ck_assert_str_eq(k[3].waited_op, "Memcpy DtoH (Device -> Pageable)");
   ck_assert_int_eq(k[3].stream, 7);
+  fsdpa_list_free(kl);
   /* device / stream selection */
   fsdpa_query q;
   fsdpa_query_init(&q);
   q.stream = 20;
-  n = 8;
-  ck_assert_int_eq(fsdpa_query_sync_calls(c, &q, k, &n), FSDPA_OK);
-  ck_assert_uint_eq(n, 2);
-  q.stream = FSDPA_ABSENT;
+  q.fields = FSDPA_QUERY_STREAM;
+  kl = sync_calls(c, &q);
+  ck_assert_uint_eq(fsdpa_list_count(kl), 2);
+  fsdpa_list_free(kl);
   q.device = 1;
-  n = 8;
-  ck_assert_int_eq(fsdpa_query_sync_calls(c, &q, k, &n), FSDPA_OK);
-  ck_assert_uint_eq(n, 0);
+  q.fields = FSDPA_QUERY_DEVICE;  /* the stream is no longer selected */
+  kl = sync_calls(c, &q);
+  ck_assert_uint_eq(fsdpa_list_count(kl), 0);
+  fsdpa_list_free(kl);
+  q.device = 0;
+  kl = sync_calls(c, &q);
+  ck_assert_uint_eq(fsdpa_list_count(kl), 4);
+  fsdpa_list_free(kl);
   fsdpa_ctx_free(c);
 }
 END_TEST
 
-START_TEST(t_array_protocol) {
+/* The list protocol on the sync lists: counts, bounds, sizes, strings owned
+ * by the list, and the error channel of a call on one context. */
+START_TEST(t_list_protocol) {
   fsdpa_ctx *c = tu_new_ctx();
   tu_build_sync_inferred(c);
-  size_t n = 0;
-  ck_assert_int_eq(fsdpa_query_sync_waits(c, NULL, NULL, &n), FSDPA_EBUFS);
-  ck_assert_uint_eq(n, 2);
+  fsdpa_list *wl = sync_waits(c, NULL);
+  ck_assert_uint_eq(fsdpa_list_count(wl), 2);
   fsdpa_sync_wait one;
   one.size = sizeof one;
-  n = 1;
-  ck_assert_int_eq(fsdpa_query_sync_waits(c, NULL, &one, &n), FSDPA_EBUFS);
-  ck_assert_uint_eq(n, 2);
+  ck_assert_int_eq(fsdpa_list_get(wl, 0, &one), FSDPA_OK);
   ck_assert_str_eq(one.api, "cudaStreamSynchronize");
-  n = 1;
+  ck_assert_int_eq(fsdpa_list_get(wl, 2, &one), FSDPA_EINVAL);  /* past the end */
+  ck_assert_int_eq(fsdpa_list_get(wl, 0, NULL), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_list_get(NULL, 0, &one), FSDPA_EINVAL);
+  ck_assert_uint_eq(fsdpa_list_count(NULL), 0);
+  ck_assert_int_eq(fsdpa_list_type(NULL), 0);
   one.size = 3;
-  ck_assert_int_eq(fsdpa_query_sync_waits(c, NULL, &one, &n), FSDPA_EINVAL);
-  ck_assert_int_eq(fsdpa_query_sync_waits(c, NULL, &one, NULL), FSDPA_EINVAL);
-  /* a newer caller with a bigger struct: rows at its stride */
-  struct big { fsdpa_sync_wait w; char pad[24]; } b[2];
-  memset(b, 0xAB, sizeof b);
-  b[0].w.size = sizeof b[0];
-  n = 2;
-  ck_assert_int_eq(fsdpa_query_sync_waits(c, NULL, &b[0].w, &n), FSDPA_OK);
-  ck_assert_str_eq(b[1].w.api, "cudaDeviceSynchronize");
-  ck_assert_uint_eq(b[1].w.size, sizeof(fsdpa_sync_wait));
-  ck_assert_int_eq((unsigned char)b[0].pad[0], 0xAB);
+  ck_assert_int_eq(fsdpa_list_get(wl, 0, &one), FSDPA_EINVAL);
+  one.size = sizeof one - 1;  /* older than the first release: refused */
+  ck_assert_int_eq(fsdpa_list_get(wl, 0, &one), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_sync_wait_list(c, NULL, NULL), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_sync_wait_list(NULL, NULL, &wl), FSDPA_EINVAL);
+  /* a newer caller with a bigger struct: the library fills its own struct
+   * and leaves the caller's bytes past it untouched */
+  struct big { fsdpa_sync_wait w; char pad[24]; } b;
+  memset(&b, 0xAB, sizeof b);
+  b.w.size = sizeof b;
+  ck_assert_int_eq(fsdpa_list_get(wl, 1, &b.w), FSDPA_OK);
+  fsdpa_sync_wait w1 = wait_at(wl, 1);
+  ck_assert_str_eq(b.w.api, "cudaDeviceSynchronize");
+  ck_assert(!memcmp((char *)&b.w + sizeof(size_t), (char *)&w1 + sizeof(size_t),
+                    sizeof(fsdpa_sync_wait) - sizeof(size_t)));
+  for (size_t i = 0; i < sizeof b.pad; i++) ck_assert_int_eq((unsigned char)b.pad[i], 0xAB);
+  fsdpa_list_free(wl);
+  fsdpa_list_free(NULL);
+  /* a bad step: refused with a message, which the next good call clears */
   fsdpa_query q;
   fsdpa_query_init(&q);
   q.step = 3;
-  n = 0;
-  ck_assert_int_eq(fsdpa_query_sync_waits(c, &q, NULL, &n), FSDPA_EINVAL);
-  n = 0;
-  ck_assert_int_eq(fsdpa_query_memory_series(c, NULL, FSDPA_ABSENT, 0, NULL, &n), FSDPA_EINVAL);
+  q.fields = FSDPA_QUERY_STEP;
+  wl = NULL;
+  ck_assert_int_eq(fsdpa_sync_wait_list(c, &q, &wl), FSDPA_EINVAL);
+  ck_assert_str_ne(fsdpa_errmsg(c), "");
+  q.step = 0;
+  wl = sync_waits(c, &q);
+  ck_assert_str_eq(fsdpa_errmsg(c), "");
+  ck_assert_int_eq(fsdpa_error_offset(c), FSDPA_ABSENT);
+  ck_assert_uint_eq(fsdpa_list_count(wl), 2);  /* both calls start in ProfilerStep#1 */
+  fsdpa_list_free(wl);
+  /* the same step number but no step bit: the whole trace, no error */
+  q.fields = 0;
+  q.step = 3;
+  wl = sync_waits(c, &q);
+  fsdpa_list_free(wl);
+  fsdpa_list *ml = NULL;
+  ck_assert_int_eq(fsdpa_memory_series_list(c, NULL, FSDPA_ABSENT, 0, &ml), FSDPA_EINVAL);
   fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* Freed context memory is overwritten, so a list string left pointing into
+ * the context would read garbage. */
+static void *poison_malloc(void *ud, size_t n) { (void)ud; return malloc(n); }
+static void *poison_realloc(void *ud, void *p, size_t o, size_t n) {
+  (void)ud;
+  (void)o;
+  return realloc(p, n);
+}
+static void poison_free(void *ud, void *p, size_t n) {
+  (void)ud;
+  if (p) memset(p, 0x5A, n);
+  free(p);
+}
+
+/* A list is a snapshot: its items and their strings (api, waited_op,
+ * sync_kind) stay valid after fsdpa_ctx_free(), and later feeds do not
+ * change it. */
+START_TEST(t_list_outlives_context) {
+  fsdpa_allocator al = {sizeof al, poison_malloc, poison_realloc, poison_free, NULL};
+  fsdpa_options o;
+  fsdpa_options_init(&o);
+  o.allocator = &al;
+  fsdpa_ctx *c = NULL;
+  ck_assert_int_eq(fsdpa_ctx_new(&c, &o), FSDPA_OK);
+  tu_build_sync_inferred(c);
+  fsdpa_list *kl = sync_calls(c, NULL), *wl = sync_waits(c, NULL);
+  fsdpa_sync_call before = call_at(kl, 0);
+  /* more events after the snapshot: the list keeps its two calls */
+  tu_add_x(c, "cuda_runtime", "cudaStreamSynchronize", 10, 10, 6000, 50, 9);
+  fsdpa_list *now = sync_calls(c, NULL);
+  ck_assert_uint_eq(fsdpa_list_count(now), 3);
+  fsdpa_list_free(now);
+  ck_assert_uint_eq(fsdpa_list_count(kl), 2);
+  fsdpa_ctx_free(c);
+  /* the strings read before the free still point at live list memory */
+  ck_assert_str_eq(before.api, "cudaStreamSynchronize");
+  ck_assert_str_eq(before.waited_op, "k2");
+  fsdpa_sync_call k0 = call_at(kl, 0), k1 = call_at(kl, 1);
+  ck_assert_ptr_eq(k0.api, before.api);
+  ck_assert_str_eq(k0.api, "cudaStreamSynchronize");
+  ck_assert_str_eq(k0.waited_op, "k2");
+  ck_assert_ptr_null(k0.sync_kind);
+  ck_assert_str_eq(k1.api, "cudaDeviceSynchronize");
+  ck_assert_str_eq(k1.waited_op, "k3");
+  ck_assert_int_eq(k0.gpu_idle_after_ns, 500);
+  ck_assert_str_eq(wait_at(wl, 0).api, "cudaStreamSynchronize");
+  ck_assert_str_eq(wait_at(wl, 1).api, "cudaDeviceSynchronize");
+  fsdpa_list_free(kl);
+  fsdpa_list_free(wl);
 }
 END_TEST
 
@@ -203,7 +324,7 @@ END_TEST
 /* The reference runs in the background a few traces ahead of the checks:
  * Python's json is the slow part of this test. */
 #define AHEAD 3
-static FILE *ref_pipe[128];
+static FILE **ref_pipe;  /* one per corpus trace, while its reference runs */
 
 static void ref_start(size_t i, const char *path) {
   if (ref_pipe[i]) return;
@@ -238,33 +359,6 @@ static char *ref_finish(size_t i) {
   return buf;
 }
 
-static int has_suffix(const char *s, const char *suf) {
-  size_t a = strlen(s), b = strlen(suf);
-  return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
-#define MAXT 128
-static char *corpus[MAXT];
-static size_t ncorpus;
-
-static void walk(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.') continue;
-    char p[4096];
-    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-    struct stat st;
-    if (stat(p, &st)) continue;
-    if (S_ISDIR(st.st_mode)) walk(p);
-    else if ((has_suffix(p, ".json") || has_suffix(p, ".json.gz")) && ncorpus < MAXT) corpus[ncorpus++] = strdup(p);
-  }
-  closedir(d);
-}
-
-static int cmpstr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 /* Checks one trace against the reference; returns the number of blocking
  * calls compared (to show the test compared something). */
 static long check_trace(size_t idx, const char *path) {
@@ -279,17 +373,17 @@ static long check_trace(size_t idx, const char *path) {
   }
   ck_assert_msg(r != NULL, "reference script failed on %s", path);
   /* library side */
-  fsdpa_sync_wait w[64];
-  w[0].size = sizeof w[0];
-  size_t nw = 64;
-  ck_assert_int_eq(fsdpa_query_sync_waits(c, NULL, w, &nw), FSDPA_OK);
-  size_t ncalls = 0;
-  fsdpa_status cst = fsdpa_query_sync_calls(c, NULL, NULL, &ncalls);
-  ck_assert_int_eq(cst, ncalls ? FSDPA_EBUFS : FSDPA_OK);
-  fsdpa_sync_call *k = calloc(ncalls + 1, sizeof *k);
-  k[0].size = sizeof *k;
-  size_t nk = ncalls;
-  ck_assert_int_eq(fsdpa_query_sync_calls(c, NULL, k, &nk), FSDPA_OK);
+  fsdpa_list *wl = sync_waits(c, NULL), *kl = sync_calls(c, NULL);
+  size_t nw = fsdpa_list_count(wl), nk = fsdpa_list_count(kl);
+  fsdpa_sync_wait *w = calloc(nw + 1, sizeof *w);
+  fsdpa_sync_call *k = calloc(nk + 1, sizeof *k);
+  ck_assert(w && k);
+  for (size_t i = 0; i < nw; i++) w[i] = wait_at(wl, i);
+  for (size_t i = 0; i < nk; i++) k[i] = call_at(kl, i);
+  fsdpa_list *dl = NULL;
+  ck_assert_int_eq(fsdpa_memory_device_list(c, NULL, &dl), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_list_type(dl), FSDPA_LIST_MEMORY_DEVICES);
+  size_t nd = fsdpa_list_count(dl);
   long compared = 0;
   size_t ref_apis = 0;
   long ref_linked = -1, ref_malloc = -1, ref_free = -1;
@@ -326,24 +420,25 @@ static long check_trace(size_t idx, const char *path) {
       char pa[32], pr[32], apr[32], rel[32];
       long long type, id, nev;
       ck_assert_int_eq(sscanf(line, "dev %lld %lld %lld %31s %31s %31s %31s", &type, &id, &nev, pa, pr, apr, rel), 7);
-      fsdpa_memory_device d[16];
-      d[0].size = sizeof d[0];
-      size_t nd = 16;
-      ck_assert_int_eq(fsdpa_query_memory_devices(c, NULL, d, &nd), FSDPA_OK);
+      fsdpa_memory_device dev = {0};
       size_t i = 0;
-      while (i < nd && !(d[i].device_type == type && d[i].device == id)) i++;
+      for (; i < nd; i++) {
+        TU_ITEM(dl, i, dev);
+        if (dev.device_type == type && dev.device == id) break;
+      }
       ck_assert_msg(i < nd, "%s: device %lld/%lld missing", path, type, id);
-      ck_assert_uint_eq(d[i].events, (uint64_t)nev);
+      const fsdpa_memory_device *d = &dev;
+      ck_assert_uint_eq(d->events, (uint64_t)nev);
       int64_t e_pa = pa[0] == '-' ? FSDPA_ABSENT : atoll(pa), e_pr = pr[0] == '-' ? FSDPA_ABSENT : atoll(pr);
       int64_t e_apr = apr[0] == '-' ? FSDPA_ABSENT : atoll(apr), e_rel = rel[0] == '-' ? FSDPA_ABSENT : atoll(rel);
-      ck_assert_msg(d[i].peak_allocated_bytes == e_pa && d[i].peak_reserved_bytes == e_pr &&
-                        d[i].allocated_at_peak_reserved_bytes == e_apr && d[i].peak_allocated_delta_bytes == e_rel,
+      ck_assert_msg(d->peak_allocated_bytes == e_pa && d->peak_reserved_bytes == e_pr &&
+                        d->allocated_at_peak_reserved_bytes == e_apr && d->peak_allocated_delta_bytes == e_rel,
                     "%s: device %lld peaks lib %lld/%lld/%lld/%lld ref %s/%s/%s/%s", path, id,
-                    (long long)d[i].peak_allocated_bytes, (long long)d[i].peak_reserved_bytes,
-                    (long long)d[i].allocated_at_peak_reserved_bytes, (long long)d[i].peak_allocated_delta_bytes, pa,
+                    (long long)d->peak_allocated_bytes, (long long)d->peak_reserved_bytes,
+                    (long long)d->allocated_at_peak_reserved_bytes, (long long)d->peak_allocated_delta_bytes, pa,
                     pr, apr, rel);
       if (e_pr != FSDPA_ABSENT && e_apr != FSDPA_ABSENT)
-        ck_assert(fabs(d[i].fragmentation - (1.0 - (double)e_apr / (double)e_pr)) < 1e-12);
+        ck_assert(fabs(d->fragmentation - (1.0 - (double)e_apr / (double)e_pr)) < 1e-12);
       printf("# %s: device %lld peak allocated %s reserved %s (delta %s)\n", path, id, pa, pr, rel);
     }
   }
@@ -368,7 +463,11 @@ static long check_trace(size_t idx, const char *path) {
   ck_assert_int_eq((long)m.free_calls, ref_free);
   printf("# %s: %ld blocking calls (%ld via cuda_sync), %ld malloc, %ld free agree\n", path, compared, lib_linked,
          ref_malloc, ref_free);
+  free(w);
   free(k);
+  fsdpa_list_free(wl);
+  fsdpa_list_free(kl);
+  fsdpa_list_free(dl);
   free(r);
   fsdpa_ctx_free(c);
   return compared;
@@ -377,11 +476,11 @@ static long check_trace(size_t idx, const char *path) {
 START_TEST(t_corpus_vs_reference) {
   const char *dir = tu_corpus_dir();
   if (!dir) return;
-  if (!ncorpus) {
-    walk(dir);
-    qsort(corpus, ncorpus, sizeof *corpus, cmpstr);
-  }
+  char **corpus = NULL;
+  size_t ncorpus = tu_corpus_files(dir, &corpus);
   ck_assert_uint_gt(ncorpus, 10);
+  ref_pipe = calloc(ncorpus, sizeof *ref_pipe);
+  ck_assert_ptr_nonnull(ref_pipe);
   long total = 0;
   int memtraces = 0;
   for (size_t i = 0; i < ncorpus; i++) {
@@ -390,6 +489,9 @@ START_TEST(t_corpus_vs_reference) {
     if (n > 0) total += n;
     memtraces += strstr(corpus[i], "df_index_resolver") || strstr(corpus[i], "switchtransformers");
   }
+  free(ref_pipe);
+  ref_pipe = NULL;
+  tu_free_paths(corpus, ncorpus);
   ck_assert_int_gt(total, 200);
   ck_assert_int_ge(memtraces, 2);
 }
@@ -420,12 +522,10 @@ START_TEST(t_between_feeds) {
   for (size_t off = 0; off < len; off += chunk) {
     size_t n = len - off < chunk ? len - off : chunk;
     ck_assert_int_eq(fsdpa_feed(c, buf + off, n), FSDPA_OK);
-    fsdpa_sync_wait w[8];
-    w[0].size = sizeof w[0];
-    size_t nw = 8;
-    ck_assert_int_eq(fsdpa_query_sync_waits(c, NULL, w, &nw), FSDPA_OK);
+    fsdpa_list *wl = sync_waits(c, NULL);
     uint64_t calls = 0;
-    for (size_t i = 0; i < nw; i++) calls += w[i].count;
+    for (size_t i = 0; i < fsdpa_list_count(wl); i++) calls += wait_at(wl, i).count;
+    fsdpa_list_free(wl);
     ck_assert_uint_ge(calls, prev_calls);
     prev_calls = calls;
     fsdpa_memory_summary m;
@@ -448,7 +548,8 @@ static Suite *suite(void) {
   TCase *u = tcase_create("unit");
   tcase_add_test(u, t_sync_inferred_idle);
   tcase_add_test(u, t_sync_cuda_sync_events);
-  tcase_add_test(u, t_array_protocol);
+  tcase_add_test(u, t_list_protocol);
+  tcase_add_test(u, t_list_outlives_context);
   suite_add_tcase(s, u);
   TCase *r = tcase_create("real");
   tcase_set_timeout(r, 1200);

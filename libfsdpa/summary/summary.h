@@ -42,7 +42,9 @@ typedef struct sum_doc {
 
 /* Parse a summary (its text must outlive the doc: spans point into it).
  * EPARSE with a message in msg on malformed input. */
-fsdpa_status sum_parse(fa_alloc *a, const char *s, size_t n, sum_doc *d, char *msg, size_t msg_len);
+/* *err_off: byte offset of a parse error in s, else FSDPA_ABSENT. */
+fsdpa_status sum_parse(fa_alloc *a, const char *s, size_t n, sum_doc *d, char *msg, size_t msg_len,
+                       int64_t *err_off);
 void sum_doc_free(sum_doc *d);
 /* Write the JSON report of a parsed summary, identical to report_json(). */
 fsdpa_status sum_report_json(sum_doc *d, sbuf *out);

@@ -109,10 +109,11 @@ fsdpa_status sum_report_json(sum_doc *d, sbuf *out) {
 /* Parse one summary for the public calls; the message names it. */
 static fsdpa_status parse_one(fa_alloc *a, const char *sum, size_t len, sum_doc *d, int64_t i, fsdpa_error *err) {
   char msg[160] = "";
-  fsdpa_status st = sum_parse(a, sum, len, d, msg, sizeof msg);
+  int64_t off;
+  fsdpa_status st = sum_parse(a, sum, len, d, msg, sizeof msg, &off);
   if (!st) return FSDPA_OK;
-  if (i == FSDPA_ABSENT) return err_set(err, st, 0, FSDPA_ABSENT, "%s", msg[0] ? msg : fsdpa_status_str(st));
-  return err_set(err, st, i, FSDPA_ABSENT, "input %lld: %s", (long long)i, msg[0] ? msg : fsdpa_status_str(st));
+  if (i == FSDPA_ABSENT) return err_set(err, st, 0, off, "%s", msg[0] ? msg : fsdpa_status_str(st));
+  return err_set(err, st, i, off, "input %lld: %s", (long long)i, msg[0] ? msg : fsdpa_status_str(st));
 }
 
 fsdpa_status fsdpa_summary_report(const char *sum, size_t len, const fsdpa_summary_options *opts,

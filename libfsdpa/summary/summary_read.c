@@ -360,13 +360,16 @@ static size_t utf8_invalid_at(const unsigned char *s, size_t n) {
   return n;
 }
 
-fsdpa_status sum_parse(fa_alloc *a, const char *s, size_t n, sum_doc *d, char *msg, size_t msg_len) {
+fsdpa_status sum_parse(fa_alloc *a, const char *s, size_t n, sum_doc *d, char *msg, size_t msg_len,
+                       int64_t *err_off) {
   memset(d, 0, sizeof *d);
   d->a = a;
+  *err_off = FSDPA_ABSENT;
   if (!s) return FSDPA_EINVAL;
   size_t bad = utf8_invalid_at((const unsigned char *)s, n);
   if (bad < n) {
     if (msg && msg_len) snprintf(msg, msg_len, "byte %zu: invalid UTF-8 in summary", bad);
+    *err_off = (int64_t)bad;
     return FSDPA_EPARSE;
   }
   /* every decoded string or copied span fits in its own footprint + 1 */
@@ -390,9 +393,15 @@ fsdpa_status sum_parse(fa_alloc *a, const char *s, size_t n, sum_doc *d, char *m
         const char *raw;
         size_t rn;
         if (jr_str(&x.r, &raw, &rn)) {
-          if (rn != strlen(SUMMARY_SCHEMA) || memcmp(raw, SUMMARY_SCHEMA, rn))
-            jr_fail(&x.r, "not an fsdpa.summary/1 document");
-          else have_schema = 1;
+          if (rn != strlen(SUMMARY_SCHEMA) || memcmp(raw, SUMMARY_SCHEMA, rn)) {
+            /* name the format found, so a summary of another version says so */
+            char m[96];
+            snprintf(m, sizeof m, "summary format \"%.*s\" is not " SUMMARY_SCHEMA " (the one this version reads)",
+                     rn > 40 ? 40 : (int)rn, raw);
+            jr_fail(&x.r, m);
+          } else {
+            have_schema = 1;
+          }
         }
       } else if (jr_key_is(k, kn, "ranks")) {
         size_t j = 0;
@@ -428,6 +437,7 @@ fsdpa_status sum_parse(fa_alloc *a, const char *s, size_t n, sum_doc *d, char *m
     fsdpa_status st = x.oom ? fa_fail_status(a) : FSDPA_EPARSE;
     if (msg && msg_len)
       snprintf(msg, msg_len, "summary: %s at byte %zu", x.r.msg, x.r.err_off);
+    *err_off = (int64_t)x.r.err_off;
     sum_doc_free(d);
     return st;
   }
