@@ -4,11 +4,9 @@
  * test_schema.c, test_html.c and test_annotate.c. */
 #ifndef FSDPA_TESTS_REPORT_JOBS_H
 #define FSDPA_TESTS_REPORT_JOBS_H
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "testutil.h"
 
@@ -42,30 +40,19 @@ static inline const char *rj_python(const char *module) {
   return NULL;
 }
 
-static inline int rj_suffix(const char *s, const char *suf) {
-  size_t a = strlen(s), b = strlen(suf);
-  return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
-static inline int rj_cmpstr(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static inline void rj_walk(const char *dir, char **out, size_t *n, size_t cap) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.') continue;
-    char p[4096];
-    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-    struct stat st;
-    if (stat(p, &st)) continue;
-    if (S_ISDIR(st.st_mode)) rj_walk(p, out, n, cap);
-    else if ((rj_suffix(p, ".json") || rj_suffix(p, ".json.gz")) && !strstr(p, ".truth.") && *n < cap)
-      out[(*n)++] = strdup(p);
+/* The traces under dir (tu_corpus_files()) without the generator's truth
+ * files, sorted by path, at most cap: malloc'd paths into out. */
+static inline size_t rj_traces(const char *dir, char **out, size_t cap) {
+  char **files = NULL;
+  size_t nf = tu_corpus_files(dir, &files), n = 0;
+  for (size_t i = 0; i < nf; i++) {
+    if (!strstr(files[i], ".truth.") && n < cap) {
+      out[n++] = files[i];
+      files[i] = NULL;
+    }
   }
-  closedir(d);
+  tu_free_paths(files, nf);
+  return n;
 }
 
 static inline void rj_base(const char *path, char *out, size_t n) {
@@ -106,9 +93,7 @@ static inline size_t rj_jobs(const char *subdir, rj_job *jobs, size_t cap, int w
              py, tu_source_root(), dir);
     if (system(cmd) != 0) printf("# generator failed: %s\n", cmd);
     char *files[RJ_MAX_JOBS * 2];
-    size_t nf = 0;
-    rj_walk(dir, files, &nf, RJ_MAX_JOBS * 2);
-    qsort(files, nf, sizeof *files, rj_cmpstr);
+    size_t nf = rj_traces(dir, files, RJ_MAX_JOBS * 2);
     for (size_t i = 0; i < nf && nj < cap; i++) {
       char base[256];
       rj_base(files[i], base, sizeof base);
@@ -131,9 +116,7 @@ static inline size_t rj_jobs(const char *subdir, rj_job *jobs, size_t cap, int w
     const char *cd = tu_corpus_dir();
     if (cd) {
       char *files[RJ_MAX_JOBS];
-      size_t nf = 0;
-      rj_walk(cd, files, &nf, RJ_MAX_JOBS);
-      qsort(files, nf, sizeof *files, rj_cmpstr);
+      size_t nf = rj_traces(cd, files, RJ_MAX_JOBS);
       for (size_t i = 0; i < nf; i++) {
         if (strstr(files[i], "execution_trace") || nj >= cap) {
           free(files[i]);
@@ -180,15 +163,17 @@ static inline void rj_unload(fsdpa_ctx **c, size_t n) {
   free(c);
 }
 
-/* A report of a job's contexts (caller frees with fsdpa_free). */
+/* A report of a job's contexts (caller frees with fsdpa_free); NULL on
+ * failure, with the details in *err (status and message). */
 static inline char *rj_report(fsdpa_ctx **c, const rj_job *j, fsdpa_format fmt, int color, size_t *len,
-                       fsdpa_status *st) {
+                              fsdpa_error *err) {
   fsdpa_report_options o;
   fsdpa_report_options_init(&o);
   o.format = fmt;
   o.color = color;
   char *out = NULL;
-  *st = fsdpa_report(c, (const char *const *)j->paths, j->n, &o, &out, len);
+  fsdpa_error_init(err);
+  if (fsdpa_report(c, (const char *const *)j->paths, j->n, &o, &out, len, err) != FSDPA_OK) return NULL;
   return out;
 }
 

@@ -1,10 +1,16 @@
 /* Core: interval module, interning, classification, allocator, the
- * structured event feed, steps/streams/timeline queries, params, report. */
+ * structured event feed, steps/streams/timeline queries, params, report, and
+ * the promises of the core API: whole-trace queries in every spelling, query
+ * selectors gated by their `fields` bit, the one error channel per kind of
+ * call, lists as snapshots, typed findings equal to the report's. */
 #include <check.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 #include "testutil.h"
+#include "tjson.h"
 #include "ctx.h"
 #include "events/classify.h"
 #include "util/interval.h"
@@ -122,23 +128,6 @@ static void *t_malloc(void *ud, size_t n) { (void)ud; if (++nallocs == fail_at) 
 static void *t_realloc(void *ud, void *p, size_t o, size_t n) { (void)ud; (void)o; if (++nallocs == fail_at) return NULL; return realloc(p, n); }
 static void t_free(void *ud, void *p, size_t n) { (void)ud; (void)n; free(p); }
 
-static void add_x(fsdpa_ctx *c, const char *cat, const char *name, int64_t pid, int64_t tid,
-                  int64_t ts, int64_t dur, int64_t corr) {
-  fsdpa_event e;
-  fsdpa_event_init(&e);
-  e.ph = 'X';
-  e.cat = cat;
-  e.cat_len = strlen(cat);
-  e.name = name;
-  e.name_len = strlen(name);
-  e.pid = pid;
-  e.tid = tid;
-  e.ts_ns = ts;
-  e.dur_ns = dur;
-  e.correlation = corr;
-  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
-}
-
 START_TEST(t_struct_feed_steps_streams_density) {
   fsdpa_ctx *c = NULL;
   ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
@@ -147,34 +136,41 @@ START_TEST(t_struct_feed_steps_streams_density) {
   ti.base_time_ns = 1000000;
   ti.rank = 3;
   ck_assert_int_eq(fsdpa_trace_info_set(c, &ti), FSDPA_OK);
-  add_x(c, "user_annotation", "ProfilerStep#7", 10, 10, 0, 1000, FSDPA_ABSENT);
-  add_x(c, "user_annotation", "ProfilerStep#8", 10, 10, 1000, 1000, FSDPA_ABSENT);
+  tu_add_x(c, "user_annotation", "ProfilerStep#7", 10, 10, 0, 1000, FSDPA_ABSENT);
+  tu_add_x(c, "user_annotation", "ProfilerStep#8", 10, 10, 1000, 1000, FSDPA_ABSENT);
   /* stream 7: two overlapping kernels [100,300) [200,400) and one [600,700) */
-  add_x(c, "kernel", "k1", 0, 7, 100, 200, 1);
-  add_x(c, "kernel", "k2", 0, 7, 200, 200, 2);
-  add_x(c, "kernel", "k3", 0, 7, 600, 100, 3);
+  tu_add_x(c, "kernel", "k1", 0, 7, 100, 200, 1);
+  tu_add_x(c, "kernel", "k2", 0, 7, 200, 200, 2);
+  tu_add_x(c, "kernel", "k3", 0, 7, 600, 100, 3);
   /* comm stream 20 */
-  add_x(c, "kernel", "ncclDevKernel_AllGather_RING_LL(x)", 0, 20, 350, 300, 4);
-  add_x(c, "python_function", "f", 10, 10, 0, 5, FSDPA_ABSENT);
+  tu_add_x(c, "kernel", "ncclDevKernel_AllGather_RING_LL(x)", 0, 20, 350, 300, 4);
+  tu_add_x(c, "python_function", "f", 10, 10, 0, 5, FSDPA_ABSENT);
   fsdpa_stats s = {sizeof s};
   ck_assert_int_eq(fsdpa_stats_get(c, &s), FSDPA_OK);
   ck_assert_uint_eq(s.events, 7);
   ck_assert_uint_eq(s.kernels, 4);
   ck_assert_uint_eq(s.annotations, 2);
   ck_assert_uint_eq(s.other, 1);
-  ck_assert_uint_eq(fsdpa_step_count(c), 2);
-  fsdpa_step st = {sizeof st};
-  ck_assert_int_eq(fsdpa_get_step(c, 1, &st), FSDPA_OK);
+  fsdpa_list *l = NULL;
+  ck_assert_int_eq(fsdpa_step_list(c, &l), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_STEPS);
+  ck_assert_uint_eq(fsdpa_list_count(l), 2);
+  fsdpa_step st;
+  TU_ITEM(l, 1, st);
   ck_assert_int_eq(st.number, 8);
   ck_assert_int_eq(st.start_ns, 1001000);
-  ck_assert_uint_eq(fsdpa_stream_count(c), 2);
-  fsdpa_stream_info si = {sizeof si};
-  ck_assert_int_eq(fsdpa_get_stream(c, 0, &si), FSDPA_OK);
+  fsdpa_list_free(l);
+  ck_assert_int_eq(fsdpa_stream_list(c, &l), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_STREAMS);
+  ck_assert_uint_eq(fsdpa_list_count(l), 2);
+  fsdpa_stream_info si;
+  TU_ITEM(l, 0, si);
   ck_assert_int_eq(si.stream, 7);
   ck_assert_int_eq(si.busy_ns, 300 + 100);
   ck_assert_int_eq(si.role, FSDPA_ROLE_COMPUTE);
-  ck_assert_int_eq(fsdpa_get_stream(c, 1, &si), FSDPA_OK);
+  TU_ITEM(l, 1, si);
   ck_assert_int_eq(si.role, FSDPA_ROLE_COMMUNICATION);
+  fsdpa_list_free(l);
   fsdpa_query q;
   fsdpa_query_init(&q);
   fsdpa_timeline tl = {sizeof tl};
@@ -182,25 +178,30 @@ START_TEST(t_struct_feed_steps_streams_density) {
   /* union: [100,650) + [600,700) -> [100,700) = 600 of span 600 */
   ck_assert_int_eq(tl.span_ns, 600);
   ck_assert_int_eq(tl.busy_ns, 600);
+  q.fields |= FSDPA_QUERY_STREAM;
   q.stream = 7;
   ck_assert_int_eq(fsdpa_timeline_query(c, &q, &tl), FSDPA_OK);
   ck_assert_int_eq(tl.busy_ns, 400);
   ck_assert_int_eq(tl.span_ns, 600);
   /* window [1000250, 1000650) absolute on stream 7: [250,400) + [600,650) */
+  q.fields |= FSDPA_QUERY_T0 | FSDPA_QUERY_T1;
   q.t0_ns = 1000250;
   q.t1_ns = 1000650;
   ck_assert_int_eq(fsdpa_timeline_query(c, &q, &tl), FSDPA_OK);
   ck_assert_int_eq(tl.busy_ns, 150 + 50);
   /* step window */
   fsdpa_query_init(&q);
+  q.fields |= FSDPA_QUERY_STEP;
   q.step = 5;
   ck_assert_int_eq(fsdpa_timeline_query(c, &q, &tl), FSDPA_EINVAL);
   ck_assert_ptr_nonnull(strstr(fsdpa_errmsg(c), "out of range"));
   char *rep = tu_report(c, FSDPA_FORMAT_JSON);
   ck_assert_ptr_nonnull(rep);
-  ck_assert_ptr_nonnull(strstr(rep, "\"schema\": \"fsdpa.report/1\""));
-  ck_assert_ptr_nonnull(strstr(rep, "\"rank\": 3"));
-  ck_assert_ptr_nonnull(strstr(rep, "\"role\": \"communication\""));
+  ck_assert(tj_str_is(rep, "schema", "fsdpa.report/1"));
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.rank"), 3);
+  ck_assert_int_eq(tj_i64(rep, "inputs.0.rank"), 3);
+  ck_assert(tj_str_is(rep, "ranks.0.streams.[stream=20].role", "communication"));
+  ck_assert(tj_str_is(rep, "ranks.0.streams.[stream=7].role", "compute"));
   free(rep);
   fsdpa_ctx_free(c);
 }
@@ -211,19 +212,98 @@ START_TEST(t_params) {
   ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
   ck_assert_int_eq(fsdpa_param_set(c, "launch.kernel_wait_ns", "20000"), FSDPA_OK);
   ck_assert_int_eq(c->params[P_KERNEL_WAIT_NS], 20000);
+  int64_t v = 0;
+  ck_assert_int_eq(fsdpa_param_get(c, "launch.kernel_wait_ns", &v), FSDPA_OK);
+  ck_assert_int_eq(v, 20000);
   ck_assert_int_eq(fsdpa_param_set(c, "launch.kernel_wait_ns", "2x"), FSDPA_EINVAL);
   ck_assert_int_eq(fsdpa_param_set(c, "no.such", "1"), FSDPA_EINVAL);
   ck_assert_ptr_nonnull(strstr(fsdpa_errmsg(c), "unknown parameter"));
+  ck_assert_int_eq(fsdpa_param_get(c, "no.such", &v), FSDPA_EINVAL);
+  ck_assert_str_ne(fsdpa_errmsg(c), "");
   /* out of range: refused with a message, the value kept */
   ck_assert_int_eq(fsdpa_param_set(c, "launch.kernel_wait_ns", "-1"), FSDPA_EINVAL);
   ck_assert_ptr_nonnull(strstr(fsdpa_errmsg(c), "out of range"));
   ck_assert_int_eq(c->params[P_KERNEL_WAIT_NS], 20000);
+  ck_assert_int_eq(fsdpa_param_get(c, "launch.kernel_wait_ns", &v), FSDPA_OK);
+  ck_assert_int_eq(v, 20000);
   ck_assert_int_eq(fsdpa_param_set(c, "overlap.exposed_min_share_ppm", "2305843009213693953"), FSDPA_EINVAL);
   ck_assert_int_eq(fsdpa_param_set(c, "overlap.exposed_min_share_ppm", "2305843009213693952"), FSDPA_OK);
   ck_assert_int_eq(fsdpa_param_set(c, "allocator.warmup_steps", "-1"), FSDPA_OK);
   ck_assert_int_eq(fsdpa_param_set(c, "allocator.warmup_steps", "-2"), FSDPA_EINVAL);
-  ck_assert_ptr_nonnull(strstr(fsdpa_param_list(), "launch.kernel_wait_ns=30000"));
+  fsdpa_list *l = NULL;
+  ck_assert_int_eq(fsdpa_param_list(&l), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_PARAMS);
+  int found = 0;
+  for (size_t i = 0; i < fsdpa_list_count(l); i++) {
+    fsdpa_param p;
+    TU_ITEM(l, i, p);
+    if (!strcmp(p.name, "launch.kernel_wait_ns")) {
+      found++;
+      ck_assert_int_eq(p.default_value, 30000);
+    }
+  }
+  ck_assert_int_eq(found, 1);
+  fsdpa_list_free(l);
+  ck_assert_int_eq(fsdpa_param_list(NULL), FSDPA_EINVAL);
   fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* fsdpa_param_list(), fsdpa_param_get() and fsdpa_param_set() describe the
+ * same parameters: every listed one reads back its default on a new
+ * context, accepts exactly [min_value, max_value] and keeps its value when
+ * a write is refused. */
+START_TEST(t_param_list_get_set_agree) {
+  fsdpa_list *l = NULL;
+  ck_assert_int_eq(fsdpa_param_list(&l), FSDPA_OK);
+  size_t n = fsdpa_list_count(l);
+  ck_assert_uint_gt(n, 10);
+  fsdpa_ctx *c = tu_new_ctx();
+  char buf[32];
+  for (size_t i = 0; i < n; i++) {
+    fsdpa_param p;
+    TU_ITEM(l, i, p);
+    ck_assert_ptr_nonnull(p.name);
+    ck_assert_ptr_nonnull(p.description);
+    ck_assert_msg(p.description[0] != 0, "%s has no description", p.name);
+    ck_assert_msg(p.min_value <= p.default_value && p.default_value <= p.max_value, "%s: %" PRId64 " <= %" PRId64
+                  " <= %" PRId64, p.name, p.min_value, p.default_value, p.max_value);
+    for (size_t k = 0; k < i; k++) {
+      fsdpa_param o;
+      TU_ITEM(l, k, o);
+      ck_assert_msg(strcmp(o.name, p.name) != 0, "%s listed twice", p.name);
+    }
+    int64_t v = 12345;
+    ck_assert_int_eq(fsdpa_param_get(c, p.name, &v), FSDPA_OK);
+    ck_assert_msg(v == p.default_value, "%s: get %" PRId64 ", list default %" PRId64, p.name, v, p.default_value);
+    snprintf(buf, sizeof buf, "%" PRId64, p.min_value);
+    ck_assert_msg(fsdpa_param_set(c, p.name, buf) == FSDPA_OK, "%s=%s: %s", p.name, buf, fsdpa_errmsg(c));
+    ck_assert_int_eq(fsdpa_param_get(c, p.name, &v), FSDPA_OK);
+    ck_assert_int_eq(v, p.min_value);
+    snprintf(buf, sizeof buf, "%" PRId64, p.max_value);
+    ck_assert_msg(fsdpa_param_set(c, p.name, buf) == FSDPA_OK, "%s=%s: %s", p.name, buf, fsdpa_errmsg(c));
+    ck_assert_int_eq(fsdpa_param_get(c, p.name, &v), FSDPA_OK);
+    ck_assert_int_eq(v, p.max_value);
+    if (p.max_value < INT64_MAX) {
+      snprintf(buf, sizeof buf, "%" PRId64, p.max_value + 1);
+      ck_assert_msg(fsdpa_param_set(c, p.name, buf) == FSDPA_EINVAL, "%s=%s accepted", p.name, buf);
+      ck_assert_str_ne(fsdpa_errmsg(c), "");
+      ck_assert_int_eq(fsdpa_param_get(c, p.name, &v), FSDPA_OK);
+      ck_assert_int_eq(v, p.max_value);
+    }
+    if (p.min_value > INT64_MIN) {
+      snprintf(buf, sizeof buf, "%" PRId64, p.min_value - 1);
+      ck_assert_msg(fsdpa_param_set(c, p.name, buf) == FSDPA_EINVAL, "%s=%s accepted", p.name, buf);
+      ck_assert_int_eq(fsdpa_param_get(c, p.name, &v), FSDPA_OK);
+      ck_assert_int_eq(v, p.max_value);
+    }
+    snprintf(buf, sizeof buf, "%" PRId64, p.default_value);
+    ck_assert_int_eq(fsdpa_param_set(c, p.name, buf), FSDPA_OK);
+    ck_assert_int_eq(fsdpa_param_get(c, p.name, &v), FSDPA_OK);
+    ck_assert_int_eq(v, p.default_value);
+  }
+  fsdpa_ctx_free(c);
+  fsdpa_list_free(l);
 }
 END_TEST
 
@@ -244,6 +324,9 @@ START_TEST(t_bad_args_and_null_safety) {
   ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_EINVAL);
   ck_assert_str_eq(fsdpa_status_str(FSDPA_EPARSE), "FSDPA_EPARSE: malformed input");
   ck_assert_uint_eq(fsdpa_version(), FSDPA_VERSION_HEX);
+  char ver[32];
+  snprintf(ver, sizeof ver, "%d.%d.%d", FSDPA_VERSION_MAJOR, FSDPA_VERSION_MINOR, FSDPA_VERSION_PATCH);
+  ck_assert_str_eq(fsdpa_version_string(), ver);
   fsdpa_ctx_free(c);
 }
 END_TEST
@@ -359,7 +442,12 @@ START_TEST(t_allocator_failure_and_cap) {
     }
     if (st == FSDPA_OK) {
       char *rep = NULL;
-      st = fsdpa_report(&c, NULL, 1, NULL, &rep, NULL);
+      fsdpa_error err;
+      fsdpa_error_init(&err);
+      st = fsdpa_report(&c, NULL, 1, NULL, &rep, NULL, &err);
+      /* a failed report says so in its error, with a message */
+      ck_assert_int_eq(err.status, st);
+      if (st) ck_assert_str_ne(err.message, "");
       fsdpa_free(rep);
     }
     if (st) {
@@ -402,6 +490,825 @@ START_TEST(t_allocator_failure_and_cap) {
 }
 END_TEST
 
+/* ---- the promises of the core API ---- */
+
+static const char *sample_path(void) {
+  static char p[4096];
+  snprintf(p, sizeof p, "%s/tests/data/sample/fsdp2_sample.json.gz", tu_source_root());
+  return p;
+}
+
+/* The bundled sample as plain JSON (it has steps, several streams, comm,
+ * FSDP units with a backward, blocking calls and memory events). */
+static const char *sample_plain(size_t *len) {
+  static char *buf;
+  static size_t n;
+  if (!buf) {
+    gzFile f = gzopen(sample_path(), "rb");
+    ck_assert_ptr_nonnull(f);
+    size_t cap = (size_t)4 << 20;
+    buf = malloc(cap);
+    ck_assert_ptr_nonnull(buf);
+    int r;
+    while ((r = gzread(f, buf + n, (unsigned)(cap - n))) > 0) {
+      n += (size_t)r;
+      if (n == cap) {
+        cap *= 2;
+        buf = realloc(buf, cap);
+        ck_assert_ptr_nonnull(buf);
+      }
+    }
+    gzclose(f);
+    ck_assert_uint_gt(n, 1000);
+  }
+  *len = n;
+  return buf;
+}
+
+static fsdpa_ctx *sample_ctx(void) {
+  fsdpa_ctx *c = tu_new_ctx();
+  ck_assert_msg(fsdpa_feed_file(c, sample_path()) == FSDPA_OK, "%s", fsdpa_errmsg(c));
+  return c;
+}
+
+/* The sample's events followed by garbage: every event is in, and the
+ * context's last call failed with a message and a byte offset. */
+static fsdpa_ctx *broken_sample_ctx(void) {
+  size_t n;
+  const char *js = sample_plain(&n);
+  fsdpa_ctx *c = tu_new_ctx();
+  fsdpa_status st = fsdpa_feed(c, js, n);
+  if (st == FSDPA_OK) st = fsdpa_feed(c, " x", 2);
+  if (st == FSDPA_OK) st = fsdpa_finish(c);
+  ck_assert_int_eq(st, FSDPA_EPARSE);
+  ck_assert_str_ne(fsdpa_errmsg(c), "");
+  ck_assert_int_eq(fsdpa_error_offset(c), (int64_t)n + 1);
+  return c;
+}
+
+/* Everything the queries with a query argument say, as numbers, so two
+ * spellings of one selection can be compared at once. */
+typedef struct digest {
+  int64_t v[4096];
+  size_t n;
+} digest;
+
+static void dput(digest *d, int64_t x) {
+  ck_assert_uint_lt(d->n, sizeof d->v / sizeof d->v[0]);
+  d->v[d->n++] = x;
+}
+static void dputd(digest *d, double x) {
+  int64_t b;
+  memcpy(&b, &x, sizeof b);
+  dput(d, b);
+}
+
+static void digest_of(fsdpa_ctx *c, const fsdpa_query *q, digest *d) {
+  d->n = 0;
+  fsdpa_timeline tl = {sizeof tl};
+  ck_assert_int_eq(fsdpa_timeline_query(c, q, &tl), FSDPA_OK);
+  dput(d, tl.span_ns), dput(d, tl.busy_ns), dputd(d, tl.density), dput(d, (int64_t)tl.activities);
+  fsdpa_launch_gaps g = {sizeof g};
+  ck_assert_int_eq(fsdpa_launch_gaps_query(c, q, &g), FSDPA_OK);
+  dput(d, (int64_t)g.streams), dput(d, (int64_t)g.gaps), dput(d, g.idle_ns), dput(d, g.host_wait_ns);
+  dput(d, g.kernel_wait_ns), dput(d, g.other_ns), dput(d, g.p50_ns), dput(d, g.p99_ns), dput(d, g.max_ns);
+  dput(d, g.gpu_window_ns), dput(d, (int64_t)g.gpu_gaps), dput(d, g.gpu_idle_ns), dputd(d, g.utilization);
+  for (int k = 0; k < FSDPA_GAP_BINS; k++) dput(d, (int64_t)g.counts[k]);
+  fsdpa_launch_latency ll = {sizeof ll};
+  ck_assert_int_eq(fsdpa_launch_latency_query(c, q, &ll), FSDPA_OK);
+  dput(d, (int64_t)ll.ops), dput(d, (int64_t)ll.linked), dput(d, ll.p50_ns), dput(d, ll.total_ns);
+  dput(d, (int64_t)ll.kernels_shorter_than_launch), dputd(d, ll.short_kernel_share);
+  fsdpa_launch_queue lq = {sizeof lq};
+  ck_assert_int_eq(fsdpa_launch_queue_query(c, q, &lq), FSDPA_OK);
+  dput(d, (int64_t)lq.ops), dput(d, lq.range_ns), dput(d, lq.max_depth), dputd(d, lq.mean_depth);
+  dput(d, lq.depth0_ns), dput(d, lq.starved_ns);
+  fsdpa_overlap ov = {sizeof ov};
+  ck_assert_int_eq(fsdpa_overlap_query(c, q, &ov), FSDPA_OK);
+  dput(d, ov.comm_ns), dput(d, ov.compute_ns), dput(d, ov.overlap_ns), dput(d, ov.exposed_comm_ns);
+  dput(d, (int64_t)ov.comm_kernels), dput(d, (int64_t)ov.compute_kernels);
+  fsdpa_memory_summary m = {sizeof m};
+  ck_assert_int_eq(fsdpa_memory_query(c, q, &m), FSDPA_OK);
+  dput(d, (int64_t)m.malloc_calls), dput(d, (int64_t)m.free_calls), dput(d, m.malloc_ns), dput(d, m.gpu_idle_ns);
+  dput(d, m.device), dput(d, (int64_t)m.memory_events), dput(d, m.peak_allocated_bytes), dput(d, m.peak_reserved_bytes);
+  dput(d, (int64_t)m.steady_steps);
+  fsdpa_list *l = NULL;
+  for (int by = FSDPA_SPLIT_COLLECTIVE; by <= FSDPA_SPLIT_PROCESS_GROUP; by++) {
+    ck_assert_int_eq(fsdpa_comm_split_list(c, q, (fsdpa_comm_split_by)by, &l), FSDPA_OK);
+    dput(d, (int64_t)fsdpa_list_count(l));
+    for (size_t i = 0; i < fsdpa_list_count(l); i++) {
+      fsdpa_comm_split s;
+      TU_ITEM(l, i, s);
+      dput(d, (int64_t)s.count), dput(d, s.comm_ns), dput(d, s.overlap_ns), dput(d, s.bytes);
+    }
+    fsdpa_list_free(l);
+  }
+  ck_assert_int_eq(fsdpa_fsdp_unit_list(c, q, &l), FSDPA_OK);
+  dput(d, (int64_t)fsdpa_list_count(l));
+  for (size_t i = 0; i < fsdpa_list_count(l); i++) {
+    fsdpa_fsdp_unit u;
+    TU_ITEM(l, i, u);
+    dput(d, (int64_t)u.instances), dput(d, u.comm_ns), dput(d, u.compute_ns), dput(d, u.exposed_measured_ns);
+  }
+  fsdpa_list_free(l);
+  ck_assert_int_eq(fsdpa_sync_wait_list(c, q, &l), FSDPA_OK);
+  dput(d, (int64_t)fsdpa_list_count(l));
+  for (size_t i = 0; i < fsdpa_list_count(l); i++) {
+    fsdpa_sync_wait w;
+    TU_ITEM(l, i, w);
+    dput(d, (int64_t)w.count), dput(d, w.total_ns), dput(d, w.gpu_idle_ns);
+  }
+  fsdpa_list_free(l);
+  ck_assert_int_eq(fsdpa_sync_call_list(c, q, &l), FSDPA_OK);
+  dput(d, (int64_t)fsdpa_list_count(l));
+  for (size_t i = 0; i < fsdpa_list_count(l); i++) {
+    fsdpa_sync_call s;
+    TU_ITEM(l, i, s);
+    dput(d, s.start_ns), dput(d, s.gpu_idle_during_ns);
+  }
+  fsdpa_list_free(l);
+  ck_assert_int_eq(fsdpa_sync_step_list(c, q, &l), FSDPA_OK);
+  dput(d, (int64_t)fsdpa_list_count(l));
+  for (size_t i = 0; i < fsdpa_list_count(l); i++) {
+    fsdpa_sync_step s;
+    TU_ITEM(l, i, s);
+    dput(d, s.index), dput(d, s.total_ns), dput(d, s.gpu_idle_ns), dput(d, s.flagged);
+  }
+  fsdpa_list_free(l);
+  ck_assert_int_eq(fsdpa_memory_device_list(c, q, &l), FSDPA_OK);
+  dput(d, (int64_t)fsdpa_list_count(l));
+  for (size_t i = 0; i < fsdpa_list_count(l); i++) {
+    fsdpa_memory_device m2;
+    TU_ITEM(l, i, m2);
+    dput(d, m2.device), dput(d, (int64_t)m2.events), dput(d, m2.peak_allocated_bytes), dputd(d, m2.fragmentation);
+  }
+  fsdpa_list_free(l);
+  ck_assert_int_eq(fsdpa_memory_series_list(c, q, FSDPA_ABSENT, 16, &l), FSDPA_OK);
+  dput(d, (int64_t)fsdpa_list_count(l));
+  for (size_t i = 0; i < fsdpa_list_count(l); i++) {
+    fsdpa_memory_point p;
+    TU_ITEM(l, i, p);
+    dput(d, p.t0_ns), dput(d, p.t1_ns), dput(d, (int64_t)p.events), dput(d, p.allocated_max);
+  }
+  fsdpa_list_free(l);
+  ck_assert_int_eq(fsdpa_memory_step_list(c, q, &l), FSDPA_OK);
+  dput(d, (int64_t)fsdpa_list_count(l));
+  for (size_t i = 0; i < fsdpa_list_count(l); i++) {
+    fsdpa_memory_step s;
+    TU_ITEM(l, i, s);
+    dput(d, s.index), dput(d, (int64_t)s.malloc_calls), dput(d, s.peak_allocated_bytes);
+  }
+  fsdpa_list_free(l);
+}
+
+static void digest_eq(const digest *a, const digest *b, const char *what) {
+  ck_assert_msg(a->n == b->n, "%s: %zu numbers, whole trace %zu", what, a->n, b->n);
+  for (size_t i = 0; i < a->n; i++)
+    ck_assert_msg(a->v[i] == b->v[i], "%s: number %zu is %" PRId64 ", whole trace %" PRId64, what, i, a->v[i],
+                  b->v[i]);
+}
+
+/* A zero-initialised query in either spelling, and NULL, is the whole
+ * trace: the same numbers as fsdpa_query_init() from every query. */
+START_TEST(t_zeroed_queries_are_the_whole_trace) {
+  fsdpa_ctx *c = sample_ctx();
+  static digest ref, d;
+  fsdpa_query qi;
+  memset(&qi, 0x5a, sizeof qi);  /* init must set every field */
+  fsdpa_query_init(&qi);
+  ck_assert_uint_eq(qi.size, sizeof qi);
+  ck_assert_uint_eq(qi.fields, 0);
+  digest_of(c, &qi, &ref);
+  fsdpa_query q1 = {sizeof q1};
+  digest_of(c, &q1, &d);
+  digest_eq(&d, &ref, "{sizeof q}");
+  fsdpa_query q2 = FSDPA_QUERY_INIT;
+  ck_assert_uint_eq(q2.size, sizeof q2);
+  digest_of(c, &q2, &d);
+  digest_eq(&d, &ref, "FSDPA_QUERY_INIT");
+  digest_of(c, NULL, &d);
+  digest_eq(&d, &ref, "NULL query");
+  /* and that is really everything: the timeline of the whole trace covers
+   * every stream */
+  fsdpa_list *l = NULL;
+  ck_assert_int_eq(fsdpa_stream_list(c, &l), FSDPA_OK);
+  int64_t first = INT64_MAX, last = INT64_MIN;
+  for (size_t i = 0; i < fsdpa_list_count(l); i++) {
+    fsdpa_stream_info s;
+    TU_ITEM(l, i, s);
+    if (s.first_ns < first) first = s.first_ns;
+    if (s.last_ns > last) last = s.last_ns;
+  }
+  fsdpa_list_free(l);
+  ck_assert_int_eq(ref.v[0], last - first);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* Each selector counts only with its `fields` bit: a value without its bit
+ * (even one that would be refused, like a step past the end) leaves the
+ * whole trace; the same value with its bit selects. */
+START_TEST(t_selectors_need_their_bit) {
+  fsdpa_ctx *c = sample_ctx();
+  static digest ref, d;
+  digest_of(c, NULL, &ref);
+  fsdpa_list *l = NULL;
+  ck_assert_int_eq(fsdpa_step_list(c, &l), FSDPA_OK);
+  size_t nsteps = fsdpa_list_count(l);
+  ck_assert_uint_ge(nsteps, 3);
+  fsdpa_list_free(l);
+  fsdpa_timeline whole = {sizeof whole}, t = {sizeof t};
+  ck_assert_int_eq(fsdpa_timeline_query(c, NULL, &whole), FSDPA_OK);
+  ck_assert_int_gt(whole.busy_ns, 0);
+  struct {
+    uint32_t bit;
+    const char *what;
+  } sel[] = {{FSDPA_QUERY_T0, "t0"}, {FSDPA_QUERY_T1, "t1"}, {FSDPA_QUERY_STEP, "step"},
+             {FSDPA_QUERY_DEVICE, "device"}, {FSDPA_QUERY_STREAM, "stream"}};
+  for (size_t k = 0; k < sizeof sel / sizeof sel[0]; k++) {
+    /* values that select nothing (or are refused) when their bit is set */
+    fsdpa_query q = FSDPA_QUERY_INIT;
+    q.t0_ns = INT64_MAX / 2;
+    q.t1_ns = INT64_MIN / 2;
+    q.step = (int64_t)nsteps + 100;
+    q.device = 12345;
+    q.stream = 12345;
+    digest_of(c, &q, &d);
+    digest_eq(&d, &ref, "every selector set, no bit");
+    /* the window bounds set around everything, this selector's value bad
+     * and its bit clear */
+    fsdpa_query all = q;
+    all.t0_ns = INT64_MIN / 2;
+    all.t1_ns = INT64_MAX / 2;
+    all.fields = (FSDPA_QUERY_T0 | FSDPA_QUERY_T1) & ~sel[k].bit;
+    if (sel[k].bit == FSDPA_QUERY_T0) all.t0_ns = INT64_MAX / 2;
+    if (sel[k].bit == FSDPA_QUERY_T1) all.t1_ns = INT64_MIN / 2;
+    digest_of(c, &all, &d);
+    digest_eq(&d, &ref, sel[k].what);
+    /* the bit alone makes the value count */
+    q.fields = sel[k].bit;
+    fsdpa_status st = fsdpa_timeline_query(c, &q, &t);
+    if (sel[k].bit == FSDPA_QUERY_STEP) {
+      ck_assert_int_eq(st, FSDPA_EINVAL);
+      ck_assert_ptr_nonnull(strstr(fsdpa_errmsg(c), "out of range"));
+    } else {
+      ck_assert_msg(st == FSDPA_OK, "%s: %s", sel[k].what, fsdpa_errmsg(c));
+      ck_assert_msg(t.busy_ns == 0 && t.activities == 0, "%s with its bit: busy %" PRId64, sel[k].what, t.busy_ns);
+    }
+  }
+  /* a valid step with and without its bit */
+  fsdpa_query q = FSDPA_QUERY_INIT;
+  q.step = 1;
+  digest_of(c, &q, &d);
+  digest_eq(&d, &ref, "step 1 without its bit");
+  q.fields = FSDPA_QUERY_STEP;
+  ck_assert_int_eq(fsdpa_timeline_query(c, &q, &t), FSDPA_OK);
+  ck_assert_int_gt(t.busy_ns, 0);
+  ck_assert_int_lt(t.busy_ns, whole.busy_ns);
+  /* device 0 (the sample's only one) and stream 7 with and without bits */
+  q = (fsdpa_query)FSDPA_QUERY_INIT;
+  q.stream = 7;
+  digest_of(c, &q, &d);
+  digest_eq(&d, &ref, "stream 7 without its bit");
+  q.fields = FSDPA_QUERY_STREAM;
+  ck_assert_int_eq(fsdpa_timeline_query(c, &q, &t), FSDPA_OK);
+  ck_assert_int_gt(t.busy_ns, 0);
+  ck_assert_int_lt(t.busy_ns, whole.busy_ns);
+  q = (fsdpa_query)FSDPA_QUERY_INIT;
+  q.fields = FSDPA_QUERY_DEVICE;
+  q.device = 0;
+  digest_of(c, &q, &d);
+  ck_assert_int_eq(d.v[1], whole.busy_ns);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* Every public function on one context, called cheaply: variant 0 succeeds,
+ * variants 1.. are its EINVAL paths; NO_VARIANT past the last. */
+enum {
+  OP_TRACE_INFO_SET, OP_TRACE_INFO_GET, OP_STATS, OP_STEPS, OP_STREAMS, OP_TIMELINE, OP_GAPS,
+  OP_LATENCY, OP_QUEUE, OP_OVERLAP, OP_SPLITS, OP_UNITS, OP_BACKWARD, OP_BWD_STEPS, OP_BWD_UNITS,
+  OP_SYNC_WAITS, OP_SYNC_CALLS, OP_SYNC_STEPS, OP_MEMORY, OP_MEM_DEVICES, OP_MEM_SERIES, OP_MEM_STEPS,
+  OP_PARAM_SET, OP_PARAM_GET, OP_SUMMARY, NOPS
+};
+static const char *const op_names[NOPS] = {
+    "fsdpa_trace_info_set", "fsdpa_trace_info_get", "fsdpa_stats_get", "fsdpa_step_list",
+    "fsdpa_stream_list", "fsdpa_timeline_query", "fsdpa_launch_gaps_query", "fsdpa_launch_latency_query",
+    "fsdpa_launch_queue_query", "fsdpa_overlap_query", "fsdpa_comm_split_list", "fsdpa_fsdp_unit_list",
+    "fsdpa_backward_get", "fsdpa_backward_step_list", "fsdpa_backward_unit_list", "fsdpa_sync_wait_list",
+    "fsdpa_sync_call_list", "fsdpa_sync_step_list", "fsdpa_memory_query", "fsdpa_memory_device_list",
+    "fsdpa_memory_series_list", "fsdpa_memory_step_list", "fsdpa_param_set", "fsdpa_param_get",
+    "fsdpa_summary_write"};
+#define NO_VARIANT ((fsdpa_status)1)
+
+/* A query with a struct result: 1 NULL out, 2 query size too small, 3 out
+ * size too small, 4 step past the end. */
+#define STRUCT_QUERY(T, fn)                                          \
+  do {                                                               \
+    T o_ = {sizeof o_};                                              \
+    if (v == 3) o_.size = sizeof(size_t);                            \
+    if (v <= 4) st = fn(c, qp, v == 1 ? NULL : &o_);                 \
+  } while (0)
+/* A query with a list result: 1 NULL out, 2 query size too small, 3 step
+ * past the end. */
+#define LIST_QUERY(fn)                                               \
+  do {                                                               \
+    if (v <= 3) st = fn(c, qp, v == 1 ? NULL : &l);                  \
+  } while (0)
+
+static fsdpa_status probe(fsdpa_ctx *c, int op, int v) {
+  fsdpa_query q = FSDPA_QUERY_INIT, small = FSDPA_QUERY_INIT, bad_step = FSDPA_QUERY_INIT;
+  small.size = sizeof(size_t);
+  bad_step.fields = FSDPA_QUERY_STEP;
+  bad_step.step = 1 << 20;
+  int list_query = op == OP_SPLITS || op == OP_UNITS || op == OP_SYNC_WAITS || op == OP_SYNC_CALLS ||
+                   op == OP_SYNC_STEPS || op == OP_MEM_DEVICES || op == OP_MEM_SERIES || op == OP_MEM_STEPS;
+  const fsdpa_query *qp = v == 2 ? &small : (v == (list_query ? 3 : 4)) ? &bad_step : &q;
+  fsdpa_list *l = NULL;
+  fsdpa_status st = NO_VARIANT;
+  switch (op) {
+    case OP_TRACE_INFO_SET: {
+      fsdpa_trace_info ti;
+      fsdpa_trace_info_init(&ti);  /* all absent: changes nothing */
+      if (v == 2) ti.size = sizeof(size_t);
+      if (v <= 2) st = fsdpa_trace_info_set(c, v == 1 ? NULL : &ti);
+      break;
+    }
+    case OP_TRACE_INFO_GET: {
+      fsdpa_trace_info ti = {sizeof ti};
+      if (v == 2) ti.size = sizeof(size_t);
+      if (v <= 2) st = fsdpa_trace_info_get(c, v == 1 ? NULL : &ti);
+      break;
+    }
+    case OP_STATS: {
+      fsdpa_stats s = {sizeof s};
+      if (v == 2) s.size = sizeof(size_t);
+      if (v <= 2) st = fsdpa_stats_get(c, v == 1 ? NULL : &s);
+      break;
+    }
+    case OP_STEPS:
+      if (v <= 1) st = fsdpa_step_list(c, v == 1 ? NULL : &l);
+      break;
+    case OP_STREAMS:
+      if (v <= 1) st = fsdpa_stream_list(c, v == 1 ? NULL : &l);
+      break;
+    case OP_TIMELINE: STRUCT_QUERY(fsdpa_timeline, fsdpa_timeline_query); break;
+    case OP_GAPS: STRUCT_QUERY(fsdpa_launch_gaps, fsdpa_launch_gaps_query); break;
+    case OP_LATENCY: STRUCT_QUERY(fsdpa_launch_latency, fsdpa_launch_latency_query); break;
+    case OP_QUEUE: STRUCT_QUERY(fsdpa_launch_queue, fsdpa_launch_queue_query); break;
+    case OP_OVERLAP: STRUCT_QUERY(fsdpa_overlap, fsdpa_overlap_query); break;
+    case OP_MEMORY: STRUCT_QUERY(fsdpa_memory_summary, fsdpa_memory_query); break;
+    case OP_SPLITS:
+      /* 4: an unknown grouping */
+      if (v <= 4)
+        st = fsdpa_comm_split_list(c, qp, v == 4 ? (fsdpa_comm_split_by)7 : FSDPA_SPLIT_COLLECTIVE, v == 1 ? NULL : &l);
+      break;
+    case OP_UNITS: LIST_QUERY(fsdpa_fsdp_unit_list); break;
+    case OP_SYNC_WAITS: LIST_QUERY(fsdpa_sync_wait_list); break;
+    case OP_SYNC_CALLS: LIST_QUERY(fsdpa_sync_call_list); break;
+    case OP_SYNC_STEPS: LIST_QUERY(fsdpa_sync_step_list); break;
+    case OP_MEM_DEVICES: LIST_QUERY(fsdpa_memory_device_list); break;
+    case OP_MEM_STEPS: LIST_QUERY(fsdpa_memory_step_list); break;
+    case OP_MEM_SERIES:
+      /* 4: no buckets */
+      if (v <= 4) st = fsdpa_memory_series_list(c, qp, FSDPA_ABSENT, v == 4 ? 0 : 8, v == 1 ? NULL : &l);
+      break;
+    case OP_BACKWARD: {
+      fsdpa_backward b = {sizeof b};
+      if (v == 2) b.size = sizeof(size_t);
+      if (v <= 2) st = fsdpa_backward_get(c, v == 1 ? NULL : &b);
+      break;
+    }
+    case OP_BWD_STEPS:
+      if (v <= 1) st = fsdpa_backward_step_list(c, v == 1 ? NULL : &l);
+      break;
+    case OP_BWD_UNITS:
+      /* 2: a backward step past the end */
+      if (v <= 2) st = fsdpa_backward_unit_list(c, v == 2 ? (size_t)1 << 20 : 0, v == 1 ? NULL : &l);
+      break;
+    case OP_PARAM_SET: {
+      static const char *const key[] = {"launch.kernel_wait_ns", "no.such", "launch.kernel_wait_ns", NULL,
+                                        "launch.kernel_wait_ns", "launch.kernel_wait_ns"};
+      static const char *const val[] = {"30000", "1", "3e4", "1", NULL, "-1"};
+      if (v <= 5) st = fsdpa_param_set(c, key[v], val[v]);
+      break;
+    }
+    case OP_PARAM_GET: {
+      int64_t x;
+      static const char *const key[] = {"launch.kernel_wait_ns", "no.such", NULL, "launch.kernel_wait_ns"};
+      if (v <= 3) st = fsdpa_param_get(c, key[v], v == 3 ? NULL : &x);
+      break;
+    }
+    case OP_SUMMARY: {
+      char *out = NULL;
+      size_t n = 0;
+      if (v <= 1) st = fsdpa_summary_write(c, "t", v == 1 ? NULL : &out, &n);
+      fsdpa_free(out);
+      break;
+    }
+  }
+  fsdpa_list_free(l);
+  return st;
+}
+
+static void assert_clear(const fsdpa_ctx *c, const char *what, int v) {
+  ck_assert_msg(!strcmp(fsdpa_errmsg(c), ""), "%s after variant %d: message [%s] left after a success", what, v,
+                fsdpa_errmsg(c));
+  ck_assert_msg(fsdpa_error_offset(c) == FSDPA_ABSENT, "%s after variant %d: offset %" PRId64 " left", what, v,
+                fsdpa_error_offset(c));
+}
+
+/* The error channel of a context: each call clears it on entry, so after a
+ * success following a failure the message is "" and the offset ABSENT; each
+ * EINVAL path says why. */
+START_TEST(t_errors_clear_on_success) {
+  /* the queries on a context whose input failed (they still answer) */
+  for (int op = 0; op < NOPS; op++) {
+    fsdpa_ctx *c = broken_sample_ctx();
+    fsdpa_status st = probe(c, op, 0);
+    ck_assert_msg(st == FSDPA_OK, "%s: %s (%s)", op_names[op], fsdpa_status_str(st), fsdpa_errmsg(c));
+    assert_clear(c, op_names[op], 0);
+    int v = 1;
+    for (;; v++) {
+      st = probe(c, op, v);
+      if (st == NO_VARIANT) break;
+      ck_assert_msg(st == FSDPA_EINVAL, "%s variant %d: %s", op_names[op], v, fsdpa_status_str(st));
+      ck_assert_msg(fsdpa_errmsg(c)[0] != 0, "%s variant %d: EINVAL without a message", op_names[op], v);
+      st = probe(c, op, 0);
+      ck_assert_msg(st == FSDPA_OK, "%s: %s (%s)", op_names[op], fsdpa_status_str(st), fsdpa_errmsg(c));
+      assert_clear(c, op_names[op], v);
+    }
+    ck_assert_msg(v > 1, "%s: no EINVAL path probed", op_names[op]);
+    fsdpa_ctx_free(c);
+  }
+  /* the input calls, on healthy contexts */
+  fsdpa_ctx *c = tu_new_ctx();
+  ck_assert_int_eq(fsdpa_feed(c, NULL, 1), FSDPA_EINVAL);
+  ck_assert_str_ne(fsdpa_errmsg(c), "");
+  ck_assert_int_eq(fsdpa_feed(c, "[", 1), FSDPA_OK);
+  assert_clear(c, "fsdpa_feed", 1);
+  ck_assert_int_eq(fsdpa_feed(c, "]", 1), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_param_set(c, "no.such", "1"), FSDPA_EINVAL);
+  ck_assert_str_ne(fsdpa_errmsg(c), "");
+  ck_assert_int_eq(fsdpa_finish(c), FSDPA_OK);
+  assert_clear(c, "fsdpa_finish", 1);
+  fsdpa_ctx_free(c);
+  char missing[4200];
+  snprintf(missing, sizeof missing, "%s/tests/no-such-trace.json", tu_build_root());
+  c = tu_new_ctx();
+  ck_assert_int_eq(fsdpa_feed_file(c, NULL), FSDPA_EINVAL);
+  ck_assert_str_ne(fsdpa_errmsg(c), "");
+  ck_assert_int_eq(fsdpa_feed_file(c, sample_path()), FSDPA_OK);
+  assert_clear(c, "fsdpa_feed_file", 1);
+  fsdpa_ctx_free(c);
+  /* a file that cannot be opened is an input error: the context refuses
+   * more input, and its next successful call still clears the message */
+  c = tu_new_ctx();
+  ck_assert_int_eq(fsdpa_feed_file(c, missing), FSDPA_EIO);
+  ck_assert_ptr_nonnull(strstr(fsdpa_errmsg(c), "no-such-trace.json"));
+  ck_assert_int_eq(fsdpa_feed_file(c, sample_path()), FSDPA_ESTATE);
+  ck_assert_str_ne(fsdpa_errmsg(c), "");
+  fsdpa_stats s = {sizeof s};
+  ck_assert_int_eq(fsdpa_stats_get(c, &s), FSDPA_OK);
+  assert_clear(c, "fsdpa_stats_get after EIO", 0);
+  fsdpa_ctx_free(c);
+  c = tu_new_ctx();
+  ck_assert_int_eq(fsdpa_event_add(c, NULL), FSDPA_EINVAL);
+  ck_assert_str_ne(fsdpa_errmsg(c), "");
+  fsdpa_event e = tu_x("kernel", "k", 0, 7, 100, 10, 1);
+  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
+  assert_clear(c, "fsdpa_event_add", 1);
+  e.size = sizeof(size_t);
+  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_EINVAL);
+  ck_assert_str_ne(fsdpa_errmsg(c), "");
+  e.size = sizeof e;
+  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
+  assert_clear(c, "fsdpa_event_add", 2);
+  fsdpa_ctx_free(c);
+  ck_assert_str_eq(fsdpa_errmsg(NULL), "");
+}
+END_TEST
+
+/* A list is a snapshot: later feeds do not change it, and it outlives its
+ * context, strings included. */
+START_TEST(t_lists_are_snapshots) {
+  fsdpa_ctx *c = tu_new_ctx();
+  tu_add_x(c, "user_annotation", "ProfilerStep#1", 10, 10, 0, 1000, FSDPA_ABSENT);
+  tu_add_x(c, "user_annotation", "ProfilerStep#2", 10, 10, 1000, 1000, FSDPA_ABSENT);
+  tu_add_x(c, "kernel", "k1", 0, 7, 100, 200, 1);
+  fsdpa_list *steps = NULL, *streams = NULL, *waits = NULL, *later = NULL;
+  ck_assert_int_eq(fsdpa_step_list(c, &steps), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_stream_list(c, &streams), FSDPA_OK);
+  ck_assert_uint_eq(fsdpa_list_count(steps), 2);
+  ck_assert_uint_eq(fsdpa_list_count(streams), 1);
+  fsdpa_step s0, s1;
+  TU_ITEM(steps, 0, s0);
+  TU_ITEM(steps, 1, s1);
+  fsdpa_stream_info si0;
+  TU_ITEM(streams, 0, si0);
+  /* more events: a step before the others, more work on stream 7, a new stream */
+  tu_add_x(c, "user_annotation", "ProfilerStep#0", 10, 10, -1000, 1000, FSDPA_ABSENT);
+  tu_add_x(c, "kernel", "k2", 0, 7, 400, 200, 2);
+  tu_add_x(c, "kernel", "k3", 0, 9, 400, 200, 3);
+  tu_build_sync_inferred(c);
+  ck_assert_int_eq(fsdpa_step_list(c, &later), FSDPA_OK);
+  ck_assert_uint_eq(fsdpa_list_count(later), 4);
+  fsdpa_list_free(later);
+  ck_assert_int_eq(fsdpa_stream_list(c, &later), FSDPA_OK);
+  ck_assert_uint_eq(fsdpa_list_count(later), 2);
+  fsdpa_list_free(later);
+  ck_assert_uint_eq(fsdpa_list_count(steps), 2);
+  ck_assert_uint_eq(fsdpa_list_count(streams), 1);
+  fsdpa_step t;
+  TU_ITEM(steps, 0, t);
+  ck_assert(t.number == s0.number && t.start_ns == s0.start_ns && t.dur_ns == s0.dur_ns);
+  ck_assert_int_eq(t.number, 1);
+  TU_ITEM(steps, 1, t);
+  ck_assert(t.number == s1.number && t.start_ns == s1.start_ns && t.dur_ns == s1.dur_ns);
+  fsdpa_stream_info si;
+  TU_ITEM(streams, 0, si);
+  ck_assert_int_eq(si.busy_ns, si0.busy_ns);
+  ck_assert_int_eq(si.busy_ns, 200);
+  ck_assert_uint_eq(si.kernels, 1);
+  /* a list with strings, kept past the context */
+  ck_assert_int_eq(fsdpa_sync_wait_list(c, NULL, &waits), FSDPA_OK);
+  size_t nw = fsdpa_list_count(waits);
+  ck_assert_uint_eq(nw, 2);
+  char names[2][64];
+  uint64_t counts[2];
+  for (size_t i = 0; i < nw; i++) {
+    fsdpa_sync_wait w;
+    TU_ITEM(waits, i, w);
+    ck_assert_ptr_nonnull(w.api);
+    snprintf(names[i], sizeof names[i], "%s", w.api);
+    counts[i] = w.count;
+  }
+  fsdpa_ctx_free(c);
+  ck_assert_int_eq(fsdpa_list_type(steps), FSDPA_LIST_STEPS);
+  ck_assert_uint_eq(fsdpa_list_count(steps), 2);
+  TU_ITEM(steps, 1, t);
+  ck_assert(t.number == s1.number && t.start_ns == s1.start_ns && t.dur_ns == s1.dur_ns);
+  TU_ITEM(streams, 0, si);
+  ck_assert_int_eq(si.busy_ns, si0.busy_ns);
+  for (size_t i = 0; i < nw; i++) {
+    fsdpa_sync_wait w;
+    TU_ITEM(waits, i, w);
+    ck_assert_str_eq(w.api, names[i]);
+    ck_assert_uint_eq(w.count, counts[i]);
+  }
+  ck_assert(!strcmp(names[0], "cudaStreamSynchronize") || !strcmp(names[1], "cudaStreamSynchronize"));
+  fsdpa_list_free(steps);
+  fsdpa_list_free(streams);
+  fsdpa_list_free(waits);
+}
+END_TEST
+
+/* fsdpa_list_get() checks its arguments: index, item and size. */
+START_TEST(t_list_get_rejects_bad_index_and_size) {
+  fsdpa_ctx *c = tu_new_ctx();
+  tu_add_x(c, "user_annotation", "ProfilerStep#1", 10, 10, 0, 1000, FSDPA_ABSENT);
+  tu_add_x(c, "user_annotation", "ProfilerStep#2", 10, 10, 1000, 1000, FSDPA_ABSENT);
+  fsdpa_list *l = NULL;
+  ck_assert_int_eq(fsdpa_step_list(c, &l), FSDPA_OK);
+  fsdpa_ctx_free(c);
+  ck_assert_uint_eq(fsdpa_list_count(l), 2);
+  fsdpa_step s = {sizeof s};
+  ck_assert_int_eq(fsdpa_list_get(l, 1, &s), FSDPA_OK);
+  ck_assert_int_eq(s.number, 2);
+  ck_assert_int_eq(fsdpa_list_get(l, 2, &s), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_list_get(l, SIZE_MAX, &s), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_list_get(l, 0, NULL), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_list_get(NULL, 0, &s), FSDPA_EINVAL);
+  /* sizes below the first released size, 0 included (no "0 = current") */
+  size_t bad[] = {0, sizeof(size_t), sizeof s - 1};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    fsdpa_step b;
+    memset(&b, 0x5a, sizeof b);
+    b.size = bad[k];
+    ck_assert_msg(fsdpa_list_get(l, 0, &b) == FSDPA_EINVAL, "size %zu accepted", bad[k]);
+    ck_assert_int_eq(b.number, (int64_t)0x5a5a5a5a5a5a5a5aLL);  /* nothing written */
+  }
+  /* a caller's struct larger than the library's: the bytes past it stay */
+  struct {
+    fsdpa_step s;
+    unsigned char tail[24];
+  } big;
+  memset(&big, 0xa5, sizeof big);
+  big.s.size = sizeof big;
+  ck_assert_int_eq(fsdpa_list_get(l, 0, &big), FSDPA_OK);
+  ck_assert_uint_eq(big.s.size, sizeof big);
+  ck_assert_int_eq(big.s.number, 1);
+  ck_assert_int_eq(big.s.dur_ns, 1000);
+  for (size_t k = 0; k < sizeof big.tail; k++) ck_assert_uint_eq(big.tail[k], 0xa5);
+  fsdpa_list_free(l);
+  ck_assert_uint_eq(fsdpa_list_count(NULL), 0);
+  ck_assert_int_eq(fsdpa_list_type(NULL), 0);
+  fsdpa_list_free(NULL);
+}
+END_TEST
+
+/* Calls over several contexts report through fsdpa_error: filled by a
+ * failure, cleared by the next success. */
+START_TEST(t_fsdpa_error_filled_and_cleared) {
+  fsdpa_ctx *c = sample_ctx();
+  fsdpa_ctx *ctxs[2] = {c, NULL};
+  fsdpa_error err;
+  fsdpa_error_init(&err);
+  ck_assert_uint_eq(err.size, sizeof err);
+  ck_assert_int_eq(err.status, FSDPA_OK);
+  ck_assert_str_eq(err.message, "");
+  ck_assert_int_eq(err.input, FSDPA_ABSENT);
+  ck_assert_int_eq(err.offset, FSDPA_ABSENT);
+  char *out = (char *)"unchanged";
+  size_t len = 0;
+  for (int round = 0; round < 2; round++) {
+    ck_assert_int_eq(fsdpa_report(ctxs, NULL, 2, NULL, &out, &len, &err), FSDPA_EINVAL);
+    ck_assert_int_eq(err.status, FSDPA_EINVAL);
+    ck_assert_int_eq(err.input, 1);
+    ck_assert_str_ne(err.message, "");
+    ck_assert_int_eq(fsdpa_report(ctxs, NULL, 1, NULL, &out, &len, &err), FSDPA_OK);
+    ck_assert_int_eq(err.status, FSDPA_OK);
+    ck_assert_str_eq(err.message, "");
+    ck_assert_uint_eq(strlen(out), len);
+    fsdpa_free(out);
+  }
+  /* the same for the typed findings and the cross-rank calls */
+  fsdpa_list *l = NULL;
+  ck_assert_int_eq(fsdpa_report_findings(ctxs, 2, &l, &err), FSDPA_EINVAL);
+  ck_assert_int_eq(err.status, FSDPA_EINVAL);
+  ck_assert_int_eq(err.input, 1);
+  ck_assert_str_ne(err.message, "");
+  ck_assert_int_eq(fsdpa_report_findings(ctxs, 1, &l, &err), FSDPA_OK);
+  ck_assert_int_eq(err.status, FSDPA_OK);
+  ck_assert_str_eq(err.message, "");
+  fsdpa_list_free(l);
+  fsdpa_crossrank xr = {sizeof xr};
+  ck_assert_int_eq(fsdpa_crossrank_query(ctxs, 2, &xr, &err), FSDPA_EINVAL);
+  ck_assert_str_ne(err.message, "");
+  ck_assert_int_eq(fsdpa_crossrank_query(ctxs, 1, &xr, &err), FSDPA_OK);
+  ck_assert_int_eq(err.status, FSDPA_OK);
+  ck_assert_str_eq(err.message, "");
+  ck_assert_int_eq(fsdpa_crossrank_rank_list(ctxs, 2, &l, &err), FSDPA_EINVAL);
+  ck_assert_str_ne(err.message, "");
+  ck_assert_int_eq(fsdpa_crossrank_rank_list(ctxs, 1, &l, &err), FSDPA_OK);
+  ck_assert_int_eq(err.status, FSDPA_OK);
+  ck_assert_str_eq(err.message, "");
+  fsdpa_list_free(l);
+  /* a NULL error is allowed, and so is a failure without one */
+  ck_assert_int_eq(fsdpa_report(ctxs, NULL, 2, NULL, &out, &len, NULL), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_report(ctxs, NULL, 1, NULL, &out, NULL, NULL), FSDPA_OK);
+  fsdpa_free(out);
+  /* an error struct smaller than its first size is refused */
+  fsdpa_error tiny;
+  fsdpa_error_init(&tiny);
+  tiny.size = sizeof(size_t);
+  ck_assert_int_eq(fsdpa_report(ctxs, NULL, 1, NULL, &out, NULL, &tiny), FSDPA_EINVAL);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* fsdpa_report_findings() on generated jobs: the same findings, field for
+ * field, in the same order as findings[] of the JSON report, and
+ * fsdpa_findings_worst() is the worst severity there. */
+/* JSON text without the whitespace between tokens (the report is indented,
+ * evidence_json is not). */
+static char *squeeze(const char *s, size_t n) {
+  char *o = malloc(n + 1);
+  ck_assert_ptr_nonnull(o);
+  size_t k = 0;
+  int in_str = 0;
+  for (size_t i = 0; i < n; i++) {
+    char ch = s[i];
+    if (in_str) {
+      o[k++] = ch;
+      if (ch == '\\' && i + 1 < n) o[k++] = s[++i];
+      else if (ch == '"') in_str = 0;
+    } else if (ch == '"') {
+      in_str = 1;
+      o[k++] = ch;
+    } else if (ch != ' ' && ch != '\n' && ch != '\t' && ch != '\r') {
+      o[k++] = ch;
+    }
+  }
+  o[k] = 0;
+  return o;
+}
+
+static void check_findings_match(fsdpa_ctx **c, size_t n, const char *what) {
+  char *rep = tu_report_json(c, n, NULL, NULL);
+  ck_assert_ptr_nonnull(rep);
+  fsdpa_list *l = NULL;
+  fsdpa_error err;
+  fsdpa_error_init(&err);
+  ck_assert_msg(fsdpa_report_findings(c, n, &l, &err) == FSDPA_OK, "%s: %s", what, err.message);
+  ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_FINDINGS);
+  size_t nf = tj_count(rep, "findings");
+  ck_assert_msg(fsdpa_list_count(l) == nf, "%s: %zu typed findings, %zu in the report", what, fsdpa_list_count(l), nf);
+  ck_assert_uint_gt(nf, 0);
+  int worst = -1;
+  for (size_t i = 0; i < nf; i++) {
+    char path[64];
+    snprintf(path, sizeof path, "findings.%zu", i);
+    const char *b, *e;
+    ck_assert(tj_find(rep, path, &b, &e));
+    char *js = strndup(b, (size_t)(e - b));  /* one finding: cheaper lookups */
+    ck_assert_ptr_nonnull(js);
+    fsdpa_finding f;
+    TU_ITEM(l, i, f);
+    ck_assert_msg(tj_str_is(js, "id", f.id), "%s finding %zu: id %s", what, i, f.id);
+    ck_assert_msg(tj_str_is(js, "severity", fsdpa_severity_name(f.severity)), "%s %s: severity %s", what, f.id,
+                  fsdpa_severity_name(f.severity));
+    static const char *const sev[] = {"info", "warning", "critical"};
+    for (int k = 0; k < 3; k++)
+      if (tj_str_is(js, "severity", sev[k]) && k > worst) worst = k;
+    ck_assert_msg(tj_i64(js, "rank") == f.rank, "%s %s: rank %" PRId64, what, f.id, f.rank);
+    ck_assert_msg(tj_i64(js, "step") == f.step, "%s %s: step %" PRId64, what, f.id, f.step);
+    ck_assert_msg(tj_i64(js, "cost_ns") == f.cost_ns, "%s %s: cost %" PRId64 ", report %" PRId64, what, f.id,
+                  f.cost_ns, tj_i64(js, "cost_ns"));
+    ck_assert_msg(tj_str_is(js, "title", f.title), "%s %s: title %s", what, f.id, f.title);
+    ck_assert_msg(tj_str_is(js, "detail", f.detail), "%s %s: detail differs", what, f.id);
+    ck_assert_msg(tj_str_is(js, "advice", f.advice), "%s %s: advice differs", what, f.id);
+    size_t nr = tj_has(js, "evidence.ranges") ? tj_count(js, "evidence.ranges") : 0;
+    ck_assert_msg(f.nranges == nr, "%s %s: %zu ranges, report %zu", what, f.id, f.nranges, nr);
+    ck_assert(nr == 0 ? f.ranges == NULL : f.ranges != NULL);
+    for (size_t k = 0; k < nr; k++) {
+      char rp[96];
+      snprintf(rp, sizeof rp, "evidence.ranges.%zu.start_ns", k);
+      ck_assert_int_eq(tj_i64(js, rp), f.ranges[k].start_ns);
+      snprintf(rp, sizeof rp, "evidence.ranges.%zu.end_ns", k);
+      ck_assert_int_eq(tj_i64(js, rp), f.ranges[k].end_ns);
+    }
+    /* the evidence text is the report's evidence object */
+    ck_assert_ptr_nonnull(f.evidence_json);
+    ck_assert(tj_valid(f.evidence_json, strlen(f.evidence_json)));
+    ck_assert(tj_find(js, "evidence", &b, &e));
+    char *ev = squeeze(b, (size_t)(e - b)), *fe = squeeze(f.evidence_json, strlen(f.evidence_json));
+    ck_assert_msg(!strcmp(ev, fe), "%s %s: evidence %s, report %s", what, f.id, fe, ev);
+    if (nr) ck_assert_uint_eq(tj_count(f.evidence_json, "ranges"), nr);
+    free(ev);
+    free(fe);
+    free(js);
+  }
+  ck_assert_int_eq(fsdpa_findings_worst(l), worst);
+  printf("# %s: %zu typed findings equal the report's, worst %s\n", what, nf, fsdpa_severity_name(worst));
+  fsdpa_list_free(l);
+  fsdpa_free(rep);
+}
+
+START_TEST(t_typed_findings_match_the_report) {
+  char *p = tu_tracegen("mixed", "--steps 4 --layers 2 --seed 3", "core_mixed.json");
+  char *r0 = tu_tracegen("straggler", "--ranks 2 --steps 4 --layers 2 --seed 3", "core_straggler.json");
+  if (!p || !r0) {
+    printf("# SKIP typed findings: tools/tracegen failed\n");
+    free(p);
+    free(r0);
+    return;
+  }
+  fsdpa_ctx *c = tu_new_ctx();
+  ck_assert_msg(fsdpa_feed_file(c, p) == FSDPA_OK, "%s", fsdpa_errmsg(c));
+  check_findings_match(&c, 1, "mixed");
+  fsdpa_ctx_free(c);
+  /* two ranks: per-rank findings of both and the cross-rank one */
+  fsdpa_ctx *cs[2];
+  char *dot = strstr(r0, ".json");
+  ck_assert_ptr_nonnull(dot);
+  for (int r = 0; r < 2; r++) {
+    char path[4200];
+    snprintf(path, sizeof path, "%.*s.rank%d.json", (int)(dot - r0), r0, r);
+    cs[r] = tu_new_ctx();
+    ck_assert_msg(fsdpa_feed_file(cs[r], path) == FSDPA_OK, "%s", fsdpa_errmsg(cs[r]));
+  }
+  check_findings_match(cs, 2, "straggler x2");
+  fsdpa_list *l = NULL;
+  ck_assert_int_eq(fsdpa_report_findings(cs, 2, &l, NULL), FSDPA_OK);
+  int straggler = 0;
+  for (size_t i = 0; i < fsdpa_list_count(l); i++) {
+    fsdpa_finding f;
+    TU_ITEM(l, i, f);
+    straggler += !strcmp(f.id, "straggler-rank");
+  }
+  ck_assert_int_eq(straggler, 1);
+  fsdpa_list_free(l);
+  fsdpa_ctx_free(cs[0]);
+  fsdpa_ctx_free(cs[1]);
+  /* no findings: worst is -1; a list of another kind is not findings */
+  c = tu_new_ctx();
+  tu_add_x(c, "kernel", "k", 0, 7, 1, 2, FSDPA_ABSENT);
+  ck_assert_int_eq(fsdpa_report_findings(&c, 1, &l, NULL), FSDPA_OK);
+  ck_assert_uint_eq(fsdpa_list_count(l), 0);
+  ck_assert_int_eq(fsdpa_findings_worst(l), -1);
+  fsdpa_list_free(l);
+  ck_assert_int_eq(fsdpa_step_list(c, &l), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_findings_worst(l), -1);
+  fsdpa_list_free(l);
+  ck_assert_int_eq(fsdpa_findings_worst(NULL), -1);
+  fsdpa_ctx_free(c);
+  ck_assert_str_eq(fsdpa_severity_name(FSDPA_SEVERITY_CRITICAL), "critical");
+  ck_assert_str_eq(fsdpa_severity_name((fsdpa_severity)9), "");
+  free(p);
+  free(r0);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("core");
   TCase *tc = tcase_create("core");
@@ -411,10 +1318,21 @@ int main(void) {
   tcase_add_test(tc, t_classify_kernels_and_apis);
   tcase_add_test(tc, t_struct_feed_steps_streams_density);
   tcase_add_test(tc, t_params);
+  tcase_add_test(tc, t_param_list_get_set_agree);
   tcase_add_test(tc, t_bad_args_and_null_safety);
   tcase_add_test(tc, t_allocator_failure_and_cap);
   tcase_add_test(tc, t_big_blocks);
   tcase_add_test(tc, t_sort_matches_qsort);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("api");
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, t_zeroed_queries_are_the_whole_trace);
+  tcase_add_test(tc, t_selectors_need_their_bit);
+  tcase_add_test(tc, t_errors_clear_on_success);
+  tcase_add_test(tc, t_lists_are_snapshots);
+  tcase_add_test(tc, t_list_get_rejects_bad_index_and_size);
+  tcase_add_test(tc, t_fsdpa_error_filled_and_cleared);
+  tcase_add_test(tc, t_typed_findings_match_the_report);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_ENV);

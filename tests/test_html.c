@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "report_jobs.h"
+#include "tjson.h"
 
 static char extra_dir[4096];
 
@@ -23,71 +24,50 @@ static void setup(void) {
 }
 
 static fsdpa_status html_of(fsdpa_ctx **c, size_t n, const char *const *paths, int64_t step,
-                            char **out, size_t *len) {
+                            char **out, size_t *len, fsdpa_error *err) {
   fsdpa_report_options o;
   fsdpa_report_options_init(&o);
   o.format = FSDPA_FORMAT_HTML;
   o.html_step = step;
   *out = NULL;
-  return fsdpa_report(c, paths, n, &o, out, len);
+  fsdpa_error_init(err);
+  return fsdpa_report(c, paths, n, &o, out, len, err);
 }
 
-/* the picture-data block of a page */
-static const char *viz_of(const char *html) {
+/* The picture data of a page (the JSON inside its fsdpa-viz script
+ * element), malloc'd. */
+static char *viz_of(const char *html) {
   const char *v = strstr(html, "id=\"fsdpa-viz\">");
   ck_assert_ptr_nonnull(v);
-  return v;
+  v = strchr(v, '>') + 1;
+  const char *e = strstr(v, "</script>");
+  ck_assert_ptr_nonnull(e);
+  char *js = strndup(v, (size_t)(e - v));
+  ck_assert_ptr_nonnull(js);
+  ck_assert_msg(tj_valid(js, strlen(js)), "the page's picture data is not JSON");
+  return js;
 }
 
 static void add_kernel(fsdpa_ctx *c, const char *name, int64_t stream, int64_t ts, int64_t dur) {
-  fsdpa_event e;
-  fsdpa_event_init(&e);
-  e.ph = 'X';
-  e.cat = "kernel";
-  e.cat_len = 6;
-  e.name = name;
-  e.name_len = strlen(name);
-  e.pid = 0;
-  e.tid = stream;
-  e.ts_ns = ts;
-  e.dur_ns = dur;
-  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
+  tu_add_x(c, "kernel", name, 0, stream, ts, dur, FSDPA_ABSENT);
 }
 
 static void add_step(fsdpa_ctx *c, int n, int64_t ts, int64_t dur) {
   char name[32];
   snprintf(name, sizeof name, "ProfilerStep#%d", n);
-  fsdpa_event e;
-  fsdpa_event_init(&e);
-  e.ph = 'X';
-  e.cat = "user_annotation";
-  e.cat_len = strlen(e.cat);
-  e.name = name;
-  e.name_len = strlen(name);
-  e.pid = 1;
-  e.tid = 1;
-  e.ts_ns = ts;
-  e.dur_ns = dur;
-  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
+  tu_add_x(c, "user_annotation", name, 1, 1, ts, dur, FSDPA_ABSENT);
 }
 
+/* A `[memory]` instant of device 0 (CUDA). */
 static void add_memory(fsdpa_ctx *c, int64_t ts, int64_t bytes, int64_t alloc, int64_t res) {
-  fsdpa_event e;
-  fsdpa_event_init(&e);
+  fsdpa_event e = tu_x("cpu_instant_event", "[memory]", 1, 1, ts, FSDPA_ABSENT, FSDPA_ABSENT);
   e.ph = 'i';
-  e.cat = "cpu_instant_event";
-  e.cat_len = strlen(e.cat);
-  e.name = "[memory]";
-  e.name_len = 8;
-  e.pid = 1;
-  e.tid = 1;
-  e.ts_ns = ts;
   e.bytes = bytes;
   e.total_allocated = alloc;
   e.total_reserved = res;
   e.device_type = 1;
   e.device_id = 0;
-  ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
+  tu_add(c, &e);
 }
 
 START_TEST(t_html_step_option) {
@@ -97,7 +77,9 @@ START_TEST(t_html_step_option) {
   fsdpa_ctx *c = NULL;
   ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
   ck_assert_int_eq(fsdpa_feed_file(c, p), FSDPA_OK);
-  size_t ns = fsdpa_step_count(c);
+  fsdpa_list *steps = NULL;
+  ck_assert_int_eq(fsdpa_step_list(c, &steps), FSDPA_OK);
+  size_t ns = fsdpa_list_count(steps);
   ck_assert_uint_ge(ns, 3);
   /* the busiest steady step, computed here from the public timeline query:
    * the first of >= 3 steps is warm-up; busiest = most GPU busy time in the
@@ -106,42 +88,45 @@ START_TEST(t_html_step_option) {
   for (size_t i = 1; i < ns; i++) {
     fsdpa_query q;
     fsdpa_query_init(&q);
+    q.fields |= FSDPA_QUERY_STEP;
     q.step = (int64_t)i;
     fsdpa_timeline tl = {sizeof tl, 0, 0, 0, 0};
     ck_assert_int_eq(fsdpa_timeline_query(c, &q, &tl), FSDPA_OK);
     if (tl.busy_ns > best_busy) best_busy = tl.busy_ns, best = (int64_t)i;
   }
-  fsdpa_step s = {sizeof s, 0, 0, 0};
-  ck_assert_int_eq(fsdpa_get_step(c, (size_t)best, &s), FSDPA_OK);
+  fsdpa_step s;
+  TU_ITEM(steps, (size_t)best, s);
   const char *paths[1] = {p};
   size_t len;
   fsdpa_status st;
+  fsdpa_error err;
   char *h = NULL;
-  st = html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len);
+  st = html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len, &err);
   ck_assert_int_eq(st, FSDPA_OK);
-  double chosen = -1;
-  const char *vz = viz_of(h);
-  int found = tu_json_num(vz, "chosen_step", vz, &chosen);
-  ck_assert(found);
-  ck_assert_msg((int64_t)chosen == s.number, "default Gantt step %g, busiest steady step is %lld",
-                chosen, (long long)s.number);
+  char *vz = viz_of(h);
+  int64_t chosen = tj_i64(vz, "ranks.0.chosen_step");
+  ck_assert_msg(chosen == s.number, "default Gantt step %lld, busiest steady step is %lld", (long long)chosen,
+                (long long)s.number);
+  free(vz);
   fsdpa_free(h);
-  fsdpa_step s0 = {sizeof s0, 0, 0, 0};
-  ck_assert_int_eq(fsdpa_get_step(c, 0, &s0), FSDPA_OK);
-  st = html_of(&c, 1, paths, 0, &h, &len);
+  fsdpa_step s0;
+  TU_ITEM(steps, 0, s0);
+  st = html_of(&c, 1, paths, 0, &h, &len, &err);
   ck_assert_int_eq(st, FSDPA_OK);
   vz = viz_of(h);
-  found = tu_json_num(vz, "chosen_step", vz, &chosen);
-  ck_assert(found);
-  ck_assert_int_eq((int64_t)chosen, s0.number);
+  ck_assert_int_eq(tj_i64(vz, "ranks.0.chosen_step"), s0.number);
+  free(vz);
   char out[4200];
   snprintf(out, sizeof out, "%s/step0.html", extra_dir);
   ck_assert_int_eq(rj_write(out, h, len), 0);
   fsdpa_free(h);
-  st = html_of(&c, 1, paths, (int64_t)ns, &h, &len);
+  /* a step past the end: refused, with the reason in the report's error */
+  st = html_of(&c, 1, paths, (int64_t)ns, &h, &len, &err);
   ck_assert_int_eq(st, FSDPA_EINVAL);
   ck_assert_ptr_null(h);
-  ck_assert_msg(strstr(fsdpa_errmsg(c), "html_step") != NULL, "message: %s", fsdpa_errmsg(c));
+  ck_assert_int_eq(err.status, FSDPA_EINVAL);
+  ck_assert_msg(strstr(err.message, "html_step") != NULL, "message: %s", err.message);
+  fsdpa_list_free(steps);
   fsdpa_ctx_free(c);
 }
 END_TEST
@@ -163,8 +148,9 @@ START_TEST(t_html_bounded_for_huge_steps) {
   size_t len;
   fsdpa_status st;
   char *h = NULL;
-  st = html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len);
-  ck_assert_int_eq(st, FSDPA_OK);
+  fsdpa_error err;
+  st = html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len, &err);
+  ck_assert_msg(st == FSDPA_OK, "%s", err.message);
   printf("# 200000 kernels in one step: HTML page of %zu bytes\n", len);
   ck_assert_msg(len < 2000000, "page of %zu bytes for one step", len);
   char out[4200];
@@ -210,8 +196,9 @@ START_TEST(t_html_escapes_names) {
   size_t len;
   fsdpa_status st;
   char *h = NULL;
-  st = html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len);
-  ck_assert_int_eq(st, FSDPA_OK);
+  fsdpa_error err;
+  st = html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len, &err);
+  ck_assert_msg(st == FSDPA_OK, "%s", err.message);
   ck_assert_ptr_null(strstr(h, "<script>document.title"));
   ck_assert_ptr_null(strstr(h, "<b>bold"));
   ck_assert_ptr_null(strstr(h, "<!--"));
@@ -241,10 +228,10 @@ START_TEST(t_html_every_trace_in_the_browser) {
     fsdpa_ctx **c = rj_load(j, err, sizeof err);
     ck_assert_msg(c != NULL, "%s: %s", j->name, err);
     size_t len = 0;
-    fsdpa_status st;
+    fsdpa_error e;
     char *h = NULL;
-  st = html_of(c, j->n, (const char *const *)j->paths, FSDPA_ABSENT, &h, &len);
-    ck_assert_msg(st == FSDPA_OK, "%s: html report: %s", j->name, fsdpa_errmsg(c[0]));
+    fsdpa_status st = html_of(c, j->n, (const char *const *)j->paths, FSDPA_ABSENT, &h, &len, &e);
+    ck_assert_msg(st == FSDPA_OK, "%s: html report: %s", j->name, e.message);
     ck_assert_msg(!strncmp(h, "<!DOCTYPE html>", 15), "%s: not an HTML page", j->name);
     ck_assert_msg(strstr(h, "data-rendered=\"pending\"") != NULL, "%s: no render marker", j->name);
     if (len > biggest) biggest = len;
@@ -326,13 +313,17 @@ START_TEST(t_html_and_text_fault_injection) {
       fsdpa_report_options_init(&ro);
       ro.format = (fsdpa_format)fmt;
       char *out = NULL;
-      fsdpa_status st = fsdpa_report(&c, NULL, 1, &ro, &out, NULL);
+      fsdpa_error err;
+      fsdpa_error_init(&err);
+      fsdpa_status st = fsdpa_report(&c, NULL, 1, &ro, &out, NULL, &err);
+      ck_assert_int_eq(err.status, st);
       if (st == FSDPA_OK) {
         ck_assert_ptr_nonnull(out);
         completed = nallocs < armed;
       } else {
         ck_assert_msg(st == FSDPA_ENOMEM, "format %d, failing allocation %ld: status %d", fmt, armed, st);
         ck_assert_ptr_null(out);
+        ck_assert_msg(err.message[0] != 0, "format %d, failing allocation %ld: no message", fmt, armed);
       }
       fsdpa_free(out);
       fail_at = 0;

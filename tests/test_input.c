@@ -1180,34 +1180,11 @@ END_TEST
  * odd chunks with the scalar splitter and a tiny window; the execution trace
  * is rejected.  (test_corpus compares the counts with count_events.py.) */
 
-#include <dirent.h>
-#include <sys/stat.h>
-static void corpus_walk(const char *dir, char ***out, size_t *n) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.') continue;
-    char p[4096];
-    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-    struct stat st;
-    if (stat(p, &st)) continue;
-    size_t l = strlen(p);
-    if (S_ISDIR(st.st_mode)) corpus_walk(p, out, n);
-    else if ((l > 5 && strcmp(p + l - 5, ".json") == 0) || (l > 8 && strcmp(p + l - 8, ".json.gz") == 0)) {
-      *out = realloc(*out, (*n + 1) * sizeof **out);
-      (*out)[(*n)++] = strdup(p);
-    }
-  }
-  closedir(d);
-}
-
 START_TEST(t_corpus_decodes_the_same_in_any_chunking) {
   const char *dir = tu_corpus_dir();
   if (!dir) return;
   char **files = NULL;
-  size_t nf = 0;
-  corpus_walk(dir, &files, &nf);
+  size_t nf = tu_corpus_files(dir, &files);
   int traces = 0;
   for (size_t i = 0; i < nf; i++) {
     size_t n;
@@ -1234,9 +1211,8 @@ START_TEST(t_corpus_decodes_the_same_in_any_chunking) {
     }
     res_free(&a);
     free(raw);
-    free(files[i]);
   }
-  free(files);
+  tu_free_paths(files, nf);
   printf("# corpus: %d traces decoded identically in two chunkings\n", traces);
   ck_assert_int_gt(traces, 20);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "testutil.h"
+#include "tjson.h"
 
 static char tmpdir[4096];
 
@@ -71,6 +72,19 @@ START_TEST(t_version_help_usage) {
   o = run_cli("params", &code);
   ck_assert_int_eq(code, 0);
   ck_assert_ptr_nonnull(strstr(o, "launch.kernel_wait_ns="));
+  /* one `name=default  description` line per parameter of fsdpa_param_list() */
+  fsdpa_list *l = NULL;
+  ck_assert_int_eq(fsdpa_param_list(&l), FSDPA_OK);
+  ck_assert_uint_gt(fsdpa_list_count(l), 0);
+  for (size_t i = 0; i < fsdpa_list_count(l); i++) {
+    fsdpa_param p;
+    TU_ITEM(l, i, p);
+    char line[4096];
+    snprintf(line, sizeof line, "%s=%lld  %s\n", p.name, (long long)p.default_value, p.description);
+    const char *at = strstr(o, line);
+    ck_assert_msg(at && (at == o || at[-1] == '\n'), "fsdpa params lacks the line: %s", line);
+  }
+  fsdpa_list_free(l);
   free(o);
 }
 END_TEST
@@ -123,7 +137,8 @@ START_TEST(t_sample_all_formats) {
   snprintf(args, sizeof args, "analyze --format json '%s'", sample());
   char *js = run_cli(args, &code);
   ck_assert_msg(code == 0, "exit %d: %s", code, js);
-  ck_assert_ptr_nonnull(strstr(js, "\"schema\": \"fsdpa.report/1\""));
+  ck_assert(tj_str_is(js, "schema", "fsdpa.report/1"));
+  ck_assert(tj_str_is(js, "version", fsdpa_version_string()));
   /* parses as JSON (Python's json) and has the contract's top-level keys */
   char p[4200];
   snprintf(p, sizeof p, "%s/sample.json", tmpdir);
@@ -185,12 +200,20 @@ START_TEST(t_fail_on) {
   snprintf(args, sizeof args, "analyze --format json --fail-on info '%s'", p);
   char *o = run_cli(args, &code);
   ck_assert_msg(code == 0, "exit %d: %s", code, o);
+  ck_assert_uint_eq(tj_count(o, "findings"), 0);
   free(o);
   /* the sample has findings (the README promises at least one with advice) */
   snprintf(args, sizeof args, "analyze --format json --fail-on info '%s'", sample());
   o = run_cli(args, &code);
   ck_assert_msg(code == 1, "sample must have findings; exit %d", code);
-  ck_assert_ptr_nonnull(strstr(o, "\"advice\""));
+  size_t nf = tj_count(o, "findings"), advised = 0;
+  ck_assert_uint_gt(nf, 0);
+  for (size_t i = 0; i < nf; i++) {
+    char path[64];
+    snprintf(path, sizeof path, "findings.%zu.advice", i);
+    if (tj_has(o, path) && !tj_str_is(o, path, "")) advised++;
+  }
+  ck_assert_msg(advised > 0, "no finding of the sample has advice");
   free(o);
 }
 END_TEST

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "report_jobs.h"
+#include "tjson.h"
 
 static rj_job jobs[RJ_MAX_JOBS];
 static size_t njobs;
@@ -60,17 +61,22 @@ START_TEST(t_json_and_text_of_every_trace) {
     fsdpa_ctx **c = rj_load(j, err, sizeof err);
     ck_assert_msg(c != NULL, "%s: %s", j->name, err);
     size_t len = 0;
-    fsdpa_status st;
-    char *js = rj_report(c, j, FSDPA_FORMAT_JSON, 0, &len, &st);
-    ck_assert_msg(st == FSDPA_OK, "%s: json report: %s", j->name, fsdpa_errmsg(c[0]));
+    fsdpa_error e;
+    char *js = rj_report(c, j, FSDPA_FORMAT_JSON, 0, &len, &e);
+    ck_assert_msg(js != NULL && e.status == FSDPA_OK, "%s: json report: %s", j->name, e.message);
+    ck_assert_uint_eq(strlen(js), len);
+    ck_assert_msg(tj_valid(js, len), "%s: the JSON report does not parse", j->name);
+    ck_assert(tj_str_is(js, "schema", "fsdpa.report/1"));
+    ck_assert_uint_eq(tj_count(js, "inputs"), j->n);
+    ck_assert_uint_eq(tj_count(js, "ranks"), j->n);
     char p[4500];
     snprintf(p, sizeof p, "%s/%s.json", dir, j->name);
     ck_assert_int_eq(rj_write(p, js, len), 0);
     fsdpa_free(js);
     if (off + strlen(p) + 4 < sizeof cmd) off += (size_t)snprintf(cmd + off, sizeof cmd - off, " '%s'", p);
     for (int color = 0; color <= 1; color++) {
-      char *tx = rj_report(c, j, FSDPA_FORMAT_TEXT, color, &len, &st);
-      ck_assert_msg(st == FSDPA_OK, "%s: text report: %s", j->name, fsdpa_errmsg(c[0]));
+      char *tx = rj_report(c, j, FSDPA_FORMAT_TEXT, color, &len, &e);
+      ck_assert_msg(tx != NULL && e.status == FSDPA_OK, "%s: text report: %s", j->name, e.message);
       ck_assert_uint_eq(strlen(tx), len);
       check_text(j->name, tx, color);
       fsdpa_free(tx);

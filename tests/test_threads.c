@@ -2,8 +2,10 @@
  * threads at the same time must give exactly the single-threaded results.
  * 8 threads each analyse every trace (generated scenarios, a real trace,
  * a 2-rank job) in their own contexts, through the byte feed, the file
- * feed and the structured summaries, and compare every report with the one
- * computed on the main thread first.  Run under ThreadSanitizer by
+ * feed and the structured summaries, and compare every report, summary and
+ * typed findings list with the one computed on the main thread first; they
+ * also all read the main thread's findings lists at once (a list is
+ * read-only, so that is allowed).  Run under ThreadSanitizer by
  * .ci/tsan.sh (a -Db_sanitize=thread build); in other builds it still checks
  * the results. */
 #include <check.h>
@@ -21,12 +23,15 @@ typedef struct trace {
   size_t len;
   char *report;   /* reference JSON report (main thread) */
   char *summary;  /* reference summary */
+  char *findings; /* reference typed findings, as text */
+  fsdpa_list *shared; /* the main thread's findings list, read by every thread */
 } trace;
 
 static trace T[MAXT];
 static size_t nt;
 static trace RANKS[2];   /* a 2-rank job */
 static char *rank_report; /* its reference report */
+static char *rank_findings; /* and typed findings */
 
 typedef struct worker {
   int id;
@@ -42,7 +47,7 @@ static void note_fail(worker *w, const char *fmt, const char *what) {
 static char *report_of(fsdpa_ctx *const *c, size_t n) {
   char *out = NULL;
   size_t len = 0;
-  if (fsdpa_report(c, NULL, n, NULL, &out, &len) != FSDPA_OK) return NULL;
+  if (fsdpa_report(c, NULL, n, NULL, &out, &len, NULL) != FSDPA_OK) return NULL;
   char *copy = malloc(len + 1);
   if (copy) memcpy(copy, out, len + 1);
   fsdpa_free(out);
@@ -57,6 +62,50 @@ static char *summary_of(fsdpa_ctx *c) {
   if (copy) memcpy(copy, out, len + 1);
   fsdpa_free(out);
   return copy;
+}
+
+/* Every field of a findings list as text (NULL if an item cannot be read). */
+static char *findings_text(const fsdpa_list *l) {
+  size_t cap = 4096, n = 0;
+  char *s = malloc(cap);
+  if (!s) return NULL;
+  s[0] = 0;
+  for (size_t i = 0; i < fsdpa_list_count(l); i++) {
+    fsdpa_finding f;
+    memset(&f, 0, sizeof f);
+    f.size = sizeof f;
+    if (fsdpa_list_get(l, i, &f) != FSDPA_OK) {
+      free(s);
+      return NULL;
+    }
+    size_t need = strlen(f.id) + strlen(f.title) + strlen(f.detail) + strlen(f.advice) + strlen(f.evidence_json) +
+                  f.nranges * 48 + 128;
+    if (n + need >= cap) {
+      while (n + need >= cap) cap *= 2;
+      char *t = realloc(s, cap);
+      if (!t) {
+        free(s);
+        return NULL;
+      }
+      s = t;
+    }
+    n += (size_t)snprintf(s + n, cap - n, "%s %d %lld %lld %lld|%s|%s|%s|%s", f.id, (int)f.severity,
+                          (long long)f.rank, (long long)f.step, (long long)f.cost_ns, f.title, f.detail, f.advice,
+                          f.evidence_json);
+    for (size_t k = 0; k < f.nranges; k++)
+      n += (size_t)snprintf(s + n, cap - n, " [%lld,%lld)", (long long)f.ranges[k].start_ns,
+                            (long long)f.ranges[k].end_ns);
+    n += (size_t)snprintf(s + n, cap - n, "\n");
+  }
+  return s;
+}
+
+static char *findings_of(fsdpa_ctx *const *c, size_t n) {
+  fsdpa_list *l = NULL;
+  if (fsdpa_report_findings(c, n, &l, NULL) != FSDPA_OK) return NULL;
+  char *s = findings_text(l);
+  fsdpa_list_free(l);
+  return s;
 }
 
 /* Feed in chunks of `chunk` bytes (a different chunking per thread: the
@@ -94,8 +143,15 @@ static void *work(void *arg) {
       if (!r || strcmp(r, t->report) != 0) note_fail(w, "report of %s differs from the single-threaded one", t->path);
       char *s = summary_of(c);
       if (!s || strcmp(s, t->summary) != 0) note_fail(w, "summary of %s differs", t->path);
+      char *f = findings_of(&c, 1);
+      if (!f || strcmp(f, t->findings) != 0) note_fail(w, "typed findings of %s differ", t->path);
+      /* the list made on the main thread, read here while others read it too */
+      char *g = findings_text(t->shared);
+      if (!g || strcmp(g, t->findings) != 0) note_fail(w, "shared findings list of %s reads differently", t->path);
       free(r);
       free(s);
+      free(f);
+      free(g);
       fsdpa_ctx_free(c);
       w->runs++;
     }
@@ -103,7 +159,10 @@ static void *work(void *arg) {
       fsdpa_ctx *c[2] = {feed(&RANKS[0], 65536, 0), feed(&RANKS[1], 65536, 0)};
       char *r = c[0] && c[1] ? report_of(c, 2) : NULL;
       if (!r || strcmp(r, rank_report) != 0) note_fail(w, "2-rank report differs%s", "");
+      char *f = c[0] && c[1] ? findings_of(c, 2) : NULL;
+      if (!f || strcmp(f, rank_findings) != 0) note_fail(w, "2-rank typed findings differ%s", "");
       free(r);
+      free(f);
       fsdpa_ctx_free(c[0]);
       fsdpa_ctx_free(c[1]);
       w->runs++;
@@ -160,15 +219,21 @@ START_TEST(t_contexts_on_many_threads) {
     ck_assert_msg(c != NULL, "%s does not read", T[i].path);
     T[i].report = report_of(&c, 1);
     T[i].summary = summary_of(c);
+    T[i].findings = findings_of(&c, 1);
+    ck_assert_int_eq(fsdpa_report_findings(&c, 1, &T[i].shared, NULL), FSDPA_OK);
     ck_assert_ptr_nonnull(T[i].report);
     ck_assert_ptr_nonnull(T[i].summary);
+    ck_assert_ptr_nonnull(T[i].findings);
+    /* the shared list outlives its context */
     fsdpa_ctx_free(c);
   }
   if (RANKS[0].data) {
     fsdpa_ctx *c[2] = {feed(&RANKS[0], 1 << 20, 0), feed(&RANKS[1], 1 << 20, 0)};
     ck_assert(c[0] && c[1]);
     rank_report = report_of(c, 2);
+    rank_findings = findings_of(c, 2);
     ck_assert_ptr_nonnull(rank_report);
+    ck_assert_ptr_nonnull(rank_findings);
     fsdpa_ctx_free(c[0]);
     fsdpa_ctx_free(c[1]);
   }
@@ -193,12 +258,15 @@ START_TEST(t_contexts_on_many_threads) {
     free(T[i].data);
     free(T[i].report);
     free(T[i].summary);
+    free(T[i].findings);
+    fsdpa_list_free(T[i].shared);
   }
   for (int r = 0; r < 2; r++) {
     free(RANKS[r].path);
     free(RANKS[r].data);
   }
   free(rank_report);
+  free(rank_findings);
 }
 END_TEST
 

@@ -654,7 +654,7 @@ typedef struct fsdpa_overlap {
 /**
  * Overlap of communication and computation on the selected streams in the
  * query's window (all devices of the trace are unioned together; select a
- * device to get one GPU).  Per step: set `q->step`.
+ * device to get one GPU).  Per step: select it with ::FSDPA_QUERY_STEP.
  * @return ::FSDPA_OK, ::FSDPA_EINVAL (bad size or step), ::FSDPA_ENOMEM.
  */
 FSDPA_API fsdpa_status fsdpa_overlap_query(fsdpa_ctx *ctx, const fsdpa_query *q,
@@ -936,7 +936,7 @@ typedef enum fsdpa_wait_source {
 
 /** Blocking calls of one API (e.g. all cudaStreamSynchronize) selected by a
  *  query: calls whose start lies in the window, whose device equals
- *  `q->device` and whose waited stream equals `q->stream` (when those are
+ *  the query's device and whose waited stream equals its stream (when those are
  *  set). */
 typedef struct fsdpa_sync_wait {
   size_t size;                  /**< sizeof(fsdpa_sync_wait) */
@@ -985,7 +985,7 @@ typedef struct fsdpa_sync_call {
 FSDPA_API fsdpa_status fsdpa_sync_call_list(fsdpa_ctx *ctx, const fsdpa_query *q, fsdpa_list **out);
 
 /** Blocking calls of one step (the calls whose start the step contains,
- *  all threads and APIs, filtered by `q->device` / `q->stream` when set). */
+ *  all threads and APIs, filtered by the query's device / stream when set). */
 typedef struct fsdpa_sync_step {
   size_t size;                  /**< sizeof(fsdpa_sync_step) */
   int64_t index;                /**< step index (position in fsdpa_step_list()) */
@@ -1080,23 +1080,23 @@ typedef struct fsdpa_memory_summary {
   uint64_t steady_state_malloc_calls; /**< malloc calls of the window in steady-state steps */
   uint64_t steady_state_free_calls;   /**< free calls of the window in steady-state steps */
   int64_t gpu_idle_ns;                /**< GPU idle of the window's malloc and free calls */
-  int64_t device;                     /**< Device Id the level fields describe (q->device, else primary); ABSENT without device memory events */
+  int64_t device;                     /**< Device Id the level fields describe (the query's device, else primary); ABSENT without device memory events */
   uint64_t memory_events;             /**< that device's memory events in the window */
   uint64_t oom_events;                /**< `[OutOfMemory]` events in the window, all non-CPU devices */
   int allocated_is_relative;          /**< 1 if that device is relative (allocated levels are growth since its first event) */
   int64_t start_allocated_bytes;      /**< start allocated level of that device; ABSENT if unknown */
   int64_t end_allocated_bytes;        /**< end allocated level; ABSENT if unknown */
   int64_t min_allocated_bytes;        /**< min allocated level; ABSENT if unknown */
-  int64_t peak_allocated_bytes;       /**< peak allocated level; with q->device ABSENT the max over all non-relative devices.  ABSENT if relative or no events */
+  int64_t peak_allocated_bytes;       /**< peak allocated level; without a device in the query the max over all non-relative devices.  ABSENT if relative or no events */
   int64_t peak_allocated_delta_bytes; /**< relative device: peak of its running Σ Bytes (growth above the profile start); ABSENT otherwise */
-  int64_t peak_reserved_bytes;        /**< peak reserved level; with q->device ABSENT the max over all devices.  ABSENT without Total Reserved */
+  int64_t peak_reserved_bytes;        /**< peak reserved level; without a device in the query the max over all devices.  ABSENT without Total Reserved */
   int64_t allocated_at_peak_reserved_bytes; /**< A of the fragmentation definition (that device); ABSENT if unknown */
   double fragmentation;               /**< 1 − A / R of that device (0..1); -1 if unknown */
   double mean_unallocated_share;      /**< time-weighted (reserved − allocated) / reserved of that device; -1 if unknown */
 } fsdpa_memory_summary;
 
-/** Allocator summary for the window (q->device picks the device of the
- *  level fields; q->stream is ignored).  Works between feeds.
+/** Allocator summary for the window (the query's device picks the device of
+ *  the level fields; its stream is ignored).  Works between feeds.
  *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
 FSDPA_API fsdpa_status fsdpa_memory_query(fsdpa_ctx *ctx, const fsdpa_query *q,
                                           fsdpa_memory_summary *out);
@@ -1156,7 +1156,7 @@ typedef struct fsdpa_memory_point {
 FSDPA_API fsdpa_status fsdpa_memory_series_list(fsdpa_ctx *ctx, const fsdpa_query *q, int64_t device,
                                                 size_t buckets, fsdpa_list **out);
 
-/** Allocator activity and memory levels of one step (levels of q->device, else
+/** Allocator activity and memory levels of one step (levels of the query's device, else
  *  the primary device, with the step's CPU range as the window). */
 typedef struct fsdpa_memory_step {
   size_t size;                        /**< sizeof(fsdpa_memory_step) */
@@ -1571,12 +1571,15 @@ FSDPA_API fsdpa_status fsdpa_annotate_events(fsdpa_ctx *const *ctxs, size_t n, s
  * Write a copy of trace i (`in_path`, plain or gzip: the file ctxs[i] was
  * fed) to `out_path` ("-" = standard output) with the findings added as
  * events (see the group).  The input is streamed: memory does not grow with
- * its size.  It must be the same bytes the context read (checked on the
- * decompressed length when the context was fed JSON); it cannot be
- * standard input, nor the output file.  On failure no output file is left.
+ * its size.  The context must have read this trace through fsdpa_feed() or
+ * fsdpa_feed_file() (its parser recorded where the event array opens), and
+ * the file must be the same bytes (checked on the decompressed length and on
+ * that position); it cannot be standard input, nor the output file.  On
+ * failure no output file is left.
  * @return ::FSDPA_OK, ::FSDPA_EINVAL (bad argument, or not the trace the
  *         context read), ::FSDPA_EIO, ::FSDPA_EPARSE (corrupt gzip),
- *         ::FSDPA_ENOTTRACE (no `traceEvents` array), ::FSDPA_ETRUNCATED,
+ *         ::FSDPA_ENOTTRACE (the context read no `traceEvents` array, e.g.
+ *         it was given structured events only), ::FSDPA_ETRUNCATED,
  *         ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
  */
 FSDPA_API fsdpa_status fsdpa_annotate_file(fsdpa_ctx *const *ctxs, size_t n, size_t i,

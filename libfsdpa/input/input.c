@@ -3,9 +3,10 @@
  *   feed -> [gzip? streaming inflate] -> window (256 KiB) -> scanner -> batch
  *        -> json_shim (simdjson On-Demand) -> sink->event
  *
- * - Format: gzip when the stream starts with 1f 8b (inflate with automatic
- *   header detection, concatenated members, zero padding after a member is
- *   ignored); plain JSON otherwise (a UTF-8 BOM is skipped).
+ * - Format: gzip when the stream starts with 1f 8b (inflate.c: inflate with
+ *   automatic header detection, concatenated members, zero padding after a
+ *   member is ignored), decoded straight into the window; plain JSON
+ *   otherwise (a UTF-8 BOM is skipped).
  * - Everything outside the event array is checked by a scalar JSON
  *   validator (scan_top below) that never needs old bytes, so it works on any
  *   chunking; it also picks up distributedInfo.rank / world_size and
@@ -40,8 +41,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <zlib.h>
 
+#include "input/inflate.h"
 #include "input/json_shim.h"
 #include "input/num.h"
 #include "input/scan.h"
@@ -55,7 +56,6 @@
 #define IN_MAX_DEPTH 1024                /* nesting outside the events */
 #define IN_CAP_MAX 40                    /* captured key / metadata value bytes */
 
-enum { FMT_UNKNOWN, FMT_PLAIN, FMT_GZIP };
 enum { ST_OPEN, ST_ERROR, ST_DONE };
 enum { MODE_TOP, MODE_EVENTS };
 
@@ -94,13 +94,7 @@ struct fsdpa_input {
 
   uint64_t bytes_in, json_bytes, events;
 
-  /* format detection */
-  int fmt;
-  unsigned char hdr[2];
-  size_t hdr_len;
-  z_stream zs;
-  int z_init, z_member_done;
-  uint64_t z_in_off; /* compressed bytes consumed */
+  infl dec;                 /* plain or gzip -> the JSON stream */
 
   /* window: data at w + IN_HEAD, wlen bytes, stream offset wbase */
   char *w;
@@ -110,6 +104,11 @@ struct fsdpa_input {
   int simd;
 
   int mode, bare;
+  /* The first event array ('[' of traceEvents, or the top-level array):
+   * stream offset of its '[', whether its first non-blank byte is still to
+   * be seen, and whether that byte is not its ']' (annotate writes there). */
+  int64_t arr_off;
+  int arr_peek, arr_nonempty;
   ev_scan ev;
   jtop top;
   fsdpa_trace_info meta;
@@ -429,6 +428,10 @@ static fsdpa_status push_container(fsdpa_input *in, unsigned char c, int64_t off
 }
 
 static void enter_events(fsdpa_input *in, size_t after_bracket, int bare) {
+  if (in->arr_off == FSDPA_ABSENT) {
+    in->arr_off = (int64_t)(in->wbase + after_bracket - 1);
+    in->arr_peek = 1;
+  }
   in->mode = MODE_EVENTS;
   in->bare = bare;
   in->top.found_events = 1;
@@ -752,11 +755,24 @@ static fsdpa_status ensure_window(fsdpa_input *in) {
   return FSDPA_OK;
 }
 
+/* Until the first non-blank byte after the first array's '[' is known.
+ * The splitter only passes blanks before it, so the bytes it already
+ * scanned (and compaction may have dropped) were blanks. */
+static void peek_first(fsdpa_input *in, const char *b) {
+  for (size_t i = in->pos; i < in->wlen; i++) {
+    if (is_ws((unsigned char)b[i])) continue;
+    in->arr_nonempty = b[i] != ']';
+    in->arr_peek = 0;
+    return;
+  }
+}
+
 /* Scan everything in the window.  eof: also the last partial SIMD block. */
 static fsdpa_status run(fsdpa_input *in, int eof) {
   char *b = in->w + IN_HEAD;
   for (;;) {
     if (in->mode == MODE_EVENTS) {
+      if (in->arr_peek) peek_first(in, b);
       size_t p = in->pos;
       int r = ev_scan_run(&in->ev, in->simd, b, &p, in->wlen, eof);
       in->pos = p;
@@ -855,115 +871,36 @@ static fsdpa_status window_put(fsdpa_input *in, size_t n) {
   return FSDPA_OK;
 }
 
-static fsdpa_status push_plain(fsdpa_input *in, const unsigned char *d, size_t len) {
-  fsdpa_status st = ensure_window(in);
-  if (st) return st;
-  while (len) {
-    if (in->wlen == in->wcap) {
-      st = make_room(in);
-      if (st) return st;
-    }
-    size_t n = in->wcap - in->wlen;
-    if (n > len) n = len;
-    memcpy(in->w + IN_HEAD + in->wlen, d, n);
-    d += n;
-    len -= n;
-    st = window_put(in, n);
-    if (st) return st;
-  }
-  return FSDPA_OK;
-}
-
-static voidpf z_alloc(voidpf opaque, uInt items, uInt size) {
-  fa_alloc *a = (fa_alloc *)opaque;
-  size_t n = (size_t)items * size;
-  if (size && n / size != items) return Z_NULL;
-  unsigned char *p = (unsigned char *)fa_malloc(a, n + 16);
-  if (!p) return Z_NULL;
-  memcpy(p, &n, sizeof n);
-  return p + 16;
-}
-
-static void z_free(voidpf opaque, voidpf addr) {
-  if (!addr) return;
-  unsigned char *p = (unsigned char *)addr - 16;
-  size_t n;
-  memcpy(&n, p, sizeof n);
-  fa_free((fa_alloc *)opaque, p, n + 16);
-}
-
-static fsdpa_status gzip_error(fsdpa_input *in, int zr) {
+static fsdpa_status gzip_error(fsdpa_input *in, int r) {
   fsdpa_status st = drain(in);
   if (st) return st;
-  if (zr == Z_MEM_ERROR) return alloc_error(in);
-  return set_error(in, FSDPA_EPARSE, (int64_t)in->json_bytes,
-                   "corrupt gzip data: %s (compressed byte %llu)",
-                   in->zs.msg ? in->zs.msg : "inflate failed", (unsigned long long)in->z_in_off);
+  if (r == INFL_ENOMEM) return alloc_error(in);
+  return set_error(in, FSDPA_EPARSE, (int64_t)in->json_bytes, "corrupt gzip data: %s (compressed byte %llu)",
+                   infl_msg(&in->dec), (unsigned long long)in->dec.in_off);
 }
 
-static fsdpa_status push_gzip(fsdpa_input *in, const unsigned char *d, size_t len) {
+/* Decode d[0, len) straight into the window.  eof: nothing follows. */
+static fsdpa_status push(fsdpa_input *in, const unsigned char *d, size_t len, int eof) {
   fsdpa_status st = ensure_window(in);
   if (st) return st;
-  z_stream *zs = &in->zs;
-  if (!in->z_init) {
-    memset(zs, 0, sizeof *zs);
-    zs->zalloc = z_alloc;
-    zs->zfree = z_free;
-    zs->opaque = in->a;
-    int zr = inflateInit2(zs, 15 + 32);
-    if (zr != Z_OK) return zr == Z_MEM_ERROR ? alloc_error(in) : set_error(in, FSDPA_ENOMEM, FSDPA_ABSENT, "inflateInit failed");
-    in->z_init = 1;
-  }
-  int drain_out = 0; /* the last inflate filled the window: it may hold more */
-  while (len > 0 || drain_out) {
-    if (in->z_member_done) {
-      while (len && *d == 0) { /* zero padding after a member (tape blocks) */
-        d++;
-        len--;
-        in->z_in_off++;
-      }
-      if (!len) break;
-      if (inflateReset(zs) != Z_OK) return gzip_error(in, Z_STREAM_ERROR);
-      in->z_member_done = 0;
-    }
+  for (;;) {
     if (in->wlen == in->wcap) {
       st = make_room(in);
       if (st) return st;
     }
-    size_t chunk = len > ((size_t)1 << 30) ? ((size_t)1 << 30) : len;
-    size_t room = in->wcap - in->wlen;
-    if (room > ((size_t)1 << 30)) room = (size_t)1 << 30;
-    zs->next_in = (Bytef *)(uintptr_t)d;
-    zs->avail_in = (uInt)chunk;
-    zs->next_out = (Bytef *)(in->w + IN_HEAD + in->wlen);
-    zs->avail_out = (uInt)room;
-    int zr = inflate(zs, Z_NO_FLUSH);
-    size_t used = chunk - zs->avail_in, produced = room - zs->avail_out;
+    size_t room = in->wcap - in->wlen, used, made;
+    int r = infl_run(&in->dec, d, len, &used, in->w + IN_HEAD + in->wlen, room, &made, eof);
     d += used;
     len -= used;
-    in->z_in_off += used;
-    drain_out = zs->avail_out == 0;
-    if (produced) {
-      st = window_put(in, produced);
+    if (made) {
+      st = window_put(in, made);
       if (st) return st;
     }
-    if (zr == Z_STREAM_END) {
-      in->z_member_done = 1;
-      drain_out = 0;
-      continue;
-    }
-    if (zr == Z_OK) continue;
-    if (zr == Z_BUF_ERROR) { /* no progress possible: needs more input */
-      if (!used && !produced) break;
-      continue;
-    }
-    return gzip_error(in, zr);
+    if (r) return gzip_error(in, r);
+    /* all of d taken and nothing pending: done (a full window is made room
+     * in only when more bytes come, as the chunking would have it) */
+    if (made < room || (!len && !infl_more(&in->dec))) return FSDPA_OK;
   }
-  return FSDPA_OK;
-}
-
-static fsdpa_status push(fsdpa_input *in, const unsigned char *d, size_t len) {
-  return in->fmt == FMT_GZIP ? push_gzip(in, d, len) : push_plain(in, d, len);
 }
 
 /* ------------------------------------------------------------------ */
@@ -992,6 +929,8 @@ fsdpa_status input_new(fsdpa_input **out, fa_alloc *a, const char *name, uint64_
   in->event_max = IN_EVENT_MAX;
   in->simd = ev_scan_simd_available();
   in->top.st = T_VALUE;
+  in->arr_off = FSDPA_ABSENT;
+  infl_init(&in->dec, a);
   in->meta.size = sizeof in->meta;
   in->meta.rank = in->meta.world_size = in->meta.base_time_ns = FSDPA_ABSENT;
   *out = in;
@@ -1001,7 +940,7 @@ fsdpa_status input_new(fsdpa_input **out, fa_alloc *a, const char *name, uint64_
 void input_free(fsdpa_input *in) {
   if (!in) return;
   fa_alloc *a = in->a;
-  if (in->z_init) inflateEnd(&in->zs);
+  infl_free(&in->dec);
   if (in->sj) {
     sj_parser_destroy(in->sj);
     uncharge(a, in->sj_charged);
@@ -1014,7 +953,7 @@ void input_free(fsdpa_input *in) {
 
 fsdpa_status input_tune(fsdpa_input *in, size_t window, size_t max_event, int simd) {
   if (!in) return FSDPA_EINVAL;
-  if (in->w || in->fmt != FMT_UNKNOWN || in->hdr_len) return FSDPA_ESTATE;
+  if (in->w || infl_started(&in->dec)) return FSDPA_ESTATE;
   if (window) in->win_default = window < IN_WINDOW_MIN ? IN_WINDOW_MIN : window;
   if (max_event) in->event_max = max_event;
   if (simd == 0) in->simd = 0;
@@ -1032,36 +971,22 @@ fsdpa_status input_feed(fsdpa_input *in, const void *data, size_t len) {
   if (!data) return FSDPA_EINVAL;
   const unsigned char *d = (const unsigned char *)data;
   in->bytes_in += len;
-  if (in->fmt == FMT_UNKNOWN) {
-    /* gzip magic 1f 8b; anything else is plain JSON */
-    while (in->hdr_len < 2 && len) {
-      in->hdr[in->hdr_len++] = *d++;
-      len--;
-      if (in->hdr[0] != 0x1f) break;
-    }
-    if (in->hdr[0] != 0x1f) in->fmt = FMT_PLAIN;
-    else if (in->hdr_len == 2) in->fmt = in->hdr[1] == 0x8b ? FMT_GZIP : FMT_PLAIN;
-    else return FSDPA_OK; /* one byte 1f: wait for the next */
-    fsdpa_status st = push(in, in->hdr, in->hdr_len);
-    if (st) return st;
-  }
-  return push(in, d, len);
+  return push(in, d, len, 0);
 }
 
 fsdpa_status input_finish(fsdpa_input *in) {
   if (!in) return FSDPA_EINVAL;
   if (in->state != ST_OPEN) return FSDPA_ESTATE;
   fsdpa_status st;
-  if (in->fmt == FMT_UNKNOWN && in->hdr_len) {
-    in->fmt = FMT_PLAIN;
-    st = push(in, in->hdr, in->hdr_len);
+  if (in->dec.fmt == INFL_UNKNOWN && in->dec.hdr_len) { /* a lone first byte 1f: plain */
+    st = push(in, NULL, 0, 1);
     if (st) return st;
   }
   if (in->w) {
     st = drain(in);
     if (st) return st;
   }
-  int gz_cut = in->fmt == FMT_GZIP && !in->z_member_done;
+  int gz_cut = infl_truncated(&in->dec);
   const char *gz_note = gz_cut ? " (the gzip stream is truncated)" : "";
   int64_t end = (int64_t)in->json_bytes;
   if (in->mode == MODE_EVENTS) {
@@ -1095,3 +1020,7 @@ int64_t input_error_offset(const fsdpa_input *in) {
 uint64_t input_bytes_in(const fsdpa_input *in) { return in ? in->bytes_in : 0; }
 uint64_t input_json_bytes(const fsdpa_input *in) { return in ? in->json_bytes : 0; }
 uint64_t input_events(const fsdpa_input *in) { return in ? in->events : 0; }
+int64_t input_events_array_offset(const fsdpa_input *in) { return in ? in->arr_off : FSDPA_ABSENT; }
+int input_events_array_nonempty(const fsdpa_input *in) {
+  return in && in->arr_off != FSDPA_ABSENT && !in->arr_peek && in->arr_nonempty;
+}

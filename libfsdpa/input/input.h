@@ -1,4 +1,4 @@
-/* Bytes -> events: the input pipeline (gzip detection and streaming inflate,
+/* Bytes -> events: the input pipeline (plain or gzip: inflate.h, then a
  * chunk-fed structural splitter, simdjson decode of each event, exact
  * number parsing).  It knows nothing about analyses: it hands each decoded
  * event and the trace metadata to callbacks. */
@@ -34,6 +34,16 @@ const char *input_errmsg(const fsdpa_input *in);   /* "" if no error */
 int64_t input_error_offset(const fsdpa_input *in); /* FSDPA_ABSENT if none */
 uint64_t input_bytes_in(const fsdpa_input *in);    /* as fed */
 uint64_t input_json_bytes(const fsdpa_input *in);  /* after inflate */
+/* Where the events are in the JSON stream (offsets after inflate, as
+ * inflate.h decodes the same bytes): the offset of the '[' that opens the
+ * top-level "traceEvents" array (the first, if the key repeats) or the
+ * top-level array of the JSON Array Format; FSDPA_ABSENT while none was
+ * seen.  Kept after input_finish() and after an error. */
+int64_t input_events_array_offset(const fsdpa_input *in);
+/* 1 if that array has an element: the first non-blank byte after its '['
+ * is not its ']'.  0 when it is, or while that byte was not read yet (an
+ * input that ends there: an empty unterminated bare array). */
+int input_events_array_nonempty(const fsdpa_input *in);
 
 /* ---- additions (input/) ---- */
 

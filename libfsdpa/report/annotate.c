@@ -2,14 +2,19 @@
  * Perfetto and chrome://tracing show them next to the evidence.
  *
  * Robustness over cleverness: the input bytes are streamed through
- * unchanged; a small JSON scanner follows the top level of the document only
- * until the '[' that opens "traceEvents" (or the top-level array of Chrome's
- * JSON Array Format), and the new events are written right after it, then a
- * ',' before the first original element (none if the array is empty).
- * Everything else, every original event included, is copied byte for byte.
- * The scanner skips values it does not need by counting brackets outside
- * strings, so it never builds anything in memory and any chunking works. */
+ * unchanged, and nothing here parses JSON.  Where the new events go was
+ * found by the input pipeline while the context read the trace: the stream
+ * offset of the '[' that opens "traceEvents" (or the top-level array of
+ * Chrome's JSON Array Format) and whether that array has an element.  The
+ * copy reads the file again through the same decoder (input/inflate.h), so
+ * the offsets mean the same bytes; the new events are written right after
+ * that '[', then a ',' before the first original element (none if the
+ * array is empty).  Everything else, every original event included, is
+ * copied byte for byte.  That the file is the one the context read is
+ * checked on the way: the same decompressed length, a '[' at the offset. */
 #include "report/report.h"
+#include "input/inflate.h"
+#include "input/input.h"
 #include "util/outbuf.h"
 #include "util/abi.h"
 #include "util/error.h"
@@ -232,29 +237,10 @@ fsdpa_status fsdpa_annotate_events(fsdpa_ctx *const *ctxs, size_t n, size_t i, c
 
 /* ---- streaming copy ---- */
 
-static voidpf z_alloc(voidpf opaque, uInt items, uInt size) {
-  fa_alloc *a = (fa_alloc *)opaque;
-  size_t n = (size_t)items * size;
-  if (size && n / size != items) return Z_NULL;
-  unsigned char *p = (unsigned char *)fa_malloc(a, n + 16);
-  if (!p) return Z_NULL;
-  memcpy(p, &n, sizeof n);
-  return p + 16;
-}
-
-static void z_free(voidpf opaque, voidpf addr) {
-  if (!addr) return;
-  unsigned char *p = (unsigned char *)addr - 16;
-  size_t n;
-  memcpy(&n, p, sizeof n);
-  fa_free((fa_alloc *)opaque, p, n + 16);
-}
-
-/* top-level scanner states */
-enum { S_START, S_BOM1, S_BOM2, S_KEY_OR_END, S_KEY, S_KEY_ESC, S_COLON, S_VALUE, S_STR, S_STR_ESC,
-       S_NEST, S_NEST_STR, S_NEST_ESC, S_SCALAR, S_AFTER_VALUE, S_PEEK, S_COPY };
-
 #define CHUNK ((size_t)1 << 20)
+
+/* Where the copy is relative to the insertion point. */
+enum { C_BEFORE, C_PEEK, C_COPY, C_OTHER };
 
 typedef struct copier {
   fsdpa_ctx *c;
@@ -265,14 +251,12 @@ typedef struct copier {
   z_stream zo;       /* deflate (gzip output) */
   int zo_init;
   unsigned char *zbuf;
-  int state;
-  uint64_t depth;    /* S_NEST */
-  char key[12];
-  size_t key_len;
-  int key_escaped;
-  uint64_t json_bytes;
   const sbuf *events;
-  int done_insert;
+  uint64_t at;       /* stream offset of the array's '[' */
+  int nonempty;      /* the array has an element: a ',' follows the new events */
+  int state;         /* C_*; C_OTHER: the file is not what the context read */
+  const char *why;   /* C_OTHER: what differs */
+  uint64_t json_bytes;
 } copier;
 
 static fsdpa_status sink(copier *k, const void *p, size_t n) {
@@ -315,202 +299,87 @@ static fsdpa_status sink_finish(copier *k) {
 
 static int is_ws(unsigned char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'; }
 
-static fsdpa_status not_trace(copier *k, const char *why) {
-  return ctx_fail(k->c, FSDPA_ENOTTRACE, "%s: %s (byte %llu)", k->in_path, why,
-                  (unsigned long long)k->json_bytes);
-}
-
-/* Run the scanner over decompressed bytes, copying them to the output. */
-static fsdpa_status scan(copier *k, const unsigned char *d, size_t n) {
-  size_t from = 0;  /* bytes [from, i) are still to be copied */
-  for (size_t i = 0; i < n; i++, k->json_bytes++) {
-    unsigned char ch = d[i];
-    switch (k->state) {
-      case S_COPY:  /* the rest goes through unchanged */
-        k->json_bytes += n - 1 - i;
-        i = n - 1;
-        break;
-      case S_START:
-        if (ch == 0xEF && k->json_bytes == 0) { k->state = S_BOM1; break; }
-        if (is_ws(ch)) break;
-        if (ch == '{') { k->state = S_KEY_OR_END; break; }
-        if (ch == '[') goto insert;
-        return not_trace(k, "not a JSON object or array");
-      case S_BOM1:
-        if (ch != 0xBB) return not_trace(k, "bad byte-order mark");
-        k->state = S_BOM2;
-        break;
-      case S_BOM2:
-        if (ch != 0xBF) return not_trace(k, "bad byte-order mark");
-        k->state = S_START;
-        break;
-      case S_KEY_OR_END:
-        if (is_ws(ch) || ch == ',') break;
-        if (ch == '"') {
-          k->state = S_KEY;
-          k->key_len = 0;
-          k->key_escaped = 0;
-          break;
-        }
-        if (ch == '}') return not_trace(k, "no traceEvents array in the top-level object");
-        return not_trace(k, "malformed top-level object");
-      case S_KEY:
-        if (ch == '\\') { k->state = S_KEY_ESC; k->key_escaped = 1; break; }
-        if (ch == '"') { k->state = S_COLON; break; }
-        if (k->key_len < sizeof k->key) k->key[k->key_len] = (char)ch;
-        k->key_len++;
-        break;
-      case S_KEY_ESC:
-        k->state = S_KEY;
-        break;
-      case S_COLON:
-        if (is_ws(ch)) break;
-        if (ch != ':') return not_trace(k, "malformed top-level object");
-        k->state = S_VALUE;
-        break;
-      case S_VALUE:
-        if (is_ws(ch)) break;
-        if (ch == '[' && !k->key_escaped && k->key_len == 11 && !memcmp(k->key, "traceEvents", 11))
-          goto insert;
-        if (ch == '"') k->state = S_STR;
-        else if (ch == '{' || ch == '[') { k->state = S_NEST; k->depth = 1; }
-        else k->state = S_SCALAR;
-        break;
-      case S_STR:
-        if (ch == '\\') k->state = S_STR_ESC;
-        else if (ch == '"') k->state = S_AFTER_VALUE;
-        break;
-      case S_STR_ESC:
-        k->state = S_STR;
-        break;
-      case S_NEST:
-        if (ch == '"') k->state = S_NEST_STR;
-        else if (ch == '{' || ch == '[') k->depth++;
-        else if ((ch == '}' || ch == ']') && --k->depth == 0) k->state = S_AFTER_VALUE;
-        break;
-      case S_NEST_STR:
-        if (ch == '\\') k->state = S_NEST_ESC;
-        else if (ch == '"') k->state = S_NEST;
-        break;
-      case S_NEST_ESC:
-        k->state = S_NEST_STR;
-        break;
-      case S_SCALAR:
-        if (ch == ',') k->state = S_KEY_OR_END;
-        else if (ch == '}') return not_trace(k, "no traceEvents array in the top-level object");
-        break;
-      case S_AFTER_VALUE:
-        if (is_ws(ch)) break;
-        if (ch == ',') { k->state = S_KEY_OR_END; break; }
-        if (ch == '}') return not_trace(k, "no traceEvents array in the top-level object");
-        return not_trace(k, "malformed top-level object");
-      case S_PEEK:
-        if (is_ws(ch)) break;
-        if (ch != ']') {
-          /* the original whitespace is kept; the separator goes right before
-           * the first original element */
-          fsdpa_status st = sink(k, d + from, i - from);
-          if (!st) st = sink(k, ",", 1);
-          if (st) return st;
-          from = i;
-        }
-        k->state = S_COPY;
-        break;
+/* Decoded bytes d[0, n), the next of the JSON stream: copy them, the new
+ * events inserted where the context found the array. */
+static fsdpa_status take(copier *k, const unsigned char *d, size_t n) {
+  size_t from = 0; /* d[from, n) is still to be copied */
+  uint64_t pos = k->json_bytes;
+  k->json_bytes += n;
+  if (k->state == C_OTHER) return FSDPA_OK; /* only counted, for the message */
+  if (k->state == C_BEFORE) {
+    if (k->json_bytes <= k->at) return sink(k, d, n);
+    size_t i = (size_t)(k->at - pos);
+    if (d[i] != '[') {
+      k->state = C_OTHER;
+      k->why = "no '['";
+      return FSDPA_OK;
     }
-    continue;
-  insert: {
-      fsdpa_status st = sink(k, d + from, i + 1 - from);
-      if (!st) st = sink(k, k->events->p, k->events->len);
-      if (st) return st;
-      from = i + 1;
-      k->state = S_PEEK;
-      k->done_insert = 1;
+    fsdpa_status st = sink(k, d, i + 1);
+    if (!st) st = sink(k, k->events->p, k->events->len);
+    if (st) return st;
+    from = i + 1;
+    k->state = k->nonempty ? C_PEEK : C_COPY;
+  }
+  if (k->state == C_PEEK) {
+    size_t i = from;
+    while (i < n && is_ws(d[i])) i++;
+    if (i == n) return sink(k, d + from, n - from);
+    if (d[i] == ']') { /* the context saw an element here */
+      k->state = C_OTHER;
+      k->why = "an empty event array";
+      return FSDPA_OK;
     }
+    /* the original whitespace is kept; the separator goes right before
+     * the first original element */
+    fsdpa_status st = sink(k, d + from, i - from);
+    if (!st) st = sink(k, ",", 1);
+    if (st) return st;
+    from = i;
+    k->state = C_COPY;
   }
   return sink(k, d + from, n - from);
+}
+
+static fsdpa_status copy_stream(copier *k, FILE *in) {
+  unsigned char *buf = fa_malloc(k->a, CHUNK), *dec = fa_malloc(k->a, CHUNK);
+  fsdpa_status st = FSDPA_OK;
+  infl f;
+  infl_init(&f, k->a);
+  if (!buf || !dec) {
+    st = ctx_fail(k->c, fa_fail_status(k->a), "out of memory (annotate)");
+    goto out;
+  }
+  for (;;) {
+    size_t n = fread(buf, 1, CHUNK, in);
+    if (!n && ferror(in)) {
+      st = ctx_fail(k->c, FSDPA_EIO, "%s: read error: %s", k->in_path, strerror(errno));
+      break;
+    }
+    const unsigned char *p = buf;
+    size_t left = n, made;
+    do {
+      size_t used;
+      int r = infl_run(&f, p, left, &used, dec, CHUNK, &made, n == 0);
+      p += used;
+      left -= used;
+      if (made) st = take(k, dec, made);
+      if (!st && r == INFL_ENOMEM) st = ctx_fail(k->c, fa_fail_status(k->a), "out of memory (annotate)");
+      else if (!st && r)
+        st = ctx_fail(k->c, FSDPA_EPARSE, "%s: corrupt gzip data: %s", k->in_path, infl_msg(&f));
+    } while (!st && made == CHUNK && (left || infl_more(&f)));
+    if (st || !n) break;
+  }
+  if (!st && infl_truncated(&f)) st = ctx_fail(k->c, FSDPA_ETRUNCATED, "%s: gzip data ends early", k->in_path);
+out:
+  infl_free(&f);
+  fa_free(k->a, dec, dec ? CHUNK : 0);
+  fa_free(k->a, buf, buf ? CHUNK : 0);
+  return st;
 }
 
 static int ends_with(const char *s, const char *suf) {
   size_t a = strlen(s), b = strlen(suf);
   return a >= b && !strcmp(s + a - b, suf);
-}
-
-static fsdpa_status copy_stream(copier *k, FILE *in) {
-  unsigned char *buf = fa_malloc(k->a, CHUNK), *zin = NULL;
-  if (!buf) return ctx_fail(k->c, fa_fail_status(k->a), "out of memory (annotate)");
-  fsdpa_status st = FSDPA_OK;
-  z_stream zi;
-  int zi_init = 0, gz_in = -1, member_done = 0;
-  memset(&zi, 0, sizeof zi);
-  size_t n;
-  while (!st && (n = fread(gz_in == 1 ? zin : buf, 1, CHUNK, in)) > 0) {
-    if (gz_in < 0) {
-      gz_in = n >= 2 && buf[0] == 0x1f && buf[1] == 0x8b;
-      if (gz_in) {
-        zin = fa_malloc(k->a, CHUNK);
-        if (!zin) { st = ctx_fail(k->c, fa_fail_status(k->a), "out of memory (annotate)"); break; }
-        memcpy(zin, buf, n);
-        zi.zalloc = z_alloc;
-        zi.zfree = z_free;
-        zi.opaque = k->a;
-        if (inflateInit2(&zi, 15 + 32) != Z_OK) {
-          st = ctx_fail(k->c, FSDPA_ENOMEM, "%s: inflateInit failed", k->in_path);
-          break;
-        }
-        zi_init = 1;
-      }
-    }
-    if (!gz_in) {
-      st = scan(k, buf, n);
-      continue;
-    }
-    const unsigned char *p = zin;
-    size_t left = n;
-    while (!st && left) {
-      if (member_done) {
-        while (left && !*p) { p++; left--; }  /* zero padding between members */
-        if (!left) break;
-        if (inflateReset(&zi) != Z_OK) {
-          st = ctx_fail(k->c, FSDPA_EPARSE, "%s: corrupt gzip data", k->in_path);
-          break;
-        }
-        member_done = 0;
-      }
-      zi.next_in = (Bytef *)(uintptr_t)p;
-      zi.avail_in = (uInt)left;
-      zi.next_out = buf;
-      zi.avail_out = (uInt)CHUNK;
-      int zr = inflate(&zi, Z_NO_FLUSH);
-      size_t used = left - zi.avail_in, made = CHUNK - zi.avail_out;
-      p += used;
-      left -= used;
-      if (made) st = scan(k, buf, made);
-      if (zr == Z_STREAM_END) member_done = 1;
-      else if (zr == Z_BUF_ERROR && !used && !made) break;
-      else if (zr != Z_OK && zr != Z_BUF_ERROR)
-        st = ctx_fail(k->c, zr == Z_MEM_ERROR ? fa_fail_status(k->a) : FSDPA_EPARSE,
-                      "%s: corrupt gzip data: %s", k->in_path, zi.msg ? zi.msg : "inflate failed");
-    }
-  }
-  /* output still buffered inside inflate */
-  while (!st && zi_init && !member_done) {
-    zi.next_in = NULL;
-    zi.avail_in = 0;
-    zi.next_out = buf;
-    zi.avail_out = (uInt)CHUNK;
-    int zr = inflate(&zi, Z_NO_FLUSH);
-    size_t made = CHUNK - zi.avail_out;
-    if (made) st = scan(k, buf, made);
-    if (zr == Z_STREAM_END) member_done = 1;
-    if (!made) break;
-  }
-  if (!st && ferror(in)) st = ctx_fail(k->c, FSDPA_EIO, "%s: read error: %s", k->in_path, strerror(errno));
-  if (!st && zi_init && !member_done)
-    st = ctx_fail(k->c, FSDPA_ETRUNCATED, "%s: gzip data ends early", k->in_path);
-  if (zi_init) inflateEnd(&zi);
-  fa_free(k->a, zin, zin ? CHUNK : 0);
-  fa_free(k->a, buf, CHUNK);
-  return st;
 }
 
 static fsdpa_status annotate_file(fsdpa_ctx *const *ctxs, size_t n, size_t i, const char *in_path,
@@ -550,6 +419,16 @@ static fsdpa_status annotate_file(fsdpa_ctx *const *ctxs, size_t n, size_t i, co
     sb_free(&ev);
     return ctx_fail(c, FSDPA_EIO, "%s: cannot open: %s", in_path, strerror(errno));
   }
+  /* The insertion point is the input's: a context that found no event
+   * array (or read no JSON at all) has none. */
+  int64_t at = c->input ? input_events_array_offset(c->input) : FSDPA_ABSENT;
+  if (at == FSDPA_ABSENT) {
+    st = ctx_fail(c, FSDPA_ENOTTRACE, "%s: no traceEvents array in the trace this context read", in_path);
+    goto out;
+  }
+  k.at = (uint64_t)at;
+  k.nonempty = input_events_array_nonempty(c->input);
+  k.state = C_BEFORE;
   k.out = to_stdout ? stdout : fopen(out_path, "wb");
   if (!k.out) {
     st = ctx_fail(c, FSDPA_EIO, "%s: cannot write: %s", out_path, strerror(errno));
@@ -558,8 +437,8 @@ static fsdpa_status annotate_file(fsdpa_ctx *const *ctxs, size_t n, size_t i, co
   if (k.gz) {
     k.zbuf = fa_malloc(k.a, CHUNK);
     if (!k.zbuf) { st = ctx_fail(c, fa_fail_status(k.a), "out of memory (annotate)"); goto out; }
-    k.zo.zalloc = z_alloc;
-    k.zo.zfree = z_free;
+    k.zo.zalloc = infl_zalloc;
+    k.zo.zfree = infl_zfree;
     k.zo.opaque = k.a;
     int level = o.level >= 1 && o.level <= 9 ? o.level : 6;
     if (deflateInit2(&k.zo, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
@@ -569,15 +448,17 @@ static fsdpa_status annotate_file(fsdpa_ctx *const *ctxs, size_t n, size_t i, co
     k.zo_init = 1;
   }
   st = copy_stream(&k, in);
-  if (!st && !k.done_insert) st = not_trace(&k, "no traceEvents array");
-  if (!st && k.state != S_COPY && k.state != S_PEEK) st = not_trace(&k, "document ends early");
-  /* The events came from the context's analysis: they belong to the bytes
-   * it read, not to some other file. */
-  if (!st && c->st.stats.json_bytes && c->st.stats.json_bytes != k.json_bytes)
+  /* The events came from the context's analysis, and the insertion point
+   * from its input: they belong to the bytes it read, not to some other
+   * file. */
+  if (!st && c->st.stats.json_bytes != k.json_bytes)
     st = ctx_fail(c, FSDPA_EINVAL,
                   "%s: not the trace this context read (%llu JSON bytes, the context read %llu)",
                   in_path, (unsigned long long)k.json_bytes,
                   (unsigned long long)c->st.stats.json_bytes);
+  if (!st && k.state != C_COPY)
+    st = ctx_fail(c, FSDPA_EINVAL, "%s: not the trace this context read (%s at JSON byte %llu)", in_path,
+                  k.why ? k.why : "no event array", (unsigned long long)k.at);
   if (!st) st = sink_finish(&k);
   if (!st && fflush(k.out)) st = ctx_fail(c, FSDPA_EIO, "%s: write error: %s", k.out_path, strerror(errno));
 out:
