@@ -1,6 +1,7 @@
 package fsdpa
 
 /*
+#define FSDPA_EXPERIMENTAL 1 // fsdpa_annotate_options (annotate.go) is experimental
 #include <fsdpa/fsdpa.h>
 */
 import "C"
@@ -14,6 +15,7 @@ import "reflect"
 func cStructs() map[string]reflect.Type {
 	return map[string]reflect.Type{
 		"fsdpa_allocator":      reflect.TypeOf(C.fsdpa_allocator{}),
+		"fsdpa_error":          reflect.TypeOf(C.fsdpa_error{}),
 		"fsdpa_options":        reflect.TypeOf(C.fsdpa_options{}),
 		"fsdpa_event":          reflect.TypeOf(C.fsdpa_event{}),
 		"fsdpa_trace_info":     reflect.TypeOf(C.fsdpa_trace_info{}),
@@ -40,6 +42,9 @@ func cStructs() map[string]reflect.Type {
 		"fsdpa_memory_device":    reflect.TypeOf(C.fsdpa_memory_device{}),
 		"fsdpa_memory_point":     reflect.TypeOf(C.fsdpa_memory_point{}),
 		"fsdpa_memory_step":      reflect.TypeOf(C.fsdpa_memory_step{}),
+		"fsdpa_range":            reflect.TypeOf(C.fsdpa_range{}),
+		"fsdpa_finding":          reflect.TypeOf(C.fsdpa_finding{}),
+		"fsdpa_param":            reflect.TypeOf(C.fsdpa_param{}),
 		"fsdpa_crossrank":        reflect.TypeOf(C.fsdpa_crossrank{}),
 		"fsdpa_crossrank_rank":   reflect.TypeOf(C.fsdpa_crossrank_rank{}),
 		"fsdpa_summary_options":  reflect.TypeOf(C.fsdpa_summary_options{}),

@@ -14,9 +14,10 @@ import (
 type abiTable struct {
 	HeaderVersion string `json:"header_version"`
 	Structs       map[string]struct {
-		Size   uintptr `json:"size"`
-		Align  uintptr `json:"align"`
-		Fields []struct {
+		Size         uintptr `json:"size"`
+		Align        uintptr `json:"align"`
+		Experimental bool    `json:"experimental"`
+		Fields       []struct {
 			Name   string  `json:"name"`
 			Offset uintptr `json:"offset"`
 			Size   uintptr `json:"size"`
@@ -26,10 +27,15 @@ type abiTable struct {
 		Size   int              `json:"size"`
 		Values map[string]int64 `json:"values"`
 	} `json:"enums"`
-	Constants map[string]int64 `json:"constants"`
+	Constants    map[string]int64 `json:"constants"`
+	Initializers map[string]struct {
+		Struct string                     `json:"struct"`
+		Values map[string]json.RawMessage `json:"values"`
+	} `json:"initializers"`
 	Functions map[string]struct {
-		Ret    string   `json:"ret"`
-		Params []string `json:"params"`
+		Ret          string   `json:"ret"`
+		Params       []string `json:"params"`
+		Experimental bool     `json:"experimental"`
 	} `json:"functions"`
 }
 
@@ -41,7 +47,9 @@ func loadABI(t *testing.T) abiTable {
 	return a
 }
 
-// cgo's layout of every C struct this package uses equals the header's.
+// cgo's layout of every C struct this package uses equals the header's,
+// and the package uses every struct of the header (experimental ones too:
+// annotate.go defines FSDPA_EXPERIMENTAL).
 func TestABIStructs(t *testing.T) {
 	abi := loadABI(t)
 	for name, typ := range cStructs() {
@@ -76,7 +84,9 @@ func TestABIStructs(t *testing.T) {
 	}
 	sort.Strings(missing)
 	if len(missing) > 0 {
-		fmt.Printf("# note: header structs the Go binding does not use: %v\n", missing)
+		t.Errorf("header structs the Go binding does not check: %v (add them to cStructs)", missing)
+	} else {
+		fmt.Printf("# all %d structs of fsdpa.h have cgo's layout of them checked\n", len(abi.Structs))
 	}
 }
 
@@ -101,6 +111,12 @@ func TestABIEnums(t *testing.T) {
 			"FSDPA_BWD_NO_PREFETCH": int64(BackwardNoPrefetch), "FSDPA_BWD_SERIALIZED": int64(BackwardSerialized)},
 		"fsdpa_wait_source": {"FSDPA_WAIT_UNKNOWN": int64(WaitUnknown), "FSDPA_WAIT_CUDA_SYNC": int64(WaitCudaSync),
 			"FSDPA_WAIT_OWN_OP": int64(WaitOwnOp), "FSDPA_WAIT_INFERRED": int64(WaitInferred)},
+		"fsdpa_query_field": {"FSDPA_QUERY_T0": int64(QueryT0), "FSDPA_QUERY_T1": int64(QueryT1),
+			"FSDPA_QUERY_STEP": int64(QueryStep), "FSDPA_QUERY_DEVICE": int64(QueryDevice),
+			"FSDPA_QUERY_STREAM": int64(QueryStream)},
+		"fsdpa_severity": {"FSDPA_SEVERITY_INFO": int64(SeverityInfo.Level()),
+			"FSDPA_SEVERITY_WARNING":  int64(SeverityWarning.Level()),
+			"FSDPA_SEVERITY_CRITICAL": int64(SeverityCritical.Level())},
 	}
 	for enum, vals := range want {
 		c, ok := abi.Enums[enum]
@@ -113,6 +129,20 @@ func TestABIEnums(t *testing.T) {
 				t.Errorf("%s: Go has %d, header %d (present %v)", k, v, got, ok)
 			}
 		}
+		for k := range c.Values {
+			if _, ok := vals[k]; !ok {
+				t.Errorf("%s: the header has %s, the Go binding does not", enum, k)
+			}
+		}
+	}
+	// the severity names are the library's (fsdpa_severity_name)
+	for _, s := range []Severity{SeverityInfo, SeverityWarning, SeverityCritical} {
+		if got := severityName(s.Level()); got != s {
+			t.Errorf("fsdpa_severity_name(%d) = %q, the binding says %q", s.Level(), got, s)
+		}
+	}
+	if got := severityName(7); got != "" || Severity("bogus").Level() != -1 {
+		t.Errorf("unknown severity: name %q", got)
 	}
 	for name, v := range map[string]int64{"FSDPA_ABSENT": absent, "FSDPA_GAP_EDGES": GapEdges, "FSDPA_GAP_BINS": GapBins} {
 		if got, ok := abi.Constants[name]; !ok || got != v {
@@ -178,8 +208,65 @@ func TestABIFunctions(t *testing.T) {
 	}
 	sort.Strings(missing)
 	if len(missing) > 0 {
-		fmt.Printf("# note: header functions the Go binding does not call: %v\n", missing)
+		t.Errorf("header functions the Go binding does not call: %v", missing)
 	} else {
 		fmt.Printf("# all %d functions of fsdpa.h are called by the Go binding\n", len(abi.Functions))
 	}
+}
+
+// The zero Query is, in C, exactly the header's FSDPA_QUERY_INIT (the
+// whole trace): fsdpa_query_init() gives the initialiser's values.
+func TestABIQueryInit(t *testing.T) {
+	abi := loadABI(t)
+	init, ok := abi.Initializers["FSDPA_QUERY_INIT"]
+	if !ok || init.Struct != "fsdpa_query" {
+		t.Fatalf("FSDPA_QUERY_INIT is not in the ABI table as an initialiser of fsdpa_query: %+v", init)
+	}
+	mine := cQueryMembers(Query{})
+	if len(init.Values) != len(mine) {
+		t.Errorf("FSDPA_QUERY_INIT sets %d members, the binding knows %d (%v)", len(init.Values), len(mine), init.Values)
+	}
+	for k, raw := range init.Values {
+		var v int64
+		if err := json.Unmarshal(raw, &v); err != nil {
+			t.Errorf("FSDPA_QUERY_INIT.%s = %s", k, raw)
+			continue
+		}
+		if got, ok := mine[k]; !ok || got != v {
+			t.Errorf("FSDPA_QUERY_INIT.%s = %d, the zero Query has %d (known %v)", k, v, got, ok)
+		}
+	}
+	if mine["size"] != int64(abi.Structs["fsdpa_query"].Size) || mine["fields"] != 0 {
+		t.Errorf("zero query %v", mine)
+	}
+}
+
+// The package is linked against this tree's libfsdpa.so.2 (the 0.2 ABI,
+// SONAME libfsdpa.so.2), found through pkg-config's fsdpa-uninstalled.pc.
+func TestLinkedLibrary(t *testing.T) {
+	if v := VersionNumber(); v>>8 != 0x0002 {
+		t.Errorf("loaded library version %#x, want 0.2.x", v)
+	}
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		fmt.Printf("# SKIP mapped-library check: %v\n", err)
+		return
+	}
+	var mapped string
+	for _, line := range strings.Split(string(maps), "\n") {
+		if i := strings.Index(line, "/"); i >= 0 && strings.Contains(filepath.Base(line[i:]), "libfsdpa.so") {
+			mapped = line[i:]
+			break
+		}
+	}
+	if !strings.HasPrefix(filepath.Base(mapped), "libfsdpa.so.2") {
+		t.Fatalf("mapped libfsdpa: %q, want libfsdpa.so.2", mapped)
+	}
+	if b := os.Getenv("FSDPA_BUILD_ROOT"); b != "" {
+		want, _ := filepath.EvalSymlinks(filepath.Join(b, "libfsdpa"))
+		if got, _ := filepath.EvalSymlinks(filepath.Dir(mapped)); got != want {
+			t.Errorf("mapped %s, not the library of this build (%s)", mapped, want)
+		}
+	}
+	fmt.Printf("# linked against %s (%s)\n", mapped, Version())
 }

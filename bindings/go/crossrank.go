@@ -7,14 +7,15 @@ package fsdpa
 import "C"
 
 import (
-	"encoding/json"
 	"runtime"
 	"unsafe"
 )
 
-// Cross-rank analysis, mergeable summaries and annotated traces (the
-// crossrank and annotate groups of fsdpa.h).  The functions over several
-// analyzers take the ranks of one job in report order, as ReportMany does.
+// Cross-rank analysis and mergeable summaries (the crossrank group of
+// fsdpa.h).  The functions over several analyzers take the ranks of one job
+// in report order, as ReportMany does; they and the summary functions have
+// no single context, so their errors come from the fsdpa_error the library
+// fills (message, status, and which analyzer or summary it is about).
 
 // CrossRank is fsdpa_crossrank: the same collectives matched across the
 // ranks of one job, clocks aligned, transfer / wait split and the straggler.
@@ -54,7 +55,7 @@ type CrossRankRank struct {
 }
 
 // QueryCrossRank runs the cross-rank analysis over the analyzers of one
-// job, one per rank, on the events fed so far (fsdpa_query_crossrank).
+// job, one per rank, on the events fed so far (fsdpa_crossrank_query).
 // Parameters (crossrank.*) are read from as[0].
 func QueryCrossRank(as []*Analyzer) (CrossRank, error) {
 	base, ctxs, done, err := ctxArray(as)
@@ -64,7 +65,8 @@ func QueryCrossRank(as []*Analyzer) (CrossRank, error) {
 	defer done()
 	var c C.fsdpa_crossrank
 	c.size = C.size_t(unsafe.Sizeof(c))
-	if err := ctxError(C.fsdpa_query_crossrank(base, C.size_t(len(ctxs)), &c), ctxs[0], false); err != nil {
+	e := newJobError()
+	if err := jobError(C.fsdpa_crossrank_query(base, C.size_t(len(ctxs)), &c, e), e); err != nil {
 		return CrossRank{}, err
 	}
 	return CrossRank{Ranks: uint64(c.ranks), Collectives: uint64(c.collectives), Unmatched: uint64(c.unmatched),
@@ -78,27 +80,25 @@ func QueryCrossRank(as []*Analyzer) (CrossRank, error) {
 }
 
 // QueryCrossRankRanks returns each rank's part of the cross-rank analysis,
-// in the order of as (fsdpa_query_crossrank_rank for every index).
+// in the order of as (fsdpa_crossrank_rank_list).
 func QueryCrossRankRanks(as []*Analyzer) ([]CrossRankRank, error) {
 	base, ctxs, done, err := ctxArray(as)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	out := make([]CrossRankRank, 0, len(ctxs))
-	for i := range ctxs {
-		var r C.fsdpa_crossrank_rank
-		r.size = C.size_t(unsafe.Sizeof(r))
-		st := C.fsdpa_query_crossrank_rank(base, C.size_t(len(ctxs)), C.size_t(i), &r)
-		if err := ctxError(st, ctxs[0], false); err != nil {
-			return nil, err
-		}
-		out = append(out, CrossRankRank{Rank: int64(r.rank), ClockOffsetNs: optInt(r.clock_offset_ns),
+	var l *C.fsdpa_list
+	e := newJobError()
+	if err := jobError(C.fsdpa_crossrank_rank_list(base, C.size_t(len(ctxs)), &l, e), e); err != nil {
+		C.fsdpa_list_free(l)
+		return nil, err
+	}
+	return takeList(l, C.FSDPA_LIST_CROSSRANK_RANKS, func(r *C.fsdpa_crossrank_rank) CrossRankRank {
+		return CrossRankRank{Rank: int64(r.rank), ClockOffsetNs: optInt(r.clock_offset_ns),
 			Collectives: uint64(r.collectives), TransferNs: optInt(r.transfer_ns), WaitNs: optInt(r.wait_ns),
 			LastCount: uint64(r.last_count), LateSteps: uint64(r.late_steps), MeanDelayNs: optInt(r.mean_delay_ns),
-			MaxDelayNs: optInt(r.max_delay_ns), LostNs: int64(r.lost_ns)})
-	}
-	return out, nil
+			MaxDelayNs: optInt(r.max_delay_ns), LostNs: int64(r.lost_ns)}
+	})
 }
 
 // Summary writes the summary (fsdpa.summary/1, docs/summary-format.md) of
@@ -132,41 +132,20 @@ type SummaryOptions struct {
 	allocator      *C.fsdpa_allocator
 }
 
-const errbufLen = 1024
-
-// cSummaryOptions fills the C options; errbuf (C memory, receives the
-// message of a failure) is freed by the caller.
-func (o SummaryOptions) cOptions() (C.fsdpa_summary_options, *C.char) {
+// cOptions fills the C options.
+func (o SummaryOptions) cOptions() C.fsdpa_summary_options {
 	var so C.fsdpa_summary_options
 	C.fsdpa_summary_options_init(&so)
 	so.max_memory_bytes = C.uint64_t(o.MaxMemoryBytes)
 	so.allocator = o.allocator
-	errbuf := (*C.char)(C.calloc(errbufLen, 1))
-	if errbuf != nil {
-		so.errbuf = errbuf
-		so.errbuf_len = errbufLen
-	}
-	return so, errbuf
-}
-
-func summaryError(st C.fsdpa_status, errbuf *C.char) error {
-	if st == C.FSDPA_OK {
-		return nil
-	}
-	msg := ""
-	if errbuf != nil {
-		msg = C.GoString(errbuf)
-	}
-	if msg == "" {
-		msg = Status(st).String()
-	}
-	return &Error{Status: Status(st), Message: msg, Offset: -1}
+	return so
 }
 
 // Merge merges summaries (each one rank or an earlier merge) into one: the
 // rank lists are concatenated in the order given, so merging is associative
 // byte for byte (fsdpa_summary_merge).  An input that is not a valid
-// summary is an *Error with StatusParse and the library's message.
+// summary is an *Error with StatusParse, the library's message, the index
+// of that summary (Input) and the byte offset in it (Offset).
 func (o SummaryOptions) Merge(sums ...string) (string, error) {
 	if len(sums) == 0 {
 		return "", newError(StatusInvalid, "no summary given")
@@ -186,12 +165,12 @@ func (o SummaryOptions) Merge(sums ...string) (string, error) {
 			C.free(unsafe.Pointer(ptrs[i]))
 		}
 	}()
-	so, errbuf := o.cOptions()
-	defer C.free(unsafe.Pointer(errbuf))
+	so := o.cOptions()
 	var out *C.char
 	var outLen C.size_t
-	st := C.fsdpa_summary_merge(&ptrs[0], &lens[0], C.size_t(n), &so, &out, &outLen)
-	if err := summaryError(st, errbuf); err != nil {
+	e := newJobError()
+	st := C.fsdpa_summary_merge(&ptrs[0], &lens[0], C.size_t(n), &so, &out, &outLen, e)
+	if err := jobError(st, e); err != nil {
 		return "", err
 	}
 	return takeBuffer(out, outLen), nil
@@ -204,18 +183,34 @@ func (o SummaryOptions) Merge(sums ...string) (string, error) {
 func (o SummaryOptions) Report(sum string) (*Report, error) {
 	cs := C.CBytes([]byte(sum))
 	defer C.free(cs)
-	so, errbuf := o.cOptions()
-	defer C.free(unsafe.Pointer(errbuf))
+	so := o.cOptions()
 	var ro C.fsdpa_report_options
 	C.fsdpa_report_options_init(&ro)
 	ro.format = C.FSDPA_FORMAT_JSON
 	var out *C.char
 	var outLen C.size_t
-	st := C.fsdpa_summary_report((*C.char)(cs), C.size_t(len(sum)), &so, &ro, &out, &outLen)
-	if err := summaryError(st, errbuf); err != nil {
+	e := newJobError()
+	st := C.fsdpa_summary_report((*C.char)(cs), C.size_t(len(sum)), &so, &ro, &out, &outLen, e)
+	if err := jobError(st, e); err != nil {
 		return nil, err
 	}
 	return ParseReport(takeBuffer(out, outLen))
+}
+
+// Findings returns the findings of the report of a (merged) summary,
+// typed: the same list, in the same order, as ReportFindings over the
+// ranks' traces (fsdpa_summary_findings).
+func (o SummaryOptions) Findings(sum string) (FindingList, error) {
+	cs := C.CBytes([]byte(sum))
+	defer C.free(cs)
+	so := o.cOptions()
+	var l *C.fsdpa_list
+	e := newJobError()
+	if err := jobError(C.fsdpa_summary_findings((*C.char)(cs), C.size_t(len(sum)), &so, &l, e), e); err != nil {
+		C.fsdpa_list_free(l)
+		return FindingList{}, err
+	}
+	return takeFindings(l)
 }
 
 // SummaryMerge is SummaryOptions{}.Merge.
@@ -224,57 +219,5 @@ func SummaryMerge(sums ...string) (string, error) { return SummaryOptions{}.Merg
 // SummaryReport is SummaryOptions{}.Report.
 func SummaryReport(sum string) (*Report, error) { return SummaryOptions{}.Report(sum) }
 
-// AnnotateEvents returns the trace events AnnotateFile adds to trace i of
-// the job (the findings of the report over as whose rank is that trace's,
-// as Perfetto / chrome://tracing events): a JSON array (fsdpa_annotate_events).
-func AnnotateEvents(as []*Analyzer, i int) (json.RawMessage, error) {
-	base, ctxs, done, err := ctxArray(as)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	if i < 0 || i >= len(ctxs) {
-		return nil, newError(StatusInvalid, "trace index out of range")
-	}
-	var out *C.char
-	var n C.size_t
-	if err := ctxError(C.fsdpa_annotate_events(base, C.size_t(len(ctxs)), C.size_t(i), &out, &n), ctxs[i], false); err != nil {
-		return nil, err
-	}
-	return json.RawMessage(takeBuffer(out, n)), nil
-}
-
-// AnnotateOptions are the options of AnnotateFile; the zero value is the
-// library default (gzip when the output name ends in ".gz", level 6).
-type AnnotateOptions struct {
-	Gzip  *bool // true: gzip the output, false: plain JSON, nil: by the output name
-	Level int   // gzip level 1..9; 0 = 6
-}
-
-// AnnotateFile writes a copy of trace i (inPath, plain or gzip: the file
-// as[i] was fed) to outPath ("-" = standard output) with the findings added
-// as trace events; every byte of the input is kept.  On failure no output
-// file is left (fsdpa_annotate_file).
-func AnnotateFile(as []*Analyzer, i int, inPath, outPath string, o AnnotateOptions) error {
-	base, ctxs, done, err := ctxArray(as)
-	if err != nil {
-		return err
-	}
-	defer done()
-	if i < 0 || i >= len(ctxs) {
-		return newError(StatusInvalid, "trace index out of range")
-	}
-	var ao C.fsdpa_annotate_options
-	C.fsdpa_annotate_options_init(&ao)
-	if o.Gzip != nil {
-		ao.gzip = 0
-		if *o.Gzip {
-			ao.gzip = 1
-		}
-	}
-	ao.level = C.int(o.Level)
-	in, out := C.CString(inPath), C.CString(outPath)
-	defer C.free(unsafe.Pointer(in))
-	defer C.free(unsafe.Pointer(out))
-	return ctxError(C.fsdpa_annotate_file(base, C.size_t(len(ctxs)), C.size_t(i), in, out, &ao), ctxs[i], false)
-}
+// SummaryFindings is SummaryOptions{}.Findings.
+func SummaryFindings(sum string) (FindingList, error) { return SummaryOptions{}.Findings(sum) }

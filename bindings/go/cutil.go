@@ -7,6 +7,7 @@ package fsdpa
 import "C"
 
 import (
+	"fmt"
 	"runtime"
 	"unsafe"
 )
@@ -52,49 +53,54 @@ func fixedString(b []C.char) string {
 	return string(out)
 }
 
-// cArray runs the array protocol of fsdpa_query_sync_waits() and the other
-// row queries: *inout_n is the capacity in, the number of rows out, and
-// FSDPA_EBUFS says the capacity was short (the needed count is written
-// back).  It asks with capacity 0 first, then with the count the library
-// gave, growing until the call is not FSDPA_EBUFS.  The rows live in C
-// memory during the call (some hold C pointers the library writes) and
-// come back as a Go copy.
-func cArray[T any](p *C.fsdpa_ctx, call func(out *T, n *C.size_t) C.fsdpa_status) ([]T, error) {
-	var zero T
-	elem := C.size_t(unsafe.Sizeof(zero))
-	var buf *T
-	defer func() { C.free(unsafe.Pointer(buf)) }()
-	capacity := C.size_t(0)
-	for {
-		n := capacity
-		st := call(buf, &n)
-		switch {
-		case st == C.FSDPA_OK && n <= capacity:
-			if n == 0 {
-				return []T{}, nil
-			}
-			out := make([]T, int(n))
-			copy(out, unsafe.Slice(buf, int(n)))
-			return out, nil
-		case st == C.FSDPA_EBUFS && n > capacity:
-			C.free(unsafe.Pointer(buf))
-			capacity = n
-			buf = (*T)(C.calloc(capacity, elem))
-			if buf == nil {
-				return nil, newError(StatusOutOfMemory, "out of memory (row buffer)")
-			}
-			*(*C.size_t)(unsafe.Pointer(buf)) = elem // out[0].size: the element stride
-		case st == C.FSDPA_OK || st == C.FSDPA_EBUFS:
-			return nil, newError(StatusBufferTooSmall, "row count inconsistent with the capacity")
-		default:
-			return nil, ctxError(st, p, false)
-		}
+// takeList copies the items of a list result out into Go values and frees
+// the list (the one list protocol of fsdpa.h): each item is read with
+// fsdpa_list_get() into a C struct T whose `size` (the first member of
+// every list item) is sizeof(T) as cgo sees the header, then converted by
+// conv.  Strings inside the items belong to the list, so conv copies them
+// (C.GoString) before the list goes.  The item lives in Go memory: it
+// holds no Go pointer, only the C pointers the library writes into it.
+// The list's kind is checked first, so a list of another struct is never
+// read as T.
+func takeList[T, G any](l *C.fsdpa_list, kind C.fsdpa_list_kind, conv func(*T) G) ([]G, error) {
+	defer C.fsdpa_list_free(l)
+	if got := C.fsdpa_list_type(l); got != kind {
+		return nil, newError(StatusInvalid, fmt.Sprintf("list of kind %d where kind %d was expected", int(got), int(kind)))
 	}
+	n := int(C.fsdpa_list_count(l))
+	out := make([]G, 0, n)
+	for i := 0; i < n; i++ {
+		var item T
+		*(*C.size_t)(unsafe.Pointer(&item)) = C.size_t(unsafe.Sizeof(item))
+		if st := C.fsdpa_list_get(l, C.size_t(i), unsafe.Pointer(&item)); st != C.FSDPA_OK {
+			return nil, newError(Status(st), fmt.Sprintf("fsdpa_list_get(%d of %d): %s", i, n, Status(st)))
+		}
+		out = append(out, conv(&item))
+	}
+	return out, nil
+}
+
+// ctxList runs a list function of one context and copies its items out
+// (takeList); a failure is the context's error (fsdpa_errmsg()).
+func ctxList[T, G any](a *Analyzer, kind C.fsdpa_list_kind, call func(p *C.fsdpa_ctx, out **C.fsdpa_list) C.fsdpa_status,
+	conv func(*T) G) ([]G, error) {
+	p, err := a.ctx()
+	if err != nil {
+		return nil, err
+	}
+	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
+	var l *C.fsdpa_list
+	if err := ctxError(call(p, &l), p, false); err != nil {
+		C.fsdpa_list_free(l) // NULL after a failure; freeing it is harmless either way
+		return nil, err
+	}
+	return takeList(l, kind, conv)
 }
 
 // ctxArray copies the contexts of as into C memory (the C API reads an
-// array of context pointers: it may not live in Go memory).  Call done
-// after the C call; it frees the array and keeps the analyzers alive.
+// array of context pointers, which the library may look at for the whole
+// call).  Call done after the C call; it frees the array and keeps the
+// analyzers alive until then.
 func ctxArray(as []*Analyzer) (**C.fsdpa_ctx, []*C.fsdpa_ctx, func(), error) {
 	if len(as) == 0 {
 		return nil, nil, nil, newError(StatusInvalid, "no analyzers")

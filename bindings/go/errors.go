@@ -33,11 +33,16 @@ func (s Status) String() string {
 	return C.GoString(C.fsdpa_status_str(C.fsdpa_status(s)))
 }
 
-// Error is a failed libfsdpa call.
+// Error is a failed libfsdpa call.  Calls on one analyzer take the message
+// from fsdpa_errmsg() of its context; calls over several analyzers or over
+// summaries (ReportMany, ReportFindings, QueryCrossRank*, the summary
+// functions, AnnotateEvents/AnnotateFile) from the fsdpa_error the library
+// fills, which also says which input the error is about.
 type Error struct {
 	Status  Status
-	Message string // fsdpa_errmsg() of the context, or the status name
-	Offset  int64  // byte offset of an input error (decompressed stream); -1 if none
+	Message string // the library's message, or the status name
+	Offset  int64  // byte offset of an input error (decompressed stream), or inside the summary Input names; -1 if none
+	Input   int    // index of the analyzer or summary the error is about (job calls); -1 if none in particular
 }
 
 func (e *Error) Error() string {
@@ -55,14 +60,14 @@ func (e *Error) Is(target error) bool {
 
 // Sentinels for errors.Is.
 var (
-	ErrOutOfMemory = &Error{Status: StatusOutOfMemory, Offset: -1}
-	ErrInvalid     = &Error{Status: StatusInvalid, Offset: -1}
-	ErrParse       = &Error{Status: StatusParse, Offset: -1}
-	ErrNotATrace   = &Error{Status: StatusNotATrace, Offset: -1}
-	ErrTruncated   = &Error{Status: StatusTruncated, Offset: -1}
-	ErrLimit       = &Error{Status: StatusLimit, Offset: -1}
-	ErrState       = &Error{Status: StatusState, Offset: -1}
-	ErrIO          = &Error{Status: StatusIO, Offset: -1}
+	ErrOutOfMemory = &Error{Status: StatusOutOfMemory, Offset: -1, Input: -1}
+	ErrInvalid     = &Error{Status: StatusInvalid, Offset: -1, Input: -1}
+	ErrParse       = &Error{Status: StatusParse, Offset: -1, Input: -1}
+	ErrNotATrace   = &Error{Status: StatusNotATrace, Offset: -1, Input: -1}
+	ErrTruncated   = &Error{Status: StatusTruncated, Offset: -1, Input: -1}
+	ErrLimit       = &Error{Status: StatusLimit, Offset: -1, Input: -1}
+	ErrState       = &Error{Status: StatusState, Offset: -1, Input: -1}
+	ErrIO          = &Error{Status: StatusIO, Offset: -1, Input: -1}
 )
 
 // ctxError builds the error of status st on ctx (may be nil).  The offset is
@@ -71,7 +76,7 @@ func ctxError(st C.fsdpa_status, ctx *C.fsdpa_ctx, input bool) error {
 	if st == C.FSDPA_OK {
 		return nil
 	}
-	e := &Error{Status: Status(st), Offset: -1}
+	e := &Error{Status: Status(st), Offset: -1, Input: -1}
 	if ctx != nil {
 		e.Message = C.GoString(C.fsdpa_errmsg(ctx))
 		if input {
@@ -86,6 +91,44 @@ func ctxError(st C.fsdpa_status, ctx *C.fsdpa_ctx, input bool) error {
 	return e
 }
 
+// newJobError is the fsdpa_error of a call without one context, reset with
+// fsdpa_error_init() (status OK, message "", input and offset absent).
+func newJobError() *C.fsdpa_error {
+	e := new(C.fsdpa_error) // Go memory: the struct holds no pointer
+	C.fsdpa_error_init(e)
+	return e
+}
+
+// jobErrorSeen, when set (tests only), receives the fsdpa_error of every
+// job call as the library left it, next to the call's return value, so the
+// tests can hold the library to what fsdpa.h promises about it.
+var jobErrorSeen func(ret Status, left Error)
+
+// jobError turns the outcome of a call without one context into an *Error
+// with the status the call returned and the message, input index and
+// offset the library wrote into e.
+func jobError(st C.fsdpa_status, e *C.fsdpa_error) error {
+	left := Error{Status: Status(e.status), Message: C.GoString(&e.message[0]), Offset: -1, Input: -1}
+	if off := int64(e.offset); off != absent {
+		left.Offset = off
+	}
+	if in := int64(e.input); in != absent {
+		left.Input = int(in)
+	}
+	if jobErrorSeen != nil {
+		jobErrorSeen(Status(st), left)
+	}
+	if st == C.FSDPA_OK {
+		return nil
+	}
+	out := left
+	out.Status = Status(st)
+	if out.Message == "" {
+		out.Message = Status(st).String()
+	}
+	return &out
+}
+
 func newError(s Status, msg string) error {
-	return &Error{Status: s, Message: msg, Offset: -1}
+	return &Error{Status: s, Message: msg, Offset: -1, Input: -1}
 }

@@ -26,7 +26,7 @@ type Event struct {
 	WaitOnStream, WaitOnEventCorr                       *int64
 }
 
-// AddEvent adds one event (same results as the event fed as JSON).
+// AddEvent adds one event (same results as the event fed as JSON) (fsdpa_event_add).
 func (a *Analyzer) AddEvent(e Event) error {
 	p, err := a.ctx()
 	if err != nil {
@@ -65,5 +65,5 @@ func (a *Analyzer) AddEvent(e Event) error {
 	ev.total_allocated, ev.total_reserved = cInt(e.TotalAllocated), cInt(e.TotalReserved)
 	ev.device_type, ev.device_id = cInt(e.DeviceType), cInt(e.DeviceID)
 	ev.wait_on_stream, ev.wait_on_event_corr = cInt(e.WaitOnStream), cInt(e.WaitOnEventCorr)
-	return ctxError(C.fsdpa_add_event(p, ev), p, false)
+	return ctxError(C.fsdpa_event_add(p, ev), p, false)
 }

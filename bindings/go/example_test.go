@@ -50,7 +50,7 @@ func ExampleAnalyzer_LaunchGaps() {
 	}
 	steps, _ := a.Steps()
 	for i, s := range steps {
-		g, err := a.LaunchGaps(fsdpa.Query{Step: &[]int64{int64(i)}[0]})
+		g, err := a.LaunchGaps(fsdpa.Query{}.WithStep(int64(i)))
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -88,4 +88,32 @@ func ExampleSummaryMerge() {
 	}
 	rep, _ := fsdpa.SummaryReport(merged) // the report of both traces
 	fmt.Println(len(rep.Findings))
+}
+
+func ExampleReportFindings() {
+	var as []*fsdpa.Analyzer
+	for _, path := range []string{"rank0.json.gz", "rank1.json.gz"} {
+		a, err := fsdpa.NewWithOptions(fsdpa.Options{Name: path})
+		if err != nil {
+			return
+		}
+		defer a.Close()
+		if err := a.FeedFile(path); err != nil {
+			fmt.Println(err)
+			return
+		}
+		as = append(as, a)
+	}
+	fl, err := fsdpa.ReportFindings(as) // typed: no JSON written or parsed
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, f := range fl.Items {
+		rs, _ := f.Ranges()
+		fmt.Printf("%s %s rank %d: %s (%d ns, %d ranges)\n", f.Severity, f.ID, f.Rank, f.Title, *f.CostNs, len(rs))
+	}
+	if fl.Worst != nil && fl.Worst.Level() >= fsdpa.SeverityWarning.Level() {
+		os.Exit(1)
+	}
 }

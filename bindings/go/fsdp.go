@@ -48,32 +48,19 @@ type CommSplit struct {
 }
 
 // CommSplit returns the split of the selection's communication by
-// collective type or process group (fsdpa_comm_split_count, then
-// fsdpa_query_comm_split per entry).
-func (a *Analyzer) CommSplit(q Query, by SplitBy) ([]CommSplit, error) {
-	p, err := a.ctx()
-	if err != nil {
-		return nil, err
-	}
-	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
-	cq := cQuery(q)
-	var n C.size_t
-	if err := ctxError(C.fsdpa_comm_split_count(p, &cq, C.fsdpa_comm_split_by(by), &n), p, false); err != nil {
-		return nil, err
-	}
-	out := make([]CommSplit, 0, int(n))
-	for i := C.size_t(0); i < n; i++ {
-		var s C.fsdpa_comm_split
-		s.size = C.size_t(unsafe.Sizeof(s))
-		if err := ctxError(C.fsdpa_query_comm_split(p, &cq, C.fsdpa_comm_split_by(by), i, &s), p, false); err != nil {
-			return nil, err
-		}
-		out = append(out, CommSplit{Name: fixedString(s.name[:]), Count: uint64(s.count),
+// collective type or process group (fsdpa_comm_split_list).
+func (a *Analyzer) CommSplit(q Query, by SplitBy) ([]CommSplit, error) { return a.commSplit(q.c(), by) }
+
+// commSplit is CommSplit for a C query (nil: a NULL query).
+func (a *Analyzer) commSplit(cq *C.fsdpa_query, by SplitBy) ([]CommSplit, error) {
+	return ctxList(a, C.FSDPA_LIST_COMM_SPLITS, func(p *C.fsdpa_ctx, l **C.fsdpa_list) C.fsdpa_status {
+		return C.fsdpa_comm_split_list(p, cq, C.fsdpa_comm_split_by(by), l)
+	}, func(s *C.fsdpa_comm_split) CommSplit {
+		return CommSplit{Name: fixedString(s.name[:]), Count: uint64(s.count),
 			CommNs: int64(s.comm_ns), OverlapNs: int64(s.overlap_ns), ExposedNs: int64(s.exposed_ns),
 			Bytes: optInt(s.bytes), TimedNs: optInt(s.timed_ns), AlgBWGBps: optRatio(s.algbw_gbps),
-			BusBWGBps: optRatio(s.busbw_gbps)})
-	}
-	return out, nil
+			BusBWGBps: optRatio(s.busbw_gbps)}
+	})
 }
 
 // Phase is a pass of a training step.
@@ -126,7 +113,7 @@ func goFSDPUnit(u *C.fsdpa_fsdp_unit) FSDPUnit {
 // FSDPUnits returns the (unit, phase) entries with at least one instance,
 // summed over the whole trace: each unit's forward entry in the order the
 // units are first named, then the backward entries in the same order
-// (fsdpa_fsdp_unit_count, fsdpa_get_fsdp_unit).
+// (fsdpa_fsdp_unit_list with a NULL query).
 func (a *Analyzer) FSDPUnits() ([]FSDPUnit, error) {
 	return a.fsdpUnits(nil)
 }
@@ -134,38 +121,16 @@ func (a *Analyzer) FSDPUnits() ([]FSDPUnit, error) {
 // FSDPUnitsIn returns the same entries summed over the instances that start
 // inside the query window (device and stream selection are ignored); an
 // entry without an instance there has Instances == 0 and zero times
-// (fsdpa_query_fsdp_unit).
+// (fsdpa_fsdp_unit_list).
 func (a *Analyzer) FSDPUnitsIn(q Query) ([]FSDPUnit, error) {
-	return a.fsdpUnits(&q)
+	return a.fsdpUnits(q.c())
 }
 
-func (a *Analyzer) fsdpUnits(q *Query) ([]FSDPUnit, error) {
-	p, err := a.ctx()
-	if err != nil {
-		return nil, err
-	}
-	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
-	var cq C.fsdpa_query
-	if q != nil {
-		cq = cQuery(*q)
-	}
-	n := int(C.fsdpa_fsdp_unit_count(p))
-	out := make([]FSDPUnit, 0, n)
-	for i := 0; i < n; i++ {
-		var u C.fsdpa_fsdp_unit
-		u.size = C.size_t(unsafe.Sizeof(u))
-		var st C.fsdpa_status
-		if q == nil {
-			st = C.fsdpa_get_fsdp_unit(p, C.size_t(i), &u)
-		} else {
-			st = C.fsdpa_query_fsdp_unit(p, &cq, C.size_t(i), &u)
-		}
-		if err := ctxError(st, p, false); err != nil {
-			return nil, err
-		}
-		out = append(out, goFSDPUnit(&u))
-	}
-	return out, nil
+// fsdpUnits is FSDPUnitsIn for a C query (nil: a NULL query, the whole trace).
+func (a *Analyzer) fsdpUnits(cq *C.fsdpa_query) ([]FSDPUnit, error) {
+	return ctxList(a, C.FSDPA_LIST_FSDP_UNITS, func(p *C.fsdpa_ctx, l **C.fsdpa_list) C.fsdpa_status {
+		return C.fsdpa_fsdp_unit_list(p, cq, l)
+	}, goFSDPUnit)
 }
 
 // BackwardPattern is the FSDP backward schedule pattern of a step or a trace.
@@ -197,7 +162,7 @@ type Backward struct {
 }
 
 // Backward returns the backward summary of the events so far
-// (fsdpa_query_backward).
+// (fsdpa_backward_get).
 func (a *Analyzer) Backward() (Backward, error) {
 	p, err := a.ctx()
 	if err != nil {
@@ -206,7 +171,7 @@ func (a *Analyzer) Backward() (Backward, error) {
 	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
 	var b C.fsdpa_backward
 	b.size = C.size_t(unsafe.Sizeof(b))
-	if err := ctxError(C.fsdpa_query_backward(p, &b), p, false); err != nil {
+	if err := ctxError(C.fsdpa_backward_get(p, &b), p, false); err != nil {
 		return Backward{}, err
 	}
 	return Backward{Pattern: BackwardPattern(b.pattern), Steps: uint64(b.steps), Units: uint64(b.units),
@@ -229,27 +194,17 @@ type BackwardStep struct {
 }
 
 // BackwardSteps returns one entry per step with backward units, in time
-// order (fsdpa_backward_step_count, fsdpa_get_backward_step).
+// order; a step's position is its backward step index (BackwardUnits)
+// (fsdpa_backward_step_list).
 func (a *Analyzer) BackwardSteps() ([]BackwardStep, error) {
-	p, err := a.ctx()
-	if err != nil {
-		return nil, err
-	}
-	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
-	n := int(C.fsdpa_backward_step_count(p))
-	out := make([]BackwardStep, 0, n)
-	for i := 0; i < n; i++ {
-		var s C.fsdpa_backward_step
-		s.size = C.size_t(unsafe.Sizeof(s))
-		if err := ctxError(C.fsdpa_get_backward_step(p, C.size_t(i), &s), p, false); err != nil {
-			return nil, err
-		}
-		out = append(out, BackwardStep{Step: optInt(s.step), Pattern: BackwardPattern(s.pattern),
+	return ctxList(a, C.FSDPA_LIST_BACKWARD_STEPS, func(p *C.fsdpa_ctx, l **C.fsdpa_list) C.fsdpa_status {
+		return C.fsdpa_backward_step_list(p, l)
+	}, func(s *C.fsdpa_backward_step) BackwardStep {
+		return BackwardStep{Step: optInt(s.step), Pattern: BackwardPattern(s.pattern),
 			Units: uint64(s.units), Links: uint64(s.links), PrefetchedLinks: uint64(s.prefetched_links),
 			RSHiddenLinks: uint64(s.rs_hidden_links), IdleNs: int64(s.idle_ns), StartNs: int64(s.start_ns),
-			EndNs: int64(s.end_ns), OverlapPct: optRatio(s.overlap_pct)})
-	}
-	return out, nil
+			EndNs: int64(s.end_ns), OverlapPct: optRatio(s.overlap_pct)}
+	})
 }
 
 // Span is the kernels of one set (AG, compute, RS) of a backward unit:
@@ -282,33 +237,22 @@ type BackwardUnit struct {
 }
 
 // BackwardUnits returns the units of backward step i (an index into
-// BackwardSteps), in backward order (fsdpa_backward_unit_count,
-// fsdpa_get_backward_unit).
+// BackwardSteps), in backward order (fsdpa_backward_unit_list); an index
+// past the last step is ErrInvalid.
 func (a *Analyzer) BackwardUnits(i int) ([]BackwardUnit, error) {
-	p, err := a.ctx()
-	if err != nil {
+	if _, err := a.ctx(); err != nil {
 		return nil, err
 	}
-	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
 	if i < 0 {
 		return nil, newError(StatusInvalid, "negative backward step index")
 	}
-	var n C.size_t
-	if err := ctxError(C.fsdpa_backward_unit_count(p, C.size_t(i), &n), p, false); err != nil {
-		return nil, err
-	}
-	out := make([]BackwardUnit, 0, int(n))
-	for j := C.size_t(0); j < n; j++ {
-		var u C.fsdpa_backward_unit
-		u.size = C.size_t(unsafe.Sizeof(u))
-		if err := ctxError(C.fsdpa_get_backward_unit(p, C.size_t(i), j, &u), p, false); err != nil {
-			return nil, err
-		}
-		out = append(out, BackwardUnit{Name: fixedString(u.name[:]), NameLen: int(u.name_len),
+	return ctxList(a, C.FSDPA_LIST_BACKWARD_UNITS, func(p *C.fsdpa_ctx, l **C.fsdpa_list) C.fsdpa_status {
+		return C.fsdpa_backward_unit_list(p, C.size_t(i), l)
+	}, func(u *C.fsdpa_backward_unit) BackwardUnit {
+		return BackwardUnit{Name: fixedString(u.name[:]), NameLen: int(u.name_len),
 			Position: int(u.position), Prefetched: optBool(u.prefetched), RSHidden: optBool(u.rs_hidden),
 			IdleNs: optInt(u.idle_ns), AG: optSpan(u.ag_start_ns, u.ag_end_ns, u.ag_stream),
 			Compute: optSpan(u.compute_start_ns, u.compute_end_ns, u.compute_stream),
-			RS:      optSpan(u.rs_start_ns, u.rs_end_ns, u.rs_stream)})
-	}
-	return out, nil
+			RS:      optSpan(u.rs_start_ns, u.rs_end_ns, u.rs_stream)}
+	})
 }

@@ -11,11 +11,15 @@
 // ReadFrom); its queries work between feeds: the tracks (Steps, Streams,
 // Timeline, Stats) and every analysis of the report (LaunchGaps,
 // LaunchLatency, LaunchQueue, Overlap, CommSplit, FSDPUnits, Backward*,
-// Sync*, Memory*), each over a Query window.  The ranks of one job combine
-// through ReportMany, QueryCrossRank, the summaries (Summary, SummaryMerge,
-// SummaryReport) and AnnotateFile.  Times are integer nanoseconds; values
-// the C API marks absent are nil pointers (or -1 for Offset).  libfsdpa is
-// found with pkg-config (`#cgo pkg-config: fsdpa`).
+// Sync*, Memory*), each over a Query window (the zero Query is the whole
+// trace).  The ranks of one job combine through ReportMany, ReportFindings
+// (typed findings), QueryCrossRank, the summaries (Summary, SummaryMerge,
+// SummaryReport, SummaryFindings) and AnnotateFile.  Times are integer
+// nanoseconds; values the C API marks absent are nil pointers (or -1 for
+// Offset and Input).  Every list the library returns (fsdpa_list) comes back
+// as a Go slice whose strings are copied.  libfsdpa (libfsdpa.so.2, API 0.2)
+// is found with pkg-config (`#cgo pkg-config: fsdpa`; in a build tree
+// <build>/libfsdpa holds fsdpa-uninstalled.pc).
 package fsdpa
 
 /*
@@ -26,9 +30,11 @@ package fsdpa
 import "C"
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"runtime"
+	"strings"
 	"unsafe"
 )
 
@@ -56,9 +62,42 @@ func Version() string { return C.GoString(C.fsdpa_version_string()) }
 // (major << 16) | (minor << 8) | patch (fsdpa_version, FSDPA_VERSION_HEX).
 func VersionNumber() uint32 { return uint32(C.fsdpa_version()) }
 
-// ParamList lists the analysis parameters: one "name=default  description"
-// per line.
-func ParamList() string { return C.GoString(C.fsdpa_param_list()) }
+// Param is one analysis parameter (fsdpa_param): every threshold the
+// analyses use has a name, a default and the range SetParam accepts.
+type Param struct {
+	Name        string // e.g. "launch.kernel_wait_ns"
+	Default     int64  // its default
+	Min, Max    int64  // the values SetParam accepts
+	Description string // what it sets, its unit and whose rule the default follows
+}
+
+// Params lists every analysis parameter, in the library's fixed order
+// (fsdpa_param_list).
+func Params() ([]Param, error) {
+	var l *C.fsdpa_list
+	if st := C.fsdpa_param_list(&l); st != C.FSDPA_OK {
+		C.fsdpa_list_free(l)
+		return nil, newError(Status(st), "fsdpa_param_list: "+Status(st).String())
+	}
+	return takeList(l, C.FSDPA_LIST_PARAMS, func(p *C.fsdpa_param) Param {
+		return Param{Name: C.GoString(p.name), Default: int64(p.default_value), Min: int64(p.min_value),
+			Max: int64(p.max_value), Description: C.GoString(p.description)}
+	})
+}
+
+// ParamList lists the analysis parameters as `fsdpa params` prints them:
+// one "name=default  description" per line ("" if the list cannot be made).
+func ParamList() string {
+	ps, err := Params()
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range ps {
+		fmt.Fprintf(&b, "%s=%d  %s\n", p.Name, p.Default, p.Description)
+	}
+	return b.String()
+}
 
 // Options for NewWithOptions.
 type Options struct {
@@ -189,7 +228,9 @@ func (a *Analyzer) Finish() error {
 	return ctxError(C.fsdpa_finish(p), p, true)
 }
 
-// SetParam sets an analysis threshold by name (see ParamList).
+// SetParam sets an analysis threshold by name (see Params); a value that
+// is not an integer in [Min, Max] is ErrInvalid and the parameter keeps its
+// value (fsdpa_param_set).
 func (a *Analyzer) SetParam(key, value string) error {
 	p, err := a.ctx()
 	if err != nil {
@@ -199,7 +240,39 @@ func (a *Analyzer) SetParam(key, value string) error {
 	k, v := C.CString(key), C.CString(value)
 	defer C.free(unsafe.Pointer(k))
 	defer C.free(unsafe.Pointer(v))
-	return ctxError(C.fsdpa_set_param(p, k, v), p, false)
+	return ctxError(C.fsdpa_param_set(p, k, v), p, false)
+}
+
+// Param returns the value parameter key has in this analyzer (its default
+// until SetParam changes it) (fsdpa_param_get).
+func (a *Analyzer) Param(key string) (int64, error) {
+	p, err := a.ctx()
+	if err != nil {
+		return 0, err
+	}
+	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
+	k := C.CString(key)
+	defer C.free(unsafe.Pointer(k))
+	var v C.int64_t
+	if err := ctxError(C.fsdpa_param_get(p, k, &v), p, false); err != nil {
+		return 0, err
+	}
+	return int64(v), nil
+}
+
+// lastError (test support) is what the context says about its last call:
+// fsdpa_errmsg() and fsdpa_error_offset() (FSDPA_ABSENT as -1).
+func (a *Analyzer) lastError() (string, int64) {
+	p, err := a.ctx()
+	if err != nil {
+		return "", -1
+	}
+	defer runtime.KeepAlive(a)
+	off := int64(C.fsdpa_error_offset(p))
+	if off == absent {
+		off = -1
+	}
+	return C.GoString(C.fsdpa_errmsg(p)), off
 }
 
 // TraceInfo is trace metadata; nil where unknown.
@@ -219,7 +292,7 @@ func (a *Analyzer) SetTraceInfo(t TraceInfo) error {
 	var i C.fsdpa_trace_info
 	C.fsdpa_trace_info_init(&i)
 	i.rank, i.world_size, i.base_time_ns = cInt(t.Rank), cInt(t.WorldSize), cInt(t.BaseTimeNs)
-	return ctxError(C.fsdpa_set_trace_info(p, &i), p, false)
+	return ctxError(C.fsdpa_trace_info_set(p, &i), p, false)
 }
 
 // TraceInfo returns the trace metadata known so far.
@@ -231,7 +304,7 @@ func (a *Analyzer) TraceInfo() (TraceInfo, error) {
 	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
 	var i C.fsdpa_trace_info
 	C.fsdpa_trace_info_init(&i)
-	if err := ctxError(C.fsdpa_get_trace_info(p, &i), p, false); err != nil {
+	if err := ctxError(C.fsdpa_trace_info_get(p, &i), p, false); err != nil {
 		return TraceInfo{}, err
 	}
 	return TraceInfo{optInt(i.rank), optInt(i.world_size), optInt(i.base_time_ns)}, nil
@@ -252,7 +325,7 @@ func (a *Analyzer) Stats() (Stats, error) {
 	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
 	var s C.fsdpa_stats
 	s.size = C.size_t(unsafe.Sizeof(s))
-	if err := ctxError(C.fsdpa_get_stats(p, &s), p, false); err != nil {
+	if err := ctxError(C.fsdpa_stats_get(p, &s), p, false); err != nil {
 		return Stats{}, err
 	}
 	return Stats{uint64(s.input_bytes), uint64(s.json_bytes), uint64(s.events), uint64(s.retained),
@@ -268,24 +341,12 @@ type Step struct {
 	DurNs   int64 // CPU duration of the annotation
 }
 
-// Steps returns the ProfilerStep#N ranges so far, in start order.
+// Steps returns the ProfilerStep#N ranges so far, in start order; a
+// step's position is its step index (Query.Step) (fsdpa_step_list).
 func (a *Analyzer) Steps() ([]Step, error) {
-	p, err := a.ctx()
-	if err != nil {
-		return nil, err
-	}
-	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
-	n := int(C.fsdpa_step_count(p))
-	out := make([]Step, 0, n)
-	for i := 0; i < n; i++ {
-		var s C.fsdpa_step
-		s.size = C.size_t(unsafe.Sizeof(s))
-		if err := ctxError(C.fsdpa_get_step(p, C.size_t(i), &s), p, false); err != nil {
-			return nil, err
-		}
-		out = append(out, Step{int64(s.number), int64(s.start_ns), int64(s.dur_ns)})
-	}
-	return out, nil
+	return ctxList(a, C.FSDPA_LIST_STEPS, func(p *C.fsdpa_ctx, l **C.fsdpa_list) C.fsdpa_status {
+		return C.fsdpa_step_list(p, l)
+	}, func(s *C.fsdpa_step) Step { return Step{int64(s.number), int64(s.start_ns), int64(s.dur_ns)} })
 }
 
 // Role of a GPU stream, derived from what runs on it.
@@ -326,43 +387,15 @@ type Stream struct {
 	LastNs         *int64 // latest end of GPU activity (absolute)
 }
 
-// Streams returns the GPU streams so far, by device then stream.
+// Streams returns the GPU streams so far, by device then stream
+// (fsdpa_stream_list).
 func (a *Analyzer) Streams() ([]Stream, error) {
-	p, err := a.ctx()
-	if err != nil {
-		return nil, err
-	}
-	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
-	n := int(C.fsdpa_stream_count(p))
-	out := make([]Stream, 0, n)
-	for i := 0; i < n; i++ {
-		var s C.fsdpa_stream_info
-		s.size = C.size_t(unsafe.Sizeof(s))
-		if err := ctxError(C.fsdpa_get_stream(p, C.size_t(i), &s), p, false); err != nil {
-			return nil, err
-		}
-		out = append(out, Stream{int64(s.device), int64(s.stream), Role(s.role), uint64(s.kernels),
-			uint64(s.comm_kernels), uint64(s.memops), int64(s.busy_ns), optInt(s.first_ns),
-			optInt(s.last_ns)})
-	}
-	return out, nil
-}
-
-// Query selects a window and tracks; the zero value is the whole trace, all
-// devices and streams.  An activity counts by its part inside the window.
-type Query struct {
-	T0Ns, T1Ns *int64 // window [T0Ns, T1Ns), absolute ns; nil = open
-	Step       *int64 // index of a step (see Steps) whose CPU range is the window
-	Device     *int64 // only this device
-	Stream     *int64 // only this stream
-}
-
-func cQuery(q Query) C.fsdpa_query {
-	var cq C.fsdpa_query
-	C.fsdpa_query_init(&cq)
-	cq.t0_ns, cq.t1_ns, cq.step = cInt(q.T0Ns), cInt(q.T1Ns), cInt(q.Step)
-	cq.device, cq.stream = cInt(q.Device), cInt(q.Stream)
-	return cq
+	return ctxList(a, C.FSDPA_LIST_STREAMS, func(p *C.fsdpa_ctx, l **C.fsdpa_list) C.fsdpa_status {
+		return C.fsdpa_stream_list(p, l)
+	}, func(s *C.fsdpa_stream_info) Stream {
+		return Stream{int64(s.device), int64(s.stream), Role(s.role), uint64(s.kernels),
+			uint64(s.comm_kernels), uint64(s.memops), int64(s.busy_ns), optInt(s.first_ns), optInt(s.last_ns)}
+	})
 }
 
 // Timeline is the GPU timeline summary over a window.
@@ -374,17 +407,19 @@ type Timeline struct {
 }
 
 // Timeline returns the GPU timeline density over a window (all selected
-// streams unioned: overlapping work counts once).
-func (a *Analyzer) Timeline(q Query) (Timeline, error) {
+// streams unioned: overlapping work counts once) (fsdpa_timeline_query).
+func (a *Analyzer) Timeline(q Query) (Timeline, error) { return a.timeline(q.c()) }
+
+// timeline is Timeline for a C query (nil: a NULL query).
+func (a *Analyzer) timeline(cq *C.fsdpa_query) (Timeline, error) {
 	p, err := a.ctx()
 	if err != nil {
 		return Timeline{}, err
 	}
 	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
-	cq := cQuery(q)
 	var t C.fsdpa_timeline
 	t.size = C.size_t(unsafe.Sizeof(t))
-	if err := ctxError(C.fsdpa_query_timeline(p, &cq, &t), p, false); err != nil {
+	if err := ctxError(C.fsdpa_timeline_query(p, cq, &t), p, false); err != nil {
 		return Timeline{}, err
 	}
 	out := Timeline{SpanNs: optInt(t.span_ns), BusyNs: int64(t.busy_ns), Activities: uint64(t.activities)}
@@ -407,17 +442,20 @@ type Overlap struct {
 	ComputeKernels uint64   // compute kernels overlapping the window
 }
 
-// Overlap returns the communication / compute overlap over a window.
-func (a *Analyzer) Overlap(q Query) (Overlap, error) {
+// Overlap returns the communication / compute overlap over a window (all
+// devices unioned unless the query selects one) (fsdpa_overlap_query).
+func (a *Analyzer) Overlap(q Query) (Overlap, error) { return a.overlap(q.c()) }
+
+// overlap is Overlap for a C query (nil: a NULL query).
+func (a *Analyzer) overlap(cq *C.fsdpa_query) (Overlap, error) {
 	p, err := a.ctx()
 	if err != nil {
 		return Overlap{}, err
 	}
 	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
-	cq := cQuery(q)
 	var o C.fsdpa_overlap
 	o.size = C.size_t(unsafe.Sizeof(o))
-	if err := ctxError(C.fsdpa_query_overlap(p, &cq, &o), p, false); err != nil {
+	if err := ctxError(C.fsdpa_overlap_query(p, cq, &o), p, false); err != nil {
 		return Overlap{}, err
 	}
 	out := Overlap{CommNs: optInt(o.comm_ns), ComputeNs: optInt(o.compute_ns),
@@ -466,7 +504,8 @@ func (a *Analyzer) Result() (*Report, error) {
 }
 
 // ReportMany writes the report over several analyzers (the ranks of one
-// job), one input name per analyzer ("" = "<input>").
+// job), one input name per analyzer ("" = "<input>") (fsdpa_report; a
+// failure carries the library's fsdpa_error).
 func ReportMany(as []*Analyzer, paths []string, f Format) (string, error) {
 	if len(as) == 0 || len(paths) != len(as) {
 		return "", newError(StatusInvalid, "one path per analyzer, at least one")
@@ -495,15 +534,15 @@ func ReportMany(as []*Analyzer, paths []string, f Format) (string, error) {
 	o.format = C.fsdpa_format(f)
 	var out *C.char
 	var outLen C.size_t
-	st := C.fsdpa_report(&ctxs[0], &names[0], C.size_t(n), &o, &out, &outLen)
+	e := newJobError()
+	st := C.fsdpa_report(&ctxs[0], &names[0], C.size_t(n), &o, &out, &outLen, e)
 	for _, a := range as {
 		runtime.KeepAlive(a)
 	}
-	if err := ctxError(st, ctxs[0], false); err != nil {
+	if err := jobError(st, e); err != nil {
 		return "", err
 	}
-	defer C.fsdpa_free(unsafe.Pointer(out))
-	return C.GoStringN(out, C.int(outLen)), nil
+	return takeBuffer(out, outLen), nil
 }
 
 // Analyze analyzes one trace per rank of a job (files, plain or gzip) and

@@ -187,8 +187,12 @@ func TestSummariesMatchCLI(t *testing.T) {
 	// errors carry the library's message
 	var e *Error
 	if _, err := SummaryMerge("{not a summary"); !errors.As(err, &e) || !errors.Is(err, ErrParse) ||
-		e.Message == "" || e.Message == StatusParse.String() {
-		t.Fatalf("bad summary: %v", err)
+		e.Message == "" || e.Message == StatusParse.String() || e.Input != 0 {
+		t.Fatalf("bad summary: %#v", err)
+	}
+	if _, err := SummaryMerge(sums[0], sums[1], "{not a summary"); !errors.As(err, &e) || !errors.Is(err, ErrParse) ||
+		e.Input != 2 {
+		t.Fatalf("bad third summary: %#v", err)
 	}
 	if _, err := SummaryReport("[]"); !errors.Is(err, ErrParse) {
 		t.Fatalf("bad summary report: %v", err)

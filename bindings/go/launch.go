@@ -63,17 +63,19 @@ type LaunchGaps struct {
 }
 
 // LaunchGaps returns the gap statistics, idle attribution and density of
-// the selected streams in the window (fsdpa_query_launch_gaps).
-func (a *Analyzer) LaunchGaps(q Query) (LaunchGaps, error) {
+// the selected streams in the window (fsdpa_launch_gaps_query).
+func (a *Analyzer) LaunchGaps(q Query) (LaunchGaps, error) { return a.launchGaps(q.c()) }
+
+// launchGaps is LaunchGaps for a C query (nil: a NULL query).
+func (a *Analyzer) launchGaps(cq *C.fsdpa_query) (LaunchGaps, error) {
 	p, err := a.ctx()
 	if err != nil {
 		return LaunchGaps{}, err
 	}
 	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
-	cq := cQuery(q)
 	var g C.fsdpa_launch_gaps
 	g.size = C.size_t(unsafe.Sizeof(g))
-	if err := ctxError(C.fsdpa_query_launch_gaps(p, &cq, &g), p, false); err != nil {
+	if err := ctxError(C.fsdpa_launch_gaps_query(p, cq, &g), p, false); err != nil {
 		return LaunchGaps{}, err
 	}
 	out := LaunchGaps{
@@ -128,17 +130,19 @@ func (l LaunchLatency) MeanNs() *int64 {
 }
 
 // LaunchLatency returns the launch latency distribution of the selected
-// streams in the window (fsdpa_query_launch_latency).
-func (a *Analyzer) LaunchLatency(q Query) (LaunchLatency, error) {
+// streams in the window (fsdpa_launch_latency_query).
+func (a *Analyzer) LaunchLatency(q Query) (LaunchLatency, error) { return a.launchLatency(q.c()) }
+
+// launchLatency is LaunchLatency for a C query (nil: a NULL query).
+func (a *Analyzer) launchLatency(cq *C.fsdpa_query) (LaunchLatency, error) {
 	p, err := a.ctx()
 	if err != nil {
 		return LaunchLatency{}, err
 	}
 	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
-	cq := cQuery(q)
 	var l C.fsdpa_launch_latency
 	l.size = C.size_t(unsafe.Sizeof(l))
-	if err := ctxError(C.fsdpa_query_launch_latency(p, &cq, &l), p, false); err != nil {
+	if err := ctxError(C.fsdpa_launch_latency_query(p, cq, &l), p, false); err != nil {
 		return LaunchLatency{}, err
 	}
 	out := LaunchLatency{Ops: uint64(l.ops), Linked: uint64(l.linked), MinNs: optInt(l.min_ns),
@@ -167,17 +171,19 @@ type LaunchQueue struct {
 	StarvedNs int64    // time with nothing queued and nothing running
 }
 
-// LaunchQueue returns launch-queue depth statistics (fsdpa_query_launch_queue).
-func (a *Analyzer) LaunchQueue(q Query) (LaunchQueue, error) {
+// LaunchQueue returns launch-queue depth statistics (fsdpa_launch_queue_query).
+func (a *Analyzer) LaunchQueue(q Query) (LaunchQueue, error) { return a.launchQueue(q.c()) }
+
+// launchQueue is LaunchQueue for a C query (nil: a NULL query).
+func (a *Analyzer) launchQueue(cq *C.fsdpa_query) (LaunchQueue, error) {
 	p, err := a.ctx()
 	if err != nil {
 		return LaunchQueue{}, err
 	}
 	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
-	cq := cQuery(q)
 	var l C.fsdpa_launch_queue
 	l.size = C.size_t(unsafe.Sizeof(l))
-	if err := ctxError(C.fsdpa_query_launch_queue(p, &cq, &l), p, false); err != nil {
+	if err := ctxError(C.fsdpa_launch_queue_query(p, cq, &l), p, false); err != nil {
 		return LaunchQueue{}, err
 	}
 	return LaunchQueue{Ops: uint64(l.ops), RangeNs: optInt(l.range_ns), MaxDepth: optInt(l.max_depth),

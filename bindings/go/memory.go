@@ -43,17 +43,19 @@ type MemorySummary struct {
 }
 
 // Memory returns the allocator summary of the window (Query.Stream is
-// ignored) (fsdpa_query_memory).
-func (a *Analyzer) Memory(q Query) (MemorySummary, error) {
+// ignored) (fsdpa_memory_query).
+func (a *Analyzer) Memory(q Query) (MemorySummary, error) { return a.memory(q.c()) }
+
+// memory is Memory for a C query (nil: a NULL query).
+func (a *Analyzer) memory(cq *C.fsdpa_query) (MemorySummary, error) {
 	p, err := a.ctx()
 	if err != nil {
 		return MemorySummary{}, err
 	}
 	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
-	cq := cQuery(q)
 	var m C.fsdpa_memory_summary
 	m.size = C.size_t(unsafe.Sizeof(m))
-	if err := ctxError(C.fsdpa_query_memory(p, &cq, &m), p, false); err != nil {
+	if err := ctxError(C.fsdpa_memory_query(p, cq, &m), p, false); err != nil {
 		return MemorySummary{}, err
 	}
 	return MemorySummary{MallocCalls: uint64(m.malloc_calls), FreeCalls: uint64(m.free_calls),
@@ -90,24 +92,17 @@ type MemoryDevice struct {
 }
 
 // MemoryDevices returns the devices with memory events, by device type then
-// id, with their levels over the window (fsdpa_query_memory_devices).
+// id, with their levels over the window (fsdpa_memory_device_list).
 func (a *Analyzer) MemoryDevices(q Query) ([]MemoryDevice, error) {
-	p, err := a.ctx()
-	if err != nil {
-		return nil, err
-	}
-	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
-	cq := cQuery(q)
-	rows, err := cArray(p, func(out *C.fsdpa_memory_device, n *C.size_t) C.fsdpa_status {
-		return C.fsdpa_query_memory_devices(p, &cq, out, n)
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]MemoryDevice, len(rows))
-	for i := range rows {
-		d := &rows[i]
-		out[i] = MemoryDevice{DeviceType: int64(d.device_type), Device: int64(d.device),
+	return a.memoryDevices(q.c())
+}
+
+// memoryDevices is MemoryDevices for a C query (nil: a NULL query).
+func (a *Analyzer) memoryDevices(cq *C.fsdpa_query) ([]MemoryDevice, error) {
+	return ctxList(a, C.FSDPA_LIST_MEMORY_DEVICES, func(p *C.fsdpa_ctx, l **C.fsdpa_list) C.fsdpa_status {
+		return C.fsdpa_memory_device_list(p, cq, l)
+	}, func(d *C.fsdpa_memory_device) MemoryDevice {
+		return MemoryDevice{DeviceType: int64(d.device_type), Device: int64(d.device),
 			Relative: d.relative != 0, Primary: d.primary != 0, Events: uint64(d.events),
 			OOMEvents: uint64(d.oom_events), PeakAllocatedBytes: optInt(d.peak_allocated_bytes),
 			PeakAllocatedDeltaBytes:      optInt(d.peak_allocated_delta_bytes),
@@ -115,8 +110,7 @@ func (a *Analyzer) MemoryDevices(q Query) ([]MemoryDevice, error) {
 			AllocatedAtPeakReservedBytes: optInt(d.allocated_at_peak_reserved_bytes),
 			Fragmentation:                optRatio(d.fragmentation),
 			MeanUnallocatedShare:         optRatio(d.mean_unallocated_share)}
-	}
-	return out, nil
+	})
 }
 
 // MemoryPoint is fsdpa_memory_point: one bucket of a downsampled memory
@@ -137,32 +131,27 @@ type MemoryPoint struct {
 // (nil = the primary device) cut into at most buckets equal buckets of the
 // device's range within the window (Query.Device and Query.Stream are
 // ignored); no device or an empty range gives no rows
-// (fsdpa_query_memory_series).
+// (fsdpa_memory_series_list).
 func (a *Analyzer) MemorySeries(q Query, device *int64, buckets int) ([]MemoryPoint, error) {
-	p, err := a.ctx()
-	if err != nil {
+	return a.memorySeries(q.c(), device, buckets)
+}
+
+// memorySeries is MemorySeries for a C query (nil: a NULL query).
+func (a *Analyzer) memorySeries(cq *C.fsdpa_query, device *int64, buckets int) ([]MemoryPoint, error) {
+	if _, err := a.ctx(); err != nil {
 		return nil, err
 	}
-	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
-	if buckets < 1 {
+	if buckets < 0 { // 0 goes to the library, which refuses it (FSDPA_EINVAL)
 		return nil, newError(StatusInvalid, "buckets must be >= 1")
 	}
-	cq := cQuery(q)
-	rows, err := cArray(p, func(out *C.fsdpa_memory_point, n *C.size_t) C.fsdpa_status {
-		return C.fsdpa_query_memory_series(p, &cq, cInt(device), C.size_t(buckets), out, n)
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]MemoryPoint, len(rows))
-	for i := range rows {
-		m := &rows[i]
-		out[i] = MemoryPoint{T0Ns: int64(m.t0_ns), T1Ns: int64(m.t1_ns), Events: uint64(m.events),
+	return ctxList(a, C.FSDPA_LIST_MEMORY_POINTS, func(p *C.fsdpa_ctx, l **C.fsdpa_list) C.fsdpa_status {
+		return C.fsdpa_memory_series_list(p, cq, cInt(device), C.size_t(buckets), l)
+	}, func(m *C.fsdpa_memory_point) MemoryPoint {
+		return MemoryPoint{T0Ns: int64(m.t0_ns), T1Ns: int64(m.t1_ns), Events: uint64(m.events),
 			AllocatedMin: optInt(m.allocated_min), AllocatedMax: optInt(m.allocated_max),
 			AllocatedLast: optInt(m.allocated_last), ReservedMin: optInt(m.reserved_min),
 			ReservedMax: optInt(m.reserved_max), ReservedLast: optInt(m.reserved_last)}
-	}
-	return out, nil
+	})
 }
 
 // MemoryStep is fsdpa_memory_step: allocator activity and memory levels of
@@ -185,29 +174,21 @@ type MemoryStep struct {
 }
 
 // MemorySteps returns per-step allocator rows for the steps whose start
-// lies in the window, in step order (fsdpa_query_memory_steps).
+// lies in the window, in step order (fsdpa_memory_step_list).
 func (a *Analyzer) MemorySteps(q Query) ([]MemoryStep, error) {
-	p, err := a.ctx()
-	if err != nil {
-		return nil, err
-	}
-	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
-	cq := cQuery(q)
-	rows, err := cArray(p, func(out *C.fsdpa_memory_step, n *C.size_t) C.fsdpa_status {
-		return C.fsdpa_query_memory_steps(p, &cq, out, n)
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]MemoryStep, len(rows))
-	for i := range rows {
-		s := &rows[i]
-		out[i] = MemoryStep{Index: int64(s.index), Number: int64(s.number), Warmup: s.warmup != 0,
+	return a.memorySteps(q.c())
+}
+
+// memorySteps is MemorySteps for a C query (nil: a NULL query).
+func (a *Analyzer) memorySteps(cq *C.fsdpa_query) ([]MemoryStep, error) {
+	return ctxList(a, C.FSDPA_LIST_MEMORY_STEPS, func(p *C.fsdpa_ctx, l **C.fsdpa_list) C.fsdpa_status {
+		return C.fsdpa_memory_step_list(p, cq, l)
+	}, func(s *C.fsdpa_memory_step) MemoryStep {
+		return MemoryStep{Index: int64(s.index), Number: int64(s.number), Warmup: s.warmup != 0,
 			MallocCalls: uint64(s.malloc_calls), FreeCalls: uint64(s.free_calls), MallocNs: int64(s.malloc_ns),
 			FreeNs: int64(s.free_ns), GPUIdleNs: int64(s.gpu_idle_ns),
 			StartAllocatedBytes: optInt(s.start_allocated_bytes), EndAllocatedBytes: optInt(s.end_allocated_bytes),
 			MinAllocatedBytes: optInt(s.min_allocated_bytes), PeakAllocatedBytes: optInt(s.peak_allocated_bytes),
 			PeakReservedBytes: optInt(s.peak_reserved_bytes), ReturnsToBaseline: optBool(s.returns_to_baseline)}
-	}
-	return out, nil
+	})
 }

@@ -76,6 +76,11 @@ func checkTraceAgainstCLI(t *testing.T, path string) {
 	if cr.Ranks != 1 || cr.Collectives != 0 || cr.ReferenceRank != nil || cr.TransferNs != nil || cr.StragglerRank != nil {
 		t.Errorf("cross-rank of one trace: %+v", cr)
 	}
+	if rr := must(QueryCrossRankRanks([]*Analyzer{a}))(t); len(rr) != 1 || rr[0].Collectives != 0 || rr[0].LostNs != 0 {
+		t.Errorf("cross-rank rank rows of one trace: %+v", rr)
+	}
+	// the typed findings are the report's findings[]
+	n += checkFindings(t, "report", must(a.Findings())(t), rep)
 	fmt.Printf("# %s: %d report values equal to the queries' (%d steps)\n", filepath.Base(path), n, len(steps))
 }
 

@@ -55,17 +55,22 @@ type ReportStream struct {
 	BusyNs  int64  `json:"busy_ns"`
 }
 
-// Finding is one finding (ids and meanings: docs/report-contract.md).
+// Finding is one finding (ids and meanings: docs/report-contract.md): an
+// element of the JSON report's findings[] (Report.Findings), or the same
+// finding typed by the library (ReportFindings, fsdpa_finding).
 type Finding struct {
 	ID       string          `json:"id"`
-	Severity string          `json:"severity"` // "info", "warning" or "critical"
-	Rank     int64           `json:"rank"`
-	Step     *int64          `json:"step"` // nil for rank-wide findings
+	Severity Severity        `json:"severity"` // "info", "warning" or "critical"
+	Rank     int64           `json:"rank"`     // the rank it is about (typed findings: -1 for a job-wide one)
+	Step     *int64          `json:"step"`     // ProfilerStep number; nil for rank-wide findings
 	Title    string          `json:"title"`
 	Detail   string          `json:"detail"`
 	Advice   string          `json:"advice"`
 	CostNs   *int64          `json:"cost_ns"`  // the time the problem costs
-	Evidence json.RawMessage `json:"evidence"` // the numbers that triggered it (incl. "ranges")
+	Evidence json.RawMessage `json:"evidence"` // the numbers that triggered it (incl. "ranges"), as JSON text
+
+	typed  bool    // read from fsdpa_finding: ranges holds its evidence ranges
+	ranges []Range // typed ranges, worst first
 }
 
 // Range is a time range a viewer should jump to: absolute ns, [StartNs, EndNs).
@@ -74,8 +79,13 @@ type Range struct {
 	EndNs   int64 `json:"end_ns"`
 }
 
-// Ranges returns evidence.ranges, worst first.
+// Ranges returns evidence.ranges, worst first: for a typed finding the
+// library's fsdpa_finding.ranges, for a finding of the JSON report its
+// evidence parsed.
 func (f *Finding) Ranges() ([]Range, error) {
+	if f.typed {
+		return append([]Range(nil), f.ranges...), nil
+	}
 	var ev struct {
 		Ranges []Range `json:"ranges"`
 	}

@@ -5,8 +5,6 @@ package fsdpa
 */
 import "C"
 
-import "runtime"
-
 // CPU sync stalls (the sync_waits group of fsdpa.h: blocking calls, what
 // they waited for, the GPU idle they cost).  A query selects the calls whose
 // start lies in the window, whose device equals Query.Device and whose
@@ -53,29 +51,21 @@ type SyncWait struct {
 }
 
 // SyncWaits returns the blocking calls per API, largest total first, then
-// by name (fsdpa_query_sync_waits).
+// by name (fsdpa_sync_wait_list).
 func (a *Analyzer) SyncWaits(q Query) ([]SyncWait, error) {
-	p, err := a.ctx()
-	if err != nil {
-		return nil, err
-	}
-	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
-	cq := cQuery(q)
-	rows, err := cArray(p, func(out *C.fsdpa_sync_wait, n *C.size_t) C.fsdpa_status {
-		return C.fsdpa_query_sync_waits(p, &cq, out, n)
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]SyncWait, len(rows))
-	for i := range rows {
-		w := &rows[i]
-		out[i] = SyncWait{API: C.GoString(w.api), Count: uint64(w.count), TotalNs: int64(w.total_ns),
+	return a.syncWaits(q.c())
+}
+
+// syncWaits is SyncWaits for a C query (nil: a NULL query).
+func (a *Analyzer) syncWaits(cq *C.fsdpa_query) ([]SyncWait, error) {
+	return ctxList(a, C.FSDPA_LIST_SYNC_WAITS, func(p *C.fsdpa_ctx, l **C.fsdpa_list) C.fsdpa_status {
+		return C.fsdpa_sync_wait_list(p, cq, l)
+	}, func(w *C.fsdpa_sync_wait) SyncWait {
+		return SyncWait{API: C.GoString(w.api), Count: uint64(w.count), TotalNs: int64(w.total_ns),
 			MaxNs: int64(w.max_ns), InSteps: uint64(w.in_steps), Threads: uint64(w.threads),
 			GPUIdleDuringNs: int64(w.gpu_idle_during_ns), GPUIdleAfterNs: int64(w.gpu_idle_after_ns),
 			IdleAfterCalls: uint64(w.idle_after_calls), GPUIdleNs: int64(w.gpu_idle_ns)}
-	}
-	return out, nil
+	})
 }
 
 // SyncCall is fsdpa_sync_call: one blocking call, what it waited for and
@@ -100,32 +90,24 @@ type SyncCall struct {
 }
 
 // SyncCalls returns the selected blocking calls, sorted by start
-// (fsdpa_query_sync_calls).
+// (fsdpa_sync_call_list).
 func (a *Analyzer) SyncCalls(q Query) ([]SyncCall, error) {
-	p, err := a.ctx()
-	if err != nil {
-		return nil, err
-	}
-	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
-	cq := cQuery(q)
-	rows, err := cArray(p, func(out *C.fsdpa_sync_call, n *C.size_t) C.fsdpa_status {
-		return C.fsdpa_query_sync_calls(p, &cq, out, n)
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]SyncCall, len(rows))
-	for i := range rows {
-		r := &rows[i]
-		out[i] = SyncCall{API: C.GoString(r.api), Pid: int64(r.pid), Tid: int64(r.tid),
+	return a.syncCalls(q.c())
+}
+
+// syncCalls is SyncCalls for a C query (nil: a NULL query).
+func (a *Analyzer) syncCalls(cq *C.fsdpa_query) ([]SyncCall, error) {
+	return ctxList(a, C.FSDPA_LIST_SYNC_CALLS, func(p *C.fsdpa_ctx, l **C.fsdpa_list) C.fsdpa_status {
+		return C.fsdpa_sync_call_list(p, cq, l)
+	}, func(r *C.fsdpa_sync_call) SyncCall {
+		return SyncCall{API: C.GoString(r.api), Pid: int64(r.pid), Tid: int64(r.tid),
 			StartNs: int64(r.start_ns), DurNs: int64(r.dur_ns), Step: optInt(r.step),
 			Source: WaitSource(r.source), DeviceWide: r.device_wide != 0, SyncKind: optStr(r.sync_kind),
 			Device: optInt(r.device), Stream: optInt(r.stream), WaitedOp: optStr(r.waited_op),
 			WaitedOpStream: optInt(r.waited_op_stream), WaitedOpStartNs: optInt(r.waited_op_start_ns),
 			WaitedOpEndNs: optInt(r.waited_op_end_ns), GPUIdleDuringNs: int64(r.gpu_idle_during_ns),
 			GPUIdleAfterNs: optInt(r.gpu_idle_after_ns)}
-	}
-	return out, nil
+	})
 }
 
 // SyncStep is fsdpa_sync_step: the blocking calls of one step.
@@ -145,27 +127,19 @@ type SyncStep struct {
 }
 
 // SyncSteps returns per-step blocking time for the steps whose start lies
-// in the window, in step order (fsdpa_query_sync_steps).
+// in the window, in step order (fsdpa_sync_step_list).
 func (a *Analyzer) SyncSteps(q Query) ([]SyncStep, error) {
-	p, err := a.ctx()
-	if err != nil {
-		return nil, err
-	}
-	defer runtime.KeepAlive(a) // the finalizer must not free the context during the call
-	cq := cQuery(q)
-	rows, err := cArray(p, func(out *C.fsdpa_sync_step, n *C.size_t) C.fsdpa_status {
-		return C.fsdpa_query_sync_steps(p, &cq, out, n)
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]SyncStep, len(rows))
-	for i := range rows {
-		s := &rows[i]
-		out[i] = SyncStep{Index: int64(s.index), Number: int64(s.number), StepDurNs: int64(s.step_dur_ns),
+	return a.syncSteps(q.c())
+}
+
+// syncSteps is SyncSteps for a C query (nil: a NULL query).
+func (a *Analyzer) syncSteps(cq *C.fsdpa_query) ([]SyncStep, error) {
+	return ctxList(a, C.FSDPA_LIST_SYNC_STEPS, func(p *C.fsdpa_ctx, l **C.fsdpa_list) C.fsdpa_status {
+		return C.fsdpa_sync_step_list(p, cq, l)
+	}, func(s *C.fsdpa_sync_step) SyncStep {
+		return SyncStep{Index: int64(s.index), Number: int64(s.number), StepDurNs: int64(s.step_dur_ns),
 			Count: uint64(s.count), TotalNs: int64(s.total_ns), MaxNs: int64(s.max_ns),
 			WorstThreadNs: int64(s.worst_thread_ns), WorstPid: optInt(s.worst_pid), WorstTid: optInt(s.worst_tid),
 			Share: optRatio(s.share), GPUIdleNs: int64(s.gpu_idle_ns), Flagged: s.flagged != 0}
-	}
-	return out, nil
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -216,12 +217,15 @@ func TestOtherErrors(t *testing.T) {
 	a, _ = New()
 	err = a.SetParam("no.such.param", "1")
 	var e *Error
-	if !errors.As(err, &e) || e.Status != StatusInvalid || e.Offset != -1 {
+	if !errors.As(err, &e) || e.Status != StatusInvalid || e.Offset != -1 || e.Input != -1 {
 		t.Fatalf("bad param: %v", err)
 	}
 	a.FeedFile(tinyPath())
 	if _, err := a.Timeline(Query{Step: i64(99)}); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("bad step: %v", err)
+	}
+	if _, err := a.Timeline(Query{}.WithStep(-1)); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("step -1: %v", err)
 	}
 	if err := a.Feed([]byte(" ")); !errors.Is(err, ErrState) {
 		t.Fatalf("feed after finish: %v", err)
@@ -304,6 +308,14 @@ func TestEventsMatchJSON(t *testing.T) {
 		}
 	}
 	checkTiny(t, a)
+	// a context given structured events only has no trace file to annotate
+	out := filepath.Join(t.TempDir(), "annotated.json")
+	if err := AnnotateFile([]*Analyzer{a}, 0, tinyPath(), out, AnnotateOptions{}); !errors.Is(err, ErrNotATrace) {
+		t.Errorf("annotating a context fed events only: %v", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a failed annotation left its output")
+	}
 }
 
 func TestCountingAllocatorAndFinalizer(t *testing.T) {
