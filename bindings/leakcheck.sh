@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Leak check of the C side through the Python binding: the Python tests
-# (tiny trace, queries, report identity, the multi-MB trace in 4 KiB chunks)
+# (tiny trace, queries, lists, typed findings, report identity, the multi-MB
+# trace in 4 KiB chunks)
 # run under valgrind against a libfsdpa built without mimalloc (memcheck does
 # not see mimalloc's own mmap arenas), then the loss records whose stack
 # passes through libfsdpa are counted.
@@ -18,7 +19,7 @@ else
   meson configure "$B" -Dmimalloc=disabled -Dbindings=true >/dev/null
 fi
 ninja -C "$B" >/dev/null
-export FSDPA_LIBRARY=$B/libfsdpa/libfsdpa.so FSDPA_BUILD_ROOT=$B
+export FSDPA_LIBRARY=$B/libfsdpa/libfsdpa.so.2 FSDPA_BUILD_ROOT=$B
 export FSDPA_ABI_JSON=$B/bindings/abi.json FSDPA_CLI=$B/tools/fsdpa/fsdpa
 export FSDPA_SAMPLE_TRACE=${FSDPA_SAMPLE_TRACE:-$ROOT/tests/data/sample/fsdp2_sample.json.gz}
 [ -f "$FSDPA_SAMPLE_TRACE" ] || FSDPA_SAMPLE_TRACE=$ROOT/bindings/testdata/tiny_trace.json
@@ -28,8 +29,8 @@ LOG=$B/leakcheck.valgrind.log
 cd "$ROOT/bindings/python"
 set +e
 valgrind --leak-check=full --show-leak-kinds=all --num-callers=40 --log-file="$LOG" \
-  "$PY" -m unittest tests.test_analyzer tests.test_queries tests.test_report_identity \
-  tests.test_big_trace tests.test_abi
+  "$PY" -m unittest tests.test_analyzer tests.test_queries tests.test_lists tests.test_findings \
+  tests.test_report_identity tests.test_big_trace tests.test_abi
 rc=$?
 set -e
 echo "valgrind log: $LOG"

@@ -34,7 +34,7 @@ def default_env():
         "FSDPA_SOURCE_ROOT": ROOT,
         "PKG_CONFIG_PATH": os.path.join(build, "libfsdpa"),
         "LD_LIBRARY_PATH": libdir,
-        "FSDPA_LIBRARY": os.path.join(libdir, "libfsdpa.so"),
+        "FSDPA_LIBRARY": os.path.join(libdir, "libfsdpa.so.2"),
         "FSDPA_ABI_JSON": os.path.join(bdir, "abi.json"),
         "FSDPA_CLI": os.path.join(build, "tools", "fsdpa", "fsdpa"),
         "FSDPA_BINDINGS_WORK": os.path.join(bdir, "work"),

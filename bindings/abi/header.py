@@ -1,15 +1,23 @@
 """A parser for the regular subset of C that include/fsdpa/fsdpa.h is written
 in: `typedef struct NAME {...} NAME;` (scalar, pointer, array and
-function-pointer members, each with its `/**< doc */`), `typedef enum NAME
-{...} NAME;`, object-like `#define FSDPA_X value` and `FSDPA_API`
-prototypes.  Used by gen_probe.py (the ABI table) and by the bindings'
-generators.  It fails loudly on anything it does not understand."""
+function-pointer members, each with its `/**< doc */`), opaque handles
+(`typedef struct NAME NAME;`), `typedef enum NAME {...} NAME;` and tagged
+enums that are not typedefs (`enum NAME {...};`, used for bit values whose
+type is a fixed-width integer elsewhere), object-like `#define FSDPA_X value`
+(integer constants) and `#define FSDPA_X_INIT {...}` (initialisers of the
+struct fsdpa_x), and `FSDPA_API` prototypes.  Every declaration records
+whether it lies inside `#ifdef FSDPA_EXPERIMENTAL`.  Used by gen_probe.py
+(the ABI table) and by the bindings' generators.  It fails loudly on
+anything it does not understand."""
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set
 
 _DOC = "\x00DOC{}\x00"
 _DOC_RE = re.compile(r"\x00DOC(\d+)\x00")
+
+# The macro that switches the experimental declarations on.
+EXPERIMENTAL_MACRO = "FSDPA_EXPERIMENTAL"
 
 
 @dataclass
@@ -20,17 +28,41 @@ class Member:
     fnptr: Optional[tuple]  # (return type, [param types]) for function pointers
     doc: str = ""
 
+    def spelling(self):
+        """The member's type as one C type name: 'const char *', 'char [512]',
+        'void * (*)(void *, size_t)'."""
+        if self.fnptr:
+            ret, params = self.fnptr
+            return f"{ret} (*)({', '.join(params) or 'void'})"
+        return f"{self.ctype} [{self.array}]" if self.array else self.ctype
+
 
 @dataclass
 class Struct:
     name: str
     members: List[Member]
+    experimental: bool = False
 
 
 @dataclass
 class Enum:
     name: str
     items: List[tuple]      # (name, doc, value expression)
+    experimental: bool = False
+    typedef: bool = True    # False: `enum NAME {...};`, spelled `enum NAME` in C
+
+    @property
+    def ctype(self):
+        """How C code names the type."""
+        return self.name if self.typedef else f"enum {self.name}"
+
+
+@dataclass
+class Initializer:
+    name: str               # FSDPA_QUERY_INIT
+    struct: str             # the struct it initialises (fsdpa_query)
+    value: str              # the brace-enclosed initialiser text
+    experimental: bool = False
 
 
 @dataclass
@@ -39,6 +71,7 @@ class Function:
     ret: str
     params: List[str]       # canonical types
     param_names: List[str]
+    experimental: bool = False
 
 
 @dataclass
@@ -46,7 +79,11 @@ class Header:
     structs: List[Struct] = field(default_factory=list)
     enums: List[Enum] = field(default_factory=list)
     functions: List[Function] = field(default_factory=list)
-    defines: Dict[str, str] = field(default_factory=dict)
+    defines: Dict[str, str] = field(default_factory=dict)     # integer constants only
+    initializers: List[Initializer] = field(default_factory=list)
+    opaque: List[str] = field(default_factory=list)           # typedef struct T T;
+    # names declared inside #ifdef FSDPA_EXPERIMENTAL
+    experimental: Set[str] = field(default_factory=set)
 
     def struct(self, name):
         return next((s for s in self.structs if s.name == name), None)
@@ -54,11 +91,25 @@ class Header:
     def enum(self, name):
         return next((e for e in self.enums if e.name == name), None)
 
+    def stable(self):
+        """A copy without the experimental declarations: what a program
+        sees that does not define FSDPA_EXPERIMENTAL."""
+        h = Header(structs=[s for s in self.structs if not s.experimental],
+                   enums=[e for e in self.enums if not e.experimental],
+                   functions=[f for f in self.functions if not f.experimental],
+                   defines={k: v for k, v in self.defines.items() if k not in self.experimental},
+                   initializers=[i for i in self.initializers if not i.experimental],
+                   opaque=[o for o in self.opaque if o not in self.experimental])
+        return h
+
     def constant(self, expr):
-        """Value of an integer constant expression over the header's macros."""
+        """Value of an integer constant expression over the header's macros
+        (and enumerators: pass them in `defines` form).  Integer suffixes
+        (`1u << 3`, `10ULL`) are dropped: the value is the same."""
         std = {"INT64_MIN": "(-9223372036854775807 - 1)", "INT64_MAX": "9223372036854775807",
                "UINT64_MAX": "18446744073709551615", "INT32_MAX": "2147483647",
-               "INT32_MIN": "(-2147483647 - 1)", "SIZE_MAX": "18446744073709551615"}
+               "INT32_MIN": "(-2147483647 - 1)", "SIZE_MAX": "18446744073709551615",
+               "UINT32_MAX": "4294967295"}
         expr = re.sub(r"\b[A-Z0-9_]+_(?:MIN|MAX)\b", lambda m: std.get(m.group(0), m.group(0)), expr)
         for _ in range(8):
             new = re.sub(r"\bFSDPA_\w+\b", lambda m: f"({self.defines[m.group(0)]})"
@@ -66,9 +117,10 @@ class Header:
             if new == expr:
                 break
             expr = new
-        if not re.fullmatch(r"[\d\s()+\-*/<>|]+", expr):
+        expr = re.sub(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]+\b", r"\1", expr)
+        if not re.fullmatch(r"(?:\s|0[xX][0-9a-fA-F]+|\d+|<<|>>|[()+\-*|&~])*", expr):
             raise ValueError(f"not an integer constant expression: {expr}")
-        return int(eval(expr))  # digits and operators only (checked above)
+        return int(eval(expr))  # integer literals and operators only (checked above)
 
 
 def c_type(decl, named):
@@ -92,6 +144,49 @@ def _split_params(s):
     return types, names
 
 
+def _experimental_regions(text):
+    """[start, end) offsets of `text` that lie inside `#ifdef
+    FSDPA_EXPERIMENTAL` (or `#if defined(FSDPA_EXPERIMENTAL)`).  Other
+    conditionals (include guard, export macro, extern "C") hold declarations
+    every compiler sees, so they only need to nest right."""
+    regions = []
+    stack = []  # (is_experimental, start offset)
+    exp_if = re.compile(r"#\s*(?:ifdef\s+%s\b|if\s+defined\s*\(?\s*%s\s*\)?\s*$)"
+                        % (EXPERIMENTAL_MACRO, EXPERIMENTAL_MACRO))
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        d = line.strip()
+        if d.startswith("#"):
+            word = re.match(r"#\s*(\w+)", d)
+            kw = word.group(1) if word else ""
+            if kw in ("if", "ifdef", "ifndef"):
+                if kw == "ifndef" and re.search(rf"\b{EXPERIMENTAL_MACRO}\b", d):
+                    raise SystemExit(f"header.py: '#ifndef {EXPERIMENTAL_MACRO}' is not supported: "
+                                     "stable declarations must not depend on it")
+                is_exp = bool(exp_if.match(d))
+                if not is_exp and re.search(rf"\b{EXPERIMENTAL_MACRO}\b", d):
+                    raise SystemExit(f"header.py: cannot read the condition '{d}'")
+                stack.append((is_exp, pos + len(line)))
+            elif kw in ("else", "elif"):
+                if not stack:
+                    raise SystemExit(f"header.py: '{d}' without #if")
+                if stack[-1][0]:
+                    raise SystemExit(f"header.py: '{d}' in the {EXPERIMENTAL_MACRO} section is "
+                                     "not supported")
+            elif kw == "endif":
+                if not stack:
+                    raise SystemExit("header.py: #endif without #if")
+                is_exp, start = stack.pop()
+                if is_exp:
+                    if any(e for e, _ in stack):
+                        raise SystemExit(f"header.py: nested {EXPERIMENTAL_MACRO} sections")
+                    regions.append((start, pos))
+        pos += len(line)
+    if stack:
+        raise SystemExit("header.py: unterminated #if")
+    return regions
+
+
 def parse(text):
     docs = []
 
@@ -103,10 +198,43 @@ def parse(text):
     text = re.sub(r"/\*\*<(.*?)\*/", keep_doc, text, flags=re.S)
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
     text = re.sub(r"//[^\n]*", " ", text)
+    regions = _experimental_regions(text)
+
+    def exp(pos):
+        return any(a <= pos < b for a, b in regions)
+
     h = Header()
-    for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+(FSDPA_\w+)[ \t]+(\S.*)$", text, re.M):
-        if m.group(1) not in ("FSDPA_API", "FSDPA_FSDPA_H"):
-            h.defines[m.group(1)] = _DOC_RE.sub("", m.group(2)).strip()
+
+    def mark(name, pos):
+        if exp(pos):
+            h.experimental.add(name)
+            return True
+        return False
+
+    for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+(FSDPA_\w+)(\(?)[ \t]*(.*)$", text, re.M):
+        name, value = m.group(1), _DOC_RE.sub("", m.group(3)).strip()
+        if name in ("FSDPA_API", "FSDPA_FSDPA_H"):
+            continue
+        if m.group(2):
+            raise SystemExit(f"header.py: function-like macro {name} is not supported")
+        if not value:
+            raise SystemExit(f"header.py: macro {name} has no value")
+        x = mark(name, m.start())
+        if value.startswith("{"):
+            if not value.endswith("}"):
+                raise SystemExit(f"header.py: cannot read the initialiser {name} = {value}")
+            im = re.fullmatch(r"FSDPA_(\w+)_INIT", name)
+            target = "fsdpa_" + im.group(1).lower() if im else None
+            first = re.match(r"\{\s*sizeof\s*\(\s*(\w+)\s*\)", value)
+            if first and target and first.group(1) != target:
+                raise SystemExit(f"header.py: {name} starts with sizeof({first.group(1)}), "
+                                 f"expected sizeof({target})")
+            if not target:
+                raise SystemExit(f"header.py: initialiser macro {name} is not named "
+                                 "FSDPA_<STRUCT>_INIT")
+            h.initializers.append(Initializer(name, target, value, x))
+        else:
+            h.defines[name] = value
 
     for m in re.finditer(r"typedef\s+struct\s+(\w+)\s*\{(.*?)\}\s*(\w+)\s*;", text, re.S):
         members = []
@@ -124,17 +252,53 @@ def parse(text):
                 continue
             if "," in decl:
                 raise SystemExit(f"header.py: one member per declaration please: '{decl}'")
+            if re.search(r"\b(struct|union|enum)\b.*\{", decl):
+                raise SystemExit(f"header.py: nested type definition in a member: '{decl}'")
             arr = re.search(r"\[([^\]]*)\]\s*$", decl)
             base = decl[:arr.start()] if arr else decl
             nm = re.search(r"(\w+)\s*$", base)
             if not nm:
                 raise SystemExit(f"header.py: cannot parse member '{decl}'")
             members.append(Member(nm.group(1), c_type(base, True), arr.group(1).strip() if arr else None, None))
-        h.structs.append(Struct(m.group(3), members))
+        if m.group(1) != m.group(3):
+            raise SystemExit(f"header.py: typedef struct {m.group(1)} {{...}} {m.group(3)}: "
+                             "tag and name must be the same")
+        h.structs.append(Struct(m.group(3), members, mark(m.group(3), m.start())))
 
-    for m in re.finditer(r"typedef\s+enum\s+(\w+)\s*\{(.*?)\}\s*(\w+)\s*;", text, re.S):
+    for m in re.finditer(r"typedef\s+struct\s+(\w+)\s+(\w+)\s*;", text):
+        if m.group(1) != m.group(2):
+            raise SystemExit(f"header.py: typedef struct {m.group(1)} {m.group(2)}: "
+                             "tag and name must be the same")
+        h.opaque.append(m.group(1))
+        mark(m.group(1), m.start())
+
+    # A struct or union defined any other way would be missing from the table.
+    known = {s.name for s in h.structs}
+    for m in re.finditer(r"\b(struct|union)\s+(\w*)\s*\{", text):
+        if m.group(1) == "union" or m.group(2) not in known or \
+                not re.search(r"typedef\s+$", text[max(0, m.start() - 16):m.start()]):
+            raise SystemExit(f"header.py: cannot read '{m.group(0)}': only "
+                             "`typedef struct NAME {...} NAME;` is understood")
+
+    for m in re.finditer(r"\b(typedef\s+)?enum\s+(\w*)\s*\{(.*?)\}\s*(\w*)\s*;", text, re.S):
+        is_typedef = bool(m.group(1))
+        tag, tdname = m.group(2), m.group(4)
+        if is_typedef:
+            if not tdname:
+                raise SystemExit(f"header.py: typedef enum {tag} without a name")
+            if tag and tag != tdname:
+                raise SystemExit(f"header.py: typedef enum {tag} {{...}} {tdname}: "
+                                 "tag and name must be the same")
+            name = tdname
+        else:
+            if tdname:
+                raise SystemExit(f"header.py: enum {tag} {{...}} {tdname}; declares a variable")
+            if not tag:
+                raise SystemExit("header.py: an enum needs a tag (enum fsdpa_NAME {...};) "
+                                 "to appear in the ABI table")
+            name = tag
         items = []
-        for seg in m.group(2).split(","):
+        for seg in m.group(3).split(","):
             plain = _DOC_RE.sub(" ", seg)
             ident = re.search(r"([A-Za-z_]\w*)\s*(?:=\s*([^=]+?))?\s*$", plain.strip())
             if plain.strip() and not ident:
@@ -150,16 +314,31 @@ def parse(text):
                     value = f"({items[-1][2]}) + 1" if items else "0"
                 after = [docs[int(d.group(1))] for d in _DOC_RE.finditer(seg) if d.start() > pos]
                 items.append((ident.group(1), after[0] if after else "", value))
-        h.enums.append(Enum(m.group(3), items))
+        x = mark(name, m.start())
+        for it in items:
+            if x:
+                h.experimental.add(it[0])
+        h.enums.append(Enum(name, items, x, is_typedef))
 
-    clean = _DOC_RE.sub(" ", text)
+    # blank the doc markers without moving anything, so offsets stay those of `text`
+    clean = _DOC_RE.sub(lambda d: " " * len(d.group(0)), text)
     for m in re.finditer(r"FSDPA_API\s+([^;{}()]*?)\b(fsdpa_\w+)\s*\(([^;{}]*?)\)\s*;", clean, re.S):
         if "(" in m.group(3):
             raise SystemExit(f"header.py: function-pointer parameter in {m.group(2)}")
         types, names = _split_params(m.group(3))
-        h.functions.append(Function(m.group(2), c_type(m.group(1), False), types, names))
+        h.functions.append(Function(m.group(2), c_type(m.group(1), False), types, names,
+                                    mark(m.group(2), m.start())))
     if not h.structs or not h.enums or not h.functions:
         raise SystemExit("header.py: found no structs/enums/functions; did the header's style change?")
+    names = [s.name for s in h.structs] + [e.name for e in h.enums] + \
+        [f.name for f in h.functions] + list(h.defines) + [i.name for i in h.initializers]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise SystemExit(f"header.py: declared twice: {dup}")
+    for i in h.initializers:
+        if not h.struct(i.struct):
+            raise SystemExit(f"header.py: {i.name} initialises {i.struct}, which the header "
+                             "does not define")
     return h
 
 

@@ -21,10 +21,23 @@ SCALARS = {"size_t": "c_size_t", "int64_t": "c_int64", "uint64_t": "c_uint64",
            "uint32_t": "c_uint32", "int": "c_int", "double": "c_double", "char": "c_char",
            "void": "None"}
 # Result structs whose Python class name is not the CamelCase of the C name.
+# The typed finding and its ranges are read into the report's Finding and
+# Range (fsdpa/report.py), which keep those names.
 CLASS_NAMES = {"fsdpa_stream_info": "Stream", "fsdpa_crossrank": "CrossRank",
-               "fsdpa_crossrank_rank": "CrossRankRank"}
+               "fsdpa_crossrank_rank": "CrossRankRank", "fsdpa_finding": "FindingItem",
+               "fsdpa_range": "RangeItem"}
 # Input-only structs (filled by the caller): no result dataclass.
 INIT_SUFFIX = "_init"
+# Out-parameters that are not results: the error channel of the calls
+# without one context (the binding raises from it).
+NOT_RESULTS = {"fsdpa_error"}
+# The enum whose enumerators name the item struct of each kind of list.
+LIST_KIND_ENUM = "fsdpa_list_kind"
+
+
+def opaque_pointer(name):
+    """fsdpa_ctx -> ctx_p, fsdpa_list -> list_p."""
+    return name[len("fsdpa_"):] + "_p"
 
 
 def class_name(struct):
@@ -46,6 +59,16 @@ class Gen:
         self.h = h
         self.structs = {s.name for s in h.structs}
         self.enums = {e.name for e in h.enums}
+        self.opaque = set(h.opaque)
+        self.values = {}
+        for e in h.enums:
+            vals = {}
+            for n, _d, v in e.items:
+                expr = v
+                for prev, pv in vals.items():
+                    expr = re.sub(rf"\b{prev}\b", str(pv), expr)
+                vals[n] = h.constant(expr)
+            self.values[e.name] = vals
 
     def base(self, ctype):
         toks = [t for t in ctype.split() if t not in ("const", "struct")]
@@ -73,8 +96,10 @@ class Gen:
             if name in self.structs:
                 return name
             raise SystemExit(f"gen_ctypes: unknown type {ctype}")
-        if name == "fsdpa_ctx":
-            return "ctx_p" if stars == 1 else "POINTER(ctx_p)"
+        if name in self.opaque:
+            if stars > 2:
+                raise SystemExit(f"gen_ctypes: unsupported type {ctype}")
+            return opaque_pointer(name) if stars == 1 else f"POINTER({opaque_pointer(name)})"
         if stars == 1:
             if name == "char":
                 # const char * reads as a string; a writable char * stays a
@@ -89,7 +114,16 @@ class Gen:
             return "POINTER(c_char_p)" if ctype.startswith("const char * const") else "POINTER(c_void_p)"
         raise SystemExit(f"gen_ctypes: unsupported type {ctype}")
 
-    def kind(self, m):
+    def counted_items(self, s, m):
+        """For `const T *X` with a `size_t nX` member before it (a struct
+        array the result points into): T, else None."""
+        toks = self.base(m.ctype)
+        if len(toks) == 2 and toks[1] == "*" and toks[0] in self.structs:
+            if any(o.name == "n" + m.name and o.ctype == "size_t" for o in s.members):
+                return toks[0]
+        return None
+
+    def kind(self, s, m):
         if m.fnptr:
             return None
         if m.array:
@@ -102,25 +136,61 @@ class Gen:
             return "cstr"
         if m.ctype in self.enums:
             return "enum:" + m.ctype
+        items = self.counted_items(s, m)
+        if items:
+            return f"items:{items}:n{m.name}"
+        if "*" in m.ctype:
+            # a result must not hand out a pointer the list or the call owns
+            raise SystemExit(f"gen_ctypes: cannot convert pointer member {s.name}.{m.name} "
+                             f"({m.ctype}) of a result")
         return "int"
+
+    def list_items(self):
+        """{list kind value: item struct} from the enumerators' docs
+        (`::fsdpa_step (fsdpa_step_list())`)."""
+        e = self.h.enum(LIST_KIND_ENUM)
+        if e is None:
+            return {}
+        out = {}
+        for n, doc, _v in e.items:
+            m = re.search(r"::(fsdpa_\w+)", doc)
+            if not m or m.group(1) not in self.structs:
+                raise SystemExit(f"gen_ctypes: the doc of {n} does not name its item struct "
+                                 f"(::fsdpa_...): '{doc}'")
+            out[self.values[e.name][n]] = m.group(1)
+        return out
 
     def result_structs(self):
         """Structs a function fills (a non-const pointer parameter of a
-        function that is not an *_init helper)."""
-        out = []
+        function that is not an *_init helper), the items of every kind of
+        list, and the structs their counted pointers lead to; in header
+        order."""
+        want = set(self.list_items().values())
         for f in self.h.functions:
             if f.name.endswith(INIT_SUFFIX):
                 continue
             for p in f.params:
                 toks = p.split()
-                if not p.startswith("const") and toks[0] in self.structs and toks[-1] == "*":
-                    if toks[0] not in out:
-                        out.append(toks[0])
-        return out
+                if not p.startswith("const") and toks[0] in self.structs and toks[-1] == "*" \
+                        and toks[0] not in NOT_RESULTS:
+                    want.add(toks[0])
+        grew = True
+        while grew:
+            grew = False
+            for s in self.h.structs:
+                if s.name in want:
+                    for m in s.members:
+                        t = None if m.fnptr else self.counted_items(s, m)
+                        if t and t not in want:
+                            want.add(t)
+                            grew = True
+        return [s.name for s in self.h.structs if s.name in want]
 
     def pytype(self, kind, m):
         if kind == "array":
             return "Tuple[float, ...]" if m.ctype == "double" else "Tuple[int, ...]"
+        if kind.startswith("items:"):
+            return f"Tuple[{class_name(kind.split(':')[1])}, ...]"
         return {"opt": "Optional[int]", "ratio": "Optional[float]", "cstr": "Optional[str]",
                 "chars": "str", "int": "int"}.get(kind, "str")
 
@@ -142,27 +212,29 @@ class Gen:
         w("from ._base import Record")
         w("")
         w("")
-        w("class fsdpa_ctx(Structure):")
-        w('    """Opaque."""')
-        w("")
-        w("")
-        w("ctx_p = POINTER(fsdpa_ctx)")
-        w("")
+        w("# ---- opaque handles")
+        for name in h.opaque:
+            w(f"class {name}(Structure):")
+            w('    """Opaque."""')
+            w("")
+            w("")
+            w(f"{opaque_pointer(name)} = POINTER({name})")
+            w("")
+            w("")
         w("# ---- constants (object-like macros)")
         for k, v in h.defines.items():
             w(f"{k} = {h.constant(v)}")
+        w("# initialiser macros: name -> the struct they initialise")
+        w("INITIALIZERS = {" + ", ".join(f"{i.name!r}: {i.struct!r}" for i in h.initializers) + "}")
+        w("# declared inside #ifdef FSDPA_EXPERIMENTAL: may change in any release")
+        w("EXPERIMENTAL = frozenset({" + ", ".join(repr(n) for n in sorted(h.experimental)) + "})")
         w("")
         w("# ---- enums: C type (int-sized; the ABI test checks), values, short names")
         w("ENUMS = {}")
         w("ENUM_NAMES = {}")
         for e in h.enums:
             w(f"{e.name} = c_int")
-            vals = {}
-            for n, _d, v in e.items:
-                expr = v
-                for prev, pv in vals.items():
-                    expr = re.sub(rf"\b{prev}\b", str(pv), expr)
-                vals[n] = h.constant(expr)
+            vals = self.values[e.name]
             w(f"ENUMS[{e.name!r}] = {{" + ", ".join(f"{n!r}: {v}" for n, v in vals.items()) + "}")
             shorts = enum_short_names(e)
             w(f"ENUM_NAMES[{e.name!r}] = {{" + ", ".join(
@@ -180,6 +252,9 @@ class Gen:
                 w(f"    ({m.name!r}, {self.member_type(m)}),")
             w("]")
         w("STRUCTS = {" + ", ".join(f"{s.name!r}: {s.name}" for s in h.structs) + "}")
+        w("")
+        w("# ---- lists: fsdpa_list_kind value -> the struct fsdpa_list_get() fills")
+        w("LIST_ITEMS = {" + ", ".join(f"{k}: {v}" for k, v in self.list_items().items()) + "}")
         w("")
         w("# ---- functions: name -> (restype, argtypes)")
         w("SIGNATURES = {")
@@ -204,7 +279,7 @@ class Gen:
             for m in s.members:
                 if m.name == "size":
                     continue
-                k = self.kind(m)
+                k = self.kind(s, m)
                 kinds[m.name] = k
                 line = f"    {m.name}: {self.pytype(k, m)}"
                 doc = f"  # {m.doc}" if m.doc else ""

@@ -10,21 +10,26 @@
             a.feed(chunk)
         a.finish()
         a.steps(); a.streams(); a.timeline(step=0); a.overlap(); a.launch_gaps()
+        a.overlap(query=fsdpa.Query(step=1, device=0))   # the same selection as a value
 
-The library is found through $FSDPA_LIBRARY (full path of libfsdpa.so, e.g.
-in a build tree) or else ctypes.util.find_library("fsdpa").
+The library is found through $FSDPA_LIBRARY (full path of libfsdpa.so.2, e.g.
+in a build tree), else ctypes.util.find_library("fsdpa"), else libfsdpa.so.2.
 """
 from ._base import ABSENT
 from .analyzer import (Analyzer, CountingAllocator, analyze, annotate_events, annotate_file,
-                       crossrank, crossrank_ranks, params, report_text, summary_merge,
-                       summary_report, version)
+                       crossrank, crossrank_ranks, param_list, params, report_findings,
+                       report_text, summary_findings, summary_merge, summary_report,
+                       summary_report_json, version)
 from .errors import (BufferTooSmallError, FileReadError, FsdpaError, InvalidArgumentError,
                      LimitError, NotATraceError, OutOfMemoryError, ParseError, StateError,
                      TruncatedError)
-from .report import (Finding, InputInfo, RankReport, Range, Report, ReportStep, ReportStream)
+from .lists import ListView
+from .query import Query
+from .report import (Finding, Findings, InputInfo, RankReport, Range, Report, ReportStep,
+                     ReportStream)
 from .types import (Backward, BackwardStep, BackwardUnit, CommSplit, CrossRank, CrossRankRank,
                     Event, FsdpUnit, LaunchGaps, LaunchLatency, LaunchQueue, MemoryDevice,
-                    MemoryPoint, MemoryStep, MemorySummary, Overlap, Stats, Step, Stream,
+                    MemoryPoint, MemoryStep, MemorySummary, Overlap, Param, Stats, Step, Stream,
                     SyncCall, SyncStep, SyncWait, Timeline, TraceInfo)
 
 Error = FsdpaError
@@ -33,10 +38,12 @@ __all__ = [
     "ABSENT", "analyze", "Analyzer", "annotate_events", "annotate_file", "Backward",
     "BackwardStep", "BackwardUnit", "BufferTooSmallError", "CommSplit", "CountingAllocator",
     "CrossRank", "crossrank", "crossrank_ranks", "CrossRankRank", "Error", "Event",
-    "FileReadError", "Finding", "FsdpaError", "FsdpUnit", "InputInfo", "InvalidArgumentError",
-    "LaunchGaps", "LaunchLatency", "LaunchQueue", "LimitError", "MemoryDevice", "MemoryPoint",
-    "MemoryStep", "MemorySummary", "NotATraceError", "OutOfMemoryError", "Overlap", "params",
-    "ParseError", "Range", "RankReport", "Report", "report_text", "ReportStep", "ReportStream",
-    "StateError", "Stats", "Step", "Stream", "summary_merge", "summary_report", "SyncCall",
-    "SyncStep", "SyncWait", "Timeline", "TraceInfo", "TruncatedError", "version",
+    "FileReadError", "Finding", "Findings", "FsdpaError", "FsdpUnit", "InputInfo",
+    "InvalidArgumentError", "LaunchGaps", "LaunchLatency", "LaunchQueue", "LimitError",
+    "ListView", "MemoryDevice", "MemoryPoint", "MemoryStep", "MemorySummary", "NotATraceError",
+    "OutOfMemoryError", "Overlap", "Param", "param_list", "params", "ParseError", "Query",
+    "Range", "RankReport", "Report", "report_findings", "report_text", "ReportStep",
+    "ReportStream", "StateError", "Stats", "Step", "Stream", "summary_findings",
+    "summary_merge", "summary_report", "summary_report_json", "SyncCall", "SyncStep",
+    "SyncWait", "Timeline", "TraceInfo", "TruncatedError", "version",
 ]

@@ -13,7 +13,7 @@ class Record:
 
     @classmethod
     def _from_c(cls, s):
-        from ._capi import ENUM_NAMES  # the generated module imports this one
+        from ._capi import ENUM_NAMES, RESULTS  # the generated module imports this one
         vals = {}
         for f in fields(cls):
             v = getattr(s, f.name)
@@ -30,5 +30,11 @@ class Record:
                 v = tuple(v)
             elif k.startswith("enum:"):
                 v = ENUM_NAMES[k[5:]].get(v, f"unknown({v})")
+            elif k.startswith("items:"):
+                # a counted array the result points into (owned by the list):
+                # copied out now, while the list is alive
+                _, struct, count = k.split(":")
+                n = getattr(s, count)
+                v = tuple(RESULTS[struct]._from_c(v[i]) for i in range(n)) if n and v else ()
             vals[f.name] = v
         return cls(**vals)

@@ -12,20 +12,33 @@ from typing import Optional, Tuple
 from ._base import Record
 
 
+# ---- opaque handles
 class fsdpa_ctx(Structure):
     """Opaque."""
 
 
 ctx_p = POINTER(fsdpa_ctx)
 
+
+class fsdpa_list(Structure):
+    """Opaque."""
+
+
+list_p = POINTER(fsdpa_list)
+
+
 # ---- constants (object-like macros)
 FSDPA_VERSION_MAJOR = 0
-FSDPA_VERSION_MINOR = 1
+FSDPA_VERSION_MINOR = 2
 FSDPA_VERSION_PATCH = 0
-FSDPA_VERSION_HEX = 256
+FSDPA_VERSION_HEX = 512
 FSDPA_ABSENT = -9223372036854775808
 FSDPA_GAP_EDGES = 19
 FSDPA_GAP_BINS = 20
+# initialiser macros: name -> the struct they initialise
+INITIALIZERS = {'FSDPA_QUERY_INIT': 'fsdpa_query'}
+# declared inside #ifdef FSDPA_EXPERIMENTAL: may change in any release
+EXPERIMENTAL = frozenset({'fsdpa_annotate_events', 'fsdpa_annotate_file', 'fsdpa_annotate_options', 'fsdpa_annotate_options_init'})
 
 # ---- enums: C type (int-sized; the ABI test checks), values, short names
 ENUMS = {}
@@ -33,9 +46,15 @@ ENUM_NAMES = {}
 fsdpa_status = c_int
 ENUMS['fsdpa_status'] = {'FSDPA_OK': 0, 'FSDPA_ENOMEM': -1, 'FSDPA_EINVAL': -2, 'FSDPA_EPARSE': -3, 'FSDPA_ENOTTRACE': -4, 'FSDPA_ETRUNCATED': -5, 'FSDPA_ELIMIT': -6, 'FSDPA_ESTATE': -7, 'FSDPA_EBUFS': -8, 'FSDPA_EIO': -9}
 ENUM_NAMES['fsdpa_status'] = {0: 'ok', -1: 'enomem', -2: 'einval', -3: 'eparse', -4: 'enottrace', -5: 'etruncated', -6: 'elimit', -7: 'estate', -8: 'ebufs', -9: 'eio'}
+fsdpa_list_kind = c_int
+ENUMS['fsdpa_list_kind'] = {'FSDPA_LIST_STEPS': 1, 'FSDPA_LIST_STREAMS': 2, 'FSDPA_LIST_COMM_SPLITS': 3, 'FSDPA_LIST_FSDP_UNITS': 4, 'FSDPA_LIST_BACKWARD_STEPS': 5, 'FSDPA_LIST_BACKWARD_UNITS': 6, 'FSDPA_LIST_SYNC_WAITS': 7, 'FSDPA_LIST_SYNC_CALLS': 8, 'FSDPA_LIST_SYNC_STEPS': 9, 'FSDPA_LIST_MEMORY_DEVICES': 10, 'FSDPA_LIST_MEMORY_POINTS': 11, 'FSDPA_LIST_MEMORY_STEPS': 12, 'FSDPA_LIST_CROSSRANK_RANKS': 13, 'FSDPA_LIST_FINDINGS': 14, 'FSDPA_LIST_PARAMS': 15}
+ENUM_NAMES['fsdpa_list_kind'] = {1: 'steps', 2: 'streams', 3: 'comm_splits', 4: 'fsdp_units', 5: 'backward_steps', 6: 'backward_units', 7: 'sync_waits', 8: 'sync_calls', 9: 'sync_steps', 10: 'memory_devices', 11: 'memory_points', 12: 'memory_steps', 13: 'crossrank_ranks', 14: 'findings', 15: 'params'}
 fsdpa_stream_role = c_int
 ENUMS['fsdpa_stream_role'] = {'FSDPA_ROLE_COMPUTE': 0, 'FSDPA_ROLE_COMMUNICATION': 1, 'FSDPA_ROLE_MEMORY': 2, 'FSDPA_ROLE_MIXED': 3}
 ENUM_NAMES['fsdpa_stream_role'] = {0: 'compute', 1: 'communication', 2: 'memory', 3: 'mixed'}
+fsdpa_query_field = c_int
+ENUMS['fsdpa_query_field'] = {'FSDPA_QUERY_T0': 1, 'FSDPA_QUERY_T1': 2, 'FSDPA_QUERY_STEP': 4, 'FSDPA_QUERY_DEVICE': 8, 'FSDPA_QUERY_STREAM': 16}
+ENUM_NAMES['fsdpa_query_field'] = {1: 't0', 2: 't1', 4: 'step', 8: 'device', 16: 'stream'}
 fsdpa_comm_split_by = c_int
 ENUMS['fsdpa_comm_split_by'] = {'FSDPA_SPLIT_COLLECTIVE': 0, 'FSDPA_SPLIT_PROCESS_GROUP': 1}
 ENUM_NAMES['fsdpa_comm_split_by'] = {0: 'collective', 1: 'process_group'}
@@ -51,6 +70,9 @@ ENUM_NAMES['fsdpa_wait_source'] = {0: 'unknown', 1: 'cuda_sync', 2: 'own_op', 3:
 fsdpa_format = c_int
 ENUMS['fsdpa_format'] = {'FSDPA_FORMAT_JSON': 0, 'FSDPA_FORMAT_TEXT': 1, 'FSDPA_FORMAT_HTML': 2}
 ENUM_NAMES['fsdpa_format'] = {0: 'json', 1: 'text', 2: 'html'}
+fsdpa_severity = c_int
+ENUMS['fsdpa_severity'] = {'FSDPA_SEVERITY_INFO': 0, 'FSDPA_SEVERITY_WARNING': 1, 'FSDPA_SEVERITY_CRITICAL': 2}
+ENUM_NAMES['fsdpa_severity'] = {0: 'info', 1: 'warning', 2: 'critical'}
 
 # ---- structs
 class fsdpa_allocator(Structure):
@@ -58,6 +80,10 @@ class fsdpa_allocator(Structure):
 
 
 class fsdpa_options(Structure):
+    pass
+
+
+class fsdpa_error(Structure):
     pass
 
 
@@ -153,6 +179,22 @@ class fsdpa_memory_step(Structure):
     pass
 
 
+class fsdpa_report_options(Structure):
+    pass
+
+
+class fsdpa_range(Structure):
+    pass
+
+
+class fsdpa_finding(Structure):
+    pass
+
+
+class fsdpa_param(Structure):
+    pass
+
+
 class fsdpa_crossrank(Structure):
     pass
 
@@ -166,10 +208,6 @@ class fsdpa_summary_options(Structure):
 
 
 class fsdpa_annotate_options(Structure):
-    pass
-
-
-class fsdpa_report_options(Structure):
     pass
 
 
@@ -187,6 +225,13 @@ fsdpa_options._fields_ = [
     ('max_input_bytes', c_uint64),
     ('name', c_char_p),
     ('rank', c_int64),
+]
+fsdpa_error._fields_ = [
+    ('size', c_size_t),
+    ('status', fsdpa_status),
+    ('input', c_int64),
+    ('offset', c_int64),
+    ('message', (c_char * 512)),
 ]
 fsdpa_event._fields_ = [
     ('size', c_size_t),
@@ -270,6 +315,7 @@ fsdpa_stream_info._fields_ = [
 ]
 fsdpa_query._fields_ = [
     ('size', c_size_t),
+    ('fields', c_uint32),
     ('t0_ns', c_int64),
     ('t1_ns', c_int64),
     ('step', c_int64),
@@ -542,6 +588,39 @@ fsdpa_memory_step._fields_ = [
     ('peak_reserved_bytes', c_int64),
     ('returns_to_baseline', c_int),
 ]
+fsdpa_report_options._fields_ = [
+    ('size', c_size_t),
+    ('format', fsdpa_format),
+    ('color', c_int),
+    ('html_step', c_int64),
+    ('width', c_int),
+]
+fsdpa_range._fields_ = [
+    ('start_ns', c_int64),
+    ('end_ns', c_int64),
+]
+fsdpa_finding._fields_ = [
+    ('size', c_size_t),
+    ('id', c_char_p),
+    ('severity', fsdpa_severity),
+    ('rank', c_int64),
+    ('step', c_int64),
+    ('cost_ns', c_int64),
+    ('title', c_char_p),
+    ('detail', c_char_p),
+    ('advice', c_char_p),
+    ('evidence_json', c_char_p),
+    ('nranges', c_size_t),
+    ('ranges', POINTER(fsdpa_range)),
+]
+fsdpa_param._fields_ = [
+    ('size', c_size_t),
+    ('name', c_char_p),
+    ('default_value', c_int64),
+    ('min_value', c_int64),
+    ('max_value', c_int64),
+    ('description', c_char_p),
+]
 fsdpa_crossrank._fields_ = [
     ('size', c_size_t),
     ('ranks', c_uint64),
@@ -578,21 +657,16 @@ fsdpa_summary_options._fields_ = [
     ('size', c_size_t),
     ('allocator', POINTER(fsdpa_allocator)),
     ('max_memory_bytes', c_uint64),
-    ('errbuf', c_void_p),
-    ('errbuf_len', c_size_t),
 ]
 fsdpa_annotate_options._fields_ = [
     ('size', c_size_t),
     ('gzip', c_int),
     ('level', c_int),
 ]
-fsdpa_report_options._fields_ = [
-    ('size', c_size_t),
-    ('format', fsdpa_format),
-    ('color', c_int),
-    ('html_step', c_int64),
-]
-STRUCTS = {'fsdpa_allocator': fsdpa_allocator, 'fsdpa_options': fsdpa_options, 'fsdpa_event': fsdpa_event, 'fsdpa_trace_info': fsdpa_trace_info, 'fsdpa_stats': fsdpa_stats, 'fsdpa_step': fsdpa_step, 'fsdpa_stream_info': fsdpa_stream_info, 'fsdpa_query': fsdpa_query, 'fsdpa_timeline': fsdpa_timeline, 'fsdpa_launch_gaps': fsdpa_launch_gaps, 'fsdpa_launch_latency': fsdpa_launch_latency, 'fsdpa_launch_queue': fsdpa_launch_queue, 'fsdpa_overlap': fsdpa_overlap, 'fsdpa_comm_split': fsdpa_comm_split, 'fsdpa_fsdp_unit': fsdpa_fsdp_unit, 'fsdpa_backward': fsdpa_backward, 'fsdpa_backward_step': fsdpa_backward_step, 'fsdpa_backward_unit': fsdpa_backward_unit, 'fsdpa_sync_wait': fsdpa_sync_wait, 'fsdpa_sync_call': fsdpa_sync_call, 'fsdpa_sync_step': fsdpa_sync_step, 'fsdpa_memory_summary': fsdpa_memory_summary, 'fsdpa_memory_device': fsdpa_memory_device, 'fsdpa_memory_point': fsdpa_memory_point, 'fsdpa_memory_step': fsdpa_memory_step, 'fsdpa_crossrank': fsdpa_crossrank, 'fsdpa_crossrank_rank': fsdpa_crossrank_rank, 'fsdpa_summary_options': fsdpa_summary_options, 'fsdpa_annotate_options': fsdpa_annotate_options, 'fsdpa_report_options': fsdpa_report_options}
+STRUCTS = {'fsdpa_allocator': fsdpa_allocator, 'fsdpa_options': fsdpa_options, 'fsdpa_error': fsdpa_error, 'fsdpa_event': fsdpa_event, 'fsdpa_trace_info': fsdpa_trace_info, 'fsdpa_stats': fsdpa_stats, 'fsdpa_step': fsdpa_step, 'fsdpa_stream_info': fsdpa_stream_info, 'fsdpa_query': fsdpa_query, 'fsdpa_timeline': fsdpa_timeline, 'fsdpa_launch_gaps': fsdpa_launch_gaps, 'fsdpa_launch_latency': fsdpa_launch_latency, 'fsdpa_launch_queue': fsdpa_launch_queue, 'fsdpa_overlap': fsdpa_overlap, 'fsdpa_comm_split': fsdpa_comm_split, 'fsdpa_fsdp_unit': fsdpa_fsdp_unit, 'fsdpa_backward': fsdpa_backward, 'fsdpa_backward_step': fsdpa_backward_step, 'fsdpa_backward_unit': fsdpa_backward_unit, 'fsdpa_sync_wait': fsdpa_sync_wait, 'fsdpa_sync_call': fsdpa_sync_call, 'fsdpa_sync_step': fsdpa_sync_step, 'fsdpa_memory_summary': fsdpa_memory_summary, 'fsdpa_memory_device': fsdpa_memory_device, 'fsdpa_memory_point': fsdpa_memory_point, 'fsdpa_memory_step': fsdpa_memory_step, 'fsdpa_report_options': fsdpa_report_options, 'fsdpa_range': fsdpa_range, 'fsdpa_finding': fsdpa_finding, 'fsdpa_param': fsdpa_param, 'fsdpa_crossrank': fsdpa_crossrank, 'fsdpa_crossrank_rank': fsdpa_crossrank_rank, 'fsdpa_summary_options': fsdpa_summary_options, 'fsdpa_annotate_options': fsdpa_annotate_options}
+
+# ---- lists: fsdpa_list_kind value -> the struct fsdpa_list_get() fills
+LIST_ITEMS = {1: fsdpa_step, 2: fsdpa_stream_info, 3: fsdpa_comm_split, 4: fsdpa_fsdp_unit, 5: fsdpa_backward_step, 6: fsdpa_backward_unit, 7: fsdpa_sync_wait, 8: fsdpa_sync_call, 9: fsdpa_sync_step, 10: fsdpa_memory_device, 11: fsdpa_memory_point, 12: fsdpa_memory_step, 13: fsdpa_crossrank_rank, 14: fsdpa_finding, 15: fsdpa_param}
 
 # ---- functions: name -> (restype, argtypes)
 SIGNATURES = {
@@ -607,55 +681,58 @@ SIGNATURES = {
     'fsdpa_feed_file': (fsdpa_status, [ctx_p, c_char_p]),
     'fsdpa_errmsg': (c_char_p, [ctx_p]),
     'fsdpa_error_offset': (c_int64, [ctx_p]),
+    'fsdpa_error_init': (None, [POINTER(fsdpa_error)]),
     'fsdpa_free': (None, [c_void_p]),
+    'fsdpa_list_type': (fsdpa_list_kind, [list_p]),
+    'fsdpa_list_count': (c_size_t, [list_p]),
+    'fsdpa_list_get': (fsdpa_status, [list_p, c_size_t, c_void_p]),
+    'fsdpa_list_free': (None, [list_p]),
     'fsdpa_event_init': (None, [POINTER(fsdpa_event)]),
-    'fsdpa_add_event': (fsdpa_status, [ctx_p, POINTER(fsdpa_event)]),
+    'fsdpa_event_add': (fsdpa_status, [ctx_p, POINTER(fsdpa_event)]),
     'fsdpa_trace_info_init': (None, [POINTER(fsdpa_trace_info)]),
-    'fsdpa_set_trace_info': (fsdpa_status, [ctx_p, POINTER(fsdpa_trace_info)]),
-    'fsdpa_get_trace_info': (fsdpa_status, [ctx_p, POINTER(fsdpa_trace_info)]),
-    'fsdpa_get_stats': (fsdpa_status, [ctx_p, POINTER(fsdpa_stats)]),
-    'fsdpa_step_count': (c_size_t, [ctx_p]),
-    'fsdpa_get_step': (fsdpa_status, [ctx_p, c_size_t, POINTER(fsdpa_step)]),
-    'fsdpa_stream_count': (c_size_t, [ctx_p]),
-    'fsdpa_get_stream': (fsdpa_status, [ctx_p, c_size_t, POINTER(fsdpa_stream_info)]),
+    'fsdpa_trace_info_set': (fsdpa_status, [ctx_p, POINTER(fsdpa_trace_info)]),
+    'fsdpa_trace_info_get': (fsdpa_status, [ctx_p, POINTER(fsdpa_trace_info)]),
+    'fsdpa_stats_get': (fsdpa_status, [ctx_p, POINTER(fsdpa_stats)]),
+    'fsdpa_step_list': (fsdpa_status, [ctx_p, POINTER(list_p)]),
+    'fsdpa_stream_list': (fsdpa_status, [ctx_p, POINTER(list_p)]),
     'fsdpa_query_init': (None, [POINTER(fsdpa_query)]),
-    'fsdpa_query_timeline': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_timeline)]),
-    'fsdpa_query_launch_gaps': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_launch_gaps)]),
-    'fsdpa_query_launch_latency': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_launch_latency)]),
-    'fsdpa_query_launch_queue': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_launch_queue)]),
-    'fsdpa_query_overlap': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_overlap)]),
-    'fsdpa_comm_split_count': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), fsdpa_comm_split_by, POINTER(c_size_t)]),
-    'fsdpa_query_comm_split': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), fsdpa_comm_split_by, c_size_t, POINTER(fsdpa_comm_split)]),
+    'fsdpa_timeline_query': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_timeline)]),
+    'fsdpa_launch_gaps_query': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_launch_gaps)]),
+    'fsdpa_launch_latency_query': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_launch_latency)]),
+    'fsdpa_launch_queue_query': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_launch_queue)]),
+    'fsdpa_overlap_query': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_overlap)]),
+    'fsdpa_comm_split_list': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), fsdpa_comm_split_by, POINTER(list_p)]),
     'fsdpa_fsdp_version': (c_int, [ctx_p]),
-    'fsdpa_fsdp_unit_count': (c_size_t, [ctx_p]),
-    'fsdpa_get_fsdp_unit': (fsdpa_status, [ctx_p, c_size_t, POINTER(fsdpa_fsdp_unit)]),
-    'fsdpa_query_fsdp_unit': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), c_size_t, POINTER(fsdpa_fsdp_unit)]),
+    'fsdpa_fsdp_unit_list': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(list_p)]),
     'fsdpa_backward_pattern_name': (c_char_p, [fsdpa_backward_pattern]),
-    'fsdpa_query_backward': (fsdpa_status, [ctx_p, POINTER(fsdpa_backward)]),
-    'fsdpa_backward_step_count': (c_size_t, [ctx_p]),
-    'fsdpa_get_backward_step': (fsdpa_status, [ctx_p, c_size_t, POINTER(fsdpa_backward_step)]),
-    'fsdpa_backward_unit_count': (fsdpa_status, [ctx_p, c_size_t, POINTER(c_size_t)]),
-    'fsdpa_get_backward_unit': (fsdpa_status, [ctx_p, c_size_t, c_size_t, POINTER(fsdpa_backward_unit)]),
-    'fsdpa_query_sync_waits': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_sync_wait), POINTER(c_size_t)]),
-    'fsdpa_query_sync_calls': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_sync_call), POINTER(c_size_t)]),
-    'fsdpa_query_sync_steps': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_sync_step), POINTER(c_size_t)]),
-    'fsdpa_query_memory': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_memory_summary)]),
-    'fsdpa_query_memory_devices': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_memory_device), POINTER(c_size_t)]),
-    'fsdpa_query_memory_series': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), c_int64, c_size_t, POINTER(fsdpa_memory_point), POINTER(c_size_t)]),
-    'fsdpa_query_memory_steps': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_memory_step), POINTER(c_size_t)]),
-    'fsdpa_query_crossrank': (fsdpa_status, [POINTER(ctx_p), c_size_t, POINTER(fsdpa_crossrank)]),
-    'fsdpa_query_crossrank_rank': (fsdpa_status, [POINTER(ctx_p), c_size_t, c_size_t, POINTER(fsdpa_crossrank_rank)]),
+    'fsdpa_backward_get': (fsdpa_status, [ctx_p, POINTER(fsdpa_backward)]),
+    'fsdpa_backward_step_list': (fsdpa_status, [ctx_p, POINTER(list_p)]),
+    'fsdpa_backward_unit_list': (fsdpa_status, [ctx_p, c_size_t, POINTER(list_p)]),
+    'fsdpa_sync_wait_list': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(list_p)]),
+    'fsdpa_sync_call_list': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(list_p)]),
+    'fsdpa_sync_step_list': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(list_p)]),
+    'fsdpa_memory_query': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_memory_summary)]),
+    'fsdpa_memory_device_list': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(list_p)]),
+    'fsdpa_memory_series_list': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), c_int64, c_size_t, POINTER(list_p)]),
+    'fsdpa_memory_step_list': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(list_p)]),
+    'fsdpa_report_options_init': (None, [POINTER(fsdpa_report_options)]),
+    'fsdpa_report': (fsdpa_status, [POINTER(ctx_p), POINTER(c_char_p), c_size_t, POINTER(fsdpa_report_options), POINTER(c_void_p), POINTER(c_size_t), POINTER(fsdpa_error)]),
+    'fsdpa_severity_name': (c_char_p, [fsdpa_severity]),
+    'fsdpa_report_findings': (fsdpa_status, [POINTER(ctx_p), c_size_t, POINTER(list_p), POINTER(fsdpa_error)]),
+    'fsdpa_findings_worst': (c_int, [list_p]),
+    'fsdpa_param_list': (fsdpa_status, [POINTER(list_p)]),
+    'fsdpa_param_set': (fsdpa_status, [ctx_p, c_char_p, c_char_p]),
+    'fsdpa_param_get': (fsdpa_status, [ctx_p, c_char_p, POINTER(c_int64)]),
+    'fsdpa_crossrank_query': (fsdpa_status, [POINTER(ctx_p), c_size_t, POINTER(fsdpa_crossrank), POINTER(fsdpa_error)]),
+    'fsdpa_crossrank_rank_list': (fsdpa_status, [POINTER(ctx_p), c_size_t, POINTER(list_p), POINTER(fsdpa_error)]),
     'fsdpa_summary_options_init': (None, [POINTER(fsdpa_summary_options)]),
     'fsdpa_summary_write': (fsdpa_status, [ctx_p, c_char_p, POINTER(c_void_p), POINTER(c_size_t)]),
-    'fsdpa_summary_merge': (fsdpa_status, [POINTER(c_char_p), POINTER(c_size_t), c_size_t, POINTER(fsdpa_summary_options), POINTER(c_void_p), POINTER(c_size_t)]),
-    'fsdpa_summary_report': (fsdpa_status, [c_char_p, c_size_t, POINTER(fsdpa_summary_options), POINTER(fsdpa_report_options), POINTER(c_void_p), POINTER(c_size_t)]),
+    'fsdpa_summary_merge': (fsdpa_status, [POINTER(c_char_p), POINTER(c_size_t), c_size_t, POINTER(fsdpa_summary_options), POINTER(c_void_p), POINTER(c_size_t), POINTER(fsdpa_error)]),
+    'fsdpa_summary_report': (fsdpa_status, [c_char_p, c_size_t, POINTER(fsdpa_summary_options), POINTER(fsdpa_report_options), POINTER(c_void_p), POINTER(c_size_t), POINTER(fsdpa_error)]),
+    'fsdpa_summary_findings': (fsdpa_status, [c_char_p, c_size_t, POINTER(fsdpa_summary_options), POINTER(list_p), POINTER(fsdpa_error)]),
     'fsdpa_annotate_options_init': (None, [POINTER(fsdpa_annotate_options)]),
-    'fsdpa_annotate_events': (fsdpa_status, [POINTER(ctx_p), c_size_t, c_size_t, POINTER(c_void_p), POINTER(c_size_t)]),
-    'fsdpa_annotate_file': (fsdpa_status, [POINTER(ctx_p), c_size_t, c_size_t, c_char_p, c_char_p, POINTER(fsdpa_annotate_options)]),
-    'fsdpa_report_options_init': (None, [POINTER(fsdpa_report_options)]),
-    'fsdpa_report': (fsdpa_status, [POINTER(ctx_p), POINTER(c_char_p), c_size_t, POINTER(fsdpa_report_options), POINTER(c_void_p), POINTER(c_size_t)]),
-    'fsdpa_set_param': (fsdpa_status, [ctx_p, c_char_p, c_char_p]),
-    'fsdpa_param_list': (c_char_p, []),
+    'fsdpa_annotate_events': (fsdpa_status, [POINTER(ctx_p), c_size_t, c_size_t, POINTER(c_void_p), POINTER(c_size_t), POINTER(fsdpa_error)]),
+    'fsdpa_annotate_file': (fsdpa_status, [POINTER(ctx_p), c_size_t, c_size_t, c_char_p, c_char_p, POINTER(fsdpa_annotate_options), POINTER(fsdpa_error)]),
 }
 
 # ---- result dataclasses: None where the C API says absent (FSDPA_ABSENT
@@ -759,7 +836,7 @@ class LaunchGaps(Record):
     edges_ns: Tuple[int, ...]  # histogram edges (fixed, see the group)
     counts: Tuple[int, ...]  # gaps per bin of full gap length
     bin_idle_ns: Tuple[int, ...]  # idle (clipped) of the gaps of each bin
-    # as fsdpa_query_timeline(): last end − first start of the selected streams' GPU activity
+    # as fsdpa_timeline_query(): last end − first start of the selected streams' GPU activity
     # clipped to the window; ABSENT if none
     span_ns: Optional[int]
     busy_ns: Optional[int]  # |busy union of the selected streams ∩ window|
@@ -947,7 +1024,7 @@ class BackwardUnit(Record):
 @dataclass(frozen=True)
 class SyncWait(Record):
     """fsdpa_sync_wait (see fsdpa.h for the definition of every number)."""
-    api: Optional[str]  # API name, owned by the context (valid until fsdpa_ctx_free())
+    api: Optional[str]  # API name (owned by the list)
     count: int  # selected calls
     total_ns: Optional[int]  # Σ call duration
     max_ns: Optional[int]  # longest call
@@ -964,7 +1041,7 @@ class SyncWait(Record):
 @dataclass(frozen=True)
 class SyncCall(Record):
     """fsdpa_sync_call (see fsdpa.h for the definition of every number)."""
-    api: Optional[str]  # API name (owned by the context)
+    api: Optional[str]  # API name (owned by the list)
     pid: Optional[int]  # CPU process of the calling thread
     tid: Optional[int]  # CPU thread
     start_ns: Optional[int]  # absolute start
@@ -972,10 +1049,12 @@ class SyncCall(Record):
     step: Optional[int]  # N of the ProfilerStep#N containing the start; ABSENT if none
     source: str  # how the waited-for work was found
     device_wide: int  # 1: waited for every stream of the device; 0: one stream (or unknown)
-    sync_kind: Optional[str]  # `cuda_sync_kind` of the linked cuda_sync event, or NULL
+    # `cuda_sync_kind` of the linked cuda_sync event (owned by the list), or NULL
+    sync_kind: Optional[str]
     device: Optional[int]  # device of the call (see the group); ABSENT if unknown
     stream: Optional[int]  # waited stream; ABSENT if device-wide or unknown
-    waited_op: Optional[str]  # name of the waited-for GPU op, or NULL if none was found
+    # name of the waited-for GPU op (owned by the list), or NULL if none was found
+    waited_op: Optional[str]
     waited_op_stream: Optional[int]  # its stream; ABSENT if none
     waited_op_start_ns: Optional[int]  # its absolute start; ABSENT if none
     waited_op_end_ns: Optional[int]  # its absolute end; ABSENT if none
@@ -988,7 +1067,7 @@ class SyncCall(Record):
 @dataclass(frozen=True)
 class SyncStep(Record):
     """fsdpa_sync_step (see fsdpa.h for the definition of every number)."""
-    index: Optional[int]  # step index (fsdpa_get_step())
+    index: Optional[int]  # step index (position in fsdpa_step_list())
     number: Optional[int]  # N of ProfilerStep#N
     step_dur_ns: Optional[int]  # CPU duration of the step
     count: int  # blocking calls
@@ -1017,8 +1096,8 @@ class MemorySummary(Record):
     steady_state_malloc_calls: int  # malloc calls of the window in steady-state steps
     steady_state_free_calls: int  # free calls of the window in steady-state steps
     gpu_idle_ns: Optional[int]  # GPU idle of the window's malloc and free calls
-    # Device Id the level fields describe (q->device, else primary); ABSENT without device memory
-    # events
+    # Device Id the level fields describe (the query's device, else primary); ABSENT without device
+    # memory events
     device: Optional[int]
     memory_events: int  # that device's memory events in the window
     oom_events: int  # `[OutOfMemory]` events in the window, all non-CPU devices
@@ -1027,14 +1106,14 @@ class MemorySummary(Record):
     start_allocated_bytes: Optional[int]  # start allocated level of that device; ABSENT if unknown
     end_allocated_bytes: Optional[int]  # end allocated level; ABSENT if unknown
     min_allocated_bytes: Optional[int]  # min allocated level; ABSENT if unknown
-    # peak allocated level; with q->device ABSENT the max over all non-relative devices. ABSENT if
-    # relative or no events
+    # peak allocated level; without a device in the query the max over all non-relative devices.
+    # ABSENT if relative or no events
     peak_allocated_bytes: Optional[int]
     # relative device: peak of its running Σ Bytes (growth above the profile start); ABSENT
     # otherwise
     peak_allocated_delta_bytes: Optional[int]
-    # peak reserved level; with q->device ABSENT the max over all devices. ABSENT without Total
-    # Reserved
+    # peak reserved level; without a device in the query the max over all devices. ABSENT without
+    # Total Reserved
     peak_reserved_bytes: Optional[int]
     # A of the fragmentation definition (that device); ABSENT if unknown
     allocated_at_peak_reserved_bytes: Optional[int]
@@ -1085,7 +1164,7 @@ class MemoryPoint(Record):
 @dataclass(frozen=True)
 class MemoryStep(Record):
     """fsdpa_memory_step (see fsdpa.h for the definition of every number)."""
-    index: Optional[int]  # step index (fsdpa_get_step())
+    index: Optional[int]  # step index (position in fsdpa_step_list())
     number: Optional[int]  # N of ProfilerStep#N
     warmup: int  # 1 if the step is in warm-up
     malloc_calls: int  # malloc calls starting in the step
@@ -1103,6 +1182,46 @@ class MemoryStep(Record):
     returns_to_baseline: int
     _c = fsdpa_memory_step
     _kinds = {'index': 'opt', 'number': 'opt', 'warmup': 'int', 'malloc_calls': 'int', 'free_calls': 'int', 'malloc_ns': 'opt', 'free_ns': 'opt', 'gpu_idle_ns': 'opt', 'start_allocated_bytes': 'opt', 'end_allocated_bytes': 'opt', 'min_allocated_bytes': 'opt', 'peak_allocated_bytes': 'opt', 'peak_reserved_bytes': 'opt', 'returns_to_baseline': 'int'}
+
+
+@dataclass(frozen=True)
+class RangeItem(Record):
+    """fsdpa_range (see fsdpa.h for the definition of every number)."""
+    start_ns: Optional[int]  # start
+    end_ns: Optional[int]  # end (exclusive)
+    _c = fsdpa_range
+    _kinds = {'start_ns': 'opt', 'end_ns': 'opt'}
+
+
+@dataclass(frozen=True)
+class FindingItem(Record):
+    """fsdpa_finding (see fsdpa.h for the definition of every number)."""
+    id: Optional[str]  # stable id, e.g. "gpu-starvation", "straggler-rank"
+    severity: str  # how much it matters
+    rank: Optional[int]  # the rank it is about; ::FSDPA_ABSENT for a job-wide finding
+    step: Optional[int]  # ProfilerStep number it is about; ::FSDPA_ABSENT = the whole trace
+    # the time it costs (the finding's own definition); findings are ordered by it
+    cost_ns: Optional[int]
+    title: Optional[str]  # one line
+    detail: Optional[str]  # the numbers it rests on, in sentences
+    advice: Optional[str]  # what to do, chosen from the evidence
+    evidence_json: Optional[str]  # its `evidence` object as JSON text (the ranges included)
+    nranges: int  # number of evidence time ranges, worst first
+    ranges: Tuple[RangeItem, ...]  # the ranges (NULL when nranges is 0)
+    _c = fsdpa_finding
+    _kinds = {'id': 'cstr', 'severity': 'enum:fsdpa_severity', 'rank': 'opt', 'step': 'opt', 'cost_ns': 'opt', 'title': 'cstr', 'detail': 'cstr', 'advice': 'cstr', 'evidence_json': 'cstr', 'nranges': 'int', 'ranges': 'items:fsdpa_range:nranges'}
+
+
+@dataclass(frozen=True)
+class Param(Record):
+    """fsdpa_param (see fsdpa.h for the definition of every number)."""
+    name: Optional[str]  # e.g. "launch.kernel_wait_ns"
+    default_value: Optional[int]  # its default
+    min_value: Optional[int]  # smallest value fsdpa_param_set() accepts
+    max_value: Optional[int]  # largest value fsdpa_param_set() accepts
+    description: Optional[str]  # what it sets, its unit and whose rule the default follows
+    _c = fsdpa_param
+    _kinds = {'name': 'cstr', 'default_value': 'opt', 'min_value': 'opt', 'max_value': 'opt', 'description': 'cstr'}
 
 
 @dataclass(frozen=True)
@@ -1156,4 +1275,4 @@ class CrossRankRank(Record):
     _c = fsdpa_crossrank_rank
     _kinds = {'rank': 'opt', 'clock_offset_ns': 'opt', 'collectives': 'int', 'transfer_ns': 'opt', 'wait_ns': 'opt', 'last_count': 'int', 'late_steps': 'int', 'mean_delay_ns': 'opt', 'max_delay_ns': 'opt', 'lost_ns': 'opt'}
 
-RESULTS = {'fsdpa_trace_info': TraceInfo, 'fsdpa_stats': Stats, 'fsdpa_step': Step, 'fsdpa_stream_info': Stream, 'fsdpa_timeline': Timeline, 'fsdpa_launch_gaps': LaunchGaps, 'fsdpa_launch_latency': LaunchLatency, 'fsdpa_launch_queue': LaunchQueue, 'fsdpa_overlap': Overlap, 'fsdpa_comm_split': CommSplit, 'fsdpa_fsdp_unit': FsdpUnit, 'fsdpa_backward': Backward, 'fsdpa_backward_step': BackwardStep, 'fsdpa_backward_unit': BackwardUnit, 'fsdpa_sync_wait': SyncWait, 'fsdpa_sync_call': SyncCall, 'fsdpa_sync_step': SyncStep, 'fsdpa_memory_summary': MemorySummary, 'fsdpa_memory_device': MemoryDevice, 'fsdpa_memory_point': MemoryPoint, 'fsdpa_memory_step': MemoryStep, 'fsdpa_crossrank': CrossRank, 'fsdpa_crossrank_rank': CrossRankRank}
+RESULTS = {'fsdpa_trace_info': TraceInfo, 'fsdpa_stats': Stats, 'fsdpa_step': Step, 'fsdpa_stream_info': Stream, 'fsdpa_timeline': Timeline, 'fsdpa_launch_gaps': LaunchGaps, 'fsdpa_launch_latency': LaunchLatency, 'fsdpa_launch_queue': LaunchQueue, 'fsdpa_overlap': Overlap, 'fsdpa_comm_split': CommSplit, 'fsdpa_fsdp_unit': FsdpUnit, 'fsdpa_backward': Backward, 'fsdpa_backward_step': BackwardStep, 'fsdpa_backward_unit': BackwardUnit, 'fsdpa_sync_wait': SyncWait, 'fsdpa_sync_call': SyncCall, 'fsdpa_sync_step': SyncStep, 'fsdpa_memory_summary': MemorySummary, 'fsdpa_memory_device': MemoryDevice, 'fsdpa_memory_point': MemoryPoint, 'fsdpa_memory_step': MemoryStep, 'fsdpa_range': RangeItem, 'fsdpa_finding': FindingItem, 'fsdpa_param': Param, 'fsdpa_crossrank': CrossRank, 'fsdpa_crossrank_rank': CrossRankRank}

@@ -3,14 +3,19 @@ from include/fsdpa/fsdpa.h, holds the declarations)."""
 import ctypes
 import ctypes.util
 import os
+import re
 
 from . import _capi
 from . import _base
 
-# The header version the declarations were generated from: a library with a
-# different major version may have changed the structs.
 ABSENT = _base.ABSENT
-HEADER_MAJOR = _capi.FSDPA_VERSION_MAJOR
+# The header version the declarations were generated from.
+HEADER_VERSION = (_capi.FSDPA_VERSION_MAJOR, _capi.FSDPA_VERSION_MINOR, _capi.FSDPA_VERSION_PATCH)
+# From 0.2.0 on the ABI changes only by addition (fsdpa.h): a library of the
+# same major version and at least this version has every struct layout the
+# declarations assume.  Its file name carries the SONAME (libfsdpa.so.2).
+FIRST_STABLE = (0, 2)
+SONAME = "libfsdpa.so.2"
 
 
 def _load():
@@ -19,15 +24,23 @@ def _load():
     if path:
         candidates = [path]
     else:
-        candidates = [n for n in (ctypes.util.find_library("fsdpa"), "libfsdpa.so.1",
-                                  "libfsdpa.so") if n]
+        # find_library finds the installed library (ldconfig's cache,
+        # LD_LIBRARY_PATH); a name with another SONAME (an older
+        # libfsdpa.so.1) is skipped rather than loaded and refused.
+        found = ctypes.util.find_library("fsdpa")
+        candidates = []
+        if found and (not re.search(r"\.so\.\d+$", found) or found.endswith(SONAME)):
+            candidates.append(found)
+        elif found:
+            tried.append(f"{found}: not {SONAME}")
+        candidates.append(SONAME)
     for name in candidates:
         try:
             return ctypes.CDLL(name)
         except OSError as e:
             tried.append(f"{name}: {e}")
-    raise ImportError("fsdpa: cannot load libfsdpa (set FSDPA_LIBRARY to the full path of "
-                      "libfsdpa.so, or install the library): " + "; ".join(tried or ["not found"]))
+    raise ImportError(f"fsdpa: cannot load libfsdpa (set FSDPA_LIBRARY to the full path of "
+                      f"{SONAME}, or install the library): " + "; ".join(tried or ["not found"]))
 
 
 lib = _load()
@@ -53,12 +66,16 @@ def func(name):
 
 def check_version():
     v = lib.fsdpa_version()
-    if (v >> 16) != HEADER_MAJOR:
-        raise ImportError(f"fsdpa: loaded libfsdpa {lib.fsdpa_version_string().decode()} has "
-                          f"major version {v >> 16}; this binding was generated for {HEADER_MAJOR}")
+    major, minor = v >> 16, (v >> 8) & 0xFF
+    if major != HEADER_VERSION[0] or (major, minor) < FIRST_STABLE:
+        raise ImportError(f"fsdpa: loaded libfsdpa {lib.fsdpa_version_string().decode()} is not "
+                          f"ABI-compatible with the header this binding was generated from "
+                          f"({'.'.join(map(str, HEADER_VERSION))}): it needs "
+                          f"{HEADER_VERSION[0]}.x >= {'.'.join(map(str, FIRST_STABLE))}")
 
 
 check_version()
 
 STATUS = _capi.ENUMS["fsdpa_status"]
 ctx_p = _capi.ctx_p
+list_p = _capi.list_p

@@ -6,11 +6,14 @@ from typing import Iterable, List, Optional, Sequence, Union
 
 from . import _capi as C
 from . import _lib
-from .errors import InvalidArgumentError, StateError, check, error_for
-from .report import Report
+from .errors import InvalidArgumentError, StateError, check, check_err, error_for, error_from, \
+    new_error
+from .lists import ListView
+from .query import Query
+from .report import Finding, Findings, Report
 from .types import (Backward, BackwardStep, BackwardUnit, CommSplit, CrossRank, CrossRankRank,
                     Event, FsdpUnit, LaunchGaps, LaunchLatency, LaunchQueue, MemoryDevice,
-                    MemoryPoint, MemoryStep, MemorySummary, Overlap, Stats, Step, Stream,
+                    MemoryPoint, MemoryStep, MemorySummary, Overlap, Param, Stats, Step, Stream,
                     SyncCall, SyncStep, SyncWait, Timeline, TraceInfo)
 
 L = _lib.lib
@@ -33,12 +36,20 @@ def _new(cls):
     return s
 
 
-def _query(t0_ns=None, t1_ns=None, step=None, device=None, stream=None):
-    q = C.fsdpa_query()
-    L.fsdpa_query_init(q)
-    q.t0_ns, q.t1_ns, q.step = _i64(t0_ns), _i64(t1_ns), _i64(step)
-    q.device, q.stream = _i64(device), _i64(stream)
-    return q
+def _query(query=None, t0_ns=None, t1_ns=None, step=None, device=None, stream=None):
+    """The query argument of a C call: NULL (the whole trace) when nothing
+    is selected, else a pointer to the fsdpa_query with the bits of the
+    selectors given.  `query` (a Query) and the keywords are alternatives."""
+    kws = (t0_ns, t1_ns, step, device, stream)
+    if query is not None:
+        if any(v is not None for v in kws):
+            raise _einval("give either query= or the window keywords, not both")
+        if not isinstance(query, Query):
+            raise _einval("query must be an fsdpa.Query")
+        return ctypes.byref(query.to_c())
+    if all(v is None for v in kws):
+        return None
+    return ctypes.byref(Query(t0_ns, t1_ns, step, device, stream).to_c())
 
 
 def _einval(msg):
@@ -57,8 +68,10 @@ class Analyzer:
     Queries work between feeds, on the events decoded so far (the input
     decodes in batches).  Window arguments: t0_ns/t1_ns (absolute ns, None =
     open), step (a step index, see steps(): its CPU range is the window),
-    device, stream.  Not thread-safe (one thread at a time; any thread).
-    Call close() or use `with`; the finalizer is a safety net.
+    device, stream; or query=fsdpa.Query(...) instead.  Each one given
+    selects; none = the whole trace.  Not thread-safe (one thread at a
+    time; any thread).  Call close() or use `with`; the finalizer is a
+    safety net.
     """
 
     def __init__(self, name: Optional[str] = None, *, rank: Optional[int] = None,
@@ -84,7 +97,7 @@ class Analyzer:
 
     # ---- lifetime ----
     def close(self) -> None:
-        """Free the context (idempotent)."""
+        """Free the context (idempotent).  Lists already read stay valid."""
         if self._p:
             L.fsdpa_ctx_free(self._p)
             self._p = C.ctx_p()
@@ -118,12 +131,12 @@ class Analyzer:
             n = mv.nbytes
             buf = (ctypes.c_char * n).from_buffer(mv) if not mv.readonly else bytes(mv)
         if n:
-            check(L.fsdpa_feed(p, buf, n), p, input_call=True)
+            check(L.fsdpa_feed(p, buf, n), p)
 
     def feed_file(self, path: PathLike) -> None:
         """Feed a whole file (plain or gzip; "-" = stdin) and finish."""
         p = self._ctx()
-        check(L.fsdpa_feed_file(p, os.fsencode(path)), p, input_call=True)
+        check(L.fsdpa_feed_file(p, os.fsencode(path)), p)
 
     def read(self, f, chunk_size: int = 1 << 20) -> None:
         """Feed everything from a binary file object (does not finish)."""
@@ -137,13 +150,13 @@ class Analyzer:
         """End of input: raises TruncatedError/NotATraceError if the document
         is incomplete or is not a trace."""
         p = self._ctx()
-        check(L.fsdpa_finish(p), p, input_call=True)
+        check(L.fsdpa_finish(p), p)
 
     def add_event(self, ev: Event) -> None:
         """Add one structured event (same results as the event fed as JSON)."""
         p = self._ctx()
         c, keep = ev._to_c(L)
-        check(L.fsdpa_add_event(p, ctypes.byref(c)), p)
+        check(L.fsdpa_event_add(p, ctypes.byref(c)), p)
         del keep
 
     def set_trace_info(self, rank: Optional[int] = None, world_size: Optional[int] = None,
@@ -153,46 +166,38 @@ class Analyzer:
         i = C.fsdpa_trace_info()
         L.fsdpa_trace_info_init(i)
         i.rank, i.world_size, i.base_time_ns = _i64(rank), _i64(world_size), _i64(base_time_ns)
-        check(L.fsdpa_set_trace_info(p, ctypes.byref(i)), p)
+        check(L.fsdpa_trace_info_set(p, ctypes.byref(i)), p)
 
     def set_param(self, key: str, value) -> None:
         """Set an analysis threshold by name (see fsdpa.params())."""
         p = self._ctx()
-        check(L.fsdpa_set_param(p, key.encode(), str(value).encode()), p)
+        check(L.fsdpa_param_set(p, key.encode(), str(value).encode()), p)
+
+    def get_param(self, key: str) -> int:
+        """The value a parameter has in this context."""
+        p = self._ctx()
+        v = ctypes.c_int64()
+        check(L.fsdpa_param_get(p, key.encode(), ctypes.byref(v)), p)
+        return v.value
 
     # ---- generic query shapes ----
     def _one(self, fname, cls, *args):
-        """fsdpa_query_X(ctx, args..., out) -> one dataclass."""
+        """fsdpa_X_query(ctx, args..., out) -> one dataclass."""
         p = self._ctx()
         out = _new(cls._c)
         check(F(fname)(p, *args, ctypes.byref(out)), p)
         return cls._from_c(out)
 
-    def _indexed(self, n, fname, cls, *args):
-        """get(ctx, args..., i, out) for i < n -> list of dataclasses."""
+    def _view(self, fname, cls, *args) -> ListView:
+        """fsdpa_X_list(ctx, args..., &list) -> the list as a ListView."""
         p = self._ctx()
-        rows = []
-        for i in range(n):
-            out = _new(cls._c)
-            check(F(fname)(p, *args, i, ctypes.byref(out)), p)
-            rows.append(cls._from_c(out))
-        return rows
+        return ListView.from_call(lambda out: check(F(fname)(p, *args, out), p), cls)
 
-    def _array(self, fname, cls, *args):
-        """The array protocol (*inout_n = capacity in, rows out; EBUFS when
-        short): ask for the count, then fetch, retrying if it grew."""
-        p = self._ctx()
-        cap = 16
-        while True:
-            arr = (cls._c * cap)()
-            arr[0].size = ctypes.sizeof(cls._c)
-            n = ctypes.c_size_t(cap)
-            st = F(fname)(p, *args, arr, ctypes.byref(n))
-            if st == _lib.STATUS["FSDPA_EBUFS"] or (st == 0 and n.value > cap):
-                cap = max(n.value, cap * 2)
-                continue
-            check(st, p)
-            return [cls._from_c(arr[i]) for i in range(n.value)]
+    def _list(self, fname, cls, *args, lazy=False):
+        """fsdpa_X_list(ctx, args..., &list) -> a Python list of dataclasses,
+        or with lazy=True the ListView itself (the caller closes it)."""
+        v = self._view(fname, cls, *args)
+        return v if lazy else v.to_list()
 
     # ---- tracks ----
     @property
@@ -200,147 +205,141 @@ class Analyzer:
         p = self._ctx()
         i = C.fsdpa_trace_info()
         L.fsdpa_trace_info_init(i)
-        check(L.fsdpa_get_trace_info(p, ctypes.byref(i)), p)
+        check(L.fsdpa_trace_info_get(p, ctypes.byref(i)), p)
         return TraceInfo._from_c(i)
 
     def stats(self) -> Stats:
         """Event counts so far."""
-        return self._one("fsdpa_get_stats", Stats)
+        return self._one("fsdpa_stats_get", Stats)
 
-    def steps(self) -> List[Step]:
+    def steps(self, *, lazy: bool = False) -> List[Step]:
         """ProfilerStep#N ranges seen so far, in start order."""
-        return self._indexed(L.fsdpa_step_count(self._ctx()), "fsdpa_get_step", Step)
+        return self._list("fsdpa_step_list", Step, lazy=lazy)
 
-    def streams(self) -> List[Stream]:
+    def streams(self, *, lazy: bool = False) -> List[Stream]:
         """GPU streams seen so far, by device then stream."""
-        return self._indexed(L.fsdpa_stream_count(self._ctx()), "fsdpa_get_stream", Stream)
+        return self._list("fsdpa_stream_list", Stream, lazy=lazy)
 
-    def timeline(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
-                 stream=None) -> Timeline:
+    def timeline(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
+                 query=None) -> Timeline:
         """GPU timeline span and density over the window (all selected
         streams unioned: overlapping work counts once)."""
-        return self._one("fsdpa_query_timeline", Timeline,
-                         ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+        return self._one("fsdpa_timeline_query", Timeline,
+                         _query(query, t0_ns, t1_ns, step, device, stream))
 
     # ---- launch gaps ----
-    def launch_gaps(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
-                    stream=None) -> LaunchGaps:
+    def launch_gaps(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
+                    query=None) -> LaunchGaps:
         """Idle gaps between GPU ops by cause (HTA's categories) and histogram."""
-        return self._one("fsdpa_query_launch_gaps", LaunchGaps,
-                         ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+        return self._one("fsdpa_launch_gaps_query", LaunchGaps,
+                         _query(query, t0_ns, t1_ns, step, device, stream))
 
-    def launch_latency(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
-                       stream=None) -> LaunchLatency:
+    def launch_latency(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
+                       query=None) -> LaunchLatency:
         """Launch call -> GPU start latencies."""
-        return self._one("fsdpa_query_launch_latency", LaunchLatency,
-                         ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+        return self._one("fsdpa_launch_latency_query", LaunchLatency,
+                         _query(query, t0_ns, t1_ns, step, device, stream))
 
-    def launch_queue(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
-                     stream=None) -> LaunchQueue:
+    def launch_queue(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
+                     query=None) -> LaunchQueue:
         """Depth of the queue of launched-but-not-started ops."""
-        return self._one("fsdpa_query_launch_queue", LaunchQueue,
-                         ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+        return self._one("fsdpa_launch_queue_query", LaunchQueue,
+                         _query(query, t0_ns, t1_ns, step, device, stream))
 
     # ---- overlap and FSDP ----
-    def overlap(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
-                stream=None) -> Overlap:
+    def overlap(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
+                query=None) -> Overlap:
         """Communication / compute overlap (HTA's definition)."""
-        return self._one("fsdpa_query_overlap", Overlap,
-                         ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+        return self._one("fsdpa_overlap_query", Overlap,
+                         _query(query, t0_ns, t1_ns, step, device, stream))
 
     def comm_split(self, by: str = "collective", t0_ns=None, t1_ns=None, *, step=None,
-                   device=None, stream=None) -> List[CommSplit]:
+                   device=None, stream=None, query=None, lazy: bool = False) -> List[CommSplit]:
         """Communication split by collective type or process group
         (by="collective" or "process_group")."""
         if by not in SPLITS:
             raise _einval(f"by must be one of {sorted(SPLITS)}")
-        p = self._ctx()
-        q = ctypes.byref(_query(t0_ns, t1_ns, step, device, stream))
-        n = ctypes.c_size_t()
-        check(F("fsdpa_comm_split_count")(p, q, SPLITS[by], ctypes.byref(n)), p)
-        return self._indexed(n.value, "fsdpa_query_comm_split", CommSplit, q, SPLITS[by])
+        return self._list("fsdpa_comm_split_list", CommSplit,
+                          _query(query, t0_ns, t1_ns, step, device, stream), SPLITS[by], lazy=lazy)
 
     def fsdp_version(self) -> Optional[int]:
         """2 (FSDP2 / fully_shard), 1 (FullyShardedDataParallel) or None."""
         v = F("fsdpa_fsdp_version")(self._ctx())
         return v or None
 
-    def fsdp_units(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
-                   stream=None) -> List[FsdpUnit]:
+    def fsdp_units(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
+                   query=None, lazy: bool = False) -> List[FsdpUnit]:
         """Per FSDP unit and phase: communication, compute and exposed time
-        (whole trace, or the instances inside the window)."""
-        p = self._ctx()
-        n = F("fsdpa_fsdp_unit_count")(p)
-        if (t0_ns, t1_ns, step, device, stream) == (None,) * 5:
-            return self._indexed(n, "fsdpa_get_fsdp_unit", FsdpUnit)
-        q = ctypes.byref(_query(t0_ns, t1_ns, step, device, stream))
-        return self._indexed(n, "fsdpa_query_fsdp_unit", FsdpUnit, q)
+        (whole trace, or the instances inside the window; the entries and
+        their order are the same either way)."""
+        return self._list("fsdpa_fsdp_unit_list", FsdpUnit,
+                          _query(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
 
     # ---- backward prefetch ----
     def backward(self) -> Backward:
         """The backward pattern (zigzag, no_prefetch, serialized, unknown)."""
-        return self._one("fsdpa_query_backward", Backward)
+        return self._one("fsdpa_backward_get", Backward)
 
-    def backward_steps(self) -> List[BackwardStep]:
+    def backward_steps(self, *, lazy: bool = False) -> List[BackwardStep]:
         """One entry per step with backward units."""
-        return self._indexed(F("fsdpa_backward_step_count")(self._ctx()),
-                             "fsdpa_get_backward_step", BackwardStep)
+        return self._list("fsdpa_backward_step_list", BackwardStep, lazy=lazy)
 
-    def backward_units(self, step_index: int) -> List[BackwardUnit]:
+    def backward_units(self, step_index: int, *, lazy: bool = False) -> List[BackwardUnit]:
         """The units of backward step `step_index` (see backward_steps()), in
         backward order, with their prefetch links."""
-        p = self._ctx()
-        n = ctypes.c_size_t()
-        check(F("fsdpa_backward_unit_count")(p, step_index, ctypes.byref(n)), p)
-        return self._indexed(n.value, "fsdpa_get_backward_unit", BackwardUnit, step_index)
+        if step_index < 0:
+            raise _einval("step_index must be >= 0")
+        return self._list("fsdpa_backward_unit_list", BackwardUnit, step_index, lazy=lazy)
 
     # ---- blocking calls ----
-    def sync_waits(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
-                   stream=None) -> List[SyncWait]:
+    def sync_waits(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
+                   query=None, lazy: bool = False) -> List[SyncWait]:
         """Blocking calls per API, largest total first."""
-        return self._array("fsdpa_query_sync_waits", SyncWait,
-                           ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+        return self._list("fsdpa_sync_wait_list", SyncWait,
+                          _query(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
 
-    def sync_calls(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
-                   stream=None) -> List[SyncCall]:
+    def sync_calls(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
+                   query=None, lazy: bool = False) -> List[SyncCall]:
         """Every blocking call, with what it waited for."""
-        return self._array("fsdpa_query_sync_calls", SyncCall,
-                           ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+        return self._list("fsdpa_sync_call_list", SyncCall,
+                          _query(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
 
-    def sync_steps(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
-                   stream=None) -> List[SyncStep]:
+    def sync_steps(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
+                   query=None, lazy: bool = False) -> List[SyncStep]:
         """Blocking time per step."""
-        return self._array("fsdpa_query_sync_steps", SyncStep,
-                           ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+        return self._list("fsdpa_sync_step_list", SyncStep,
+                          _query(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
 
     # ---- allocator and memory ----
-    def memory(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
-               stream=None) -> MemorySummary:
+    def memory(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
+               query=None) -> MemorySummary:
         """Allocator calls, memory levels and fragmentation over the window."""
-        return self._one("fsdpa_query_memory", MemorySummary,
-                         ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+        return self._one("fsdpa_memory_query", MemorySummary,
+                         _query(query, t0_ns, t1_ns, step, device, stream))
 
-    def memory_devices(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
-                       stream=None) -> List[MemoryDevice]:
+    def memory_devices(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
+                       query=None, lazy: bool = False) -> List[MemoryDevice]:
         """Memory levels per device."""
-        return self._array("fsdpa_query_memory_devices", MemoryDevice,
-                           ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+        return self._list("fsdpa_memory_device_list", MemoryDevice,
+                          _query(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
 
     def memory_series(self, buckets: int, memory_device: Optional[int] = None, t0_ns=None,
-                      t1_ns=None, *, step=None) -> List[MemoryPoint]:
+                      t1_ns=None, *, step=None, query=None,
+                      lazy: bool = False) -> List[MemoryPoint]:
         """Allocated/reserved timeline of one device (None = the primary one),
-        downsampled into at most `buckets` buckets."""
+        downsampled into at most `buckets` buckets (the query's device and
+        stream are ignored)."""
         if buckets < 1:
             raise _einval("buckets must be >= 1")
-        return self._array("fsdpa_query_memory_series", MemoryPoint,
-                           ctypes.byref(_query(t0_ns, t1_ns, step)), _i64(memory_device),
-                           buckets)
+        return self._list("fsdpa_memory_series_list", MemoryPoint,
+                          _query(query, t0_ns, t1_ns, step), _i64(memory_device), buckets,
+                          lazy=lazy)
 
-    def memory_steps(self, t0_ns=None, t1_ns=None, *, step=None, device=None,
-                     stream=None) -> List[MemoryStep]:
+    def memory_steps(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
+                     query=None, lazy: bool = False) -> List[MemoryStep]:
         """Allocator activity and memory levels per step."""
-        return self._array("fsdpa_query_memory_steps", MemoryStep,
-                           ctypes.byref(_query(t0_ns, t1_ns, step, device, stream)))
+        return self._list("fsdpa_memory_step_list", MemoryStep,
+                          _query(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
 
     # ---- reports ----
     def report(self, fmt: str = "json", *, path: Optional[str] = None, color: bool = False,
@@ -349,9 +348,14 @@ class Analyzer:
         return report_text([self], [path if path is not None else self.name], fmt=fmt,
                            color=color, html_step=html_step)
 
+    def findings(self) -> "Findings":
+        """The findings of this trace's report, typed (fsdpa_report_findings())."""
+        return report_findings([self])
+
     def result(self, path: Optional[str] = None) -> Report:
-        """The JSON report of this trace, parsed into dataclasses."""
-        return Report.from_json(self.report("json", path=path))
+        """The JSON report of this trace as dataclasses (the findings typed,
+        from the library, not re-read from the JSON)."""
+        return Report.from_json(self.report("json", path=path), findings=self.findings())
 
     def summary(self, path: Optional[str] = None) -> str:
         """This rank's summary (fsdpa.summary/1): merge the ranks' summaries
@@ -360,19 +364,18 @@ class Analyzer:
         p = self._ctx()
         name = path if path is not None else self.name
         return _take_buffer(lambda out, n: F("fsdpa_summary_write")(
-            p, os.fsencode(name) if name is not None else None, out, n), p)
+            p, os.fsencode(name) if name is not None else None, out, n), ctx=p)
 
 
-def _take_buffer(call, ctx=None, errbuf=None):
-    """Run `call(char **out, size_t *len)`, return the text and free it."""
+def _take_buffer(call, ctx=None, err=None):
+    """Run `call(char **out, size_t *len)`, return the text and free it.
+    Errors: from `err` (an fsdpa_error the call filled) if given, else from
+    the context `ctx`."""
     out = ctypes.c_void_p()
     n = ctypes.c_size_t()
     st = call(ctypes.byref(out), ctypes.byref(n))
     if st != 0:
-        e = error_for(st, ctx)
-        if errbuf is not None and errbuf.value:
-            e = type(e)(st, errbuf.value.decode("utf-8", "replace"))
-        raise e
+        raise error_from(st, err) if err is not None else error_for(st, ctx)
     try:
         return ctypes.string_at(out, n.value).decode("utf-8")
     finally:
@@ -400,8 +403,9 @@ def report_text(analyzers: Sequence[Analyzer], paths: Optional[Sequence[Optional
         for i, pth in enumerate(paths):
             names[i] = os.fsencode(pth) if pth is not None else None
     o = _report_options(fmt, color, html_step)
-    return _take_buffer(lambda out, ln: L.fsdpa_report(ctxs, names, n, ctypes.byref(o), out, ln),
-                        ctxs[0])
+    err = new_error()
+    return _take_buffer(lambda out, ln: L.fsdpa_report(ctxs, names, n, ctypes.byref(o), out, ln,
+                                                       ctypes.byref(err)), err=err)
 
 
 def _report_options(fmt, color=False, html_step=None):
@@ -413,44 +417,65 @@ def _report_options(fmt, color=False, html_step=None):
     return o
 
 
+def _findings(call) -> Findings:
+    """Run `call(fsdpa_list **out)` (raising on failure) and read the list
+    of fsdpa_finding into Findings (their worst severity from the library)."""
+    with ListView.from_call(call, C.RESULTS["fsdpa_finding"]) as view:
+        worst = L.fsdpa_findings_worst(view._h)
+        items = list(view)
+    return Findings([Finding._from_item(x) for x in items],
+                    worst=C.ENUM_NAMES["fsdpa_severity"].get(worst) if worst >= 0 else None)
+
+
+def report_findings(analyzers: Sequence[Analyzer]) -> Findings:
+    """The findings of the report over these analyzers (the ranks of one
+    job), typed, in the report's order (fsdpa_report_findings())."""
+    ctxs = _ctx_array(analyzers)
+    err = new_error()
+    return _findings(lambda out: check_err(
+        L.fsdpa_report_findings(ctxs, len(analyzers), out, ctypes.byref(err)), err))
+
+
 def crossrank(analyzers: Sequence[Analyzer]) -> CrossRank:
     """Cross-rank analysis over the ranks of one job (collective matching,
     clock alignment, straggler)."""
     ctxs = _ctx_array(analyzers)
     out = _new(C.fsdpa_crossrank)
-    check(F("fsdpa_query_crossrank")(ctxs, len(analyzers), ctypes.byref(out)), ctxs[0])
+    err = new_error()
+    check_err(F("fsdpa_crossrank_query")(ctxs, len(analyzers), ctypes.byref(out),
+                                         ctypes.byref(err)), err)
     return CrossRank._from_c(out)
 
 
 def crossrank_ranks(analyzers: Sequence[Analyzer]) -> List[CrossRankRank]:
     """Per-rank part of the cross-rank analysis, in the order given."""
     ctxs = _ctx_array(analyzers)
-    rows = []
-    for i in range(len(analyzers)):
-        out = _new(C.fsdpa_crossrank_rank)
-        check(F("fsdpa_query_crossrank_rank")(ctxs, len(analyzers), i, ctypes.byref(out)),
-              ctxs[0])
-        rows.append(CrossRankRank._from_c(out))
-    return rows
+    err = new_error()
+    return ListView.from_call(lambda out: check_err(F("fsdpa_crossrank_rank_list")(
+        ctxs, len(analyzers), out, ctypes.byref(err)), err), CrossRankRank).to_list()
 
 
 def annotate_events(analyzers: Sequence[Analyzer], i: int = 0) -> list:
-    """The trace events fsdpa_annotate_file() adds to trace i of the job (the
-    findings as Perfetto / chrome://tracing events), parsed from JSON."""
+    """Experimental (FSDPA_EXPERIMENTAL in the C API: may change in any
+    release).  The trace events fsdpa_annotate_file() adds to trace i of
+    the job (the findings as Perfetto / chrome://tracing events), parsed
+    from JSON."""
     import json
     ctxs = _ctx_array(analyzers)
     if not 0 <= i < len(analyzers):
         raise _einval("index out of range")
-    text = _take_buffer(lambda out, ln: F("fsdpa_annotate_events")(ctxs, len(analyzers), i,
-                                                                   out, ln), ctxs[i])
+    err = new_error()
+    text = _take_buffer(lambda out, ln: F("fsdpa_annotate_events")(
+        ctxs, len(analyzers), i, out, ln, ctypes.byref(err)), err=err)
     return json.loads(text)
 
 
 def annotate_file(analyzers: Sequence[Analyzer], i: int, in_path: PathLike, out_path: PathLike,
                   *, gzip: Optional[bool] = None, level: int = 0) -> None:
-    """Write a copy of trace i (`in_path`, the file analyzers[i] was fed) to
-    `out_path` with the findings added as events.  gzip: None = by the
-    output name (".gz"), level: 1..9 (0 = 6)."""
+    """Experimental (FSDPA_EXPERIMENTAL in the C API: may change in any
+    release).  Write a copy of trace i (`in_path`, the file analyzers[i]
+    was fed) to `out_path` with the findings added as events.  gzip: None =
+    by the output name (".gz"), level: 1..9 (0 = 6)."""
     ctxs = _ctx_array(analyzers)
     if not 0 <= i < len(analyzers):
         raise _einval("index out of range")
@@ -458,41 +483,63 @@ def annotate_file(analyzers: Sequence[Analyzer], i: int, in_path: PathLike, out_
     F("fsdpa_annotate_options_init")(o)
     o.gzip = -1 if gzip is None else int(bool(gzip))
     o.level = level
-    check(F("fsdpa_annotate_file")(ctxs, len(analyzers), i, os.fsencode(in_path),
-                                    os.fsencode(out_path), ctypes.byref(o)), ctxs[i])
+    err = new_error()
+    check_err(F("fsdpa_annotate_file")(ctxs, len(analyzers), i, os.fsencode(in_path),
+                                       os.fsencode(out_path), ctypes.byref(o),
+                                       ctypes.byref(err)), err)
 
 
-def _summary_options():
+def summary_options(max_memory_bytes: int = 0):
+    """fsdpa_summary_options with defaults and the cap."""
     o = C.fsdpa_summary_options()
     F("fsdpa_summary_options_init")(o)
-    errbuf = ctypes.create_string_buffer(512)
-    o.errbuf = ctypes.cast(errbuf, ctypes.c_void_p)
-    o.errbuf_len = len(errbuf)
-    return o, errbuf
+    o.max_memory_bytes = max_memory_bytes
+    return o
 
 
-def summary_merge(summaries: Sequence[str]) -> str:
+def _summary_bytes(s):
+    return s.encode("utf-8") if isinstance(s, str) else bytes(s)
+
+
+def summary_merge(summaries: Sequence[str], max_memory_bytes: int = 0) -> str:
     """Merge rank summaries (Analyzer.summary()) or earlier merges."""
     if not summaries:
         raise _einval("no summaries")
-    bs = [s.encode("utf-8") if isinstance(s, str) else bytes(s) for s in summaries]
+    bs = [_summary_bytes(s) for s in summaries]
     n = len(bs)
     ptrs = (ctypes.c_char_p * n)(*bs)
     lens = (ctypes.c_size_t * n)(*[len(b) for b in bs])
-    o, errbuf = _summary_options()
-    return _take_buffer(lambda out, ln: F("fsdpa_summary_merge")(ptrs, lens, n, ctypes.byref(o),
-                                                                 out, ln), errbuf=errbuf)
+    o = summary_options(max_memory_bytes)
+    err = new_error()
+    return _take_buffer(lambda out, ln: F("fsdpa_summary_merge")(
+        ptrs, lens, n, ctypes.byref(o), out, ln, ctypes.byref(err)), err=err)
 
 
-def summary_report(summary: str) -> Report:
+def summary_report_json(summary, max_memory_bytes: int = 0) -> str:
+    """The JSON report text (fsdpa.report/1) of a (merged) summary."""
+    b = _summary_bytes(summary)
+    o = summary_options(max_memory_bytes)
+    ro = _report_options("json")
+    err = new_error()
+    return _take_buffer(lambda out, ln: F("fsdpa_summary_report")(
+        b, len(b), ctypes.byref(o), ctypes.byref(ro), out, ln, ctypes.byref(err)), err=err)
+
+
+def summary_findings(summary, max_memory_bytes: int = 0) -> Findings:
+    """The findings of the report of a (merged) summary, typed: the same as
+    report_findings() over the ranks' traces (fsdpa_summary_findings())."""
+    b = _summary_bytes(summary)
+    o = summary_options(max_memory_bytes)
+    err = new_error()
+    return _findings(lambda out: check_err(F("fsdpa_summary_findings")(
+        b, len(b), ctypes.byref(o), out, ctypes.byref(err)), err))
+
+
+def summary_report(summary, max_memory_bytes: int = 0) -> Report:
     """The JSON report of a (merged) summary: the same as analyze() over the
     ranks' traces."""
-    b = summary.encode("utf-8") if isinstance(summary, str) else bytes(summary)
-    o, errbuf = _summary_options()
-    ro = _report_options("json")
-    text = _take_buffer(lambda out, ln: F("fsdpa_summary_report")(
-        b, len(b), ctypes.byref(o), ctypes.byref(ro), out, ln), errbuf=errbuf)
-    return Report.from_json(text)
+    return Report.from_json(summary_report_json(summary, max_memory_bytes),
+                            findings=summary_findings(summary, max_memory_bytes))
 
 
 def _paths(path_or_paths) -> List[PathLike]:
@@ -504,8 +551,9 @@ def _paths(path_or_paths) -> List[PathLike]:
 def analyze(path_or_paths: Union[PathLike, Iterable[PathLike]], *,
             params: Optional[dict] = None, max_memory_bytes: int = 0) -> Report:
     """Analyze one trace, or the traces of the ranks of one job, and return
-    the parsed JSON report (the same bytes `fsdpa analyze --format json`
-    writes for the same paths)."""
+    the report (its JSON text is the same bytes `fsdpa analyze --format
+    json` writes for the same paths; the findings are typed, from
+    fsdpa_report_findings())."""
     paths = _paths(path_or_paths)
     if not paths:
         raise _einval("no trace given")
@@ -515,7 +563,8 @@ def analyze(path_or_paths: Union[PathLike, Iterable[PathLike]], *,
             a = Analyzer(os.fsdecode(pth), params=params, max_memory_bytes=max_memory_bytes)
             analyzers.append(a)
             a.feed_file(pth)
-        return Report.from_json(report_text(analyzers, [os.fsdecode(p) for p in paths]))
+        text = report_text(analyzers, [os.fsdecode(p) for p in paths])
+        return Report.from_json(text, findings=report_findings(analyzers))
     finally:
         for a in analyzers:
             a.close()
@@ -526,16 +575,15 @@ def version() -> str:
     return L.fsdpa_version_string().decode()
 
 
+def param_list() -> List[Param]:
+    """Every analysis parameter (fsdpa_param_list()), in the library's order."""
+    return ListView.from_call(lambda out: check(L.fsdpa_param_list(out)), Param).to_list()
+
+
 def params() -> dict:
-    """Analysis parameters: {name: (default, description)} (fsdpa_param_list())."""
-    out = {}
-    for line in L.fsdpa_param_list().decode().splitlines():
-        if "=" not in line:
-            continue
-        key, rest = line.split("=", 1)
-        default, _, desc = rest.partition(" ")
-        out[key.strip()] = (default, desc.strip())
-    return out
+    """Analysis parameters: {name: (default, description)}, the default as
+    the decimal text `fsdpa params` prints (fsdpa_param_list())."""
+    return {p.name: (str(p.default_value), p.description) for p in param_list()}
 
 
 class CountingAllocator:

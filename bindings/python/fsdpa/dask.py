@@ -15,78 +15,21 @@ docs/summary-format.md) carries each rank's part of the report as the library
 wrote it, and merging is associative, so the grouping of the merge tree does
 not matter.  Only summaries (tens of kB per rank) travel, never traces.
 
-The summary functions (fsdpa_summary_write/merge/report) are called through
-ctypes here.  ``dask.distributed`` is imported only by :func:`analyze`, so
-:func:`summarize`, :func:`merge` and :func:`report` work without Dask (e.g. in
-any other scheduler, or from the ``fsdpa summarize`` / ``fsdpa merge`` CLI).
+The summary functions (fsdpa_summary_write/merge/report/findings) are called
+through the binding (fsdpa/analyzer.py).  ``dask.distributed`` is imported
+only by :func:`analyze`, so :func:`summarize`, :func:`merge` and
+:func:`report` work without Dask (e.g. in any other scheduler, or from the
+``fsdpa summarize`` / ``fsdpa merge`` CLI).
 """
-import ctypes
 import functools
 import os
 from typing import Dict, List, Optional, Sequence, Union
 
-from . import _lib
+from . import analyzer as _an
 from .analyzer import Analyzer
-from .errors import check, error_for
 from .report import Report
 
-L = _lib.lib
-_P = ctypes.POINTER
 PathLike = Union[str, bytes, os.PathLike]
-
-
-try:  # the declarations generated from fsdpa.h, when the binding has them
-    from ._capi import SIGNATURES as _GEN, fsdpa_summary_options
-except ImportError:
-    _GEN = {}
-
-if "fsdpa_summary_write" not in _GEN:
-    class fsdpa_summary_options(ctypes.Structure):  # noqa: F811  (mirrors fsdpa.h)
-        _fields_ = [("size", ctypes.c_size_t), ("allocator", _P(_lib.fsdpa_allocator)),
-                    ("max_memory_bytes", ctypes.c_uint64), ("errbuf", ctypes.c_void_p),
-                    ("errbuf_len", ctypes.c_size_t)]
-
-    _SIGNATURES = {
-        "fsdpa_summary_options_init": (None, [_P(fsdpa_summary_options)]),
-        # char **out as void ** so the buffer reaches fsdpa_free() unconverted
-        "fsdpa_summary_write": (_lib.fsdpa_status, [_lib.ctx_p, ctypes.c_char_p,
-                                                    _P(ctypes.c_void_p), _P(ctypes.c_size_t)]),
-        "fsdpa_summary_merge": (_lib.fsdpa_status, [_P(ctypes.c_char_p), _P(ctypes.c_size_t),
-                                                    ctypes.c_size_t, _P(fsdpa_summary_options),
-                                                    _P(ctypes.c_void_p), _P(ctypes.c_size_t)]),
-        "fsdpa_summary_report": (_lib.fsdpa_status, [ctypes.c_char_p, ctypes.c_size_t,
-                                                     _P(fsdpa_summary_options),
-                                                     _P(_lib.fsdpa_report_options),
-                                                     _P(ctypes.c_void_p), _P(ctypes.c_size_t)]),
-    }
-    for _name, (_res, _args) in _SIGNATURES.items():
-        _f = getattr(L, _name)
-        _f.restype = _res
-        _f.argtypes = _args
-
-
-def _take(out: ctypes.c_void_p, n: ctypes.c_size_t) -> bytes:
-    try:
-        return ctypes.string_at(out, n.value)
-    finally:
-        L.fsdpa_free(out)
-
-
-def _options(max_memory_bytes: int = 0):
-    o = fsdpa_summary_options()
-    L.fsdpa_summary_options_init(ctypes.byref(o))
-    o.max_memory_bytes = max_memory_bytes
-    err = ctypes.create_string_buffer(256)
-    o.errbuf = ctypes.cast(err, ctypes.c_void_p)
-    o.errbuf_len = len(err)
-    return o, err
-
-
-def _raise(status: int, err) -> None:
-    e = error_for(status)
-    if err.value:
-        e = type(e)(status, err.value.decode("utf-8", "replace"))
-    raise e
 
 
 def summarize(path: PathLike, *, rank: Optional[int] = None, params: Optional[Dict] = None,
@@ -100,44 +43,29 @@ def summarize(path: PathLike, *, rank: Optional[int] = None, params: Optional[Di
     label = name if name is not None else os.fsdecode(path)
     with Analyzer(label, rank=rank, params=params, max_memory_bytes=max_memory_bytes) as a:
         a.feed_file(path)
-        p = a._ctx()
-        out, n = ctypes.c_void_p(), ctypes.c_size_t()
-        check(L.fsdpa_summary_write(p, os.fsencode(label), ctypes.byref(out), ctypes.byref(n)), p)
-        return _take(out, n)
+        return a.summary(label).encode("utf-8")
 
 
 def merge(summaries: Sequence[bytes], *, max_memory_bytes: int = 0) -> bytes:
     """Merge summaries (single ranks or earlier merges), keeping their order.
-    Associative: merge([merge([a, b]), c]) == merge([a, merge([b, c])])."""
+    Associative: merge([merge([a, b]), c]) == merge([a, merge([b, c])]).
+    A bad summary raises ParseError naming it (`.input`: its index,
+    `.offset`: the byte offset inside it)."""
     items = [bytes(s) for s in summaries]
     if not items:
         raise ValueError("merge needs at least one summary")
-    k = len(items)
-    ptrs = (ctypes.c_char_p * k)(*items)
-    lens = (ctypes.c_size_t * k)(*[len(s) for s in items])
-    o, err = _options(max_memory_bytes)
-    out, n = ctypes.c_void_p(), ctypes.c_size_t()
-    st = L.fsdpa_summary_merge(ptrs, lens, k, ctypes.byref(o), ctypes.byref(out), ctypes.byref(n))
-    if st:
-        _raise(st, err)
-    return _take(out, n)
+    return _an.summary_merge(items, max_memory_bytes=max_memory_bytes).encode("utf-8")
 
 
 def report_json(summary: bytes, *, max_memory_bytes: int = 0) -> str:
     """The JSON report (fsdpa.report/1 text) of a (merged) summary."""
-    s = bytes(summary)
-    o, err = _options(max_memory_bytes)
-    out, n = ctypes.c_void_p(), ctypes.c_size_t()
-    st = L.fsdpa_summary_report(s, len(s), ctypes.byref(o), None, ctypes.byref(out),
-                                ctypes.byref(n))
-    if st:
-        _raise(st, err)
-    return _take(out, n).decode("utf-8")
+    return _an.summary_report_json(bytes(summary), max_memory_bytes)
 
 
 def report(summary: bytes) -> Report:
-    """The parsed report of a (merged) summary."""
-    return Report.from_json(report_json(summary))
+    """The report of a (merged) summary (findings typed, from
+    fsdpa_summary_findings())."""
+    return _an.summary_report(bytes(summary))
 
 
 def _merge_tree(client, futures: List, split_every: int):

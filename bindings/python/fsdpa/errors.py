@@ -1,5 +1,7 @@
 """Exceptions: one class per fsdpa_status, all derived from FsdpaError."""
-from . import _lib
+import ctypes
+
+from . import _capi, _lib
 
 
 class FsdpaError(Exception):
@@ -8,16 +10,22 @@ class FsdpaError(Exception):
     Attributes:
         status:  the fsdpa_status value (negative int)
         code:    its name, e.g. "FSDPA_EPARSE"
-        message: fsdpa_errmsg() of the context ("" if the call had no context)
-        offset:  fsdpa_error_offset(): byte offset of an input error (in the
-                 decompressed stream for gzip input), or None
+        message: the library's message: fsdpa_errmsg() of the context for a
+                 call on one context, fsdpa_error.message for a call over
+                 several contexts or summaries ("" if it gave none)
+        offset:  byte offset of an input error (fsdpa_error_offset(): in the
+                 decompressed stream for gzip input; for a summary call, the
+                 offset inside that summary), or None
+        input:   for a call over several contexts or summaries, the index of
+                 the one the error is about (fsdpa_error.input), or None
     """
 
-    def __init__(self, status, message="", offset=None):
+    def __init__(self, status, message="", offset=None, input=None):
         self.status = status
         self.code = _CODES.get(status, f"status {status}")
         self.message = message
         self.offset = offset
+        self.input = input
         text = message or _lib.lib.fsdpa_status_str(status).decode()
         if offset is not None and "offset" not in text:
             text += f" (at byte {offset})"
@@ -74,20 +82,48 @@ _BY_STATUS = {
 _CODES = {v: k for k, v in _lib.STATUS.items()}
 
 
-def error_for(status, ctx=None, input_call=False):
-    """The exception for a failed call on `ctx` (an fsdpa_ctx pointer or None).
-    The offset is only read after feeding calls: it belongs to the last input
-    error and would be stale after, say, a bad parameter name."""
+def _opt(v):
+    return None if v == _lib.ABSENT else v
+
+
+def error_for(status, ctx=None):
+    """The exception for a failed call on `ctx` (an fsdpa_ctx pointer or
+    None).  Every call on a context clears its message and offset on entry,
+    so both belong to this call (the offset is None unless it was an input
+    error)."""
     message, offset = "", None
     if ctx:
         message = (_lib.lib.fsdpa_errmsg(ctx) or b"").decode("utf-8", "replace")
-        if input_call:
-            off = _lib.lib.fsdpa_error_offset(ctx)
-            offset = None if off == _lib.ABSENT else off
+        offset = _opt(_lib.lib.fsdpa_error_offset(ctx))
     cls = _BY_STATUS.get(status, FsdpaError)
     return cls(status, message, offset)
 
 
-def check(status, ctx=None, input_call=False):
+def check(status, ctx=None):
+    """Raise for a failed call on one context (or on a list: ctx None, the
+    status says it all)."""
     if status != 0:
-        raise error_for(status, ctx, input_call)
+        raise error_for(status, ctx)
+
+
+def new_error():
+    """An fsdpa_error for the calls that have no single context."""
+    err = _capi.fsdpa_error()
+    _lib.lib.fsdpa_error_init(ctypes.byref(err))
+    return err
+
+
+def error_from(status, err):
+    """The exception for a failed call that filled the fsdpa_error `err`:
+    its status and message (the header promises err.status is the call's
+    return value; if the library left it OK, the return value is used)."""
+    if err.status != 0:
+        status = err.status
+    message = err.message.decode("utf-8", "replace")
+    cls = _BY_STATUS.get(status, FsdpaError)
+    return cls(status, message, _opt(err.offset), _opt(err.input))
+
+
+def check_err(status, err):
+    if status != 0:
+        raise error_from(status, err)

@@ -1,7 +1,10 @@
 """The JSON report (schema fsdpa.report/1, docs/report-contract.md) as
 dataclasses.  Every object keeps the JSON it came from: `to_dict()` returns
 exactly that (fields the contract adds later included), `Report.json` the
-library's text byte for byte."""
+library's text byte for byte.  The findings of a report the binding makes
+come typed from the library (fsdpa_report_findings(): the same list, in the
+same order, as the JSON's `findings[]`); their `to_dict()` is that JSON
+object."""
 import copy
 import json
 from dataclasses import dataclass, field, fields
@@ -40,12 +43,17 @@ class Range(_FromJson):
     _raw: Dict[str, Any] = field(default=None, repr=False, compare=False)
 
 
+# The order of a finding's keys in the JSON report (report/findings.c).
+_FINDING_KEYS = ("id", "severity", "rank", "step", "title", "detail", "advice", "cost_ns",
+                 "evidence")
+
+
 @dataclass(frozen=True)
 class Finding(_FromJson):
     """One finding (ids and meanings: docs/report-contract.md)."""
     id: str
     severity: str                  # "info", "warning" or "critical"
-    rank: int
+    rank: Optional[int]            # the rank it is about; None for a job-wide finding
     step: Optional[int]            # step number, None for rank-wide findings
     title: str
     detail: str
@@ -53,11 +61,46 @@ class Finding(_FromJson):
     cost_ns: Optional[int]         # time the problem costs
     evidence: Optional[Dict[str, Any]]   # the numbers that triggered it (incl. "ranges")
     _raw: Dict[str, Any] = field(default=None, repr=False, compare=False)
+    _ranges: Optional[tuple] = field(default=None, repr=False, compare=False)
 
     @property
     def ranges(self) -> List[Range]:
-        """evidence.ranges: where to look, worst first."""
+        """Where to look, worst first: the typed ranges of the library's
+        finding (fsdpa_finding.ranges), else evidence.ranges of the JSON."""
+        if self._ranges is not None:
+            return list(self._ranges)
         return [Range._from(r) for r in (self.evidence or {}).get("ranges", [])]
+
+    @classmethod
+    def _from_item(cls, item) -> "Finding":
+        """From the typed fsdpa_finding (a FindingItem): the same values, and
+        the same dict, as the JSON report's finding."""
+        evidence = json.loads(item.evidence_json) if item.evidence_json is not None else None
+        d = {"id": item.id, "severity": item.severity, "rank": item.rank, "step": item.step,
+             "title": item.title, "detail": item.detail, "advice": item.advice,
+             "cost_ns": item.cost_ns, "evidence": evidence}
+        f = cls._from({k: d[k] for k in _FINDING_KEYS})
+        ranges = tuple(Range._from({"start_ns": r.start_ns, "end_ns": r.end_ns})
+                       for r in item.ranges)
+        object.__setattr__(f, "_ranges", ranges)
+        return f
+
+
+_SEVERITY_ORDER = ("info", "warning", "critical")
+
+
+class Findings(list):
+    """A list of Finding, worst cost first, with `worst`: the highest
+    severity among them ("info", "warning", "critical"), None if empty."""
+
+    def __init__(self, items=(), worst=None):
+        super().__init__(items)
+        if worst is None and self:
+            worst = max((f.severity for f in self), key=_SEVERITY_ORDER.index)
+        self.worst = worst
+
+    def by_id(self, finding_id: str) -> List[Finding]:
+        return [f for f in self if f.id == finding_id]
 
 
 @dataclass(frozen=True)
@@ -112,17 +155,24 @@ class Report(_FromJson):
     inputs: List[InputInfo]
     ranks: List[RankReport]
     cross_rank: Optional[Any]
-    findings: List[Finding]
+    findings: Findings
     json: str = field(default="", repr=False, compare=False)   # the library's text
     _raw: Dict[str, Any] = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def from_json(cls, text: str) -> "Report":
+    def from_json(cls, text: str, findings: Optional[List[Finding]] = None) -> "Report":
+        """Parse the report text.  `findings`: the typed findings of the same
+        report (fsdpa_report_findings()) to use instead of reading them from
+        the JSON; without them (a report from elsewhere) they are read from
+        the text."""
         d = json.loads(text)
         r = cls._from(d, inputs=_list(InputInfo),
                       ranks=_list(RankReport, steps=_list(ReportStep),
                                   streams=_list(ReportStream)),
-                      findings=_list(Finding))
+                      findings=lambda xs: Findings(Finding._from(x) for x in xs))
+        if findings is not None:
+            object.__setattr__(r, "findings", findings if isinstance(findings, Findings)
+                               else Findings(findings))
         object.__setattr__(r, "json", text)
         return r
 

@@ -9,12 +9,13 @@ from . import _capi
 from ._base import Record
 from ._capi import (Backward, BackwardStep, BackwardUnit, CommSplit, CrossRank,  # noqa: F401
                     CrossRankRank, FsdpUnit, LaunchGaps, LaunchLatency, LaunchQueue,
-                    MemoryDevice, MemoryPoint, MemoryStep, MemorySummary, Overlap, Stats, Step,
-                    Stream, SyncCall, SyncStep, SyncWait, Timeline, TraceInfo)
+                    MemoryDevice, MemoryPoint, MemoryStep, MemorySummary, Overlap, Param, Stats,
+                    Step, Stream, SyncCall, SyncStep, SyncWait, Timeline, TraceInfo)
 
 __all__ = ["Backward", "BackwardStep", "BackwardUnit", "CommSplit", "CrossRank", "CrossRankRank",
            "Event", "FsdpUnit", "LaunchGaps", "LaunchLatency", "LaunchQueue", "MemoryDevice",
-           "MemoryPoint", "MemoryStep", "MemorySummary", "Overlap", "Stats", "Step", "Stream",
+           "MemoryPoint", "MemoryStep", "MemorySummary", "Overlap", "Param", "Stats", "Step",
+           "Stream",
            "SyncCall", "SyncStep", "SyncWait", "Timeline", "TraceInfo"]
 
 Step.name = property(lambda self: f"ProfilerStep#{self.number}",

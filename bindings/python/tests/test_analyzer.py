@@ -191,6 +191,112 @@ class ErrorTest(unittest.TestCase):
         with self.assertRaises(fsdpa.StateError):
             a.steps()
 
+    def test_context_error_cleared_on_entry(self):
+        """fsdpa_errmsg()/fsdpa_error_offset() belong to the last call: a
+        successful call clears what a failed one left."""
+        L = fsdpa._lib.lib
+        with fsdpa.Analyzer("bad.json") as a:
+            with self.assertRaises(fsdpa.InvalidArgumentError) as cm:
+                a.set_param("no.such.param", "1")
+            self.assertTrue(cm.exception.message)
+            self.assertEqual(L.fsdpa_errmsg(a._ctx()).decode(), cm.exception.message)
+            a.stats()
+            self.assertEqual(L.fsdpa_errmsg(a._ctx()), b"")
+            with self.assertRaises(fsdpa.ParseError) as cm:
+                a.feed(b'{"traceEvents": [{"ph": "X", "ts": }]}')
+                a.finish()
+            self.assertIsNotNone(cm.exception.offset)
+            self.assertEqual(L.fsdpa_error_offset(a._ctx()), cm.exception.offset)
+            a.stats()
+            self.assertEqual(L.fsdpa_errmsg(a._ctx()), b"")
+            self.assertEqual(L.fsdpa_error_offset(a._ctx()), fsdpa.ABSENT)
+        self.assertEqual(L.fsdpa_errmsg(None), b"")
+
+
+class MultiContextErrorTest(unittest.TestCase):
+    """Calls with no single context report through fsdpa_error: the binding
+    raises its exception with the error's status and message (and the index
+    of the input, and the byte offset inside a summary)."""
+
+    def test_bad_summary(self):
+        with fsdpa.Analyzer() as a:
+            a.feed_file(support.TINY)
+            good = a.summary()
+        bad = '{"schema": "fsdpa.summary/1", "ranks": [1]}'
+        with self.assertRaises(fsdpa.ParseError) as cm:
+            fsdpa.summary_merge([good, bad])
+        e = cm.exception
+        self.assertEqual((e.status, e.code, e.input), (-3, "FSDPA_EPARSE", 1))
+        self.assertIn("input 1", e.message)
+        self.assertIn(e.message, str(e))
+        with self.assertRaises(fsdpa.ParseError) as cm:
+            fsdpa.summary_report(good[:100])
+        self.assertTrue(cm.exception.message)
+        with self.assertRaises(fsdpa.ParseError):
+            fsdpa.summary_findings(good[:100])
+
+    def test_summary_parse_offset(self):
+        """fsdpa_error.offset: "byte offset inside that summary
+        (fsdpa_summary_merge(), fsdpa_summary_report())" for a summary that
+        is not valid JSON."""
+        with fsdpa.Analyzer() as a:
+            a.feed_file(support.TINY)
+            good = a.summary()
+        with self.assertRaises(fsdpa.ParseError) as cm:
+            fsdpa.summary_merge([good, "{x"])
+        e = cm.exception
+        self.assertEqual(e.input, 1)
+        self.assertIsNotNone(e.offset, f"no offset in fsdpa_error for: {e.message}")
+        self.assertTrue(0 <= e.offset <= 2, e.offset)
+        with self.assertRaises(fsdpa.ParseError) as cm:
+            fsdpa.summary_report("{x")
+        self.assertIsNotNone(cm.exception.offset, cm.exception.message)
+
+    def test_error_struct(self):
+        """The fsdpa_error itself: filled on failure with the return value as
+        its status; reset to "no error" by a successful call."""
+        import ctypes
+        from fsdpa import _capi
+        L = fsdpa._lib.lib
+        err = _capi.fsdpa_error()
+        L.fsdpa_error_init(ctypes.byref(err))
+        self.assertEqual((err.size, err.status, err.input, err.offset, err.message),
+                         (ctypes.sizeof(err), 0, fsdpa.ABSENT, fsdpa.ABSENT, b""))
+        with fsdpa.Analyzer() as a:
+            a.feed_file(support.TINY)
+            ctxs = (_capi.ctx_p * 1)(a._ctx())
+            st = L.fsdpa_report(ctxs, None, 1, None, None, None, ctypes.byref(err))
+            self.assertEqual(st, fsdpa._lib.STATUS["FSDPA_EINVAL"])
+            self.assertEqual(err.status, st)
+            self.assertTrue(err.message)
+            out, n = ctypes.c_void_p(), ctypes.c_size_t()
+            st = L.fsdpa_report(ctxs, None, 1, None, ctypes.byref(out), ctypes.byref(n),
+                                ctypes.byref(err))
+            self.assertEqual(st, 0)
+            L.fsdpa_free(out)
+            self.assertEqual((err.status, err.message, err.input, err.offset),
+                             (0, b"", fsdpa.ABSENT, fsdpa.ABSENT))
+            # NULL: no details, same status
+            self.assertEqual(L.fsdpa_report(ctxs, None, 1, None, None, None, None),
+                             fsdpa._lib.STATUS["FSDPA_EINVAL"])
+            # a size below the first one: EINVAL, nothing written
+            small = _capi.fsdpa_error()
+            small.size = 8
+            self.assertEqual(L.fsdpa_report(ctxs, None, 1, None, ctypes.byref(out),
+                                            ctypes.byref(n), ctypes.byref(small)),
+                             fsdpa._lib.STATUS["FSDPA_EINVAL"])
+            self.assertEqual((small.status, small.message), (0, b""))
+
+    def test_closed_analyzer_in_a_job(self):
+        a = fsdpa.Analyzer()
+        a.close()
+        for f in (fsdpa.report_text, fsdpa.report_findings, fsdpa.crossrank,
+                  fsdpa.crossrank_ranks):
+            with self.subTest(f=f.__name__), self.assertRaises(fsdpa.StateError):
+                f([a])
+        with self.assertRaises(fsdpa.InvalidArgumentError):
+            fsdpa.report_findings([])
+
 
 class EventTest(unittest.TestCase):
     def test_events_match_json(self):
@@ -263,11 +369,13 @@ class ModuleTest(unittest.TestCase):
         out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
                              stdout=subprocess.PIPE).stdout.decode().split()
         self.assertEqual(out[0], out[1])
-        self.assertTrue(out[0].startswith("libfsdpa.so"), out)
+        self.assertEqual(out[0], fsdpa._lib.SONAME, out)
         self.assertEqual(out[2], fsdpa.version())
 
     def test_version(self):
         self.assertRegex(fsdpa.version(), r"^\d+\.\d+\.\d+")
+        self.assertEqual(tuple(int(x) for x in fsdpa.version().split(".")[:2]),
+                         fsdpa._lib.HEADER_VERSION[:2])
 
 
 if __name__ == "__main__":

@@ -60,6 +60,7 @@ class SummaryTest(unittest.TestCase):
         with self.assertRaises(fsdpa.ParseError) as cm:
             fdask.merge([self.sums[0], b"{\"schema\": \"fsdpa.summary/1\", \"ranks\": [1]}"])
         self.assertIn("input 1", str(cm.exception))
+        self.assertEqual(cm.exception.input, 1)
         with self.assertRaises(fsdpa.ParseError):
             fdask.report_json(self.sums[0][:100])
         with self.assertRaises(ValueError):

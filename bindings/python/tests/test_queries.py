@@ -1,11 +1,127 @@
 """The analysis queries: exact values on the hand-written trace, and the same
 numbers as the JSON report on the sample trace (the query and the report are
-two roads to one definition)."""
+two roads to one definition); a zeroed query, FSDPA_QUERY_INIT,
+fsdpa_query_init() and no query (NULL) are the same whole-trace selection,
+and a selector counts only when its bit is set."""
+import ctypes
 import unittest
 
 import fsdpa
+from fsdpa import _capi, _lib
 
 from . import support
+
+BITS = _capi.ENUMS["fsdpa_query_field"]
+
+
+def every_query(a, **window):
+    """Every query family of the Analyzer over one selection, by name."""
+    out = {
+        "timeline": a.timeline(**window), "launch_gaps": a.launch_gaps(**window),
+        "launch_latency": a.launch_latency(**window), "launch_queue": a.launch_queue(**window),
+        "overlap": a.overlap(**window), "split_collective": a.comm_split("collective", **window),
+        "split_pg": a.comm_split("process_group", **window),
+        "fsdp_units": a.fsdp_units(**window), "sync_waits": a.sync_waits(**window),
+        "sync_calls": a.sync_calls(**window), "sync_steps": a.sync_steps(**window),
+        "memory": a.memory(**window), "memory_devices": a.memory_devices(**window),
+        "memory_steps": a.memory_steps(**window),
+    }
+    series = {k: v for k, v in window.items() if k != "device" and k != "stream"}
+    out["memory_series"] = a.memory_series(16, **series)
+    return out
+
+
+def raw_query(**members):
+    """An fsdpa_query built by hand: members set as given, `fields` too."""
+    q = _capi.fsdpa_query()
+    q.size = ctypes.sizeof(q)
+    for k, v in members.items():
+        setattr(q, k, v)
+    return q
+
+
+def raw_results(a, q):
+    """The C query functions called directly with `q` (a pointer or None)."""
+    out = {}
+    for fname, cls in (("fsdpa_timeline_query", fsdpa.Timeline),
+                       ("fsdpa_launch_gaps_query", fsdpa.LaunchGaps),
+                       ("fsdpa_launch_latency_query", fsdpa.LaunchLatency),
+                       ("fsdpa_launch_queue_query", fsdpa.LaunchQueue),
+                       ("fsdpa_overlap_query", fsdpa.Overlap),
+                       ("fsdpa_memory_query", fsdpa.MemorySummary)):
+        out[fname] = a._one(fname, cls, q)
+    for fname, cls in (("fsdpa_fsdp_unit_list", fsdpa.FsdpUnit),
+                       ("fsdpa_sync_wait_list", fsdpa.SyncWait),
+                       ("fsdpa_sync_call_list", fsdpa.SyncCall),
+                       ("fsdpa_sync_step_list", fsdpa.SyncStep),
+                       ("fsdpa_memory_device_list", fsdpa.MemoryDevice),
+                       ("fsdpa_memory_step_list", fsdpa.MemoryStep)):
+        out[fname] = a._list(fname, cls, q)
+    out["fsdpa_comm_split_list"] = a._list("fsdpa_comm_split_list", fsdpa.CommSplit, q, 0)
+    out["fsdpa_memory_series_list"] = a._list("fsdpa_memory_series_list", fsdpa.MemoryPoint, q,
+                                              _lib.ABSENT, 16)
+    return out
+
+
+class WholeTraceQueryTest(unittest.TestCase):
+    """No query, the zero query and the initialisers are one selection."""
+
+    def check_trace(self, path):
+        with fsdpa.Analyzer(path) as a:
+            a.feed_file(path)
+            none = every_query(a)
+            self.assertEqual(every_query(a, query=fsdpa.Query()), none)
+            init = _capi.fsdpa_query()
+            _lib.lib.fsdpa_query_init(init)
+            by_null = raw_results(a, None)
+            self.assertEqual(raw_results(a, ctypes.byref(init)), by_null)
+            self.assertEqual(raw_results(a, ctypes.byref(raw_query())), by_null)
+            # values in the selectors without their bits select nothing
+            # (step 0, device 99, stream 12345, an empty window: all ignored)
+            ignored = raw_query(t0_ns=support.BASE + 10 ** 15, t1_ns=1, step=0, device=99,
+                                stream=12345)
+            self.assertEqual(raw_results(a, ctypes.byref(ignored)), by_null)
+            # and the binding's list methods give what the C calls give
+            self.assertEqual(none["sync_calls"], by_null["fsdpa_sync_call_list"])
+            self.assertEqual(none["timeline"], by_null["fsdpa_timeline_query"])
+            # with its bit set the same step selects
+            if a.steps():
+                step0 = raw_query(step=0, fields=BITS["FSDPA_QUERY_STEP"])
+                self.assertEqual(raw_results(a, ctypes.byref(step0)),
+                                 raw_results(a, ctypes.byref(fsdpa.Query(step=0).to_c())))
+                self.assertEqual(a.timeline(step=0),
+                                 raw_results(a, ctypes.byref(step0))["fsdpa_timeline_query"])
+
+    def test_tiny(self):
+        self.check_trace(support.TINY)
+        with fsdpa.Analyzer() as a:
+            a.feed_file(support.TINY)
+            # the selection changes the answer, so the comparisons above can fail
+            self.assertNotEqual(a.timeline(step=0), a.timeline())
+
+    def test_sample(self):
+        self.check_trace(support.sample_trace())
+
+    def test_query_fields(self):
+        self.assertEqual(fsdpa.Query().fields, 0)
+        self.assertTrue(fsdpa.Query().is_whole_trace())
+        self.assertEqual(fsdpa.Query(step=0).fields, BITS["FSDPA_QUERY_STEP"])
+        self.assertEqual(fsdpa.Query(t0_ns=0, t1_ns=5).fields,
+                         BITS["FSDPA_QUERY_T0"] | BITS["FSDPA_QUERY_T1"])
+        q = fsdpa.Query(t0_ns=1, t1_ns=2, step=3, device=4, stream=5)
+        c = q.to_c()
+        self.assertEqual(c.fields, sum(BITS.values()))
+        self.assertEqual((c.t0_ns, c.t1_ns, c.step, c.device, c.stream), (1, 2, 3, 4, 5))
+        self.assertEqual(c.size, ctypes.sizeof(_capi.fsdpa_query))
+        # device 0 is a selection, not "unset"
+        self.assertEqual(fsdpa.Query(device=0).fields, BITS["FSDPA_QUERY_DEVICE"])
+
+    def test_query_and_keywords_exclusive(self):
+        with fsdpa.Analyzer() as a:
+            a.feed_file(support.TINY)
+            self.assertEqual(a.timeline(query=fsdpa.Query(stream=20)), a.timeline(stream=20))
+            with self.assertRaises(fsdpa.InvalidArgumentError):
+                a.timeline(step=0, query=fsdpa.Query())
 
 
 class TinyQueriesTest(unittest.TestCase):
@@ -97,6 +213,10 @@ class SampleQueriesTest(unittest.TestCase):
             u = units[(ru["name"], ru["phase"])]
             self.assertEqual((u.comm_ns, u.compute_ns, u.exposed_ns),
                              (ru["comm_ns"], ru["compute_ns"], ru["exposed_ns"]))
+        # a windowed list keeps the entries and positions of the whole-trace one
+        whole = [(u.name, u.phase) for u in self.a.fsdp_units()]
+        if self.a.steps():
+            self.assertEqual([(u.name, u.phase) for u in self.a.fsdp_units(step=0)], whole)
         steps = self.a.backward_steps()
         if steps:
             units0 = self.a.backward_units(0)
