@@ -1,8 +1,13 @@
-//! Raw declarations of libfsdpa's C API (`include/fsdpa/fsdpa.h`), written by
-//! hand (no bindgen, no crates).  The struct layouts and function signatures
-//! are recorded as data ([`Layout`], [`signatures`]) so the `fsdpa` crate's
-//! tests compare them with the table generated from the C header: an ABI
-//! change fails those tests instead of corrupting memory.
+//! Raw declarations of libfsdpa's C API (`include/fsdpa/fsdpa.h`, version
+//! 0.2: `libfsdpa.so.2`), written by hand (no bindgen, no crates).  The
+//! struct layouts and function signatures are recorded as data ([`Layout`],
+//! [`layouts`], [`enums`], [`signatures`]) so the `fsdpa` crate's tests
+//! compare them with the table generated from the C header: an ABI change
+//! fails those tests instead of corrupting memory.
+//!
+//! The header's experimental declarations (`#ifdef FSDPA_EXPERIMENTAL`: the
+//! annotate functions) are here only with the cargo feature `experimental`,
+//! the counterpart of defining `FSDPA_EXPERIMENTAL` before including it.
 //!
 //! Everything here is `unsafe` to call; use the `fsdpa` crate.
 #![allow(non_camel_case_types)]
@@ -24,6 +29,34 @@ macro_rules! ctype {
 ctype!(c_void => "void", c_char => "char", c_int => "int", u32 => "uint32_t",
        i64 => "int64_t", u64 => "uint64_t", usize => "size_t", f64 => "double");
 
+impl CType for () {
+    fn c() -> String {
+        "void".into()
+    }
+}
+impl<T: CType, const N: usize> CType for [T; N] {
+    /// `elem [N]`: the header writes the length as an expression
+    /// (`FSDPA_GAP_BINS`); the ABI table gives its value too.
+    fn c() -> String {
+        format!("{} [{N}]", T::c())
+    }
+}
+/// `ret (*)(params)`: the function-pointer members of `fsdpa_allocator`.
+macro_rules! fnptr_ctype {
+    ($($a:ident),*) => {
+        impl<R: CType, $($a: CType),*> CType for Option<unsafe extern "C" fn($($a),*) -> R> {
+            fn c() -> String {
+                let params: Vec<String> = vec![$($a::c()),*];
+                format!("{} (*)({})", R::c(), params.join(", "))
+            }
+        }
+    };
+}
+fnptr_ctype!(A);
+fnptr_ctype!(A, B);
+fnptr_ctype!(A, B, C);
+fnptr_ctype!(A, B, C, D);
+
 impl<T: CType> CType for *mut T {
     const PTR: bool = true;
     fn c() -> String {
@@ -42,11 +75,11 @@ impl<T: CType> CType for *const T {
 }
 
 /// Layout of a `#[repr(C)]` struct as this crate declares it:
-/// (field name, offset, size) in declaration order.
+/// (field name, offset, size, C type) in declaration order.
 pub trait Layout {
     /// The C name of the struct.
     const NAME: &'static str;
-    /// (name, offset, size) of each field.
+    /// (name, offset, size, C spelling of the type) of each field.
     fn fields() -> Vec<FieldLayout>;
 }
 
@@ -56,8 +89,8 @@ pub fn field_size<S, F>(_: fn(&S) -> &F) -> usize {
 }
 
 /// Declares a `#[repr(C)]` struct and its [`Layout`] from one field list,
-/// so the two cannot disagree.
-macro_rules! c_struct {
+/// so the two cannot disagree.  For structs without a `size` field.
+macro_rules! c_plain_struct {
     ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* pub $f:ident : $t:ty),* $(,)? }) => {
         $(#[$m])*
         #[repr(C)]
@@ -67,14 +100,24 @@ macro_rules! c_struct {
             const NAME: &'static str = stringify!($name);
             fn fields() -> Vec<FieldLayout> {
                 vec![$((stringify!($f), std::mem::offset_of!($name, $f),
-                        field_size(|s: &$name| &s.$f))),*]
+                        field_size(|s: &$name| &s.$f), <$t as CType>::c())),*]
             }
         }
         impl CType for $name { fn c() -> String { stringify!($name).into() } }
+    };
+}
+
+/// [`c_plain_struct!`] for a versioned struct (first field `size`), with
+/// `sized()`.
+macro_rules! c_struct {
+    ($(#[$m:meta])* pub struct $name:ident { $($body:tt)* }) => {
+        c_plain_struct!($(#[$m])* pub struct $name { $($body)* });
         impl $name {
             /// All fields zero (integers 0, null pointers, no callbacks) and
             /// `size` = `sizeof`: a blank caller-owned struct, e.g. the output
-            /// buffer of a query.
+            /// of a query or the item of `fsdpa_list_get`.  (The library
+            /// copies `min(size, its own size)` bytes, and refuses a size
+            /// below the struct's first released size: 0 is not "current".)
             pub fn sized() -> Self {
                 // SAFETY: the fields of every struct declared with this macro
                 // are integers, doubles, raw pointers, `Option<fn>`, `c_int`
@@ -108,6 +151,16 @@ macro_rules! c_enum {
 pub const FSDPA_ABSENT: i64 = i64::MIN;
 /// `FSDPA_VERSION_MAJOR` of the header these declarations follow.
 pub const FSDPA_VERSION_MAJOR: i64 = 0;
+/// `FSDPA_VERSION_MINOR` of the header these declarations follow.
+pub const FSDPA_VERSION_MINOR: i64 = 2;
+/// `FSDPA_VERSION_PATCH` of the header these declarations follow.
+pub const FSDPA_VERSION_PATCH: i64 = 0;
+/// `FSDPA_VERSION_HEX`: (major << 16) | (minor << 8) | patch, what
+/// `fsdpa_version()` returns for the same version.
+pub const FSDPA_VERSION_HEX: u32 =
+    ((FSDPA_VERSION_MAJOR << 16) | (FSDPA_VERSION_MINOR << 8) | FSDPA_VERSION_PATCH) as u32;
+/// The shared library these declarations link against: its SONAME.
+pub const SONAME: &str = "libfsdpa.so.2";
 /// `FSDPA_GAP_EDGES`: histogram edges (1 µs … 1 s in 1-2-5 steps).
 pub const FSDPA_GAP_EDGES: usize = 19;
 /// `FSDPA_GAP_BINS`: histogram bins (below the first edge, between edges, at
@@ -122,6 +175,15 @@ c_enum!(
     FSDPA_EBUFS = -8, FSDPA_EIO = -9,
 });
 c_enum!(
+    /// `fsdpa_list_kind`: the struct `fsdpa_list_get` fills for a list.
+    fsdpa_list_kind {
+    FSDPA_LIST_STEPS = 1, FSDPA_LIST_STREAMS = 2, FSDPA_LIST_COMM_SPLITS = 3,
+    FSDPA_LIST_FSDP_UNITS = 4, FSDPA_LIST_BACKWARD_STEPS = 5, FSDPA_LIST_BACKWARD_UNITS = 6,
+    FSDPA_LIST_SYNC_WAITS = 7, FSDPA_LIST_SYNC_CALLS = 8, FSDPA_LIST_SYNC_STEPS = 9,
+    FSDPA_LIST_MEMORY_DEVICES = 10, FSDPA_LIST_MEMORY_POINTS = 11, FSDPA_LIST_MEMORY_STEPS = 12,
+    FSDPA_LIST_CROSSRANK_RANKS = 13, FSDPA_LIST_FINDINGS = 14, FSDPA_LIST_PARAMS = 15,
+});
+c_enum!(
     /// `fsdpa_stream_role`.
     fsdpa_stream_role {
     FSDPA_ROLE_COMPUTE = 0, FSDPA_ROLE_COMMUNICATION = 1, FSDPA_ROLE_MEMORY = 2,
@@ -131,7 +193,7 @@ c_enum!(
     /// `fsdpa_format`.
     fsdpa_format { FSDPA_FORMAT_JSON = 0, FSDPA_FORMAT_TEXT = 1, FSDPA_FORMAT_HTML = 2 });
 c_enum!(
-    /// `fsdpa_comm_split_by`: how `fsdpa_query_comm_split` groups communication.
+    /// `fsdpa_comm_split_by`: how `fsdpa_comm_split_list` groups communication.
     fsdpa_comm_split_by { FSDPA_SPLIT_COLLECTIVE = 0, FSDPA_SPLIT_PROCESS_GROUP = 1 });
 c_enum!(
     /// `fsdpa_fsdp_phase`.
@@ -148,6 +210,38 @@ c_enum!(
     FSDPA_WAIT_UNKNOWN = 0, FSDPA_WAIT_CUDA_SYNC = 1, FSDPA_WAIT_OWN_OP = 2,
     FSDPA_WAIT_INFERRED = 3,
 });
+c_enum!(
+    /// `fsdpa_severity`: how much a finding matters.
+    fsdpa_severity {
+    FSDPA_SEVERITY_INFO = 0, FSDPA_SEVERITY_WARNING = 1, FSDPA_SEVERITY_CRITICAL = 2,
+});
+
+/// `enum fsdpa_query_field`: the bits of [`fsdpa_query::fields`] (a
+/// `uint32_t`, so the constants are `u32`).  A selector of a query counts
+/// only when its bit is set: a zeroed query is the whole trace.
+pub mod fsdpa_query_field {
+    /// `t0_ns` bounds the window from below.
+    pub const FSDPA_QUERY_T0: u32 = 1 << 0;
+    /// `t1_ns` bounds the window from above.
+    pub const FSDPA_QUERY_T1: u32 = 1 << 1;
+    /// `step` selects a step's CPU range as the window.
+    pub const FSDPA_QUERY_STEP: u32 = 1 << 2;
+    /// `device` selects one device.
+    pub const FSDPA_QUERY_DEVICE: u32 = 1 << 3;
+    /// `stream` selects one stream (id).
+    pub const FSDPA_QUERY_STREAM: u32 = 1 << 4;
+    /// (C name, value) of every bit.
+    pub const VALUES: &[(&str, std::os::raw::c_int)] = &[
+        ("FSDPA_QUERY_T0", FSDPA_QUERY_T0 as _),
+        ("FSDPA_QUERY_T1", FSDPA_QUERY_T1 as _),
+        ("FSDPA_QUERY_STEP", FSDPA_QUERY_STEP as _),
+        ("FSDPA_QUERY_DEVICE", FSDPA_QUERY_DEVICE as _),
+        ("FSDPA_QUERY_STREAM", FSDPA_QUERY_STREAM as _),
+    ];
+}
+pub use fsdpa_query_field::{
+    FSDPA_QUERY_DEVICE, FSDPA_QUERY_STEP, FSDPA_QUERY_STREAM, FSDPA_QUERY_T0, FSDPA_QUERY_T1,
+};
 
 /// Opaque analysis context.
 #[repr(C)]
@@ -157,6 +251,17 @@ pub struct fsdpa_ctx {
 impl CType for fsdpa_ctx {
     fn c() -> String {
         "fsdpa_ctx".into()
+    }
+}
+
+/// Opaque list (a caller-owned snapshot: `fsdpa_list_free`).
+#[repr(C)]
+pub struct fsdpa_list {
+    _private: [u8; 0],
+}
+impl CType for fsdpa_list {
+    fn c() -> String {
+        "fsdpa_list".into()
     }
 }
 
@@ -193,6 +298,17 @@ c_struct!(
         pub max_input_bytes: u64,
         pub name: *const c_char,
         pub rank: i64,
+    }
+);
+c_struct!(
+    /// What went wrong in a call with no single context (the trailing
+    /// `fsdpa_error *err` of the multi-context and summary functions).
+    pub struct fsdpa_error {
+        pub size: usize,
+        pub status: fsdpa_status,
+        pub input: i64,
+        pub offset: i64,
+        pub message: [c_char; 512],
     }
 );
 c_struct!(
@@ -294,6 +410,7 @@ c_struct!(
     /// Query window and selection.
     pub struct fsdpa_query {
         pub size: usize,
+        pub fields: u32,
         pub t0_ns: i64,
         pub t1_ns: i64,
         pub step: i64,
@@ -318,6 +435,44 @@ c_struct!(
         pub format: fsdpa_format,
         pub color: c_int,
         pub html_step: i64,
+        pub width: c_int,
+    }
+);
+
+c_plain_struct!(
+    /// A time range on the trace's clock (absolute ns, end exclusive); no
+    /// `size` field: it is only read through a finding's `ranges`.
+    pub struct fsdpa_range {
+        pub start_ns: i64,
+        pub end_ns: i64,
+    }
+);
+c_struct!(
+    /// One finding (its strings and ranges belong to the list).
+    pub struct fsdpa_finding {
+        pub size: usize,
+        pub id: *const c_char,
+        pub severity: fsdpa_severity,
+        pub rank: i64,
+        pub step: i64,
+        pub cost_ns: i64,
+        pub title: *const c_char,
+        pub detail: *const c_char,
+        pub advice: *const c_char,
+        pub evidence_json: *const c_char,
+        pub nranges: usize,
+        pub ranges: *const fsdpa_range,
+    }
+);
+c_struct!(
+    /// One analysis parameter (its strings belong to the list).
+    pub struct fsdpa_param {
+        pub size: usize,
+        pub name: *const c_char,
+        pub default_value: i64,
+        pub min_value: i64,
+        pub max_value: i64,
+        pub description: *const c_char,
     }
 );
 
@@ -490,7 +645,7 @@ c_struct!(
     }
 );
 c_struct!(
-    /// Blocking calls of one API (`api` is owned by the context).
+    /// Blocking calls of one API (`api` belongs to the list).
     pub struct fsdpa_sync_wait {
         pub size: usize,
         pub api: *const c_char,
@@ -506,7 +661,7 @@ c_struct!(
     }
 );
 c_struct!(
-    /// One blocking call (strings are owned by the context).
+    /// One blocking call (its strings belong to the list).
     pub struct fsdpa_sync_call {
         pub size: usize,
         pub api: *const c_char,
@@ -672,12 +827,23 @@ c_struct!(
         pub size: usize,
         pub allocator: *const fsdpa_allocator,
         pub max_memory_bytes: u64,
-        pub errbuf: *mut c_char,
-        pub errbuf_len: usize,
     }
 );
+
+/// `FSDPA_QUERY_INIT`: a whole-trace query (no selector bit set).
+pub const FSDPA_QUERY_INIT: fsdpa_query = fsdpa_query {
+    size: std::mem::size_of::<fsdpa_query>(),
+    fields: 0,
+    t0_ns: 0,
+    t1_ns: 0,
+    step: 0,
+    device: 0,
+    stream: 0,
+};
+
+#[cfg(feature = "experimental")]
 c_struct!(
-    /// Options of `fsdpa_annotate_file`.
+    /// Options of `fsdpa_annotate_file` (experimental).
     pub struct fsdpa_annotate_options {
         pub size: usize,
         pub gzip: c_int,
@@ -685,27 +851,30 @@ c_struct!(
     }
 );
 
-/// (field name, offset, size).
-pub type FieldLayout = (&'static str, usize, usize);
+/// (field name, offset, size, C type).
+pub type FieldLayout = (&'static str, usize, usize, String);
 /// (struct name, size, alignment, fields).
 pub type StructLayout = (&'static str, usize, usize, Vec<FieldLayout>);
 
 /// (enum name, size, (constant, value) pairs).
 pub type EnumLayout = (&'static str, usize, &'static [(&'static str, c_int)]);
 
+fn one<T: Layout>() -> StructLayout {
+    (
+        T::NAME,
+        std::mem::size_of::<T>(),
+        std::mem::align_of::<T>(),
+        T::fields(),
+    )
+}
+
 /// Layouts of every struct declared here (for the ABI test).
 pub fn layouts() -> Vec<StructLayout> {
-    fn one<T: Layout>() -> StructLayout {
-        (
-            T::NAME,
-            std::mem::size_of::<T>(),
-            std::mem::align_of::<T>(),
-            T::fields(),
-        )
-    }
-    vec![
+    #[allow(unused_mut)]
+    let mut v = vec![
         one::<fsdpa_allocator>(),
         one::<fsdpa_options>(),
+        one::<fsdpa_error>(),
         one::<fsdpa_event>(),
         one::<fsdpa_trace_info>(),
         one::<fsdpa_stats>(),
@@ -714,6 +883,9 @@ pub fn layouts() -> Vec<StructLayout> {
         one::<fsdpa_query>(),
         one::<fsdpa_timeline>(),
         one::<fsdpa_report_options>(),
+        one::<fsdpa_range>(),
+        one::<fsdpa_finding>(),
+        one::<fsdpa_param>(),
         one::<fsdpa_overlap>(),
         one::<fsdpa_launch_gaps>(),
         one::<fsdpa_launch_latency>(),
@@ -733,48 +905,55 @@ pub fn layouts() -> Vec<StructLayout> {
         one::<fsdpa_crossrank>(),
         one::<fsdpa_crossrank_rank>(),
         one::<fsdpa_summary_options>(),
-        one::<fsdpa_annotate_options>(),
-    ]
+    ];
+    #[cfg(feature = "experimental")]
+    v.push(one::<fsdpa_annotate_options>());
+    v
+}
+
+/// The opaque handles declared here (they have no layout).
+pub fn opaque() -> Vec<&'static str> {
+    vec!["fsdpa_ctx", "fsdpa_list"]
+}
+
+/// The names of the experimental declarations this crate has (structs and
+/// functions), empty without the `experimental` feature.
+pub fn experimental() -> Vec<&'static str> {
+    #[allow(unused_mut)]
+    let mut v: Vec<&'static str> = Vec::new();
+    #[cfg(feature = "experimental")]
+    {
+        v.push(fsdpa_annotate_options::NAME);
+        v.extend(signatures_experimental().iter().map(|s| s.0));
+    }
+    v
+}
+
+macro_rules! enum_layout {
+    ($t:ident) => {
+        (stringify!($t), std::mem::size_of::<$t>(), $t::VALUES)
+    };
 }
 
 /// (C name, enum size, values) of every enum declared here.
 pub fn enums() -> Vec<EnumLayout> {
     vec![
+        enum_layout!(fsdpa_status),
+        enum_layout!(fsdpa_list_kind),
+        enum_layout!(fsdpa_stream_role),
+        // a tagged enum whose values go into a uint32_t: its size is the
+        // C enum's (int), its constants are u32 here
         (
-            "fsdpa_status",
-            std::mem::size_of::<fsdpa_status>(),
-            fsdpa_status::VALUES,
+            "fsdpa_query_field",
+            std::mem::size_of::<c_int>(),
+            fsdpa_query_field::VALUES,
         ),
-        (
-            "fsdpa_stream_role",
-            std::mem::size_of::<fsdpa_stream_role>(),
-            fsdpa_stream_role::VALUES,
-        ),
-        (
-            "fsdpa_format",
-            std::mem::size_of::<fsdpa_format>(),
-            fsdpa_format::VALUES,
-        ),
-        (
-            "fsdpa_comm_split_by",
-            std::mem::size_of::<fsdpa_comm_split_by>(),
-            fsdpa_comm_split_by::VALUES,
-        ),
-        (
-            "fsdpa_fsdp_phase",
-            std::mem::size_of::<fsdpa_fsdp_phase>(),
-            fsdpa_fsdp_phase::VALUES,
-        ),
-        (
-            "fsdpa_backward_pattern",
-            std::mem::size_of::<fsdpa_backward_pattern>(),
-            fsdpa_backward_pattern::VALUES,
-        ),
-        (
-            "fsdpa_wait_source",
-            std::mem::size_of::<fsdpa_wait_source>(),
-            fsdpa_wait_source::VALUES,
-        ),
+        enum_layout!(fsdpa_comm_split_by),
+        enum_layout!(fsdpa_fsdp_phase),
+        enum_layout!(fsdpa_backward_pattern),
+        enum_layout!(fsdpa_wait_source),
+        enum_layout!(fsdpa_format),
+        enum_layout!(fsdpa_severity),
     ]
 }
 
@@ -788,25 +967,33 @@ macro_rules! ret_c {
 }
 
 /// Declares the functions and records their C signatures from the same
-/// tokens.
+/// tokens, in a function named `$sigs`.
 macro_rules! api {
-    ($($(#[$m:meta])* pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?;)*) => {
+    ($sigs:ident; $($(#[$m:meta])* pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?;)*) => {
         extern "C" {
             $($(#[$m])* pub fn $name($($arg: $ty),*) $(-> $ret)?;)*
         }
-        /// (name, C return type, C parameter types) of every declared function.
-        pub fn signatures() -> Vec<(&'static str, String, Vec<String>)> {
+        fn $sigs() -> Vec<(&'static str, String, Vec<String>)> {
             vec![$((stringify!($name), ret_c!($($ret)?), vec![$(<$ty as CType>::c()),*])),*]
         }
     };
 }
 
-api! {
+/// (name, C return type, C parameter types) of every declared function.
+pub fn signatures() -> Vec<(&'static str, String, Vec<String>)> {
+    #[allow(unused_mut)]
+    let mut v = signatures_stable();
+    #[cfg(feature = "experimental")]
+    v.extend(signatures_experimental());
+    v
+}
+
+api! { signatures_stable;
     /// Fill options with defaults.
     pub fn fsdpa_options_init(opts: *mut fsdpa_options);
     /// `FSDPA_VERSION_HEX` of the loaded library.
     pub fn fsdpa_version() -> u32;
-    /// Version string, e.g. "0.1.0" (static).
+    /// Version string, e.g. "0.2.0" (static).
     pub fn fsdpa_version_string() -> *const c_char;
     /// Static name of a status code.
     pub fn fsdpa_status_str(st: fsdpa_status) -> *const c_char;
@@ -820,113 +1007,129 @@ api! {
     pub fn fsdpa_finish(ctx: *mut fsdpa_ctx) -> fsdpa_status;
     /// Feed a whole file and finish.
     pub fn fsdpa_feed_file(ctx: *mut fsdpa_ctx, path: *const c_char) -> fsdpa_status;
-    /// Message of the last failed call (owned by ctx).
+    /// Message of the last failed call on ctx ("" after a successful one).
     pub fn fsdpa_errmsg(ctx: *const fsdpa_ctx) -> *const c_char;
     /// Byte offset of the last input error, or `FSDPA_ABSENT`.
     pub fn fsdpa_error_offset(ctx: *const fsdpa_ctx) -> i64;
+    /// Reset an error to "no error" and set its size.
+    pub fn fsdpa_error_init(err: *mut fsdpa_error);
     /// Release a buffer returned by the library.
     pub fn fsdpa_free(p: *mut c_void);
+    /// What a list holds (0 for NULL).
+    pub fn fsdpa_list_type(list: *const fsdpa_list) -> fsdpa_list_kind;
+    /// Number of items (0 for NULL).
+    pub fn fsdpa_list_count(list: *const fsdpa_list) -> usize;
+    /// Copy item i into `item` (a struct of the list's kind, size set).
+    pub fn fsdpa_list_get(list: *const fsdpa_list, i: usize, item: *mut c_void) -> fsdpa_status;
+    /// Release a list and everything its items point to (NULL is a no-op).
+    pub fn fsdpa_list_free(list: *mut fsdpa_list);
     /// Initialise an event (all absent).
     pub fn fsdpa_event_init(ev: *mut fsdpa_event);
     /// Add one event.
-    pub fn fsdpa_add_event(ctx: *mut fsdpa_ctx, ev: *const fsdpa_event) -> fsdpa_status;
+    pub fn fsdpa_event_add(ctx: *mut fsdpa_ctx, ev: *const fsdpa_event) -> fsdpa_status;
     /// Initialise trace info (all absent).
     pub fn fsdpa_trace_info_init(info: *mut fsdpa_trace_info);
     /// Set trace metadata.
-    pub fn fsdpa_set_trace_info(ctx: *mut fsdpa_ctx, info: *const fsdpa_trace_info) -> fsdpa_status;
+    pub fn fsdpa_trace_info_set(ctx: *mut fsdpa_ctx, info: *const fsdpa_trace_info) -> fsdpa_status;
     /// Read trace metadata.
-    pub fn fsdpa_get_trace_info(ctx: *const fsdpa_ctx, info: *mut fsdpa_trace_info) -> fsdpa_status;
+    pub fn fsdpa_trace_info_get(ctx: *mut fsdpa_ctx, info: *mut fsdpa_trace_info) -> fsdpa_status;
     /// Event counts.
-    pub fn fsdpa_get_stats(ctx: *const fsdpa_ctx, out: *mut fsdpa_stats) -> fsdpa_status;
-    /// Number of steps.
-    pub fn fsdpa_step_count(ctx: *const fsdpa_ctx) -> usize;
-    /// Step i.
-    pub fn fsdpa_get_step(ctx: *const fsdpa_ctx, i: usize, out: *mut fsdpa_step) -> fsdpa_status;
-    /// Number of GPU streams.
-    pub fn fsdpa_stream_count(ctx: *const fsdpa_ctx) -> usize;
-    /// Stream i.
-    pub fn fsdpa_get_stream(ctx: *const fsdpa_ctx, i: usize, out: *mut fsdpa_stream_info) -> fsdpa_status;
-    /// Whole trace, all devices and streams.
+    pub fn fsdpa_stats_get(ctx: *mut fsdpa_ctx, out: *mut fsdpa_stats) -> fsdpa_status;
+    /// The steps: a list of `fsdpa_step`.
+    pub fn fsdpa_step_list(ctx: *mut fsdpa_ctx, out: *mut *mut fsdpa_list) -> fsdpa_status;
+    /// The GPU streams: a list of `fsdpa_stream_info`.
+    pub fn fsdpa_stream_list(ctx: *mut fsdpa_ctx, out: *mut *mut fsdpa_list) -> fsdpa_status;
+    /// Whole trace, all devices and streams (as `FSDPA_QUERY_INIT`).
     pub fn fsdpa_query_init(q: *mut fsdpa_query);
     /// Timeline density over a window.
-    pub fn fsdpa_query_timeline(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_timeline) -> fsdpa_status;
+    pub fn fsdpa_timeline_query(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_timeline) -> fsdpa_status;
+    /// Launch gaps, idle attribution and density over a window.
+    pub fn fsdpa_launch_gaps_query(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_launch_gaps) -> fsdpa_status;
+    /// Launch latency distribution over a window.
+    pub fn fsdpa_launch_latency_query(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_launch_latency) -> fsdpa_status;
+    /// Launch-queue depth statistics over a window.
+    pub fn fsdpa_launch_queue_query(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_launch_queue) -> fsdpa_status;
     /// Communication / compute overlap (HTA's definition) over a window.
-    pub fn fsdpa_query_overlap(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_overlap) -> fsdpa_status;
+    pub fn fsdpa_overlap_query(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_overlap) -> fsdpa_status;
+    /// The communication split: a list of `fsdpa_comm_split`.
+    pub fn fsdpa_comm_split_list(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, by: fsdpa_comm_split_by, out: *mut *mut fsdpa_list) -> fsdpa_status;
     /// FSDP version seen in the annotations: 2, 1, or 0 (none).
     pub fn fsdpa_fsdp_version(ctx: *const fsdpa_ctx) -> c_int;
-    /// Launch gaps, idle attribution and density over a window.
-    pub fn fsdpa_query_launch_gaps(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_launch_gaps) -> fsdpa_status;
-    /// Launch latency distribution over a window.
-    pub fn fsdpa_query_launch_latency(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_launch_latency) -> fsdpa_status;
-    /// Launch-queue depth statistics over a window.
-    pub fn fsdpa_query_launch_queue(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_launch_queue) -> fsdpa_status;
-    /// Number of entries of the communication split.
-    pub fn fsdpa_comm_split_count(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, by: fsdpa_comm_split_by, n: *mut usize) -> fsdpa_status;
-    /// Entry i of the communication split.
-    pub fn fsdpa_query_comm_split(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, by: fsdpa_comm_split_by, i: usize, out: *mut fsdpa_comm_split) -> fsdpa_status;
-    /// Number of (unit, phase) entries.
-    pub fn fsdpa_fsdp_unit_count(ctx: *mut fsdpa_ctx) -> usize;
-    /// Entry i over the whole trace.
-    pub fn fsdpa_get_fsdp_unit(ctx: *mut fsdpa_ctx, i: usize, out: *mut fsdpa_fsdp_unit) -> fsdpa_status;
-    /// Entry i over the instances starting inside the query window.
-    pub fn fsdpa_query_fsdp_unit(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, i: usize, out: *mut fsdpa_fsdp_unit) -> fsdpa_status;
+    /// The FSDP units over the instances starting in the window: a list of `fsdpa_fsdp_unit`.
+    pub fn fsdpa_fsdp_unit_list(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut *mut fsdpa_list) -> fsdpa_status;
     /// Static name of a backward pattern.
     pub fn fsdpa_backward_pattern_name(p: fsdpa_backward_pattern) -> *const c_char;
     /// Backward summary over the whole trace.
-    pub fn fsdpa_query_backward(ctx: *mut fsdpa_ctx, out: *mut fsdpa_backward) -> fsdpa_status;
-    /// Number of steps with backward units.
-    pub fn fsdpa_backward_step_count(ctx: *mut fsdpa_ctx) -> usize;
-    /// Backward step i.
-    pub fn fsdpa_get_backward_step(ctx: *mut fsdpa_ctx, i: usize, out: *mut fsdpa_backward_step) -> fsdpa_status;
-    /// Number of units in backward step i.
-    pub fn fsdpa_backward_unit_count(ctx: *mut fsdpa_ctx, step_i: usize, n: *mut usize) -> fsdpa_status;
-    /// Unit j of backward step i.
-    pub fn fsdpa_get_backward_unit(ctx: *mut fsdpa_ctx, step_i: usize, j: usize, out: *mut fsdpa_backward_unit) -> fsdpa_status;
-    /// Blocking calls per API (array protocol).
-    pub fn fsdpa_query_sync_waits(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_sync_wait, inout_n: *mut usize) -> fsdpa_status;
-    /// The selected blocking calls (array protocol).
-    pub fn fsdpa_query_sync_calls(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_sync_call, inout_n: *mut usize) -> fsdpa_status;
-    /// Blocking time per step (array protocol).
-    pub fn fsdpa_query_sync_steps(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_sync_step, inout_n: *mut usize) -> fsdpa_status;
+    pub fn fsdpa_backward_get(ctx: *mut fsdpa_ctx, out: *mut fsdpa_backward) -> fsdpa_status;
+    /// The steps with backward units: a list of `fsdpa_backward_step`.
+    pub fn fsdpa_backward_step_list(ctx: *mut fsdpa_ctx, out: *mut *mut fsdpa_list) -> fsdpa_status;
+    /// The units of backward step `step_i`: a list of `fsdpa_backward_unit`.
+    pub fn fsdpa_backward_unit_list(ctx: *mut fsdpa_ctx, step_i: usize, out: *mut *mut fsdpa_list) -> fsdpa_status;
+    /// Blocking calls per API: a list of `fsdpa_sync_wait`.
+    pub fn fsdpa_sync_wait_list(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut *mut fsdpa_list) -> fsdpa_status;
+    /// The selected blocking calls: a list of `fsdpa_sync_call`.
+    pub fn fsdpa_sync_call_list(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut *mut fsdpa_list) -> fsdpa_status;
+    /// Blocking time per step: a list of `fsdpa_sync_step`.
+    pub fn fsdpa_sync_step_list(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut *mut fsdpa_list) -> fsdpa_status;
     /// Allocator summary over a window.
-    pub fn fsdpa_query_memory(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_memory_summary) -> fsdpa_status;
-    /// Memory levels per device (array protocol).
-    pub fn fsdpa_query_memory_devices(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_memory_device, inout_n: *mut usize) -> fsdpa_status;
-    /// Downsampled memory timeline of one device (array protocol).
-    pub fn fsdpa_query_memory_series(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, device: i64, buckets: usize,
-                                     out: *mut fsdpa_memory_point, inout_n: *mut usize) -> fsdpa_status;
-    /// Per-step allocator rows (array protocol).
-    pub fn fsdpa_query_memory_steps(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_memory_step, inout_n: *mut usize) -> fsdpa_status;
+    pub fn fsdpa_memory_query(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_memory_summary) -> fsdpa_status;
+    /// Memory levels per device: a list of `fsdpa_memory_device`.
+    pub fn fsdpa_memory_device_list(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut *mut fsdpa_list) -> fsdpa_status;
+    /// Downsampled memory timeline of one device: a list of `fsdpa_memory_point`.
+    pub fn fsdpa_memory_series_list(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, device: i64, buckets: usize,
+                                    out: *mut *mut fsdpa_list) -> fsdpa_status;
+    /// Per-step allocator rows: a list of `fsdpa_memory_step`.
+    pub fn fsdpa_memory_step_list(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut *mut fsdpa_list) -> fsdpa_status;
+    /// Report defaults.
+    pub fn fsdpa_report_options_init(opts: *mut fsdpa_report_options);
+    /// Write the report over n contexts.
+    pub fn fsdpa_report(ctxs: *const *mut fsdpa_ctx, paths: *const *const c_char, n: usize,
+                        opts: *const fsdpa_report_options, out: *mut *mut c_char,
+                        out_len: *mut usize, err: *mut fsdpa_error) -> fsdpa_status;
+    /// Static name of a severity ("" if unknown).
+    pub fn fsdpa_severity_name(s: fsdpa_severity) -> *const c_char;
+    /// The findings of the report over n contexts: a list of `fsdpa_finding`.
+    pub fn fsdpa_report_findings(ctxs: *const *mut fsdpa_ctx, n: usize, out: *mut *mut fsdpa_list,
+                                 err: *mut fsdpa_error) -> fsdpa_status;
+    /// Highest severity in a list of findings, or -1.
+    pub fn fsdpa_findings_worst(findings: *const fsdpa_list) -> c_int;
+    /// Every parameter: a list of `fsdpa_param`.
+    pub fn fsdpa_param_list(out: *mut *mut fsdpa_list) -> fsdpa_status;
+    /// Set a parameter by name.
+    pub fn fsdpa_param_set(ctx: *mut fsdpa_ctx, key: *const c_char, value: *const c_char) -> fsdpa_status;
+    /// The value a parameter has in ctx.
+    pub fn fsdpa_param_get(ctx: *mut fsdpa_ctx, key: *const c_char, value: *mut i64) -> fsdpa_status;
     /// Cross-rank analysis over n contexts.
-    pub fn fsdpa_query_crossrank(ctxs: *const *mut fsdpa_ctx, n: usize, out: *mut fsdpa_crossrank) -> fsdpa_status;
-    /// The part of rank index i of the cross-rank analysis.
-    pub fn fsdpa_query_crossrank_rank(ctxs: *const *mut fsdpa_ctx, n: usize, i: usize, out: *mut fsdpa_crossrank_rank) -> fsdpa_status;
+    pub fn fsdpa_crossrank_query(ctxs: *const *mut fsdpa_ctx, n: usize, out: *mut fsdpa_crossrank,
+                                 err: *mut fsdpa_error) -> fsdpa_status;
+    /// Every rank's part of the cross-rank analysis: a list of `fsdpa_crossrank_rank`.
+    pub fn fsdpa_crossrank_rank_list(ctxs: *const *mut fsdpa_ctx, n: usize, out: *mut *mut fsdpa_list,
+                                     err: *mut fsdpa_error) -> fsdpa_status;
     /// Summary defaults.
     pub fn fsdpa_summary_options_init(opts: *mut fsdpa_summary_options);
     /// Write the summary (`fsdpa.summary/1`) of one context.
     pub fn fsdpa_summary_write(ctx: *mut fsdpa_ctx, path: *const c_char, out: *mut *mut c_char, out_len: *mut usize) -> fsdpa_status;
     /// Merge n summaries.
     pub fn fsdpa_summary_merge(sums: *const *const c_char, lens: *const usize, n: usize, opts: *const fsdpa_summary_options,
-                               out: *mut *mut c_char, out_len: *mut usize) -> fsdpa_status;
-    /// The JSON report of a (merged) summary.  The header spells the fourth
-    /// parameter `const struct fsdpa_report_options *` (the same type).
+                               out: *mut *mut c_char, out_len: *mut usize, err: *mut fsdpa_error) -> fsdpa_status;
+    /// The JSON report of a (merged) summary.
     pub fn fsdpa_summary_report(sum: *const c_char, len: usize, opts: *const fsdpa_summary_options,
-                                ropts: *const fsdpa_report_options, out: *mut *mut c_char, out_len: *mut usize) -> fsdpa_status;
-    /// Annotate defaults.
+                                ropts: *const fsdpa_report_options, out: *mut *mut c_char, out_len: *mut usize,
+                                err: *mut fsdpa_error) -> fsdpa_status;
+    /// The findings of the report of a (merged) summary: a list of `fsdpa_finding`.
+    pub fn fsdpa_summary_findings(sum: *const c_char, len: usize, opts: *const fsdpa_summary_options,
+                                  out: *mut *mut fsdpa_list, err: *mut fsdpa_error) -> fsdpa_status;
+}
+
+#[cfg(feature = "experimental")]
+api! { signatures_experimental;
+    /// Annotate defaults (experimental).
     pub fn fsdpa_annotate_options_init(opts: *mut fsdpa_annotate_options);
-    /// The events `fsdpa_annotate_file` adds to trace i, as a JSON array.
-    pub fn fsdpa_annotate_events(ctxs: *const *mut fsdpa_ctx, n: usize, i: usize, out: *mut *mut c_char, out_len: *mut usize) -> fsdpa_status;
-    /// Write a copy of trace i with the findings added as events.
+    /// The events `fsdpa_annotate_file` adds to trace i, as a JSON array (experimental).
+    pub fn fsdpa_annotate_events(ctxs: *const *mut fsdpa_ctx, n: usize, i: usize, out: *mut *mut c_char,
+                                 out_len: *mut usize, err: *mut fsdpa_error) -> fsdpa_status;
+    /// Write a copy of trace i with the findings added as events (experimental).
     pub fn fsdpa_annotate_file(ctxs: *const *mut fsdpa_ctx, n: usize, i: usize, in_path: *const c_char,
-                               out_path: *const c_char, opts: *const fsdpa_annotate_options) -> fsdpa_status;
-    /// Report defaults.
-    pub fn fsdpa_report_options_init(opts: *mut fsdpa_report_options);
-    /// Write the report over n contexts.
-    pub fn fsdpa_report(ctxs: *const *mut fsdpa_ctx, paths: *const *const c_char, n: usize,
-                        opts: *const fsdpa_report_options, out: *mut *mut c_char,
-                        out_len: *mut usize) -> fsdpa_status;
-    /// Set a parameter by name.
-    pub fn fsdpa_set_param(ctx: *mut fsdpa_ctx, key: *const c_char, value: *const c_char) -> fsdpa_status;
-    /// Static list of parameters.
-    pub fn fsdpa_param_list() -> *const c_char;
+                               out_path: *const c_char, opts: *const fsdpa_annotate_options,
+                               err: *mut fsdpa_error) -> fsdpa_status;
 }

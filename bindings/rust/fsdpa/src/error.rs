@@ -1,5 +1,8 @@
-//! `fsdpa::Error`: a failed libfsdpa call, with the status, the context's
-//! message and, for input errors, the byte offset.
+//! `fsdpa::Error`: a failed libfsdpa call, with the status, the message and,
+//! for input errors, the byte offset.  Calls on one analyzer read the
+//! message from its context (`fsdpa_errmsg()`, `fsdpa_error_offset()`);
+//! calls over several analyzers or over summaries get it from the
+//! `fsdpa_error` they fill (which input, where, why).
 use fsdpa_sys as sys;
 use std::ffi::CStr;
 use std::fmt;
@@ -21,7 +24,8 @@ pub enum Status {
     Limit,
     /// `FSDPA_ESTATE`: call not valid now (feed after finish or after an input error).
     State,
-    /// `FSDPA_EBUFS`: caller buffer too small.
+    /// `FSDPA_EBUFS`: caller buffer too small (no 0.2 function returns it:
+    /// lists replaced the caller arrays).
     BufferTooSmall,
     /// `FSDPA_EIO`, or an I/O error of a reader fed by this crate.
     Io,
@@ -68,11 +72,17 @@ impl Status {
 pub struct Error {
     /// the kind of failure
     pub status: Status,
-    /// `fsdpa_errmsg()` of the context, or the library's name of the status
+    /// `fsdpa_errmsg()` of the context or `fsdpa_error.message`, else the
+    /// library's name of the status
     pub message: String,
-    /// `fsdpa_error_offset()` after an input error: byte offset in the
-    /// (decompressed) input; `None` for other errors
+    /// byte offset of an input error: `fsdpa_error_offset()` (in the
+    /// decompressed trace) after a feed, `fsdpa_error.offset` (in the
+    /// summary) after a summary merge or report; `None` otherwise
     pub offset: Option<i64>,
+    /// for a call over several analyzers or summaries: the index of the one
+    /// the error is about (`fsdpa_error.input`); `None` if none in
+    /// particular, and for calls on one analyzer
+    pub input: Option<i64>,
 }
 
 /// `Result` with [`Error`].
@@ -84,6 +94,30 @@ impl Error {
             status,
             message: message.into(),
             offset: None,
+            input: None,
+        }
+    }
+
+    /// The error a call with an `fsdpa_error *err` argument returned `st`
+    /// with.
+    pub(crate) fn from_error(st: sys::fsdpa_status, e: &sys::fsdpa_error) -> Error {
+        let status = Status::from_raw(st).unwrap_or(Status::Other(0));
+        let bytes: Vec<u8> = e
+            .message
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u8)
+            .collect();
+        let mut message = String::from_utf8_lossy(&bytes).into_owned();
+        if message.is_empty() {
+            message = unsafe { cstr(sys::fsdpa_status_str(st)) };
+        }
+        let opt = |v: i64| (v != sys::FSDPA_ABSENT).then_some(v);
+        Error {
+            status,
+            message,
+            offset: opt(e.offset),
+            input: opt(e.input),
         }
     }
 
@@ -113,6 +147,7 @@ impl Error {
             status,
             message,
             offset,
+            input: None,
         }
     }
 }
@@ -130,6 +165,20 @@ pub(crate) fn check(st: sys::fsdpa_status, ctx: *const sys::fsdpa_ctx, input: bo
         Ok(())
     } else {
         Err(Error::from_ctx(st, ctx, input))
+    }
+}
+
+/// Call `f(&mut err)` (a C function with a trailing `fsdpa_error *`) and
+/// turn a failure into an [`Error`] with the details it filled in.
+pub(crate) fn with_error(f: impl FnOnce(*mut sys::fsdpa_error) -> sys::fsdpa_status) -> Result<()> {
+    let mut e = sys::fsdpa_error::sized();
+    // SAFETY: e is a blank fsdpa_error with its size set.
+    unsafe { sys::fsdpa_error_init(&mut e) };
+    let st = f(&mut e);
+    if st == sys::FSDPA_OK {
+        Ok(())
+    } else {
+        Err(Error::from_error(st, &e))
     }
 }
 

@@ -1,10 +1,19 @@
-//! Functions over the analyzers of one job (one per rank): the cross-rank
-//! analysis, mergeable summaries (`fsdpa.summary/1`) and annotated copies of
-//! the traces.  See the crossrank and annotate groups of fsdpa.h.
-use crate::error::{check, cstr, Error, Result, Status};
+//! Functions over the analyzers of one job (one per rank): the findings of
+//! their report, the cross-rank analysis, mergeable summaries
+//! (`fsdpa.summary/1`) and annotated copies of the traces (experimental).
+//! See the report, crossrank and annotate groups of fsdpa.h.  These calls
+//! have no single context: their errors come from the `fsdpa_error` they
+//! fill ([`Error::input`] says which analyzer or summary).
+use crate::error::{check, with_error, Error, Result, Status};
+use crate::list::{list_item, List};
+use crate::report::Finding;
 use crate::{c_string, opt, sys, take_string, Analyzer, Report};
-use std::os::raw::{c_char, c_int};
+use std::os::raw::c_char;
+#[cfg(feature = "experimental")]
+use std::os::raw::c_int;
+#[cfg(feature = "experimental")]
 use std::os::unix::ffi::OsStrExt;
+#[cfg(feature = "experimental")]
 use std::path::Path;
 use std::ptr;
 
@@ -71,6 +80,28 @@ pub struct CrossRankRank {
     pub lost_ns: i64,
 }
 
+impl From<&sys::fsdpa_crossrank_rank> for CrossRankRank {
+    fn from(x: &sys::fsdpa_crossrank_rank) -> CrossRankRank {
+        CrossRankRank {
+            rank: x.rank,
+            clock_offset_ns: opt(x.clock_offset_ns),
+            collectives: x.collectives,
+            transfer_ns: opt(x.transfer_ns),
+            wait_ns: opt(x.wait_ns),
+            last_count: x.last_count,
+            late_steps: x.late_steps,
+            mean_delay_ns: opt(x.mean_delay_ns),
+            max_delay_ns: opt(x.max_delay_ns),
+            lost_ns: x.lost_ns,
+        }
+    }
+}
+list_item!(
+    CrossRankRank,
+    sys::fsdpa_crossrank_rank,
+    sys::FSDPA_LIST_CROSSRANK_RANKS
+);
+
 fn ctxs(analyzers: &[&mut Analyzer]) -> Result<Vec<*mut sys::fsdpa_ctx>> {
     if analyzers.is_empty() {
         return Err(Error::new(Status::InvalidArgument, "no analyzers"));
@@ -78,6 +109,7 @@ fn ctxs(analyzers: &[&mut Analyzer]) -> Result<Vec<*mut sys::fsdpa_ctx>> {
     Ok(analyzers.iter().map(|a| a.p()).collect())
 }
 
+#[cfg(feature = "experimental")]
 fn index_ok(i: usize, n: usize) -> Result<()> {
     if i < n {
         Ok(())
@@ -89,17 +121,40 @@ fn index_ok(i: usize, n: usize) -> Result<()> {
     }
 }
 
+/// Run `f(&mut list, err)` (a C function over several inputs that returns a
+/// list) and own the list.
+fn list_with_error<T: crate::ListItem>(
+    f: impl FnOnce(*mut *mut sys::fsdpa_list, *mut sys::fsdpa_error) -> sys::fsdpa_status,
+) -> Result<List<T>> {
+    let mut p: *mut sys::fsdpa_list = ptr::null_mut();
+    // on failure the library leaves *out NULL: nothing to free
+    with_error(|err| f(&mut p, err))?;
+    // SAFETY: p is the list the call handed over.
+    unsafe { List::from_raw(p) }
+}
+
+/// The findings of the report over these analyzers (one per rank), typed:
+/// the same findings in the same order (cost, then severity, rank, step,
+/// id) as `findings[]` of [`report_many`](crate::report_many) over them,
+/// the cross-rank ones (straggler-rank) included.
+pub fn report_findings(analyzers: &mut [&mut Analyzer]) -> Result<Vec<Finding>> {
+    Ok(report_findings_list(analyzers)?.to_vec())
+}
+
+/// [`report_findings`] as the library's list (`fsdpa_report_findings()`),
+/// e.g. for [`List::worst`](crate::List::worst).
+pub fn report_findings_list(analyzers: &mut [&mut Analyzer]) -> Result<List<Finding>> {
+    let c = ctxs(analyzers)?;
+    list_with_error(|out, err| unsafe { sys::fsdpa_report_findings(c.as_ptr(), c.len(), out, err) })
+}
+
 /// Cross-rank analysis over the ranks of one job (collective matching,
 /// clock alignment, straggler), on the events fed so far.  Parameters
 /// (`crossrank.*`) are read from the first analyzer.
 pub fn crossrank(analyzers: &mut [&mut Analyzer]) -> Result<CrossRank> {
     let c = ctxs(analyzers)?;
     let mut x = sys::fsdpa_crossrank::sized();
-    check(
-        unsafe { sys::fsdpa_query_crossrank(c.as_ptr(), c.len(), &mut x) },
-        c[0],
-        false,
-    )?;
+    with_error(|err| unsafe { sys::fsdpa_crossrank_query(c.as_ptr(), c.len(), &mut x, err) })?;
     Ok(CrossRank {
         ranks: x.ranks,
         collectives: x.collectives,
@@ -120,31 +175,14 @@ pub fn crossrank(analyzers: &mut [&mut Analyzer]) -> Result<CrossRank> {
     })
 }
 
-/// Each rank's part of [`crossrank`], in the order given.
+/// Each rank's part of [`crossrank`], in the order given
+/// (`fsdpa_crossrank_rank_list()`).
 pub fn crossrank_ranks(analyzers: &mut [&mut Analyzer]) -> Result<Vec<CrossRankRank>> {
     let c = ctxs(analyzers)?;
-    (0..c.len())
-        .map(|i| {
-            let mut x = sys::fsdpa_crossrank_rank::sized();
-            check(
-                unsafe { sys::fsdpa_query_crossrank_rank(c.as_ptr(), c.len(), i, &mut x) },
-                c[0],
-                false,
-            )?;
-            Ok(CrossRankRank {
-                rank: x.rank,
-                clock_offset_ns: opt(x.clock_offset_ns),
-                collectives: x.collectives,
-                transfer_ns: opt(x.transfer_ns),
-                wait_ns: opt(x.wait_ns),
-                last_count: x.last_count,
-                late_steps: x.late_steps,
-                mean_delay_ns: opt(x.mean_delay_ns),
-                max_delay_ns: opt(x.max_delay_ns),
-                lost_ns: x.lost_ns,
-            })
-        })
-        .collect()
+    let l: List<CrossRankRank> = list_with_error(|out, err| unsafe {
+        sys::fsdpa_crossrank_rank_list(c.as_ptr(), c.len(), out, err)
+    })?;
+    Ok(l.to_vec())
 }
 
 impl Analyzer {
@@ -176,8 +214,8 @@ impl Analyzer {
     }
 }
 
-/// Options of [`summary_merge_with`] and [`summary_report_with`]
-/// (`fsdpa_summary_options`; the error message buffer is managed here).
+/// Options of [`summary_merge_with`], [`summary_report_with`] and
+/// [`summary_findings_with`] (`fsdpa_summary_options`).
 #[derive(Clone, Debug, Default)]
 pub struct SummaryOptions {
     /// refuse to hold more than this many bytes (0 = no cap)
@@ -186,31 +224,27 @@ pub struct SummaryOptions {
     pub allocator: Option<sys::fsdpa_allocator>,
 }
 
-/// Calls `f(opts, out, out_len)` with the C options (and a message buffer),
-/// and returns the output text or the error with the buffer's message.
-fn with_summary_options(
-    o: &SummaryOptions,
-    f: impl FnOnce(*const sys::fsdpa_summary_options, *mut *mut c_char, *mut usize) -> sys::fsdpa_status,
+impl SummaryOptions {
+    fn raw(&self) -> sys::fsdpa_summary_options {
+        let mut opts = sys::fsdpa_summary_options::sized();
+        unsafe { sys::fsdpa_summary_options_init(&mut opts) };
+        opts.max_memory_bytes = self.max_memory_bytes;
+        opts.allocator = self
+            .allocator
+            .as_ref()
+            .map_or(ptr::null(), |a| a as *const _);
+        opts
+    }
+}
+
+/// Calls `f(out, out_len, err)` (a C function that returns a buffer) and
+/// returns the text, or the error with the details the library filled in.
+fn text_with_error(
+    f: impl FnOnce(*mut *mut c_char, *mut usize, *mut sys::fsdpa_error) -> sys::fsdpa_status,
 ) -> Result<String> {
-    let mut errbuf = [0 as c_char; 512];
-    let mut opts = sys::fsdpa_summary_options::sized();
-    unsafe { sys::fsdpa_summary_options_init(&mut opts) };
-    opts.max_memory_bytes = o.max_memory_bytes;
-    opts.allocator = o.allocator.as_ref().map_or(ptr::null(), |a| a as *const _);
-    opts.errbuf = errbuf.as_mut_ptr();
-    opts.errbuf_len = errbuf.len();
     let mut out: *mut c_char = ptr::null_mut();
     let mut len = 0usize;
-    let st = f(&opts, &mut out, &mut len);
-    if st != sys::FSDPA_OK {
-        let mut e = Error::from_ctx(st, ptr::null(), false);
-        // SAFETY: the library writes a NUL-terminated message (or nothing).
-        let msg = unsafe { cstr(errbuf.as_ptr()) };
-        if !msg.is_empty() {
-            e.message = msg;
-        }
-        return Err(e);
-    }
+    with_error(|err| f(&mut out, &mut len, err))?;
     // SAFETY: out holds len bytes until fsdpa_free().
     Ok(unsafe { take_string(out, len) })
 }
@@ -218,7 +252,8 @@ fn with_summary_options(
 /// Merge rank summaries ([`Analyzer::summary`]) or earlier merges into one:
 /// the rank lists are concatenated in the order given (associative, byte
 /// for byte).  Each input is validated (`Status::Parse` if one is not a
-/// summary, with the library's message).
+/// summary, with the library's message, [`Error::input`] its index and
+/// [`Error::offset`] the byte offset in it).
 pub fn summary_merge<S: AsRef<[u8]>>(summaries: &[S]) -> Result<String> {
     summary_merge_with(summaries, &SummaryOptions::default())
 }
@@ -233,14 +268,23 @@ pub fn summary_merge_with<S: AsRef<[u8]>>(summaries: &[S], o: &SummaryOptions) -
         .map(|s| s.as_ref().as_ptr().cast())
         .collect();
     let lens: Vec<usize> = summaries.iter().map(|s| s.as_ref().len()).collect();
-    with_summary_options(o, |opts, out, len| unsafe {
-        sys::fsdpa_summary_merge(ptrs.as_ptr(), lens.as_ptr(), ptrs.len(), opts, out, len)
+    let opts = o.raw();
+    text_with_error(|out, len, err| unsafe {
+        sys::fsdpa_summary_merge(
+            ptrs.as_ptr(),
+            lens.as_ptr(),
+            ptrs.len(),
+            &opts,
+            out,
+            len,
+            err,
+        )
     })
 }
 
-/// The JSON report of a (merged) summary, parsed: the same bytes as
-/// [`report_many`](crate::report_many) / [`analyze`](crate::analyze) over the
-/// ranks' traces in the summary's order.
+/// The JSON report of a (merged) summary with its findings: the same bytes
+/// as [`report_many`](crate::report_many) / [`analyze`](crate::analyze)
+/// over the ranks' traces in the summary's order.
 pub fn summary_report<S: AsRef<[u8]>>(summary: S) -> Result<Report> {
     summary_report_with(summary, &SummaryOptions::default())
 }
@@ -248,19 +292,40 @@ pub fn summary_report<S: AsRef<[u8]>>(summary: S) -> Result<Report> {
 /// [`summary_report`] with options.
 pub fn summary_report_with<S: AsRef<[u8]>>(summary: S, o: &SummaryOptions) -> Result<Report> {
     let s = summary.as_ref();
-    let ropts = sys::fsdpa_report_options {
-        size: std::mem::size_of::<sys::fsdpa_report_options>(),
-        format: sys::FSDPA_FORMAT_JSON,
-        color: 0,
-        html_step: sys::FSDPA_ABSENT,
-    };
-    let text = with_summary_options(o, |opts, out, len| unsafe {
-        sys::fsdpa_summary_report(s.as_ptr().cast(), s.len(), opts, &ropts, out, len)
+    let mut ropts = sys::fsdpa_report_options::sized();
+    unsafe { sys::fsdpa_report_options_init(&mut ropts) };
+    ropts.format = sys::FSDPA_FORMAT_JSON;
+    let opts = o.raw();
+    let json = text_with_error(|out, len, err| unsafe {
+        sys::fsdpa_summary_report(s.as_ptr().cast(), s.len(), &opts, &ropts, out, len, err)
     })?;
-    Report::parse(text)
+    Ok(Report {
+        json,
+        findings: summary_findings_with(s, o)?,
+    })
 }
 
-/// Options of [`annotate_file`] (`fsdpa_annotate_options`).
+/// The findings of the report of a (merged) summary, typed: the same list,
+/// in the same order, as [`report_findings`] over the ranks' analyzers.
+pub fn summary_findings<S: AsRef<[u8]>>(summary: S) -> Result<Vec<Finding>> {
+    summary_findings_with(summary, &SummaryOptions::default())
+}
+
+/// [`summary_findings`] with options.
+pub fn summary_findings_with<S: AsRef<[u8]>>(
+    summary: S,
+    o: &SummaryOptions,
+) -> Result<Vec<Finding>> {
+    let s = summary.as_ref();
+    let opts = o.raw();
+    let l: List<Finding> = list_with_error(|out, err| unsafe {
+        sys::fsdpa_summary_findings(s.as_ptr().cast(), s.len(), &opts, out, err)
+    })?;
+    Ok(l.to_vec())
+}
+
+/// Options of [`annotate_file`] (`fsdpa_annotate_options`; experimental).
+#[cfg(feature = "experimental")]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AnnotateOptions {
     /// `Some(true)`: gzip the output; `Some(false)`: plain JSON; `None`
@@ -272,24 +337,22 @@ pub struct AnnotateOptions {
 
 /// The trace events [`annotate_file`] adds to trace `i` of the job (the
 /// findings of its rank as Perfetto / chrome://tracing events), as the
-/// library's JSON array text (parse it with [`json::Value`](crate::json::Value)).
+/// library's JSON array text.  Experimental: the added events' names and
+/// arguments may change in any release.
+#[cfg(feature = "experimental")]
 pub fn annotate_events(analyzers: &mut [&mut Analyzer], i: usize) -> Result<String> {
     let c = ctxs(analyzers)?;
     index_ok(i, c.len())?;
-    let mut out: *mut c_char = ptr::null_mut();
-    let mut len = 0usize;
-    check(
-        unsafe { sys::fsdpa_annotate_events(c.as_ptr(), c.len(), i, &mut out, &mut len) },
-        c[i],
-        false,
-    )?;
-    // SAFETY: out holds len bytes until fsdpa_free().
-    Ok(unsafe { take_string(out, len) })
+    text_with_error(|out, len, err| unsafe {
+        sys::fsdpa_annotate_events(c.as_ptr(), c.len(), i, out, len, err)
+    })
 }
 
 /// Write a copy of trace `i` (`in_path`: the file `analyzers[i]` was fed,
 /// plain or gzip) to `out_path` ("-" = standard output) with the findings
-/// added as events.  The input is streamed; on failure no output file is left.
+/// added as events.  The input is streamed; on failure no output file is
+/// left.  Experimental, as [`annotate_events`].
+#[cfg(feature = "experimental")]
 pub fn annotate_file<P: AsRef<Path>, Q: AsRef<Path>>(
     analyzers: &mut [&mut Analyzer],
     i: usize,
@@ -311,11 +374,7 @@ pub fn annotate_file<P: AsRef<Path>, Q: AsRef<Path>>(
     o.level = level;
     let inp = c_string(in_path.as_ref().as_os_str().as_bytes())?;
     let outp = c_string(out_path.as_ref().as_os_str().as_bytes())?;
-    check(
-        unsafe {
-            sys::fsdpa_annotate_file(c.as_ptr(), c.len(), i, inp.as_ptr(), outp.as_ptr(), &o)
-        },
-        c[i],
-        false,
-    )
+    with_error(|err| unsafe {
+        sys::fsdpa_annotate_file(c.as_ptr(), c.len(), i, inp.as_ptr(), outp.as_ptr(), &o, err)
+    })
 }

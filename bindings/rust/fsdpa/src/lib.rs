@@ -1,10 +1,11 @@
-//! Safe Rust binding of libfsdpa: reads PyTorch-profiler (Kineto) traces of
-//! distributed training and says, with numbers, why the GPUs are not busy.
+//! Safe Rust binding of libfsdpa (`libfsdpa.so.2`, C API 0.2): reads
+//! PyTorch-profiler (Kineto) traces of distributed training and says, with
+//! numbers, why the GPUs are not busy.
 //!
 //! ```no_run
 //! let report = fsdpa::analyze(&["rank0.json.gz"])?;
 //! for f in report.findings() {
-//!     println!("{:?} {} {}", f.severity, f.id, f.title);
+//!     println!("{} {} {}", f.severity, f.id, f.title);
 //! }
 //! let mut a = fsdpa::Analyzer::new()?;          // incremental
 //! a.feed(br#"{"traceEvents": []}"#)?;
@@ -14,7 +15,7 @@
 //! ```
 //!
 //! The analysis queries return typed results (definitions: the groups of
-//! `include/fsdpa/fsdpa.h`):
+//! `include/fsdpa/fsdpa.h`); a [`Query`] selects the window and tracks:
 //!
 //! ```no_run
 //! use fsdpa::{Analyzer, Query, SplitBy};
@@ -22,12 +23,13 @@
 //! a.feed_file("rank0.json.gz")?;
 //! let g = a.launch_gaps(&Query::all())?;           // idle by cause, percentiles, histogram
 //! println!("{} gaps, p90 {:?} ns", g.gaps, g.p90_ns);
-//! for s in a.comm_split(&Query::step(1), SplitBy::Collective)? {
+//! for s in a.comm_split(&Query::step(1).device(0), SplitBy::Collective)? {
 //!     println!("{} exposed {} ns", s.name, s.exposed_ns);
 //! }
 //! println!("backward: {}", a.backward()?.pattern);
 //! for w in a.sync_waits(&Query::all())? { println!("{} x{}", w.api, w.count); }
-//! println!("{:?}", a.memory(&Query::all())?.peak_reserved_bytes);
+//! println!("{:?}", a.memory(&Query::all().window(0, i64::MAX))?.peak_reserved_bytes);
+//! for f in a.findings()? { println!("{} {:?}", f.id, f.cost_ns); }
 //! let summary = a.summary()?;                       // mergeable per-rank summary
 //! let report = fsdpa::summary_report(fsdpa::summary_merge(&[summary])?)?;
 //! # Ok::<(), fsdpa::Error>(())
@@ -35,29 +37,40 @@
 //!
 //! Times are integer nanoseconds; values the C API marks absent
 //! (`FSDPA_ABSENT`, a negative ratio, a NULL string, -1 for "not evaluated")
-//! are `None`.
+//! are `None`.  Every list the C API returns (`fsdpa_list`) is read into a
+//! `Vec` or an iterator; [`List`] owns one and frees it on drop.
+//!
+//! Features: `experimental` (on by default) adds what the C header keeps
+//! under `FSDPA_EXPERIMENTAL`, which may change in any release: the
+//! annotate functions (`annotate_events`, `annotate_file`).  Build with
+//! `default-features = false` to keep to the stable API.
 #![warn(missing_docs)]
 
 pub mod error;
 mod job;
-pub mod json;
+pub mod list;
 mod queries;
 pub mod report;
 
 pub use error::{Error, Result, Status};
 pub use fsdpa_sys as sys;
+#[cfg(feature = "experimental")]
+pub use job::{annotate_events, annotate_file, AnnotateOptions};
 pub use job::{
-    annotate_events, annotate_file, crossrank, crossrank_ranks, summary_merge, summary_merge_with,
-    summary_report, summary_report_with, AnnotateOptions, CrossRank, CrossRankRank, SummaryOptions,
+    crossrank, crossrank_ranks, report_findings, report_findings_list, summary_findings,
+    summary_findings_with, summary_merge, summary_merge_with, summary_report, summary_report_with,
+    CrossRank, CrossRankRank, SummaryOptions,
 };
+pub use list::{List, ListItem};
 pub use queries::{
     Backward, BackwardPattern, BackwardStep, BackwardUnit, CommSplit, FsdpUnit, LaunchGaps,
     LaunchLatency, LaunchQueue, MemoryDevice, MemoryPoint, MemoryStep, MemorySummary, Phase,
     SplitBy, SyncCall, SyncStep, SyncWait, WaitSource, GAP_BINS, GAP_EDGES,
 };
-pub use report::{Finding, Input, Range, RankReport, Report, ReportStep, ReportStream, Severity};
+pub use report::{Finding, Range, Report, Severity};
 
-use error::{check, cstr};
+use error::{check, cstr, with_error};
+use list::list_item;
 use std::ffi::CString;
 use std::io::Read;
 use std::os::raw::c_char;
@@ -94,9 +107,58 @@ pub fn version() -> String {
     unsafe { cstr(sys::fsdpa_version_string()) }
 }
 
-/// The analysis parameters: one `name=default  description` per line.
+/// One analysis parameter (`fsdpa_param`): every threshold the analyses
+/// use has a name, a default and a range.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// e.g. "launch.kernel_wait_ns"
+    pub name: String,
+    /// its default
+    pub default_value: i64,
+    /// smallest value [`Analyzer::set_param`] accepts
+    pub min_value: i64,
+    /// largest value [`Analyzer::set_param`] accepts
+    pub max_value: i64,
+    /// what it sets, its unit and whose rule the default follows
+    pub description: String,
+}
+
+impl ListItem for Param {
+    type Raw = sys::fsdpa_param;
+    const KIND: sys::fsdpa_list_kind = sys::FSDPA_LIST_PARAMS;
+    fn blank() -> sys::fsdpa_param {
+        sys::fsdpa_param::sized()
+    }
+    unsafe fn from_raw(p: &sys::fsdpa_param) -> Param {
+        Param {
+            name: cstr(p.name),
+            default_value: p.default_value,
+            min_value: p.min_value,
+            max_value: p.max_value,
+            description: cstr(p.description),
+        }
+    }
+}
+
+/// Every analysis parameter, in the library's fixed order
+/// (`fsdpa_param_list()`).
+pub fn params() -> Result<Vec<Param>> {
+    let l: List<Param> = List::call(
+        |out| unsafe { sys::fsdpa_param_list(out) },
+        |st| check(st, ptr::null(), false),
+    )?;
+    Ok(l.to_vec())
+}
+
+/// The analysis parameters as text: one `name=default  description` line
+/// per parameter, what `fsdpa params` prints ("" if the list cannot be
+/// built: see [`params`] for the error).
 pub fn param_list() -> String {
-    unsafe { cstr(sys::fsdpa_param_list()) }
+    params()
+        .unwrap_or_default()
+        .iter()
+        .map(|p| format!("{}={}  {}\n", p.name, p.default_value, p.description))
+        .collect()
 }
 
 /// Options for [`Analyzer::with_options`].
@@ -137,6 +199,54 @@ impl Format {
     }
 }
 
+/// Options of a report ([`report_many_with`], [`Analyzer::report_with`]):
+/// `fsdpa_report_options`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReportOptions {
+    /// output format
+    pub format: Format,
+    /// text: ANSI colors
+    pub color: bool,
+    /// html: step index for the Gantt view; `None` = the busiest steady step
+    pub html_step: Option<i64>,
+    /// text: the columns every line fits in (40 .. 1000); 0 = 100
+    pub width: u32,
+}
+
+impl Default for ReportOptions {
+    /// JSON, no color, the library's choice of step, 100 columns.
+    fn default() -> ReportOptions {
+        ReportOptions {
+            format: Format::Json,
+            color: false,
+            html_step: None,
+            width: 0,
+        }
+    }
+}
+
+impl From<Format> for ReportOptions {
+    fn from(format: Format) -> ReportOptions {
+        ReportOptions {
+            format,
+            ..ReportOptions::default()
+        }
+    }
+}
+
+impl ReportOptions {
+    fn raw(&self) -> Result<sys::fsdpa_report_options> {
+        let mut o = sys::fsdpa_report_options::sized();
+        unsafe { sys::fsdpa_report_options_init(&mut o) };
+        o.format = self.format.raw();
+        o.color = self.color as i32;
+        o.html_step = abs(self.html_step);
+        o.width = i32::try_from(self.width)
+            .map_err(|_| Error::new(Status::InvalidArgument, "report width out of range"))?;
+        Ok(o)
+    }
+}
+
 /// A `ProfilerStep#N` range on the CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Step {
@@ -163,6 +273,20 @@ pub enum Role {
     Other(i32),
 }
 
+impl Role {
+    /// "compute", "communication", "memory", "mixed" (as the JSON report
+    /// writes it), "unknown" for a value this binding does not know.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Compute => "compute",
+            Role::Communication => "communication",
+            Role::Memory => "memory",
+            Role::Mixed => "mixed",
+            Role::Other(_) => "unknown",
+        }
+    }
+}
+
 /// One GPU stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stream {
@@ -186,31 +310,140 @@ pub struct Stream {
     pub last_ns: Option<i64>,
 }
 
-/// Window and selection of a timeline query.
+impl From<&sys::fsdpa_step> for Step {
+    fn from(s: &sys::fsdpa_step) -> Step {
+        Step {
+            number: s.number,
+            start_ns: s.start_ns,
+            dur_ns: s.dur_ns,
+        }
+    }
+}
+list_item!(Step, sys::fsdpa_step, sys::FSDPA_LIST_STEPS);
+
+impl From<&sys::fsdpa_stream_info> for Stream {
+    fn from(s: &sys::fsdpa_stream_info) -> Stream {
+        let role = match s.role {
+            sys::FSDPA_ROLE_COMPUTE => Role::Compute,
+            sys::FSDPA_ROLE_COMMUNICATION => Role::Communication,
+            sys::FSDPA_ROLE_MEMORY => Role::Memory,
+            sys::FSDPA_ROLE_MIXED => Role::Mixed,
+            other => Role::Other(other.0),
+        };
+        Stream {
+            device: s.device,
+            stream: s.stream,
+            role,
+            kernels: s.kernels,
+            comm_kernels: s.comm_kernels,
+            memops: s.memops,
+            busy_ns: s.busy_ns,
+            first_ns: opt(s.first_ns),
+            last_ns: opt(s.last_ns),
+        }
+    }
+}
+list_item!(Stream, sys::fsdpa_stream_info, sys::FSDPA_LIST_STREAMS);
+
+/// Window and selection of a query (`fsdpa_query`).  Each selector that is
+/// `Some` sets its bit of `fsdpa_query.fields` (`FSDPA_QUERY_T0`, `_T1`,
+/// `_STEP`, `_DEVICE`, `_STREAM`); `Query::default()` = [`Query::all()`]
+/// sets none: the whole trace, every device and stream.  An activity counts
+/// inside the window by its clipped part `[max(start, t0), min(end, t1))`;
+/// with both a step and bounds the window is their intersection.
+///
+/// Build one with [`Query::all`] or [`Query::step`] and the methods
+/// [`window`](Query::window), [`since`](Query::since),
+/// [`until`](Query::until), [`in_step`](Query::in_step),
+/// [`device`](Query::device) and [`stream`](Query::stream), or write the
+/// fields: `Query { stream: Some(7), ..Query::all() }`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Query {
-    /// window start (absolute ns), `None` = -inf
+    /// window start (absolute ns); `None` = unbounded
     pub t0_ns: Option<i64>,
-    /// window end (absolute ns, exclusive), `None` = +inf
+    /// window end (absolute ns, exclusive); `None` = unbounded
     pub t1_ns: Option<i64>,
-    /// index of a step (see [`Analyzer::steps`]) whose CPU range is the window
+    /// index of a step (position in [`Analyzer::steps`]) whose CPU range is
+    /// the window
     pub step: Option<i64>,
     /// only this device
     pub device: Option<i64>,
-    /// only this stream
+    /// only this stream (id)
     pub stream: Option<i64>,
 }
 
 impl Query {
-    /// Whole trace, all devices and streams.
+    /// Whole trace, all devices and streams (no bit set).
     pub fn all() -> Query {
         Query::default()
     }
     /// The CPU range of step index `i`.
     pub fn step(i: i64) -> Query {
+        Query::all().in_step(i)
+    }
+    /// The window `[t0_ns, t1_ns)` (absolute ns).
+    pub fn window(self, t0_ns: i64, t1_ns: i64) -> Query {
+        self.since(t0_ns).until(t1_ns)
+    }
+    /// The window starts at `t0_ns` (absolute ns).
+    pub fn since(self, t0_ns: i64) -> Query {
+        Query {
+            t0_ns: Some(t0_ns),
+            ..self
+        }
+    }
+    /// The window ends at `t1_ns` (absolute ns, exclusive).
+    pub fn until(self, t1_ns: i64) -> Query {
+        Query {
+            t1_ns: Some(t1_ns),
+            ..self
+        }
+    }
+    /// The CPU range of step index `i` (intersected with any bounds).
+    pub fn in_step(self, i: i64) -> Query {
         Query {
             step: Some(i),
-            ..Query::default()
+            ..self
+        }
+    }
+    /// Only device `d`.
+    pub fn device(self, d: i64) -> Query {
+        Query {
+            device: Some(d),
+            ..self
+        }
+    }
+    /// Only stream `s`.
+    pub fn stream(self, s: i64) -> Query {
+        Query {
+            stream: Some(s),
+            ..self
+        }
+    }
+    /// The `FSDPA_QUERY_*` bits of the selectors that are set.
+    pub fn fields(&self) -> u32 {
+        [
+            (self.t0_ns, sys::FSDPA_QUERY_T0),
+            (self.t1_ns, sys::FSDPA_QUERY_T1),
+            (self.step, sys::FSDPA_QUERY_STEP),
+            (self.device, sys::FSDPA_QUERY_DEVICE),
+            (self.stream, sys::FSDPA_QUERY_STREAM),
+        ]
+        .iter()
+        .filter(|(v, _)| v.is_some())
+        .fold(0, |m, (_, bit)| m | bit)
+    }
+    /// The C query: the selectors that are set and their bits (an unset
+    /// selector is 0: it does not count without its bit).
+    pub fn raw(&self) -> sys::fsdpa_query {
+        sys::fsdpa_query {
+            fields: self.fields(),
+            t0_ns: self.t0_ns.unwrap_or(0),
+            t1_ns: self.t1_ns.unwrap_or(0),
+            step: self.step.unwrap_or(0),
+            device: self.device.unwrap_or(0),
+            stream: self.stream.unwrap_or(0),
+            ..sys::FSDPA_QUERY_INIT
         }
     }
 }
@@ -439,7 +672,7 @@ impl Analyzer {
         ev.wait_on_event_corr = abs(e.wait_on_event_corr);
         // SAFETY: the strings outlive the call; the library copies them.
         check(
-            unsafe { sys::fsdpa_add_event(self.p(), &ev) },
+            unsafe { sys::fsdpa_event_add(self.p(), &ev) },
             self.p(),
             false,
         )
@@ -454,31 +687,41 @@ impl Analyzer {
             base_time_ns: abs(t.base_time_ns),
         };
         check(
-            unsafe { sys::fsdpa_set_trace_info(self.p(), &i) },
+            unsafe { sys::fsdpa_trace_info_set(self.p(), &i) },
             self.p(),
             false,
         )
     }
 
-    /// Set an analysis threshold by name (see [`param_list`]).
+    /// Set an analysis threshold by name to a decimal integer in its range
+    /// (see [`params`]); an unknown name or a bad value is
+    /// `Status::InvalidArgument` and the parameter keeps its value.
     pub fn set_param(&mut self, key: &str, value: &str) -> Result<()> {
         let (k, v) = (c_string(key.as_bytes())?, c_string(value.as_bytes())?);
         check(
-            unsafe { sys::fsdpa_set_param(self.p(), k.as_ptr(), v.as_ptr()) },
+            unsafe { sys::fsdpa_param_set(self.p(), k.as_ptr(), v.as_ptr()) },
             self.p(),
             false,
         )
+    }
+
+    /// The value parameter `key` has in this analyzer (`fsdpa_param_get()`).
+    pub fn param(&self, key: &str) -> Result<i64> {
+        let k = c_string(key.as_bytes())?;
+        let mut v = 0i64;
+        check(
+            unsafe { sys::fsdpa_param_get(self.p(), k.as_ptr(), &mut v) },
+            self.p(),
+            false,
+        )?;
+        Ok(v)
     }
 
     /// Trace metadata known so far.
     pub fn trace_info(&self) -> TraceInfo {
-        let mut i = sys::fsdpa_trace_info {
-            size: std::mem::size_of::<sys::fsdpa_trace_info>(),
-            rank: sys::FSDPA_ABSENT,
-            world_size: sys::FSDPA_ABSENT,
-            base_time_ns: sys::FSDPA_ABSENT,
-        };
-        unsafe { sys::fsdpa_get_trace_info(self.p(), &mut i) };
+        let mut i = sys::fsdpa_trace_info::sized();
+        unsafe { sys::fsdpa_trace_info_init(&mut i) };
+        unsafe { sys::fsdpa_trace_info_get(self.p(), &mut i) };
         TraceInfo {
             rank: opt(i.rank),
             world_size: opt(i.world_size),
@@ -488,41 +731,56 @@ impl Analyzer {
 
     /// Event counts so far.
     pub fn stats(&self) -> Result<Stats> {
-        // SAFETY: all-zero is a valid fsdpa_stats (integers only).
-        let mut s: Stats = unsafe { std::mem::zeroed() };
-        s.size = std::mem::size_of::<Stats>();
+        let mut s = Stats::sized();
         check(
-            unsafe { sys::fsdpa_get_stats(self.p(), &mut s) },
+            unsafe { sys::fsdpa_stats_get(self.p(), &mut s) },
             self.p(),
             false,
         )?;
         Ok(s)
     }
 
-    /// The `ProfilerStep#N` ranges so far, in start order.
-    pub fn steps(&self) -> Steps<'_> {
-        let n = unsafe { sys::fsdpa_step_count(self.p()) };
-        Steps { a: self, i: 0, n }
+    /// Run `f(ctx, &mut list)` and own the list it returns.
+    fn list<T: ListItem>(
+        &self,
+        f: impl FnOnce(*mut sys::fsdpa_ctx, *mut *mut sys::fsdpa_list) -> sys::fsdpa_status,
+    ) -> Result<List<T>> {
+        let p = self.p();
+        List::call(|out| f(p, out), |st| check(st, p, false))
     }
 
-    /// The GPU streams so far, by device then stream.
-    pub fn streams(&self) -> Streams<'_> {
-        let n = unsafe { sys::fsdpa_stream_count(self.p()) };
-        Streams { a: self, i: 0, n }
+    /// The `ProfilerStep#N` ranges so far, in start order (a snapshot:
+    /// `fsdpa_step_list()`).  A step's position is its step index
+    /// ([`Query::step`]).
+    pub fn step_list(&self) -> Result<List<Step>> {
+        self.list(|c, l| unsafe { sys::fsdpa_step_list(c, l) })
+    }
+
+    /// The GPU streams so far, by device then stream (`fsdpa_stream_list()`).
+    pub fn stream_list(&self) -> Result<List<Stream>> {
+        self.list(|c, l| unsafe { sys::fsdpa_stream_list(c, l) })
+    }
+
+    /// Iterator over [`Analyzer::step_list`] (no steps if the list cannot be
+    /// built, which only an allocation failure causes).
+    pub fn steps(&self) -> Steps {
+        self.step_list()
+            .map_or_else(|_| list::IntoIter::empty(), List::into_iter)
+    }
+
+    /// Iterator over [`Analyzer::stream_list`] (no streams if the list
+    /// cannot be built).
+    pub fn streams(&self) -> Streams {
+        self.stream_list()
+            .map_or_else(|_| list::IntoIter::empty(), List::into_iter)
     }
 
     /// GPU timeline density over a window (all selected streams unioned).
     pub fn timeline(&mut self, q: &Query) -> Result<Timeline> {
-        let cq = c_query(q);
-        let mut t = sys::fsdpa_timeline {
-            size: std::mem::size_of::<sys::fsdpa_timeline>(),
-            span_ns: 0,
-            busy_ns: 0,
-            density: 0.0,
-            activities: 0,
-        };
+        let cq = q.raw();
+        let mut t = sys::fsdpa_timeline::sized();
         check(
-            unsafe { sys::fsdpa_query_timeline(self.p(), &cq, &mut t) },
+            unsafe { sys::fsdpa_timeline_query(self.p(), &cq, &mut t) },
             self.p(),
             false,
         )?;
@@ -536,12 +794,10 @@ impl Analyzer {
 
     /// Communication / compute overlap over a window.
     pub fn overlap(&mut self, q: &Query) -> Result<Overlap> {
-        let cq = c_query(q);
-        // SAFETY: all-zero is a valid fsdpa_overlap.
-        let mut o: sys::fsdpa_overlap = unsafe { std::mem::zeroed() };
-        o.size = std::mem::size_of::<sys::fsdpa_overlap>();
+        let cq = q.raw();
+        let mut o = sys::fsdpa_overlap::sized();
         check(
-            unsafe { sys::fsdpa_query_overlap(self.p(), &cq, &mut o) },
+            unsafe { sys::fsdpa_overlap_query(self.p(), &cq, &mut o) },
             self.p(),
             false,
         )?;
@@ -566,106 +822,41 @@ impl Analyzer {
     /// The report of this trace alone; the input is named after
     /// [`Options::name`].
     pub fn report(&mut self, format: Format) -> Result<String> {
+        self.report_with(&format.into())
+    }
+
+    /// [`Analyzer::report`] with options (colors, text width, HTML step).
+    pub fn report_with(&mut self, opts: &ReportOptions) -> Result<String> {
         let name = self.name.clone();
-        report_many(&mut [self], &[name.as_deref()], format)
+        report_many_with(&mut [self], &[name.as_deref()], opts)
     }
 
-    /// The JSON report of this trace, parsed.
+    /// The findings of this trace's report, typed
+    /// (`fsdpa_report_findings()` over this analyzer alone).
+    pub fn findings(&mut self) -> Result<Vec<Finding>> {
+        report_findings(&mut [self])
+    }
+
+    /// The JSON report of this trace with its findings.
     pub fn result(&mut self) -> Result<Report> {
-        Report::parse(self.report(Format::Json)?)
+        Ok(Report {
+            json: self.report(Format::Json)?,
+            findings: self.findings()?,
+        })
+    }
+
+    /// The C context, valid while the analyzer lives: for calling
+    /// `fsdpa-sys` functions the safe API does not wrap.  Do not free it.
+    pub fn as_ptr(&self) -> *mut sys::fsdpa_ctx {
+        self.p()
     }
 }
 
-fn c_query(q: &Query) -> sys::fsdpa_query {
-    sys::fsdpa_query {
-        size: std::mem::size_of::<sys::fsdpa_query>(),
-        t0_ns: abs(q.t0_ns),
-        t1_ns: abs(q.t1_ns),
-        step: abs(q.step),
-        device: abs(q.device),
-        stream: abs(q.stream),
-    }
-}
-
-/// Iterator over steps (see [`Analyzer::steps`]).
-pub struct Steps<'a> {
-    a: &'a Analyzer,
-    i: usize,
-    n: usize,
-}
-
-impl Iterator for Steps<'_> {
-    type Item = Step;
-    fn next(&mut self) -> Option<Step> {
-        while self.i < self.n {
-            let mut s = sys::fsdpa_step {
-                size: std::mem::size_of::<sys::fsdpa_step>(),
-                number: 0,
-                start_ns: 0,
-                dur_ns: 0,
-            };
-            let st = unsafe { sys::fsdpa_get_step(self.a.p(), self.i, &mut s) };
-            self.i += 1;
-            if st == sys::FSDPA_OK {
-                return Some(Step {
-                    number: s.number,
-                    start_ns: s.start_ns,
-                    dur_ns: s.dur_ns,
-                });
-            }
-        }
-        None
-    }
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.n - self.i, Some(self.n - self.i))
-    }
-}
-impl ExactSizeIterator for Steps<'_> {}
-
-/// Iterator over GPU streams (see [`Analyzer::streams`]).
-pub struct Streams<'a> {
-    a: &'a Analyzer,
-    i: usize,
-    n: usize,
-}
-
-impl Iterator for Streams<'_> {
-    type Item = Stream;
-    fn next(&mut self) -> Option<Stream> {
-        while self.i < self.n {
-            // SAFETY: all-zero is a valid fsdpa_stream_info.
-            let mut s: sys::fsdpa_stream_info = unsafe { std::mem::zeroed() };
-            s.size = std::mem::size_of::<sys::fsdpa_stream_info>();
-            let st = unsafe { sys::fsdpa_get_stream(self.a.p(), self.i, &mut s) };
-            self.i += 1;
-            if st == sys::FSDPA_OK {
-                let role = match s.role {
-                    sys::FSDPA_ROLE_COMPUTE => Role::Compute,
-                    sys::FSDPA_ROLE_COMMUNICATION => Role::Communication,
-                    sys::FSDPA_ROLE_MEMORY => Role::Memory,
-                    sys::FSDPA_ROLE_MIXED => Role::Mixed,
-                    other => Role::Other(other.0),
-                };
-                return Some(Stream {
-                    device: s.device,
-                    stream: s.stream,
-                    role,
-                    kernels: s.kernels,
-                    comm_kernels: s.comm_kernels,
-                    memops: s.memops,
-                    busy_ns: s.busy_ns,
-                    first_ns: opt(s.first_ns),
-                    last_ns: opt(s.last_ns),
-                });
-            }
-        }
-        None
-    }
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.n - self.i, Some(self.n - self.i))
-    }
-}
-impl ExactSizeIterator for Streams<'_> {}
+/// Iterator over the steps (see [`Analyzer::steps`]); it owns its list, so
+/// it does not borrow the analyzer.
+pub type Steps = list::IntoIter<Step>;
+/// Iterator over the GPU streams (see [`Analyzer::streams`]).
+pub type Streams = list::IntoIter<Stream>;
 
 /// The report over several analyzers (the ranks of one job), one name per
 /// analyzer (`None` = "<input>").
@@ -673,6 +864,15 @@ pub fn report_many(
     analyzers: &mut [&mut Analyzer],
     paths: &[Option<&str>],
     format: Format,
+) -> Result<String> {
+    report_many_with(analyzers, paths, &format.into())
+}
+
+/// [`report_many`] with options (colors, text width, HTML step).
+pub fn report_many_with(
+    analyzers: &mut [&mut Analyzer],
+    paths: &[Option<&str>],
+    opts: &ReportOptions,
 ) -> Result<String> {
     if analyzers.is_empty() || paths.len() != analyzers.len() {
         return Err(Error::new(
@@ -689,15 +889,10 @@ pub fn report_many(
         .iter()
         .map(|n| n.as_ref().map_or(ptr::null(), |c| c.as_ptr()))
         .collect();
-    let opts = sys::fsdpa_report_options {
-        size: std::mem::size_of::<sys::fsdpa_report_options>(),
-        format: format.raw(),
-        color: 0,
-        html_step: sys::FSDPA_ABSENT,
-    };
+    let opts = opts.raw()?;
     let mut out: *mut c_char = ptr::null_mut();
     let mut len = 0usize;
-    let st = unsafe {
+    with_error(|err| unsafe {
         sys::fsdpa_report(
             ctxs.as_ptr(),
             name_ptrs.as_ptr(),
@@ -705,16 +900,26 @@ pub fn report_many(
             &opts,
             &mut out,
             &mut len,
+            err,
         )
-    };
-    check(st, ctxs[0], false)?;
+    })?;
     // SAFETY: out holds len bytes (plus a NUL) until fsdpa_free().
     Ok(unsafe { take_string(out, len) })
 }
 
+/// The JSON report over several analyzers (one per rank, each named by its
+/// entry of `paths`) with its findings.
+fn report_of(analyzers: &mut [&mut Analyzer], paths: &[Option<&str>]) -> Result<Report> {
+    let json = report_many(analyzers, paths, Format::Json)?;
+    Ok(Report {
+        json,
+        findings: report_findings(analyzers)?,
+    })
+}
+
 /// Analyze one trace per rank of a job (files, plain or gzip) and return the
-/// parsed JSON report: the same bytes `fsdpa analyze --format json` writes
-/// for the same paths.
+/// JSON report (the same bytes `fsdpa analyze --format json` writes for the
+/// same paths) with its findings.
 pub fn analyze<P: AsRef<Path>>(paths: &[P]) -> Result<Report> {
     let mut analyzers = Vec::with_capacity(paths.len());
     let mut names = Vec::with_capacity(paths.len());
@@ -730,7 +935,7 @@ pub fn analyze<P: AsRef<Path>>(paths: &[P]) -> Result<Report> {
     }
     let mut refs: Vec<&mut Analyzer> = analyzers.iter_mut().collect();
     let paths: Vec<Option<&str>> = names.iter().map(|n| Some(n.as_str())).collect();
-    Report::parse(report_many(&mut refs, &paths, Format::Json)?)
+    report_of(&mut refs, &paths)
 }
 
 /// Analyze a trace read from `r` (plain or gzip), fed in 1 MiB chunks.

@@ -5,11 +5,11 @@
 //! (`FSDPA_ABSENT`, a negative ratio, -1 for "not evaluated", a NULL string)
 //! are `None`, never 0.
 use crate::error::{check, cstr, Result};
-use crate::{c_query, opt, sys, Analyzer, Query};
+use crate::list::{list_item, ListItem};
+use crate::{opt, sys, Analyzer, Query};
 use std::ffi::CStr;
 use std::fmt;
 use std::os::raw::{c_char, c_int};
-use std::ptr;
 
 /// Number of histogram edges (`FSDPA_GAP_EDGES`: 1 µs … 1 s in 1-2-5 steps).
 pub const GAP_EDGES: usize = sys::FSDPA_GAP_EDGES;
@@ -38,39 +38,9 @@ fn chars(a: &[c_char]) -> String {
         .collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
-/// A string the context owns, copied (`None` for NULL).
+/// A string of a list item, copied (`None` for NULL).
 unsafe fn opt_cstr(p: *const c_char) -> Option<String> {
     (!p.is_null()).then(|| cstr(p))
-}
-
-/// The array protocol of the `fsdpa_query_*` functions that fill caller
-/// arrays: `*inout_n` is the capacity in, the number of rows out, and
-/// `FSDPA_EBUFS` says the capacity was too small.  Asks for the count with
-/// capacity 0, then fetches, growing again if the rows grew in between.
-fn array<T: Clone>(
-    ctx: *mut sys::fsdpa_ctx,
-    blank: T,
-    mut call: impl FnMut(*mut T, *mut usize) -> sys::fsdpa_status,
-) -> Result<Vec<T>> {
-    let mut n = 0usize;
-    let st = call(ptr::null_mut(), &mut n);
-    if st != sys::FSDPA_EBUFS {
-        check(st, ctx, false)?;
-    }
-    loop {
-        if n == 0 {
-            return Ok(Vec::new());
-        }
-        let cap = n;
-        let mut rows = vec![blank.clone(); cap];
-        let st = call(rows.as_mut_ptr(), &mut n);
-        if st == sys::FSDPA_EBUFS && n > cap {
-            continue;
-        }
-        check(st, ctx, false)?;
-        rows.truncate(n.min(cap));
-        return Ok(rows);
-    }
 }
 
 // ---------------------------------------------------------------- enums
@@ -875,9 +845,14 @@ impl From<&sys::fsdpa_backward_unit> for BackwardUnit {
     }
 }
 
-impl SyncWait {
-    /// SAFETY: `w.api` is NULL or a string the live context owns.
-    unsafe fn from_c(w: &sys::fsdpa_sync_wait) -> SyncWait {
+impl ListItem for SyncWait {
+    type Raw = sys::fsdpa_sync_wait;
+    const KIND: sys::fsdpa_list_kind = sys::FSDPA_LIST_SYNC_WAITS;
+    fn blank() -> sys::fsdpa_sync_wait {
+        sys::fsdpa_sync_wait::sized()
+    }
+    /// `w.api` is NULL or a string of the live list.
+    unsafe fn from_raw(w: &sys::fsdpa_sync_wait) -> SyncWait {
         SyncWait {
             api: cstr(w.api),
             count: w.count,
@@ -893,9 +868,14 @@ impl SyncWait {
     }
 }
 
-impl SyncCall {
-    /// SAFETY: the strings are NULL or owned by the live context.
-    unsafe fn from_c(c: &sys::fsdpa_sync_call) -> SyncCall {
+impl ListItem for SyncCall {
+    type Raw = sys::fsdpa_sync_call;
+    const KIND: sys::fsdpa_list_kind = sys::FSDPA_LIST_SYNC_CALLS;
+    fn blank() -> sys::fsdpa_sync_call {
+        sys::fsdpa_sync_call::sized()
+    }
+    /// The strings are NULL or strings of the live list.
+    unsafe fn from_raw(c: &sys::fsdpa_sync_call) -> SyncCall {
         SyncCall {
             api: cstr(c.api),
             pid: c.pid,
@@ -1023,6 +1003,39 @@ impl From<&sys::fsdpa_memory_step> for MemoryStep {
     }
 }
 
+list_item!(
+    CommSplit,
+    sys::fsdpa_comm_split,
+    sys::FSDPA_LIST_COMM_SPLITS
+);
+list_item!(FsdpUnit, sys::fsdpa_fsdp_unit, sys::FSDPA_LIST_FSDP_UNITS);
+list_item!(
+    BackwardStep,
+    sys::fsdpa_backward_step,
+    sys::FSDPA_LIST_BACKWARD_STEPS
+);
+list_item!(
+    BackwardUnit,
+    sys::fsdpa_backward_unit,
+    sys::FSDPA_LIST_BACKWARD_UNITS
+);
+list_item!(SyncStep, sys::fsdpa_sync_step, sys::FSDPA_LIST_SYNC_STEPS);
+list_item!(
+    MemoryDevice,
+    sys::fsdpa_memory_device,
+    sys::FSDPA_LIST_MEMORY_DEVICES
+);
+list_item!(
+    MemoryPoint,
+    sys::fsdpa_memory_point,
+    sys::FSDPA_LIST_MEMORY_POINTS
+);
+list_item!(
+    MemoryStep,
+    sys::fsdpa_memory_step,
+    sys::FSDPA_LIST_MEMORY_STEPS
+);
+
 // ---------------------------------------------------------------- queries
 
 impl Analyzer {
@@ -1037,180 +1050,121 @@ impl Analyzer {
         Ok(out)
     }
 
+    /// Run `f(ctx, &mut list)` and read the list it returns into a `Vec`
+    /// (the list is freed before returning).
+    fn vec<T: ListItem>(
+        &mut self,
+        f: impl FnOnce(*mut sys::fsdpa_ctx, *mut *mut sys::fsdpa_list) -> sys::fsdpa_status,
+    ) -> Result<Vec<T>> {
+        Ok(self.list(f)?.to_vec())
+    }
+
     /// Launch gaps, idle attribution (HTA's host wait / kernel wait / other)
     /// and density of the selected streams in the window.
     pub fn launch_gaps(&mut self, q: &Query) -> Result<LaunchGaps> {
-        let cq = c_query(q);
+        let cq = q.raw();
         let g = self.one(sys::fsdpa_launch_gaps::sized(), |c, o| unsafe {
-            sys::fsdpa_query_launch_gaps(c, &cq, o)
+            sys::fsdpa_launch_gaps_query(c, &cq, o)
         })?;
         Ok((&g).into())
     }
 
     /// Launch-call → GPU-start latency of the ops starting in the window.
     pub fn launch_latency(&mut self, q: &Query) -> Result<LaunchLatency> {
-        let cq = c_query(q);
+        let cq = q.raw();
         let l = self.one(sys::fsdpa_launch_latency::sized(), |c, o| unsafe {
-            sys::fsdpa_query_launch_latency(c, &cq, o)
+            sys::fsdpa_launch_latency_query(c, &cq, o)
         })?;
         Ok((&l).into())
     }
 
     /// Depth of the queue of launched-but-not-started ops.
     pub fn launch_queue(&mut self, q: &Query) -> Result<LaunchQueue> {
-        let cq = c_query(q);
+        let cq = q.raw();
         let l = self.one(sys::fsdpa_launch_queue::sized(), |c, o| unsafe {
-            sys::fsdpa_query_launch_queue(c, &cq, o)
+            sys::fsdpa_launch_queue_query(c, &cq, o)
         })?;
         Ok((&l).into())
     }
 
     /// The selection's communication split by collective type or process
-    /// group (`fsdpa_comm_split_count` entries, in the order of [`SplitBy`]).
+    /// group (`fsdpa_comm_split_list`, in the order of [`SplitBy`]).
     pub fn comm_split(&mut self, q: &Query, by: SplitBy) -> Result<Vec<CommSplit>> {
-        let cq = c_query(q);
-        let mut n = 0usize;
-        check(
-            unsafe { sys::fsdpa_comm_split_count(self.p(), &cq, by.raw(), &mut n) },
-            self.p(),
-            false,
-        )?;
-        (0..n)
-            .map(|i| {
-                let s = self.one(sys::fsdpa_comm_split::sized(), |c, o| unsafe {
-                    sys::fsdpa_query_comm_split(c, &cq, by.raw(), i, o)
-                })?;
-                Ok((&s).into())
-            })
-            .collect()
+        let cq = q.raw();
+        self.vec(|c, l| unsafe { sys::fsdpa_comm_split_list(c, &cq, by.raw(), l) })
     }
 
-    /// Per FSDP unit and phase over the whole trace (`fsdpa_get_fsdp_unit`):
-    /// units in the order they are first named, each unit's forward entry,
-    /// then the backward entries in the same unit order.
+    /// Per FSDP unit and phase over the whole trace (`fsdpa_fsdp_unit_list`
+    /// with a whole-trace query): units in the order they are first named,
+    /// each unit's forward entry, then the backward entries in the same
+    /// unit order.
     pub fn fsdp_units(&mut self) -> Result<Vec<FsdpUnit>> {
-        let n = unsafe { sys::fsdpa_fsdp_unit_count(self.p()) };
-        (0..n)
-            .map(|i| {
-                let u = self.one(sys::fsdpa_fsdp_unit::sized(), |c, o| unsafe {
-                    sys::fsdpa_get_fsdp_unit(c, i, o)
-                })?;
-                Ok((&u).into())
-            })
-            .collect()
+        self.vec(|c, l| unsafe { sys::fsdpa_fsdp_unit_list(c, std::ptr::null(), l) })
     }
 
     /// The same entries summed over the instances that start inside the
-    /// query's window (`fsdpa_query_fsdp_unit`; device and stream are
-    /// ignored); an entry without an instance there has `instances == 0`.
+    /// query's window (`fsdpa_fsdp_unit_list`; device and stream are
+    /// ignored); an entry without an instance there has `instances == 0`,
+    /// so the positions match [`Analyzer::fsdp_units`].
     pub fn fsdp_units_in(&mut self, q: &Query) -> Result<Vec<FsdpUnit>> {
-        let cq = c_query(q);
-        let n = unsafe { sys::fsdpa_fsdp_unit_count(self.p()) };
-        (0..n)
-            .map(|i| {
-                let u = self.one(sys::fsdpa_fsdp_unit::sized(), |c, o| unsafe {
-                    sys::fsdpa_query_fsdp_unit(c, &cq, i, o)
-                })?;
-                Ok((&u).into())
-            })
-            .collect()
+        let cq = q.raw();
+        self.vec(|c, l| unsafe { sys::fsdpa_fsdp_unit_list(c, &cq, l) })
     }
 
     /// The backward schedule over the whole trace (zigzag, no_prefetch,
     /// serialized or unknown).
     pub fn backward(&mut self) -> Result<Backward> {
         let b = self.one(sys::fsdpa_backward::sized(), |c, o| unsafe {
-            sys::fsdpa_query_backward(c, o)
+            sys::fsdpa_backward_get(c, o)
         })?;
         Ok((&b).into())
     }
 
     /// One entry per step with backward units, in time order.
     pub fn backward_steps(&mut self) -> Result<Vec<BackwardStep>> {
-        let n = unsafe { sys::fsdpa_backward_step_count(self.p()) };
-        (0..n)
-            .map(|i| {
-                let s = self.one(sys::fsdpa_backward_step::sized(), |c, o| unsafe {
-                    sys::fsdpa_get_backward_step(c, i, o)
-                })?;
-                Ok((&s).into())
-            })
-            .collect()
+        self.vec(|c, l| unsafe { sys::fsdpa_backward_step_list(c, l) })
     }
 
     /// The units of backward step `step_index` (an index into
     /// [`Analyzer::backward_steps`]), in backward order, with their links.
     pub fn backward_units(&mut self, step_index: usize) -> Result<Vec<BackwardUnit>> {
-        let mut n = 0usize;
-        check(
-            unsafe { sys::fsdpa_backward_unit_count(self.p(), step_index, &mut n) },
-            self.p(),
-            false,
-        )?;
-        (0..n)
-            .map(|j| {
-                let u = self.one(sys::fsdpa_backward_unit::sized(), |c, o| unsafe {
-                    sys::fsdpa_get_backward_unit(c, step_index, j, o)
-                })?;
-                Ok((&u).into())
-            })
-            .collect()
+        self.vec(|c, l| unsafe { sys::fsdpa_backward_unit_list(c, step_index, l) })
     }
 
     /// Blocking calls (stream / event / device synchronize, synchronous
     /// copies, frees) per API, largest total first; the query selects calls
     /// by start, device and waited stream.
     pub fn sync_waits(&mut self, q: &Query) -> Result<Vec<SyncWait>> {
-        let (cq, p) = (c_query(q), self.p());
-        let rows = array(p, sys::fsdpa_sync_wait::sized(), |out, n| unsafe {
-            sys::fsdpa_query_sync_waits(p, &cq, out, n)
-        })?;
-        // SAFETY: the names are owned by the context, alive here.
-        Ok(rows
-            .iter()
-            .map(|w| unsafe { SyncWait::from_c(w) })
-            .collect())
+        let cq = q.raw();
+        self.vec(|c, l| unsafe { sys::fsdpa_sync_wait_list(c, &cq, l) })
     }
 
     /// Every selected blocking call, by start, with what it waited for.
     pub fn sync_calls(&mut self, q: &Query) -> Result<Vec<SyncCall>> {
-        let (cq, p) = (c_query(q), self.p());
-        let rows = array(p, sys::fsdpa_sync_call::sized(), |out, n| unsafe {
-            sys::fsdpa_query_sync_calls(p, &cq, out, n)
-        })?;
-        // SAFETY: the strings are owned by the context, alive here.
-        Ok(rows
-            .iter()
-            .map(|c| unsafe { SyncCall::from_c(c) })
-            .collect())
+        let cq = q.raw();
+        self.vec(|c, l| unsafe { sys::fsdpa_sync_call_list(c, &cq, l) })
     }
 
     /// Blocking time per step, for the steps whose start lies in the window.
     pub fn sync_steps(&mut self, q: &Query) -> Result<Vec<SyncStep>> {
-        let (cq, p) = (c_query(q), self.p());
-        let rows = array(p, sys::fsdpa_sync_step::sized(), |out, n| unsafe {
-            sys::fsdpa_query_sync_steps(p, &cq, out, n)
-        })?;
-        Ok(rows.iter().map(SyncStep::from).collect())
+        let cq = q.raw();
+        self.vec(|c, l| unsafe { sys::fsdpa_sync_step_list(c, &cq, l) })
     }
 
     /// Allocator calls, memory levels and fragmentation over the window
     /// (`q.device` picks the device of the level fields; `q.stream` is ignored).
     pub fn memory(&mut self, q: &Query) -> Result<MemorySummary> {
-        let cq = c_query(q);
+        let cq = q.raw();
         let m = self.one(sys::fsdpa_memory_summary::sized(), |c, o| unsafe {
-            sys::fsdpa_query_memory(c, &cq, o)
+            sys::fsdpa_memory_query(c, &cq, o)
         })?;
         Ok((&m).into())
     }
 
     /// Memory levels per device with memory events (by Device Type, then Id).
     pub fn memory_devices(&mut self, q: &Query) -> Result<Vec<MemoryDevice>> {
-        let (cq, p) = (c_query(q), self.p());
-        let rows = array(p, sys::fsdpa_memory_device::sized(), |out, n| unsafe {
-            sys::fsdpa_query_memory_devices(p, &cq, out, n)
-        })?;
-        Ok(rows.iter().map(MemoryDevice::from).collect())
+        let cq = q.raw();
+        self.vec(|c, l| unsafe { sys::fsdpa_memory_device_list(c, &cq, l) })
     }
 
     /// Allocated / reserved timeline of one device (`None` = the primary
@@ -1223,21 +1177,15 @@ impl Analyzer {
         device: Option<i64>,
         buckets: usize,
     ) -> Result<Vec<MemoryPoint>> {
-        let (cq, p) = (c_query(q), self.p());
+        let cq = q.raw();
         let dev = device.unwrap_or(sys::FSDPA_ABSENT);
-        let rows = array(p, sys::fsdpa_memory_point::sized(), |out, n| unsafe {
-            sys::fsdpa_query_memory_series(p, &cq, dev, buckets, out, n)
-        })?;
-        Ok(rows.iter().map(MemoryPoint::from).collect())
+        self.vec(|c, l| unsafe { sys::fsdpa_memory_series_list(c, &cq, dev, buckets, l) })
     }
 
     /// Allocator activity and memory levels per step, for the steps whose
     /// start lies in the window.
     pub fn memory_steps(&mut self, q: &Query) -> Result<Vec<MemoryStep>> {
-        let (cq, p) = (c_query(q), self.p());
-        let rows = array(p, sys::fsdpa_memory_step::sized(), |out, n| unsafe {
-            sys::fsdpa_query_memory_steps(p, &cq, out, n)
-        })?;
-        Ok(rows.iter().map(MemoryStep::from).collect())
+        let cq = q.raw();
+        self.vec(|c, l| unsafe { sys::fsdpa_memory_step_list(c, &cq, l) })
     }
 }

@@ -1,18 +1,61 @@
-//! The JSON report (schema `fsdpa.report/1`, docs/report-contract.md) with
-//! typed accessors for what bindings need most; the rest is reachable as
-//! [`json::Value`](crate::json::Value).
-use crate::error::{Error, Result, Status};
-use crate::json::Value;
+//! Reports and findings.  The report is the library's text (JSON schema
+//! `fsdpa.report/1`, docs/report-contract.md; or text, or HTML); the
+//! findings are typed, read from `fsdpa_report_findings()` /
+//! `fsdpa_summary_findings()`: the same list, in the same order, as the JSON
+//! report's `findings[]`, with nothing parsed here.
+use crate::error::cstr;
+use crate::list::{List, ListItem};
+use crate::sys;
+use std::fmt;
 
-/// Severity of a finding.
+/// Severity of a finding (`fsdpa_severity`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
-    /// "info"
+    /// "info": worth knowing; nothing to fix
     Info,
-    /// "warning"
+    /// "warning": costs time worth recovering
     Warning,
-    /// "critical"
+    /// "critical": the main reason the GPUs are not busy
     Critical,
+}
+
+impl Severity {
+    /// The severity of a C value.  A value this binding does not know (a
+    /// newer library) is read as the nearest known one, so an unknown
+    /// higher severity still sorts above `Warning`.
+    pub fn from_raw(s: sys::fsdpa_severity) -> Severity {
+        match s.0 {
+            i32::MIN..=0 => Severity::Info,
+            1 => Severity::Warning,
+            _ => Severity::Critical,
+        }
+    }
+    /// The C value.
+    pub fn raw(self) -> sys::fsdpa_severity {
+        match self {
+            Severity::Info => sys::FSDPA_SEVERITY_INFO,
+            Severity::Warning => sys::FSDPA_SEVERITY_WARNING,
+            Severity::Critical => sys::FSDPA_SEVERITY_CRITICAL,
+        }
+    }
+    /// The library's name (`fsdpa_severity_name()`): "info", "warning",
+    /// "critical", as in the JSON report.
+    pub fn name(self) -> &'static str {
+        // SAFETY: the function returns a static NUL-terminated string.
+        let p = unsafe { sys::fsdpa_severity_name(self.raw()) };
+        if p.is_null() {
+            return "";
+        }
+        unsafe { std::ffi::CStr::from_ptr(p) }
+            .to_str()
+            .unwrap_or("")
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// A time range a viewer should jump to: absolute ns, `[start_ns, end_ns)`.
@@ -24,231 +67,97 @@ pub struct Range {
     pub end_ns: i64,
 }
 
-/// One finding (ids and meanings: docs/report-contract.md).
-#[derive(Clone, Debug, PartialEq)]
+/// One finding (`fsdpa_finding`; ids and what each cost measures:
+/// docs/report-contract.md).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
-    /// stable id, e.g. "exposed-comm"
+    /// stable id, e.g. "exposed-comm", "straggler-rank"
     pub id: String,
     /// severity
     pub severity: Severity,
-    /// rank the finding is about
-    pub rank: i64,
-    /// step number, `None` for rank-wide findings
+    /// the rank the finding is about; `None` for a job-wide finding
+    pub rank: Option<i64>,
+    /// ProfilerStep number it is about; `None` = the whole trace
     pub step: Option<i64>,
     /// one line
     pub title: String,
-    /// the numbers, in words
+    /// the numbers it rests on, in sentences
     pub detail: String,
-    /// what to do
+    /// what to do, chosen from the evidence
     pub advice: String,
-    /// the time the problem costs (ns), if known
+    /// the time it costs (the finding's own definition; findings are
+    /// ordered by it); `None` if the library marks it absent
     pub cost_ns: Option<i64>,
-    /// the evidence object (includes "ranges")
-    pub evidence: Value,
-    /// evidence.ranges, worst first
+    /// its `evidence` object as the library's JSON text (ranges included)
+    pub evidence_json: String,
+    /// the evidence time ranges, worst first
     pub ranges: Vec<Range>,
 }
 
-/// `inputs[]`: one per rank.
+impl ListItem for Finding {
+    type Raw = sys::fsdpa_finding;
+    const KIND: sys::fsdpa_list_kind = sys::FSDPA_LIST_FINDINGS;
+    fn blank() -> sys::fsdpa_finding {
+        sys::fsdpa_finding::sized()
+    }
+    unsafe fn from_raw(f: &sys::fsdpa_finding) -> Finding {
+        let ranges = if f.nranges == 0 || f.ranges.is_null() {
+            Vec::new()
+        } else {
+            std::slice::from_raw_parts(f.ranges, f.nranges)
+                .iter()
+                .map(|r| Range {
+                    start_ns: r.start_ns,
+                    end_ns: r.end_ns,
+                })
+                .collect()
+        };
+        let opt = |v: i64| (v != sys::FSDPA_ABSENT).then_some(v);
+        Finding {
+            id: cstr(f.id),
+            severity: Severity::from_raw(f.severity),
+            rank: opt(f.rank),
+            step: opt(f.step),
+            title: cstr(f.title),
+            detail: cstr(f.detail),
+            advice: cstr(f.advice),
+            cost_ns: opt(f.cost_ns),
+            evidence_json: cstr(f.evidence_json),
+            ranges,
+        }
+    }
+}
+
+impl List<Finding> {
+    /// The highest severity among the findings (`fsdpa_findings_worst()`),
+    /// `None` if there are none.
+    pub fn worst(&self) -> Option<Severity> {
+        // SAFETY: the list is alive (or NULL: -1).
+        let w = unsafe { sys::fsdpa_findings_worst(self.as_ptr()) };
+        (w >= 0).then(|| Severity::from_raw(sys::fsdpa_severity(w)))
+    }
+}
+
+/// A JSON report and its findings.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Input {
-    /// name given for the input
-    pub path: String,
-    /// rank
-    pub rank: i64,
-    /// world size, if the trace says
-    pub world_size: Option<i64>,
-    /// events seen
-    pub events: i64,
-    /// input bytes fed (compressed, as given)
-    pub bytes: i64,
-}
-
-/// `ranks[].steps[]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReportStep {
-    /// "ProfilerStep#N"
-    pub name: String,
-    /// absolute start
-    pub start_ns: i64,
-    /// CPU duration
-    pub dur_ns: i64,
-}
-
-/// `ranks[].streams[]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReportStream {
-    /// device
-    pub device: i64,
-    /// stream id
-    pub stream: i64,
-    /// "compute", "communication", "memory" or "mixed"
-    pub role: String,
-    /// kernel events
-    pub kernels: i64,
-    /// |union of GPU activity|
-    pub busy_ns: i64,
-}
-
-/// One rank's part.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RankReport {
-    /// rank
-    pub rank: i64,
-    /// last GPU end − first GPU start, if any GPU activity
-    pub span_ns: Option<i64>,
-    /// CPU steps
-    pub steps: Vec<ReportStep>,
-    /// GPU streams
-    pub streams: Vec<ReportStream>,
-    /// the whole rank object (launch_gaps, overlap, fsdp, sync_waits, allocator, ...)
-    pub value: Value,
-}
-
-/// The parsed report.
-#[derive(Clone, Debug, PartialEq)]
 pub struct Report {
-    /// the library's text, byte for byte
+    /// the library's text, byte for byte (`fsdpa.report/1`: what
+    /// `fsdpa analyze --format json` writes for the same inputs)
     pub json: String,
-    /// the whole document
-    pub value: Value,
-    /// "fsdpa.report/1"
-    pub schema: String,
-    /// library version
-    pub version: String,
-    /// one per rank
-    pub inputs: Vec<Input>,
-    /// one per rank
-    pub ranks: Vec<RankReport>,
-    /// all findings, ordered by the time they cost
+    /// the findings of the same report, typed, in its order (by the time
+    /// they cost)
     pub findings: Vec<Finding>,
 }
 
-fn bad(what: &str) -> Error {
-    Error::new(Status::Other(0), format!("report JSON: {what}"))
-}
-fn int(v: &Value, what: &str) -> Result<i64> {
-    v.as_i64().ok_or_else(|| bad(what))
-}
-fn opt_int(v: &Value, what: &str) -> Result<Option<i64>> {
-    if v.is_null() {
-        Ok(None)
-    } else {
-        int(v, what).map(Some)
-    }
-}
-fn string(v: &Value, what: &str) -> Result<String> {
-    v.as_str().map(str::to_owned).ok_or_else(|| bad(what))
-}
-
 impl Report {
-    /// Parse the text `fsdpa_report()` wrote in JSON format.
-    pub fn parse(json: String) -> Result<Report> {
-        let value = Value::parse(&json).map_err(|e| bad(&e.to_string()))?;
-        let inputs = value
-            .get("inputs")
-            .as_array()
-            .iter()
-            .map(|i| {
-                Ok(Input {
-                    path: string(i.get("path"), "inputs[].path")?,
-                    rank: int(i.get("rank"), "inputs[].rank")?,
-                    world_size: opt_int(i.get("world_size"), "inputs[].world_size")?,
-                    events: int(i.get("events"), "inputs[].events")?,
-                    bytes: int(i.get("bytes"), "inputs[].bytes")?,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let ranks = value
-            .get("ranks")
-            .as_array()
-            .iter()
-            .map(|r| {
-                let steps = r
-                    .get("steps")
-                    .as_array()
-                    .iter()
-                    .map(|s| {
-                        Ok(ReportStep {
-                            name: string(s.get("name"), "steps[].name")?,
-                            start_ns: int(s.get("start_ns"), "steps[].start_ns")?,
-                            dur_ns: int(s.get("dur_ns"), "steps[].dur_ns")?,
-                        })
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                let streams = r
-                    .get("streams")
-                    .as_array()
-                    .iter()
-                    .map(|s| {
-                        Ok(ReportStream {
-                            device: int(s.get("device"), "streams[].device")?,
-                            stream: int(s.get("stream"), "streams[].stream")?,
-                            role: string(s.get("role"), "streams[].role")?,
-                            kernels: int(s.get("kernels"), "streams[].kernels")?,
-                            busy_ns: int(s.get("busy_ns"), "streams[].busy_ns")?,
-                        })
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                Ok(RankReport {
-                    rank: int(r.get("rank"), "ranks[].rank")?,
-                    span_ns: opt_int(r.get("span_ns"), "ranks[].span_ns")?,
-                    steps,
-                    streams,
-                    value: r.clone(),
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let findings = value
-            .get("findings")
-            .as_array()
-            .iter()
-            .map(|f| {
-                let severity = match f.get("severity").as_str() {
-                    Some("info") => Severity::Info,
-                    Some("warning") => Severity::Warning,
-                    Some("critical") => Severity::Critical,
-                    _ => return Err(bad("findings[].severity")),
-                };
-                let evidence = f.get("evidence").clone();
-                let ranges = evidence
-                    .get("ranges")
-                    .as_array()
-                    .iter()
-                    .map(|r| {
-                        Ok(Range {
-                            start_ns: int(r.get("start_ns"), "ranges[].start_ns")?,
-                            end_ns: int(r.get("end_ns"), "ranges[].end_ns")?,
-                        })
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                Ok(Finding {
-                    id: string(f.get("id"), "findings[].id")?,
-                    severity,
-                    rank: int(f.get("rank"), "findings[].rank")?,
-                    step: opt_int(f.get("step"), "findings[].step")?,
-                    title: string(f.get("title"), "findings[].title")?,
-                    detail: string(f.get("detail"), "findings[].detail")?,
-                    advice: string(f.get("advice"), "findings[].advice")?,
-                    cost_ns: opt_int(f.get("cost_ns"), "findings[].cost_ns")?,
-                    evidence,
-                    ranges,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Report {
-            schema: string(value.get("schema"), "schema")?,
-            version: string(value.get("version"), "version")?,
-            inputs,
-            ranks,
-            findings,
-            value,
-            json,
-        })
-    }
-
     /// Iterator over the findings (ordered by the time they cost).
     pub fn findings(&self) -> std::slice::Iter<'_, Finding> {
         self.findings.iter()
+    }
+
+    /// The highest severity among the findings, `None` if there are none
+    /// (what `fsdpa analyze --fail-on` compares).
+    pub fn worst(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.severity).max()
     }
 }

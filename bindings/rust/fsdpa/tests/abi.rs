@@ -1,24 +1,56 @@
-//! fsdpa-sys matches the C header: struct sizes/offsets, enum values,
-//! constants and function signatures, compared with the table a C program
-//! generated from fsdpa.h prints (bindings/abi/).
+//! fsdpa-sys matches the C header: every struct (size, alignment, each
+//! field's name, offset, size and C type), enum values, constants, the
+//! whole-trace query initialiser, the opaque handles and function
+//! signatures, compared with the table a C program generated from fsdpa.h
+//! prints (bindings/abi/); and the library loaded is that header's
+//! (`libfsdpa.so.2`, version 0.2).
 mod common;
-use fsdpa::json::Value;
+use common::json::Value;
 use fsdpa::sys;
 
+fn abi() -> Value {
+    Value::parse(&common::abi_json()).unwrap()
+}
+
+/// Whether the table marks a declaration experimental (inside
+/// `#ifdef FSDPA_EXPERIMENTAL`).
+fn experimental(v: &Value) -> bool {
+    v.get("experimental") == &Value::Bool(true)
+}
+
+/// A declaration of the header this build of fsdpa-sys must mirror: every
+/// stable one, and the experimental ones with the `experimental` feature
+/// (on through the `fsdpa` crate's default features).
+fn must_mirror(v: &Value) -> bool {
+    !experimental(v) || cfg!(feature = "experimental")
+}
+
+/// The C type of a field as the table spells it, with an array's length
+/// expression (`int64_t [FSDPA_GAP_BINS]`) replaced by the length the
+/// compiler computed (`count`), as fsdpa-sys spells it.
+fn field_type(f: &Value) -> String {
+    let t = f.get("type").as_str().unwrap().to_string();
+    match (t.find(" ["), f.get("count").as_i64()) {
+        (Some(i), Some(n)) => format!("{} [{n}]", &t[..i]),
+        _ => t,
+    }
+}
+
 #[test]
-fn structs_match_header() {
-    let abi = Value::parse(&common::abi_json()).unwrap();
+fn every_struct_matches_header() {
+    let abi = abi();
     let structs = abi.get("structs");
-    for (name, size, align, fields) in sys::layouts() {
+    let layouts = sys::layouts();
+    for (name, size, align, fields) in &layouts {
         let c = structs.get(name);
         assert!(!c.is_null(), "{name} is not in fsdpa.h any more");
-        assert_eq!(Some(size as i64), c.get("size").as_i64(), "sizeof({name})");
+        assert_eq!(Some(*size as i64), c.get("size").as_i64(), "sizeof({name})");
         assert_eq!(
-            Some(align as i64),
+            Some(*align as i64),
             c.get("align").as_i64(),
             "_Alignof({name})"
         );
-        let theirs: Vec<(String, i64, i64)> = c
+        let theirs: Vec<(String, i64, i64, String)> = c
             .get("fields")
             .as_array()
             .iter()
@@ -27,58 +59,189 @@ fn structs_match_header() {
                     f.get("name").as_str().unwrap().to_string(),
                     f.get("offset").as_i64().unwrap(),
                     f.get("size").as_i64().unwrap(),
+                    field_type(f),
                 )
             })
             .collect();
-        let mine: Vec<(String, i64, i64)> = fields
+        let mine: Vec<(String, i64, i64, String)> = fields
             .iter()
-            .map(|&(n, o, s)| (n.to_string(), o as i64, s as i64))
+            .map(|(n, o, s, t)| (n.to_string(), *o as i64, *s as i64, t.clone()))
             .collect();
-        assert_eq!(mine, theirs, "fields of {name} (name, offset, size)");
+        assert_eq!(mine, theirs, "fields of {name} (name, offset, size, type)");
+        assert_eq!(
+            sys::experimental().contains(name),
+            experimental(c),
+            "{name}: experimental in fsdpa-sys as in the header"
+        );
     }
-    let mirrored: Vec<&str> = sys::layouts().iter().map(|l| l.0).collect();
+    // no struct of the header is left out: a struct the header gains fails
+    // here until fsdpa-sys declares it (and this test checks its layout)
+    let mirrored: Vec<&str> = layouts.iter().map(|l| l.0).collect();
     let missing: Vec<&str> = structs
         .as_object()
         .iter()
+        .filter(|(k, v)| must_mirror(v) && !mirrored.contains(&k.as_str()))
         .map(|(k, _)| k.as_str())
-        .filter(|k| !mirrored.contains(k))
         .collect();
-    if !missing.is_empty() {
-        println!("# note: header structs fsdpa-sys does not mirror: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "header structs fsdpa-sys does not declare: {missing:?}"
+    );
+    assert!(mirrored.len() >= 33, "{mirrored:?}");
+    // the opaque handles, by name
+    let opaque: Vec<&str> = abi
+        .get("opaque")
+        .as_array()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(sys::opaque(), opaque);
+}
+
+/// Every struct with a `size` field gets it from `sized()`, and `sized()`
+/// zeroes the rest (the blank every query and list item starts from).
+#[test]
+fn sized_sets_the_size() {
+    fn check<T: sys::Layout>(s: T, size: usize) {
+        assert_eq!(size, std::mem::size_of::<T>(), "{}", T::NAME);
+        let bytes = unsafe {
+            std::slice::from_raw_parts(&s as *const T as *const u8, std::mem::size_of::<T>())
+        };
+        assert!(
+            bytes[std::mem::size_of::<usize>()..]
+                .iter()
+                .all(|&b| b == 0),
+            "{}",
+            T::NAME
+        );
     }
+    macro_rules! each {
+        ($($t:ident),*) => {$( { let s = sys::$t::sized(); let n = s.size; check(s, n); } )*};
+    }
+    each!(
+        fsdpa_allocator,
+        fsdpa_options,
+        fsdpa_error,
+        fsdpa_event,
+        fsdpa_trace_info,
+        fsdpa_stats,
+        fsdpa_step,
+        fsdpa_stream_info,
+        fsdpa_query,
+        fsdpa_timeline,
+        fsdpa_launch_gaps,
+        fsdpa_launch_latency,
+        fsdpa_launch_queue,
+        fsdpa_overlap,
+        fsdpa_comm_split,
+        fsdpa_fsdp_unit,
+        fsdpa_backward,
+        fsdpa_backward_step,
+        fsdpa_backward_unit,
+        fsdpa_sync_wait,
+        fsdpa_sync_call,
+        fsdpa_sync_step,
+        fsdpa_memory_summary,
+        fsdpa_memory_device,
+        fsdpa_memory_point,
+        fsdpa_memory_step,
+        fsdpa_report_options,
+        fsdpa_finding,
+        fsdpa_param,
+        fsdpa_crossrank,
+        fsdpa_crossrank_rank,
+        fsdpa_summary_options
+    );
 }
 
 #[test]
 fn enums_and_constants_match_header() {
-    let abi = Value::parse(&common::abi_json()).unwrap();
+    let abi = abi();
+    let enums = abi.get("enums");
+    let mut declared = Vec::new();
     for (name, size, values) in sys::enums() {
-        let c = abi.get("enums").get(name);
+        declared.push(name);
+        let c = enums.get(name);
         assert!(!c.is_null(), "enum {name} is not in fsdpa.h any more");
         assert_eq!(Some(size as i64), c.get("size").as_i64(), "sizeof({name})");
-        for &(k, v) in values {
-            assert_eq!(c.get("values").get(k).as_i64(), Some(v as i64), "{k}");
+        let theirs: Vec<(&str, Option<i64>)> = c
+            .get("values")
+            .as_object()
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_i64()))
+            .collect();
+        let mine: Vec<(&str, Option<i64>)> =
+            values.iter().map(|&(k, v)| (k, Some(v as i64))).collect();
+        assert_eq!(mine, theirs, "values of {name}");
+    }
+    let unmirrored: Vec<&str> = enums
+        .as_object()
+        .iter()
+        .filter(|(k, v)| must_mirror(v) && !declared.contains(&k.as_str()))
+        .map(|(k, _)| k.as_str())
+        .collect();
+    if !unmirrored.is_empty() {
+        println!("# note: header enums fsdpa-sys does not mirror: {unmirrored:?}");
+    }
+    assert_eq!(
+        enums.get("fsdpa_query_field").get("c_type").as_str(),
+        Some("enum fsdpa_query_field")
+    );
+
+    let k = abi.get("constants");
+    let mine: [(&str, i64); 7] = [
+        ("FSDPA_ABSENT", sys::FSDPA_ABSENT),
+        ("FSDPA_VERSION_MAJOR", sys::FSDPA_VERSION_MAJOR),
+        ("FSDPA_VERSION_MINOR", sys::FSDPA_VERSION_MINOR),
+        ("FSDPA_VERSION_PATCH", sys::FSDPA_VERSION_PATCH),
+        ("FSDPA_VERSION_HEX", sys::FSDPA_VERSION_HEX as i64),
+        ("FSDPA_GAP_EDGES", sys::FSDPA_GAP_EDGES as i64),
+        ("FSDPA_GAP_BINS", sys::FSDPA_GAP_BINS as i64),
+    ];
+    for (name, v) in mine {
+        assert_eq!(k.get(name).as_i64(), Some(v), "{name}");
+    }
+    assert_eq!(k.as_object().len(), mine.len(), "constants of the header");
+    assert_eq!(fsdpa::GAP_BINS, sys::FSDPA_GAP_BINS);
+}
+
+/// `FSDPA_QUERY_INIT` as the compiler sees it: sys's constant, and the
+/// crate's whole-trace query, are the same bytes.
+#[test]
+fn query_initializer_matches_header() {
+    let abi = abi();
+    let init = abi.get("initializers").get("FSDPA_QUERY_INIT");
+    assert_eq!(init.get("struct").as_str(), Some("fsdpa_query"));
+    let v = init.get("values");
+    for q in [sys::FSDPA_QUERY_INIT, fsdpa::Query::all().raw()] {
+        let mine = [
+            ("size", q.size as i64),
+            ("fields", q.fields as i64),
+            ("t0_ns", q.t0_ns),
+            ("t1_ns", q.t1_ns),
+            ("step", q.step),
+            ("device", q.device),
+            ("stream", q.stream),
+        ];
+        assert_eq!(v.as_object().len(), mine.len());
+        for (f, x) in mine {
+            assert_eq!(v.get(f).as_i64(), Some(x), "FSDPA_QUERY_INIT.{f}");
         }
     }
-    let k = abi.get("constants");
-    assert_eq!(k.get("FSDPA_ABSENT").as_i64(), Some(sys::FSDPA_ABSENT));
+    let mut q = sys::fsdpa_query::sized();
+    q.fields = 31;
+    q.step = 7;
+    unsafe { sys::fsdpa_query_init(&mut q) };
     assert_eq!(
-        k.get("FSDPA_VERSION_MAJOR").as_i64(),
-        Some(sys::FSDPA_VERSION_MAJOR)
-    );
-    assert_eq!(
-        k.get("FSDPA_GAP_EDGES").as_i64(),
-        Some(sys::FSDPA_GAP_EDGES as i64)
-    );
-    assert_eq!(
-        k.get("FSDPA_GAP_BINS").as_i64(),
-        Some(sys::FSDPA_GAP_BINS as i64)
+        format!("{q:?}"),
+        format!("{:?}", sys::FSDPA_QUERY_INIT),
+        "fsdpa_query_init() = FSDPA_QUERY_INIT"
     );
 }
 
 /// The header's spelling of a type with `struct T` written as `T` where `T`
 /// is one of its structs: every public struct is `typedef struct T {..} T`,
-/// so both name the same type (fsdpa_summary_report() spells its report
-/// options `const struct fsdpa_report_options *`).
+/// so both name the same type.
 fn canonical(c_type: &str, structs: &Value) -> String {
     let mut out = String::new();
     let mut rest = c_type;
@@ -102,7 +265,7 @@ fn canonical(c_type: &str, structs: &Value) -> String {
 
 #[test]
 fn canonical_spelling() {
-    let abi = Value::parse(&common::abi_json()).unwrap();
+    let abi = abi();
     let s = abi.get("structs");
     assert_eq!(
         canonical("const struct fsdpa_report_options *", s),
@@ -117,7 +280,7 @@ fn canonical_spelling() {
 
 #[test]
 fn signatures_match_header() {
-    let abi = Value::parse(&common::abi_json()).unwrap();
+    let abi = abi();
     let funcs = abi.get("functions");
     let structs = abi.get("structs");
     let mut declared = Vec::new();
@@ -137,23 +300,61 @@ fn signatures_match_header() {
             .map(|p| canonical(p.as_str().unwrap(), structs))
             .collect();
         assert_eq!(params, theirs, "{name} parameters");
+        assert_eq!(
+            sys::experimental().contains(&name),
+            experimental(c),
+            "{name}: experimental in fsdpa-sys as in the header"
+        );
     }
     let unwrapped: Vec<&str> = funcs
         .as_object()
         .iter()
+        .filter(|(k, v)| must_mirror(v) && !declared.contains(&k.as_str()))
         .map(|(k, _)| k.as_str())
-        .filter(|k| !declared.contains(k))
         .collect();
     if !unwrapped.is_empty() {
         println!("# note: header functions fsdpa-sys does not declare: {unwrapped:?}");
     }
+    // what fsdpa-sys marks experimental is exactly the header's list
+    let mut theirs: Vec<&str> = abi
+        .get("experimental")
+        .as_array()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let mut mine = sys::experimental();
+    theirs.sort();
+    mine.sort();
+    if cfg!(feature = "experimental") {
+        assert_eq!(mine, theirs);
+    } else {
+        assert!(mine.is_empty());
+    }
 }
 
+/// The library this test runs against is the header's: same version, and
+/// the shared object mapped into the process is `libfsdpa.so.2` (the SONAME
+/// of 0.2; 0.1 was `libfsdpa.so.1`).
 #[test]
 fn loaded_library_is_this_header() {
-    let abi = Value::parse(&common::abi_json()).unwrap();
+    let abi = abi();
     assert_eq!(
         Some(fsdpa::version().as_str()),
         abi.get("header_version").as_str()
     );
+    assert_eq!(unsafe { sys::fsdpa_version() }, sys::FSDPA_VERSION_HEX);
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    let libs: Vec<&str> = maps
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .filter(|p| p.contains("libfsdpa"))
+        .collect();
+    assert!(!libs.is_empty(), "libfsdpa is not mapped");
+    for p in &libs {
+        // the loader opens the SONAME, a link to libfsdpa.so.2.0.0
+        assert!(
+            p.ends_with("libfsdpa.so.2.0.0") || p.ends_with(sys::SONAME),
+            "{p}"
+        );
+    }
 }

@@ -8,8 +8,8 @@
 //!   (the library's serialization, independent of this crate's structs);
 //! - the Python binding's results for the same queries, field by field.
 mod common;
+use common::json::Value;
 use common::{assert_values_eq, ratio_eq, ToValue};
-use fsdpa::json::Value;
 use fsdpa::{Analyzer, Query, SplitBy};
 use std::collections::BTreeMap;
 
@@ -217,6 +217,42 @@ fn launch_family_matches_report_and_truth() {
         let gs = a.launch_gaps(&Query::step(i as i64)).unwrap();
         same(&format!("step {i}"), &gs.v(), s, GPU_KEYS);
     }
+}
+
+/// The typed findings are the report's `findings[]` (the cpu-sync-stall
+/// evidence and the rest), and a zero query is the whole trace for every
+/// query on this trace, which has something in each family.
+#[test]
+fn findings_and_zero_query() {
+    let (path, _) = mixed();
+    let report = Value::parse(&common::cli_report(&[&path])).unwrap();
+    let mut a = analyzer(&path);
+    let f = a.findings().unwrap();
+    assert!(f.iter().any(|f| f.id == "cpu-sync-stall"), "{f:?}");
+    common::assert_findings_match("mixed", &f, &report);
+    common::assert_zero_query_is_no_query(&a);
+
+    // the item sizes of the list kinds the tiny trace leaves empty
+    // (tests/queries.rs has the others)
+    use common::assert_item_sizes as items;
+    use fsdpa::sys;
+    let (ctx, q) = (a.as_ptr(), std::ptr::null());
+    let mut l = std::ptr::null_mut();
+    let ok = |st: sys::fsdpa_status| assert_eq!(st, sys::FSDPA_OK);
+    ok(unsafe { sys::fsdpa_fsdp_unit_list(ctx, q, &mut l) });
+    items::<sys::fsdpa_fsdp_unit>(l);
+    ok(unsafe { sys::fsdpa_backward_step_list(ctx, &mut l) });
+    items::<sys::fsdpa_backward_step>(l);
+    ok(unsafe { sys::fsdpa_backward_unit_list(ctx, 0, &mut l) });
+    items::<sys::fsdpa_backward_unit>(l);
+    ok(unsafe { sys::fsdpa_sync_wait_list(ctx, q, &mut l) });
+    items::<sys::fsdpa_sync_wait>(l);
+    ok(unsafe { sys::fsdpa_sync_call_list(ctx, q, &mut l) });
+    items::<sys::fsdpa_sync_call>(l);
+    ok(unsafe { sys::fsdpa_memory_device_list(ctx, q, &mut l) });
+    items::<sys::fsdpa_memory_device>(l);
+    ok(unsafe { sys::fsdpa_memory_series_list(ctx, q, sys::FSDPA_ABSENT, 8, &mut l) });
+    items::<sys::fsdpa_memory_point>(l);
 }
 
 #[test]

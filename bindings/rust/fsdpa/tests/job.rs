@@ -1,12 +1,16 @@
 //! The functions over the ranks of one job, on a generated 3-rank trace
 //! (tools/tracegen `straggler`: rank 2 starts every step 1.5 ms late, each
 //! rank on its own clock): the cross-rank analysis against the report's
-//! `cross_rank` section, the generator's truth and the Python binding;
-//! summaries against the CLI report; annotated copies against the findings.
+//! `cross_rank` section, the generator's truth and the Python binding; the
+//! typed findings (straggler-rank included) against the report's;
+//! summaries against the CLI report; annotated copies (experimental)
+//! against the findings.
 mod common;
+use common::json::Value;
 use common::{assert_values_eq, ToValue};
-use fsdpa::json::Value;
-use fsdpa::{Analyzer, AnnotateOptions, Options, Status, SummaryOptions};
+#[cfg(feature = "experimental")]
+use fsdpa::AnnotateOptions;
+use fsdpa::{Analyzer, Options, Status, SummaryOptions};
 
 fn job() -> Vec<(String, Value)> {
     let ranks = common::tracegen(
@@ -124,6 +128,7 @@ print(json.dumps({"crossrank": fsdpa.crossrank(az).to_dict(),
     let py = common::python_json(SCRIPT, &paths);
     assert_values_eq("crossrank", &x.v(), py.get("crossrank"));
     assert_values_eq("crossrank_ranks", &ranks.v(), py.get("ranks"));
+    #[cfg(feature = "experimental")]
     for i in 0..az.len() {
         let ev = Value::parse(&fsdpa::annotate_events(&mut refs(&mut az), i).unwrap()).unwrap();
         assert_values_eq(
@@ -153,10 +158,19 @@ fn summaries_give_the_report() {
         r.json, cli,
         "report of the merged summaries = the CLI's, byte for byte"
     );
-    assert_eq!(r.ranks.len(), 3);
+    let report = Value::parse(&cli).unwrap();
+    assert_eq!(report.get("ranks").as_array().len(), 3);
     assert!(r
         .findings()
-        .any(|f| f.id == "straggler-rank" && f.rank == 2));
+        .any(|f| f.id == "straggler-rank" && f.rank == Some(2)));
+    // the summary's typed findings are the report's, and those of the
+    // analyzers the summaries were written from
+    common::assert_findings_match("merged summary", &r.findings, &report);
+    assert_eq!(fsdpa::summary_findings(&merged).unwrap(), r.findings);
+    assert_eq!(
+        fsdpa::report_findings(&mut refs(&mut az)).unwrap(),
+        r.findings
+    );
     let left = fsdpa::summary_merge(&[fsdpa::summary_merge(&sums[..2]).unwrap(), sums[2].clone()])
         .unwrap();
     let right = fsdpa::summary_merge(&[sums[0].clone(), fsdpa::summary_merge(&sums[1..]).unwrap()])
@@ -171,10 +185,21 @@ fn summaries_give_the_report() {
         one.json
     );
 
+    // errors of calls without one context come from their fsdpa_error:
+    // the message, which input, where in it
     let e = fsdpa::summary_merge(&["{not a summary"]).unwrap_err();
     assert_eq!(e.status, Status::Parse);
     assert!(e.message.starts_with("input 0"), "{}", e.message);
+    assert_eq!(e.input, Some(0));
+    let off = e.offset.expect("byte offset in the summary");
+    assert!((0..=14).contains(&off), "{off}");
+    let e = fsdpa::summary_merge(&[sums[0].as_str(), "[1, 2]"]).unwrap_err();
+    assert_eq!((e.status, e.input), (Status::Parse, Some(1)));
+    assert!(e.message.starts_with("input 1"), "{}", e.message);
     let e = fsdpa::summary_report("{not a summary").unwrap_err();
+    assert_eq!(e.status, Status::Parse);
+    assert!(!e.message.is_empty());
+    let e = fsdpa::summary_findings("{not a summary").unwrap_err();
     assert_eq!(e.status, Status::Parse);
     assert_eq!(
         fsdpa::summary_merge::<&str>(&[]).unwrap_err().status,
@@ -187,25 +212,66 @@ fn summaries_give_the_report() {
     let e = fsdpa::summary_report_with(&merged, &capped).unwrap_err();
     assert_eq!(e.status, Status::Limit, "{}", e.message);
     assert!(fsdpa::summary_merge_with(&sums, &capped).is_err());
+    let e = fsdpa::summary_findings_with(&merged, &capped).unwrap_err();
+    assert_eq!(e.status, Status::Limit, "{}", e.message);
+}
+
+/// The typed findings of the job are the report's `findings[]`, the
+/// cross-rank straggler-rank included; one rank alone has its own.
+#[test]
+fn job_findings_match_report() {
+    let job = job();
+    let paths: Vec<&str> = job.iter().map(|(p, _)| p.as_str()).collect();
+    let report = Value::parse(&common::cli_report(&paths)).unwrap();
+    let mut az = analyzers(&paths);
+    let f = fsdpa::report_findings(&mut refs(&mut az)).unwrap();
+    common::assert_findings_match("job", &f, &report);
+    let s = f
+        .iter()
+        .find(|f| f.id == "straggler-rank")
+        .expect("straggler-rank");
+    assert_eq!(s.rank, Some(2));
+    let r = fsdpa::analyze(&paths).unwrap();
+    assert_eq!(r.findings, f);
+    for (i, a) in az.iter_mut().enumerate() {
+        let one = Value::parse(&common::cli_report(&paths[i..i + 1])).unwrap();
+        common::assert_findings_match(&format!("rank {i} alone"), &a.findings().unwrap(), &one);
+    }
+    // a context that is not there: the error names the input
+    let ctxs = [az[0].as_ptr(), std::ptr::null_mut()];
+    let mut err = fsdpa::sys::fsdpa_error::sized();
+    let mut out = std::ptr::null_mut();
+    let st = unsafe { fsdpa::sys::fsdpa_report_findings(ctxs.as_ptr(), 2, &mut out, &mut err) };
+    assert_eq!(st, fsdpa::sys::FSDPA_EINVAL);
+    assert!(out.is_null());
+    assert_eq!(err.status, fsdpa::sys::FSDPA_EINVAL);
+    assert_ne!(err.message[0], 0, "a message");
+    // a NULL fsdpa_error is allowed
+    let st = unsafe {
+        fsdpa::sys::fsdpa_report_findings(ctxs.as_ptr(), 2, &mut out, std::ptr::null_mut())
+    };
+    assert_eq!(st, fsdpa::sys::FSDPA_EINVAL);
 }
 
 /// µs with three decimals on the trace's clock (relative to its base) → ns.
+#[cfg(feature = "experimental")]
 fn ns(us: &Value, base: i64) -> i64 {
     (us.as_f64().unwrap() * 1000.0).round() as i64 + base
 }
 
+#[cfg(feature = "experimental")]
 #[test]
 fn annotations_are_the_findings() {
     let job = job();
     let paths: Vec<&str> = job.iter().map(|(p, _)| p.as_str()).collect();
     let mut az = analyzers(&paths);
-    let report = fsdpa::report_many(
-        &mut refs(&mut az),
-        &paths.iter().map(|p| Some(*p)).collect::<Vec<_>>(),
-        fsdpa::Format::Json,
-    )
-    .unwrap();
-    let report = fsdpa::Report::parse(report).unwrap();
+    let names: Vec<Option<&str>> = paths.iter().map(|p| Some(*p)).collect();
+    let text = fsdpa::report_many(&mut refs(&mut az), &names, fsdpa::Format::Json).unwrap();
+    let report_v = Value::parse(&text).unwrap();
+    let report = fsdpa::Report {
+        json: text,
+        findings: fsdpa::report_findings(&mut refs(&mut az)).unwrap(),
+    };
     let i = 2;
     let base = az[i].trace_info().base_time_ns.unwrap_or(0);
     let text = fsdpa::annotate_events(&mut refs(&mut az), i).unwrap();
@@ -220,7 +286,7 @@ fn annotations_are_the_findings() {
         Some("fsdpa findings")
     );
     // one slice per evidence range of each finding of rank 2, at its range
-    let mine: Vec<&fsdpa::Finding> = report.findings().filter(|f| f.rank == 2).collect();
+    let mine: Vec<&fsdpa::Finding> = report.findings().filter(|f| f.rank == Some(2)).collect();
     assert!(mine.iter().any(|f| f.id == "straggler-rank"));
     for f in &mine {
         let slices: Vec<&Value> = events
@@ -271,16 +337,18 @@ fn annotations_are_the_findings() {
     let mut copy = analyzers(&[paths[0], paths[1], &out]);
     let names = [Some(paths[0]), Some(paths[1]), Some(paths[2])];
     let again = fsdpa::report_many(&mut refs(&mut copy), &names, fsdpa::Format::Json).unwrap();
-    let again = fsdpa::Report::parse(again).unwrap();
-    assert_eq!(again.ranks, report.ranks);
-    assert_eq!(again.findings, report.findings);
+    let again_v = Value::parse(&again).unwrap();
+    assert_eq!(again_v.get("ranks"), report_v.get("ranks"));
     assert_eq!(
-        again.value.get("cross_rank"),
-        report.value.get("cross_rank")
+        fsdpa::report_findings(&mut refs(&mut copy)).unwrap(),
+        report.findings
     );
+    assert_eq!(again_v.get("findings"), report_v.get("findings"));
+    assert_eq!(again_v.get("cross_rank"), report_v.get("cross_rank"));
+    let input_events = |v: &Value| v.get("inputs").at(2).get("events").as_i64().unwrap();
     assert_eq!(
-        again.inputs[2].events,
-        report.inputs[2].events + events.len() as i64
+        input_events(&again_v),
+        input_events(&report_v) + events.len() as i64
     );
 
     // gzip by name, forced on and off
@@ -311,7 +379,7 @@ fn annotations_are_the_findings() {
     for p in [&gz, &forced, &plain] {
         let mut b = Analyzer::new().unwrap();
         b.feed_file(p).unwrap();
-        assert_eq!(b.stats().unwrap().events as i64, again.inputs[2].events);
+        assert_eq!(b.stats().unwrap().events as i64, input_events(&again_v));
     }
 
     // not the trace analyzer i read: refused, nothing written
@@ -326,6 +394,7 @@ fn annotations_are_the_findings() {
     .unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument, "{}", e.message);
     assert!(!common::exists(&wrong));
+    assert!(!e.message.is_empty());
     let e = fsdpa::annotate_events(&mut refs(&mut az), 3).unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument);
 }

@@ -15,8 +15,8 @@
 mod common;
 use common::BASE;
 use fsdpa::{
-    Analyzer, BackwardPattern, LaunchGaps, MemoryStep, Query, SplitBy, Status, SyncStep, GAP_BINS,
-    GAP_EDGES,
+    sys, Analyzer, BackwardPattern, LaunchGaps, MemoryStep, Query, SplitBy, Status, SyncStep,
+    GAP_BINS, GAP_EDGES,
 };
 
 fn tiny() -> Analyzer {
@@ -382,4 +382,170 @@ fn queries_between_feeds() {
         split,
         a.comm_split(&Query::all(), SplitBy::Collective).unwrap()
     );
+}
+
+/// A `Query` sets the `fields` bit of each selector it has, and nothing
+/// else: the builder, the fields and the C struct agree.
+#[test]
+fn query_fields_mask() {
+    assert_eq!(Query::default(), Query::all());
+    assert_eq!(Query::all().fields(), 0);
+    assert_eq!(Query::all().raw().fields, 0);
+    assert_eq!(
+        Query::step(2).raw().fields,
+        sys::FSDPA_QUERY_STEP,
+        "Query::step sets the step bit"
+    );
+    assert_eq!(Query::step(2).raw().step, 2);
+    let q = Query::all()
+        .window(BASE, BASE + 5)
+        .in_step(1)
+        .device(0)
+        .stream(7);
+    assert_eq!(
+        q,
+        Query {
+            t0_ns: Some(BASE),
+            t1_ns: Some(BASE + 5),
+            step: Some(1),
+            device: Some(0),
+            stream: Some(7),
+        }
+    );
+    let r = q.raw();
+    assert_eq!(r.fields, 0x1f);
+    assert_eq!(
+        (r.size, r.t0_ns, r.t1_ns, r.step, r.device, r.stream),
+        (
+            std::mem::size_of::<sys::fsdpa_query>(),
+            BASE,
+            BASE + 5,
+            1,
+            0,
+            7
+        )
+    );
+    for (q, bit) in [
+        (Query::all().since(1), sys::FSDPA_QUERY_T0),
+        (Query::all().until(1), sys::FSDPA_QUERY_T1),
+        (Query::all().in_step(0), sys::FSDPA_QUERY_STEP),
+        (Query::all().device(0), sys::FSDPA_QUERY_DEVICE),
+        (Query::all().stream(0), sys::FSDPA_QUERY_STREAM),
+    ] {
+        assert_eq!(q.fields(), bit, "{q:?}");
+    }
+    // device 0 and stream 0 are selections, not "unset": with their bits a
+    // zero selects device 0 (the tiny trace's only one) or stream 0 (none)
+    let mut a = tiny();
+    assert_eq!(
+        a.timeline(&Query::all().device(0)).unwrap(),
+        a.timeline(&Query::all()).unwrap()
+    );
+    assert_eq!(a.timeline(&Query::all().device(1)).unwrap().activities, 0);
+    assert_eq!(a.timeline(&Query::all().stream(0)).unwrap().activities, 0);
+    // a step combined with bounds: their intersection (step 1 = [1000,
+    // 2000) us; from 1150 us: only the last gemm)
+    let t = a.timeline(&Query::step(1).since(BASE + 1_150_000)).unwrap();
+    assert_eq!((t.busy_ns, t.activities), (300_000, 1));
+}
+
+#[test]
+fn zero_query_is_no_query() {
+    common::assert_zero_query_is_no_query(&tiny());
+}
+
+use common::{bytes, first_size, padded};
+
+/// Structs cross the ABI at `min(caller size, library size)`: a larger
+/// caller struct is filled up to the library's size and its tail left
+/// alone (input: ignored), the first size itself works, and a size below
+/// it (0 included: it no longer means "current") is refused.
+#[test]
+fn struct_sizes() {
+    let a = tiny();
+    let ctx = a.as_ptr();
+    let q = sys::FSDPA_QUERY_INIT;
+    let n = std::mem::size_of::<sys::fsdpa_timeline>();
+    let mut exact = sys::fsdpa_timeline::sized();
+    assert_eq!(
+        unsafe { sys::fsdpa_timeline_query(ctx, &q, &mut exact) },
+        sys::FSDPA_OK
+    );
+    // output larger than the library's: filled, tail untouched
+    let mut big = padded::<sys::fsdpa_timeline>(n + 64);
+    let st = unsafe { sys::fsdpa_timeline_query(ctx, &q, big.as_mut_ptr().cast()) };
+    assert_eq!(st, sys::FSDPA_OK);
+    let exact_bytes = unsafe { std::slice::from_raw_parts(&exact as *const _ as *const u8, n) };
+    assert_eq!(&bytes(&big)[8..n], &exact_bytes[8..]);
+    assert!(bytes(&big)[n..].iter().all(|&b| b == 0xAB), "tail written");
+    assert_eq!(big[0], (n + 64) as u64, "the size field is the caller's");
+    // input larger than the library's: the bytes past it are ignored
+    let mut qbig = padded::<sys::fsdpa_query>(std::mem::size_of::<sys::fsdpa_query>() + 64);
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            (&Query::step(1).raw() as *const sys::fsdpa_query as *const u8).add(8),
+            (qbig.as_mut_ptr() as *mut u8).add(8),
+            std::mem::size_of::<sys::fsdpa_query>() - 8,
+        )
+    };
+    let mut t1 = sys::fsdpa_timeline::sized();
+    let st = unsafe { sys::fsdpa_timeline_query(ctx, qbig.as_ptr().cast(), &mut t1) };
+    assert_eq!(st, sys::FSDPA_OK);
+    let mut a2 = tiny();
+    let want = a2.timeline(&Query::step(1)).unwrap();
+    assert_eq!((t1.busy_ns, t1.activities), (want.busy_ns, want.activities));
+    // too small: refused, nothing written
+    for size in [0, first_size::<sys::fsdpa_timeline>() - 1] {
+        let mut small = padded::<sys::fsdpa_timeline>(size);
+        let st = unsafe { sys::fsdpa_timeline_query(ctx, &q, small.as_mut_ptr().cast()) };
+        assert_eq!(st, sys::FSDPA_EINVAL, "output size {size}");
+        assert!(bytes(&small)[8..].iter().all(|&b| b == 0xAB));
+    }
+    for size in [0, first_size::<sys::fsdpa_query>() - 1] {
+        let small = sys::fsdpa_query {
+            size,
+            ..sys::FSDPA_QUERY_INIT
+        };
+        let mut t = sys::fsdpa_timeline::sized();
+        let st = unsafe { sys::fsdpa_timeline_query(ctx, &small, &mut t) };
+        assert_eq!(st, sys::FSDPA_EINVAL, "query size {size}");
+    }
+
+    // list items, every kind the tiny trace fills (generated.rs: the rest)
+    use common::assert_item_sizes as items;
+    let mut l = std::ptr::null_mut();
+    assert_eq!(unsafe { sys::fsdpa_step_list(ctx, &mut l) }, sys::FSDPA_OK);
+    items::<sys::fsdpa_step>(l);
+    assert_eq!(
+        unsafe { sys::fsdpa_stream_list(ctx, &mut l) },
+        sys::FSDPA_OK
+    );
+    items::<sys::fsdpa_stream_info>(l);
+    let st = unsafe { sys::fsdpa_comm_split_list(ctx, &q, sys::FSDPA_SPLIT_COLLECTIVE, &mut l) };
+    assert_eq!(st, sys::FSDPA_OK);
+    items::<sys::fsdpa_comm_split>(l);
+    let st = unsafe { sys::fsdpa_sync_step_list(ctx, &q, &mut l) };
+    assert_eq!(st, sys::FSDPA_OK);
+    items::<sys::fsdpa_sync_step>(l);
+    let st = unsafe { sys::fsdpa_memory_step_list(ctx, &q, &mut l) };
+    assert_eq!(st, sys::FSDPA_OK);
+    items::<sys::fsdpa_memory_step>(l);
+    assert_eq!(unsafe { sys::fsdpa_param_list(&mut l) }, sys::FSDPA_OK);
+    items::<sys::fsdpa_param>(l);
+    let ctxs = [ctx];
+    let st =
+        unsafe { sys::fsdpa_crossrank_rank_list(ctxs.as_ptr(), 1, &mut l, std::ptr::null_mut()) };
+    assert_eq!(st, sys::FSDPA_OK);
+    items::<sys::fsdpa_crossrank_rank>(l);
+    let st = unsafe { sys::fsdpa_report_findings(ctxs.as_ptr(), 1, &mut l, std::ptr::null_mut()) };
+    assert_eq!(st, sys::FSDPA_OK);
+    if unsafe { sys::fsdpa_list_count(l) } > 0 {
+        items::<sys::fsdpa_finding>(l);
+    } else {
+        unsafe { sys::fsdpa_list_free(l) };
+    }
+    // NULL lists: no items, no kind, freeing is a no-op
+    assert_eq!(unsafe { sys::fsdpa_list_count(std::ptr::null()) }, 0);
+    assert_eq!(unsafe { sys::fsdpa_list_type(std::ptr::null()) }.0, 0);
+    unsafe { sys::fsdpa_list_free(std::ptr::null_mut()) };
 }

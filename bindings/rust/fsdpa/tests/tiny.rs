@@ -1,8 +1,11 @@
 //! The hand-written trace whose numbers are known exactly
-//! (bindings/testdata/README.md), fed in several chunkings; errors; events.
+//! (bindings/testdata/README.md), fed in several chunkings; errors (one
+//! channel per kind of call); events; lists; parameters.
 mod common;
+use common::json::Value;
 use common::BASE;
-use fsdpa::{Analyzer, Event, Options, Query, Role, Status, Step, Stream, TraceInfo};
+use fsdpa::{sys, Analyzer, Event, Options, Query, Role, Status, Step, Stream, TraceInfo};
+use std::ffi::CStr;
 
 fn check_tiny(a: &mut Analyzer) {
     assert_eq!(
@@ -152,43 +155,90 @@ fn report_accessors() {
     .unwrap();
     a.feed_file(common::tiny()).unwrap();
     let r = a.result().unwrap();
-    assert_eq!(r.schema, "fsdpa.report/1");
-    assert_eq!(r.version, fsdpa::version());
+    // the report is the library's JSON text; the figures the 0.1 crate
+    // parsed out of it are the analyzer's queries, and equal it
+    let v = Value::parse(&r.json).unwrap();
+    assert_eq!(v.get("schema").as_str(), Some("fsdpa.report/1"));
+    assert_eq!(v.get("version").as_str(), Some(fsdpa::version().as_str()));
+    let input = v.get("inputs").at(0);
     assert_eq!(
         (
-            r.inputs[0].path.as_str(),
-            r.inputs[0].rank,
-            r.inputs[0].world_size
+            input.get("path").as_str(),
+            input.get("rank").as_i64(),
+            input.get("world_size").as_i64()
         ),
-        ("tiny", 1, Some(2))
+        (Some("tiny"), Some(1), Some(2))
     );
-    let rank = &r.ranks[0];
-    assert_eq!(rank.span_ns, Some(1_480_000));
-    let steps: Vec<(&str, i64, i64)> = rank
-        .steps
+    let stats = a.stats().unwrap();
+    assert_eq!(input.get("events").as_i64(), Some(stats.events as i64));
+    assert_eq!(input.get("bytes").as_i64(), Some(stats.input_bytes as i64));
+    let rank = v.get("ranks").at(0);
+    assert_eq!(rank.get("span_ns").as_i64(), Some(1_480_000));
+    assert_eq!(
+        rank.get("span_ns").as_i64(),
+        a.timeline(&Query::all()).unwrap().span_ns
+    );
+    let steps: Vec<(String, i64, i64)> = rank
+        .get("steps")
+        .as_array()
         .iter()
-        .map(|s| (s.name.as_str(), s.start_ns, s.dur_ns))
+        .map(|s| {
+            (
+                s.get("name").as_str().unwrap().to_string(),
+                s.get("start_ns").as_i64().unwrap(),
+                s.get("dur_ns").as_i64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         steps,
         vec![
-            ("ProfilerStep#5", BASE, 1_000_000),
-            ("ProfilerStep#6", BASE + 1_000_000, 1_000_000)
+            ("ProfilerStep#5".to_string(), BASE, 1_000_000),
+            ("ProfilerStep#6".to_string(), BASE + 1_000_000, 1_000_000)
         ]
     );
-    let streams: Vec<(i64, &str, i64, i64)> = rank
-        .streams
+    let mine: Vec<(String, i64, i64)> = a
+        .steps()
+        .map(|s| (format!("ProfilerStep#{}", s.number), s.start_ns, s.dur_ns))
+        .collect();
+    assert_eq!(mine, steps);
+    let streams: Vec<(i64, String, i64, i64)> = rank
+        .get("streams")
+        .as_array()
         .iter()
-        .map(|s| (s.stream, s.role.as_str(), s.kernels, s.busy_ns))
+        .map(|s| {
+            (
+                s.get("stream").as_i64().unwrap(),
+                s.get("role").as_str().unwrap().to_string(),
+                s.get("kernels").as_i64().unwrap(),
+                s.get("busy_ns").as_i64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         streams,
         vec![
-            (7, "compute", 3, 460_000),
-            (20, "communication", 1, 200_000)
+            (7, "compute".to_string(), 3, 460_000),
+            (20, "communication".to_string(), 1, 200_000)
         ]
     );
+    let mine: Vec<(i64, String, i64, i64)> = a
+        .streams()
+        .map(|s| {
+            (
+                s.stream,
+                s.role.as_str().to_string(),
+                s.kernels as i64,
+                s.busy_ns,
+            )
+        })
+        .collect();
+    assert_eq!(mine, streams);
+    // the typed findings are the report's, field by field
+    common::assert_findings_match("tiny", &r.findings, &v);
+    assert_eq!(r.findings, a.findings().unwrap());
     for f in r.findings() {
+        assert_eq!(f.rank, Some(1));
         for rg in &f.ranges {
             assert!(rg.start_ns <= rg.end_ns);
         }
@@ -197,6 +247,156 @@ fn report_accessors() {
         .report(fsdpa::Format::Text)
         .unwrap()
         .contains("ProfilerStep"));
+}
+
+/// Lists are snapshots the caller owns: they keep their items when more
+/// events arrive and after the analyzer is gone.
+#[test]
+fn lists_are_snapshots() {
+    let data = tiny_bytes();
+    let mut a = Analyzer::new().unwrap();
+    // before any event: empty lists, not errors
+    let none = a.step_list().unwrap();
+    assert!(none.is_empty() && none.get(0).is_none());
+    a.feed(&data).unwrap();
+    a.finish().unwrap();
+    let steps = a.step_list().unwrap();
+    let streams = a.stream_list().unwrap();
+    assert_eq!(
+        unsafe { sys::fsdpa_list_type(steps.as_ptr()) },
+        sys::FSDPA_LIST_STEPS
+    );
+    assert_eq!(unsafe { sys::fsdpa_list_count(steps.as_ptr()) }, 2);
+    assert_eq!(none.len(), 0, "a list taken earlier does not grow");
+    let want: Vec<Step> = a.steps().collect();
+    drop(a);
+    assert_eq!(steps.to_vec(), want, "the list outlives its analyzer");
+    assert_eq!(steps.len(), 2);
+    assert_eq!(steps.get(1).map(|s| s.number), Some(6));
+    assert!(steps.get(2).is_none());
+    assert_eq!(
+        steps.iter().rev().map(|s| s.number).collect::<Vec<_>>(),
+        [6, 5]
+    );
+    assert_eq!(streams.iter().len(), 2);
+    assert_eq!(
+        (&streams).into_iter().map(|s| s.stream).collect::<Vec<_>>(),
+        [7, 20]
+    );
+    // a list is Send and Sync: read from another thread
+    let n = std::thread::spawn(move || streams.into_iter().map(|s| s.kernels).sum::<u64>())
+        .join()
+        .unwrap();
+    assert_eq!(n, 4);
+    // the kind is checked: a list of steps is not read as streams
+    let mut raw = std::ptr::null_mut();
+    let mut b = Analyzer::new().unwrap();
+    b.feed_file(common::tiny()).unwrap();
+    assert_eq!(
+        unsafe { sys::fsdpa_step_list(b.as_ptr(), &mut raw) },
+        sys::FSDPA_OK
+    );
+    let e = unsafe { fsdpa::List::<Stream>::from_raw(raw) }.unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument);
+}
+
+/// The message of a failed call on one analyzer is the context's
+/// (`fsdpa_errmsg()`), cleared on entry of the next call: "" (and no
+/// offset) after a successful one.
+#[test]
+fn context_error_is_cleared_by_the_next_call() {
+    let errmsg = |a: &Analyzer| unsafe {
+        CStr::from_ptr(sys::fsdpa_errmsg(a.as_ptr()))
+            .to_string_lossy()
+            .into_owned()
+    };
+    let offset = |a: &Analyzer| unsafe { sys::fsdpa_error_offset(a.as_ptr()) };
+    let mut a = Analyzer::new().unwrap();
+    let e = a.set_param("no.such.param", "1").unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument);
+    assert!(!e.message.is_empty());
+    assert_eq!(errmsg(&a), e.message);
+    a.feed_file(common::tiny()).unwrap();
+    assert_eq!(errmsg(&a), "");
+    let e = a.timeline(&Query::step(99)).unwrap_err();
+    assert_eq!(errmsg(&a), e.message);
+    a.stats().unwrap();
+    assert_eq!(errmsg(&a), "");
+
+    let mut b = Analyzer::new().unwrap();
+    let e = b
+        .feed(b"{\"traceEvents\": [}")
+        .and_then(|_| b.finish())
+        .unwrap_err();
+    assert_eq!(e.status, Status::Parse);
+    assert!(e.offset.is_some());
+    assert_eq!(Some(offset(&b)), e.offset);
+    assert_eq!(errmsg(&b), e.message);
+    // queries still answer after an input error, and clear it
+    b.stats().unwrap();
+    assert_eq!((errmsg(&b), offset(&b)), (String::new(), sys::FSDPA_ABSENT));
+}
+
+#[test]
+fn params() {
+    let ps = fsdpa::params().unwrap();
+    assert!(ps.len() >= 10, "{ps:?}");
+    let mut names: Vec<&str> = ps.iter().map(|p| p.name.as_str()).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), ps.len(), "unique names");
+    // the text form is what `fsdpa params` prints
+    let cli = std::process::Command::new(common::cli())
+        .arg("params")
+        .output()
+        .unwrap();
+    assert!(cli.status.success());
+    assert_eq!(fsdpa::param_list(), String::from_utf8(cli.stdout).unwrap());
+    let mut a = Analyzer::new().unwrap();
+    for p in &ps {
+        assert!(
+            p.min_value <= p.default_value && p.default_value <= p.max_value,
+            "{p:?}"
+        );
+        assert!(!p.description.is_empty(), "{}", p.name);
+        assert_eq!(a.param(&p.name).unwrap(), p.default_value, "{}", p.name);
+    }
+    // set and read back; out of range or not an integer: refused, value kept
+    let kw = ps
+        .iter()
+        .find(|p| p.name == "launch.kernel_wait_ns")
+        .unwrap();
+    a.set_param(&kw.name, "1000").unwrap();
+    assert_eq!(a.param(&kw.name).unwrap(), 1000);
+    for bad in ["x", "1.5", ""] {
+        let e = a.set_param(&kw.name, bad).unwrap_err();
+        assert_eq!(e.status, Status::InvalidArgument, "{bad:?}");
+    }
+    if kw.min_value > i64::MIN {
+        let below = (kw.min_value - 1).to_string();
+        assert_eq!(
+            a.set_param(&kw.name, &below).unwrap_err().status,
+            Status::InvalidArgument
+        );
+    }
+    if kw.max_value < i64::MAX {
+        let above = (kw.max_value as i128 + 1).to_string();
+        assert_eq!(
+            a.set_param(&kw.name, &above).unwrap_err().status,
+            Status::InvalidArgument
+        );
+    }
+    assert_eq!(a.param(&kw.name).unwrap(), 1000);
+    // a parameter changes the analysis: the launch gaps use it
+    a.feed_file(common::tiny()).unwrap();
+    assert_eq!(
+        a.launch_gaps(&Query::all())
+            .unwrap()
+            .kernel_wait_threshold_ns,
+        1000
+    );
+    let e = a.param("no.such.param").unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument);
 }
 
 #[test]
@@ -262,7 +462,7 @@ fn other_errors() {
 #[test]
 fn events_match_json() {
     let text = std::fs::read_to_string(common::tiny()).unwrap();
-    let doc = fsdpa::json::Value::parse(&text).unwrap();
+    let doc = Value::parse(&text).unwrap();
     let mut a = Analyzer::new().unwrap();
     a.set_trace_info(TraceInfo {
         rank: Some(1),
@@ -270,7 +470,7 @@ fn events_match_json() {
         base_time_ns: Some(BASE),
     })
     .unwrap();
-    let us = |v: &fsdpa::json::Value| v.as_f64().map(|x| (x * 1000.0).round() as i64);
+    let us = |v: &Value| v.as_f64().map(|x| (x * 1000.0).round() as i64);
     for e in doc.get("traceEvents").as_array() {
         let args = e.get("args");
         let ph = e.get("ph").as_str().unwrap();
@@ -348,4 +548,40 @@ fn analyzer_is_send() {
     .join()
     .unwrap();
     check_tiny(&mut a);
+}
+
+/// Report options: the text fits the width asked for (100 columns by
+/// default), colors are ANSI escapes, and a width outside 40 .. 1000 is
+/// refused.
+#[test]
+fn report_options() {
+    let mut a = Analyzer::new().unwrap();
+    a.feed_file(common::sample()).unwrap();
+    let cols = |t: &str| t.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    let plain = a.report(fsdpa::Format::Text).unwrap();
+    assert!(cols(&plain) <= 100, "{}", cols(&plain));
+    let opts = |width: u32, color: bool| fsdpa::ReportOptions {
+        format: fsdpa::Format::Text,
+        width,
+        color,
+        ..fsdpa::ReportOptions::default()
+    };
+    assert_eq!(a.report_with(&opts(100, false)).unwrap(), plain);
+    assert_eq!(a.report_with(&opts(0, false)).unwrap(), plain);
+    for w in [40u32, 60, 160] {
+        let t = a.report_with(&opts(w, false)).unwrap();
+        assert!(cols(&t) <= w as usize, "width {w}: {}", cols(&t));
+    }
+    assert!(!plain.contains('\u{1b}'));
+    assert!(a.report_with(&opts(0, true)).unwrap().contains("\u{1b}["));
+    for w in [1u32, 39, 1001] {
+        let e = a.report_with(&opts(w, false)).unwrap_err();
+        assert_eq!(e.status, Status::InvalidArgument, "width {w}");
+    }
+    let html = a.report(fsdpa::Format::Html).unwrap();
+    assert!(html.contains("<html") || html.contains("<!DOCTYPE"), "HTML");
+    assert_eq!(
+        a.report_with(&fsdpa::ReportOptions::default()).unwrap(),
+        a.report(fsdpa::Format::Json).unwrap()
+    );
 }

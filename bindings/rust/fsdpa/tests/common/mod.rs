@@ -1,6 +1,7 @@
 //! Paths and helpers shared by the integration tests (meson sets the
 //! variables; bindings/run_suite.py sets them for runs by hand).
 #![allow(dead_code)]
+pub mod json;
 use std::env;
 use std::path::PathBuf;
 use std::process::Command;
@@ -59,11 +60,16 @@ pub fn abi_json() -> String {
     })
 }
 
+/// The `fsdpa` command-line tool of the build.
+pub fn cli() -> PathBuf {
+    env::var_os("FSDPA_CLI")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| build_root().join("tools/fsdpa/fsdpa"))
+}
+
 /// `fsdpa analyze --format json PATHS`.
 pub fn cli_report(paths: &[&str]) -> String {
-    let cli = env::var_os("FSDPA_CLI")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| build_root().join("tools/fsdpa/fsdpa"));
+    let cli = cli();
     let out = Command::new(&cli)
         .args(["analyze", "--format", "json", "--no-progress"])
         .args(paths)
@@ -120,7 +126,7 @@ pub fn assert_same(mine: &str, cli: &str) {
 // ---------------------------------------------------------------------------
 // Generated traces, the Python binding, and comparing results as JSON values.
 
-use fsdpa::json::Value;
+use json::Value;
 use std::path::Path;
 
 fn work_dir() -> PathBuf {
@@ -641,4 +647,239 @@ pub fn assert_values_eq(path: &str, mine: &Value, theirs: &Value) {
         }
         (x, y) => assert_eq!(x, y, "{path}"),
     }
+}
+
+/// The typed findings equal the JSON report's `findings[]`, in order, field
+/// by field: id, severity name, rank and step (null = `None`), cost, texts,
+/// the evidence object (the typed finding's JSON text, parsed) and its
+/// `ranges` (the typed ranges).
+pub fn assert_findings_match(what: &str, mine: &[fsdpa::Finding], report: &Value) {
+    let theirs = report.get("findings").as_array();
+    let ids = |v: &[Value]| -> Vec<String> {
+        v.iter()
+            .map(|f| f.get("id").as_str().unwrap_or("?").to_string())
+            .collect()
+    };
+    let my_ids: Vec<String> = mine.iter().map(|f| f.id.clone()).collect();
+    assert_eq!(my_ids, ids(theirs), "{what}: finding ids in order");
+    for (i, (m, r)) in mine.iter().zip(theirs).enumerate() {
+        let w = format!("{what}: findings[{i}] {}", m.id);
+        assert_eq!(
+            Some(m.severity.name()),
+            r.get("severity").as_str(),
+            "{w}: severity"
+        );
+        assert_eq!(m.rank, r.get("rank").as_i64(), "{w}: rank");
+        assert_eq!(m.rank.is_none(), r.get("rank").is_null(), "{w}: rank null");
+        assert_eq!(m.step, r.get("step").as_i64(), "{w}: step");
+        assert_eq!(m.step.is_none(), r.get("step").is_null(), "{w}: step null");
+        assert_eq!(m.cost_ns, r.get("cost_ns").as_i64(), "{w}: cost_ns");
+        assert_eq!(
+            Some(m.title.as_str()),
+            r.get("title").as_str(),
+            "{w}: title"
+        );
+        assert_eq!(
+            Some(m.detail.as_str()),
+            r.get("detail").as_str(),
+            "{w}: detail"
+        );
+        assert_eq!(
+            Some(m.advice.as_str()),
+            r.get("advice").as_str(),
+            "{w}: advice"
+        );
+        let ev = Value::parse(&m.evidence_json)
+            .unwrap_or_else(|e| panic!("{w}: evidence_json is not JSON: {e}"));
+        assert_values_eq(&format!("{w}: evidence"), &ev, r.get("evidence"));
+        let ranges: Vec<(Option<i64>, Option<i64>)> = r
+            .get("evidence")
+            .get("ranges")
+            .as_array()
+            .iter()
+            .map(|x| (x.get("start_ns").as_i64(), x.get("end_ns").as_i64()))
+            .collect();
+        let my_ranges: Vec<(Option<i64>, Option<i64>)> = m
+            .ranges
+            .iter()
+            .map(|x| (Some(x.start_ns), Some(x.end_ns)))
+            .collect();
+        assert_eq!(my_ranges, ranges, "{w}: ranges");
+    }
+}
+
+/// A zeroed query is the whole trace, the same as no query (NULL), as
+/// `FSDPA_QUERY_INIT`, `fsdpa_query_init()` and `Query::all()`, and
+/// selectors whose bit is not set in `fields` do not count: every function
+/// that takes a query gives the same result for all of them.
+pub fn assert_zero_query_is_no_query(a: &fsdpa::Analyzer) {
+    use fsdpa::{sys, List, ListItem};
+    use std::fmt::Debug;
+    let ctx = a.as_ptr();
+    let zeroed = sys::fsdpa_query::sized();
+    let mut init = sys::fsdpa_query {
+        fields: 0x1f,
+        step: 3,
+        device: 5,
+        ..sys::fsdpa_query::sized()
+    };
+    unsafe { sys::fsdpa_query_init(&mut init) };
+    let all = fsdpa::Query::all().raw();
+    let unset = sys::fsdpa_query {
+        fields: 0,
+        t0_ns: i64::MAX,
+        t1_ns: i64::MIN,
+        step: 1 << 40,
+        device: 99,
+        stream: 99,
+        ..sys::fsdpa_query::sized()
+    };
+    let queries: [(&str, *const sys::fsdpa_query); 6] = [
+        ("NULL", std::ptr::null()),
+        ("zeroed", &zeroed),
+        ("FSDPA_QUERY_INIT", &sys::FSDPA_QUERY_INIT),
+        ("fsdpa_query_init", &init),
+        ("Query::all", &all),
+        ("selectors without their bits", &unset),
+    ];
+    fn same(what: &str, results: Vec<(&str, String)>) {
+        for (name, r) in &results[1..] {
+            assert_eq!(r, &results[0].1, "{what}: {name} vs {}", results[0].0);
+        }
+    }
+    macro_rules! one {
+        ($f:ident, $t:ident) => {{
+            let r = queries
+                .iter()
+                .map(|&(name, q)| {
+                    let mut out = sys::$t::sized();
+                    let st = unsafe { sys::$f(ctx, q, &mut out) };
+                    assert_eq!(st, sys::FSDPA_OK, "{}: {name}", stringify!($f));
+                    (name, format!("{out:?}"))
+                })
+                .collect();
+            same(stringify!($f), r);
+        }};
+    }
+    one!(fsdpa_timeline_query, fsdpa_timeline);
+    one!(fsdpa_launch_gaps_query, fsdpa_launch_gaps);
+    one!(fsdpa_launch_latency_query, fsdpa_launch_latency);
+    one!(fsdpa_launch_queue_query, fsdpa_launch_queue);
+    one!(fsdpa_overlap_query, fsdpa_overlap);
+    one!(fsdpa_memory_query, fsdpa_memory_summary);
+    fn items<T: ListItem + Debug>(
+        what: &str,
+        name: &str,
+        f: impl FnOnce(*mut *mut sys::fsdpa_list) -> sys::fsdpa_status,
+    ) -> String {
+        let mut l = std::ptr::null_mut();
+        assert_eq!(f(&mut l), sys::FSDPA_OK, "{what}: {name}");
+        let l: List<T> = unsafe { List::from_raw(l) }.unwrap();
+        format!("{:?}", l.to_vec())
+    }
+    macro_rules! list {
+        ($t:ty, $what:expr, |$q:ident, $l:ident| $call:expr) => {{
+            let r = queries
+                .iter()
+                .map(|&(name, $q)| (name, items::<$t>($what, name, |$l| unsafe { $call })))
+                .collect();
+            same($what, r);
+        }};
+    }
+    for by in [sys::FSDPA_SPLIT_COLLECTIVE, sys::FSDPA_SPLIT_PROCESS_GROUP] {
+        list!(fsdpa::CommSplit, "fsdpa_comm_split_list", |q, l| {
+            sys::fsdpa_comm_split_list(ctx, q, by, l)
+        });
+    }
+    list!(fsdpa::FsdpUnit, "fsdpa_fsdp_unit_list", |q, l| {
+        sys::fsdpa_fsdp_unit_list(ctx, q, l)
+    });
+    list!(fsdpa::SyncWait, "fsdpa_sync_wait_list", |q, l| {
+        sys::fsdpa_sync_wait_list(ctx, q, l)
+    });
+    list!(fsdpa::SyncCall, "fsdpa_sync_call_list", |q, l| {
+        sys::fsdpa_sync_call_list(ctx, q, l)
+    });
+    list!(fsdpa::SyncStep, "fsdpa_sync_step_list", |q, l| {
+        sys::fsdpa_sync_step_list(ctx, q, l)
+    });
+    list!(fsdpa::MemoryDevice, "fsdpa_memory_device_list", |q, l| {
+        sys::fsdpa_memory_device_list(ctx, q, l)
+    });
+    list!(fsdpa::MemoryStep, "fsdpa_memory_step_list", |q, l| {
+        sys::fsdpa_memory_step_list(ctx, q, l)
+    });
+    for device in [sys::FSDPA_ABSENT, 0] {
+        list!(fsdpa::MemoryPoint, "fsdpa_memory_series_list", |q, l| {
+            sys::fsdpa_memory_series_list(ctx, q, device, 16, l)
+        });
+    }
+    // the same selectors with their bits set do count: a step index
+    // past the end is refused
+    let bad = sys::fsdpa_query {
+        fields: sys::FSDPA_QUERY_STEP,
+        ..unset
+    };
+    let mut t = sys::fsdpa_timeline::sized();
+    let st = unsafe { sys::fsdpa_timeline_query(ctx, &bad, &mut t) };
+    assert_eq!(st, sys::FSDPA_EINVAL, "a step index past the end");
+}
+
+// ---------------------------------------------------------------------------
+// Struct sizes across the ABI.
+
+/// A buffer of `size_of::<T>() + 64` bytes, all 0xAB, with `size` written
+/// first: a caller compiled against a newer, larger struct.
+pub fn padded<T>(size: usize) -> Vec<u64> {
+    let n = std::mem::size_of::<T>() + 64;
+    let mut v = vec![0xABAB_ABAB_ABAB_ABABu64; n.div_ceil(8)];
+    v[0] = size as u64;
+    v
+}
+pub fn bytes(v: &[u64]) -> &[u8] {
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, v.len() * 8) }
+}
+/// Where the last field of T ends: its first released size (0.2.0 is the
+/// first release of every struct).
+pub fn first_size<T: fsdpa::sys::Layout>() -> usize {
+    let f = T::fields();
+    let last = f.last().unwrap();
+    last.1 + last.2
+}
+
+/// `fsdpa_list_get` on item 0 of `list` (then freed) at every size that
+/// matters: a larger caller struct is filled up to the library's size with
+/// its tail left alone, the first size works and writes nothing past it,
+/// smaller sizes (0 included) are refused without writing; an index past
+/// the end and a NULL item are refused.
+pub fn assert_item_sizes<T: fsdpa::sys::Layout>(list: *mut fsdpa::sys::fsdpa_list) {
+    use fsdpa::sys;
+    let name = T::NAME;
+    let n = std::mem::size_of::<T>();
+    let first = first_size::<T>();
+    assert!(unsafe { sys::fsdpa_list_count(list) } > 0, "{name}: items");
+    let mut exact = padded::<T>(n);
+    let get = |buf: &mut Vec<u64>| unsafe { sys::fsdpa_list_get(list, 0, buf.as_mut_ptr().cast()) };
+    assert_eq!(get(&mut exact), sys::FSDPA_OK, "{name}");
+    let mut big = padded::<T>(n + 64);
+    assert_eq!(get(&mut big), sys::FSDPA_OK, "{name}: larger");
+    assert_eq!(&bytes(&big)[8..first], &bytes(&exact)[8..first], "{name}");
+    assert!(bytes(&big)[n..].iter().all(|&b| b == 0xAB), "{name}: tail");
+    let mut at_first = padded::<T>(first);
+    assert_eq!(get(&mut at_first), sys::FSDPA_OK, "{name}: first size");
+    assert_eq!(&bytes(&at_first)[8..first], &bytes(&exact)[8..first]);
+    assert!(bytes(&at_first)[first..].iter().all(|&b| b == 0xAB));
+    for size in [0, first - 1] {
+        let mut small = padded::<T>(size);
+        assert_eq!(get(&mut small), sys::FSDPA_EINVAL, "{name}: size {size}");
+        assert!(bytes(&small)[8..].iter().all(|&b| b == 0xAB));
+    }
+    // past the end, NULL item: refused
+    let mut item = padded::<T>(n);
+    let count = unsafe { sys::fsdpa_list_count(list) };
+    let st = unsafe { sys::fsdpa_list_get(list, count, item.as_mut_ptr().cast()) };
+    assert_eq!(st, sys::FSDPA_EINVAL, "{name}: index past the end");
+    let st = unsafe { sys::fsdpa_list_get(list, 0, std::ptr::null_mut()) };
+    assert_eq!(st, sys::FSDPA_EINVAL, "{name}: NULL item");
+    unsafe { sys::fsdpa_list_free(list) };
 }
