@@ -168,8 +168,11 @@ def main():
             skip("cargo is on PATH but does not run (no default rustup toolchain?)")
         manifest = os.path.join(HERE, "rust", "Cargo.toml")
         choose_traces(env, suite)
+        # the stable API alone, then with the experimental declarations too
         rc = run([cargo, "test", "--offline", "--workspace", "--all-targets",
                   "--manifest-path", manifest], env, os.path.join(HERE, "rust"))
+        rc = rc or run([cargo, "test", "--offline", "--workspace", "--all-targets", "--features",
+                        "experimental", "--manifest-path", manifest], env, os.path.join(HERE, "rust"))
         return rc or run_example([cargo, "run", "--offline", "--quiet", "--manifest-path", manifest,
                                   "--example", "findings", "--", TINY], env, os.path.join(HERE, "rust"))
 
