@@ -29,11 +29,16 @@ const char *fsdpa_status_str(fsdpa_status st) {
   return "unknown status";
 }
 
-void fsdpa_options_init(fsdpa_options *o) {
-  if (!o) return;
-  memset(o, 0, sizeof *o);
-  o->size = sizeof *o;
-  o->rank = FSDPA_ABSENT;
+/* Defaults for a caller of any release: at most the caller's `size` bytes
+ * are written (see fsdpa.h, versioned structs). */
+void fsdpa_options_init_sized(fsdpa_options *o, size_t size) {
+  if (!o || size < sizeof(size_t)) return;
+  fsdpa_options d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.rank = FSDPA_ABSENT;
+  memcpy(o, &d, size < sizeof d ? size : sizeof d);
+  o->size = size;
 }
 
 fsdpa_status ctx_fail(fsdpa_ctx *c, fsdpa_status st, const char *fmt, ...) {
@@ -170,16 +175,21 @@ int64_t fsdpa_error_offset(const fsdpa_ctx *c) { return c ? c->err_offset : FSDP
 
 /* ---- events ---- */
 
-void fsdpa_event_init(fsdpa_event *ev) {
-  if (!ev) return;
-  memset(ev, 0, sizeof *ev);
-  ev->size = sizeof *ev;
-  ev->pid = ev->tid = ev->ts_ns = ev->dur_ns = FSDPA_ABSENT;
-  ev->correlation = ev->external_id = ev->stream = ev->device = FSDPA_ABSENT;
-  ev->bytes = ev->total_allocated = ev->total_reserved = FSDPA_ABSENT;
-  ev->device_type = ev->device_id = FSDPA_ABSENT;
-  ev->in_msg_nelems = ev->out_msg_nelems = ev->group_size = ev->seq = FSDPA_ABSENT;
-  ev->wait_on_stream = ev->wait_on_event_corr = FSDPA_ABSENT;
+/* Defaults for a caller of any release: at most the caller's `size` bytes
+ * are written (see fsdpa.h, versioned structs). */
+void fsdpa_event_init_sized(fsdpa_event *ev, size_t size) {
+  if (!ev || size < sizeof(size_t)) return;
+  fsdpa_event d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.pid = d.tid = d.ts_ns = d.dur_ns = FSDPA_ABSENT;
+  d.correlation = d.external_id = d.stream = d.device = FSDPA_ABSENT;
+  d.bytes = d.total_allocated = d.total_reserved = FSDPA_ABSENT;
+  d.device_type = d.device_id = FSDPA_ABSENT;
+  d.in_msg_nelems = d.out_msg_nelems = d.group_size = d.seq = FSDPA_ABSENT;
+  d.wait_on_stream = d.wait_on_event_corr = FSDPA_ABSENT;
+  memcpy(ev, &d, size < sizeof d ? size : sizeof d);
+  ev->size = size;
 }
 
 static fsdpa_status add_event(fsdpa_ctx *c, const fsdpa_event *ev) {
@@ -201,10 +211,16 @@ fsdpa_status fsdpa_event_add(fsdpa_ctx *c, const fsdpa_event *ev) {
   return add_event(c, &e);
 }
 
-void fsdpa_trace_info_init(fsdpa_trace_info *i) {
-  if (!i) return;
-  i->size = sizeof *i;
-  i->rank = i->world_size = i->base_time_ns = FSDPA_ABSENT;
+/* Defaults for a caller of any release: at most the caller's `size` bytes
+ * are written (see fsdpa.h, versioned structs). */
+void fsdpa_trace_info_init_sized(fsdpa_trace_info *i, size_t size) {
+  if (!i || size < sizeof(size_t)) return;
+  fsdpa_trace_info d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.rank = d.world_size = d.base_time_ns = FSDPA_ABSENT;
+  memcpy(i, &d, size < sizeof d ? size : sizeof d);
+  i->size = size;
 }
 
 fsdpa_status fsdpa_trace_info_set(fsdpa_ctx *c, const fsdpa_trace_info *info) {

@@ -16,10 +16,15 @@ size_t ctx_sorted_steps(const fsdpa_ctx *c, step_rec *out, size_t cap) {
   return n;
 }
 
-void fsdpa_query_init(fsdpa_query *q) {
-  if (!q) return;
-  memset(q, 0, sizeof *q);
-  q->size = sizeof *q;
+/* Defaults for a caller of any release: at most the caller's `size` bytes
+ * are written (see fsdpa.h, versioned structs). */
+void fsdpa_query_init_sized(fsdpa_query *q, size_t size) {
+  if (!q || size < sizeof(size_t)) return;
+  fsdpa_query d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  memcpy(q, &d, size < sizeof d ? size : sizeof d);
+  q->size = size;
 }
 
 /* A window bound the caller gave (absolute ns, any int64), made relative and

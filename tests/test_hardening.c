@@ -2,13 +2,19 @@
  * UTF-8, deep nesting, 400-digit numbers, NaN/Infinity, 100 MB strings,
  * duplicate keys, a wrong type in every field the parser reads, a gzip
  * bomb) end in a clear status and message, never a crash or a leak; an
- * allocation failure injected at every allocation of a real run (ingest and
- * every analysis and report) gives FSDPA_ENOMEM and a freeable context;
- * the memory cap refuses to grow with FSDPA_ELIMIT.
+ * allocation failure injected at every allocation of a real run (ingest,
+ * every public query and list, reports, findings, summaries, annotate)
+ * gives FSDPA_ENOMEM with a message on the failed call's own channel
+ * (fsdpa_errmsg() for a call on one context, its fsdpa_error otherwise),
+ * leaks nothing and leaves contexts that report again and answer the
+ * failed call the same as without the failure; the memory cap refuses to
+ * grow with FSDPA_ELIMIT.
  *
  * Every context here runs on a test allocator that checks the size passed
  * to free/realloc and counts live bytes: 0 after fsdpa_ctx_free() is the
  * leak check, in any build (ASan/valgrind add theirs). */
+/* fsdpa_annotate_* are experimental */
+#define FSDPA_EXPERIMENTAL
 #include <check.h>
 #include <execinfo.h>
 #include <stdio.h>
@@ -165,8 +171,10 @@ static fsdpa_status feed_str(fsdpa_ctx *c, const char *s, size_t n) {
 static void report_ok(fsdpa_ctx *c) {
   char *out = NULL;
   size_t len = 0;
-  fsdpa_status st = fsdpa_report(&c, NULL, 1, NULL, &out, &len);
-  ck_assert_msg(st == FSDPA_OK, "report after an input error: %s: %s", fsdpa_status_str(st), fsdpa_errmsg(c));
+  fsdpa_error e;
+  fsdpa_error_init(&e);
+  fsdpa_status st = fsdpa_report(&c, NULL, 1, NULL, &out, &len, &e);
+  ck_assert_msg(st == FSDPA_OK, "report after an input error: %s: %s", fsdpa_status_str(st), e.message);
   ck_assert_uint_eq(strlen(out), len);
   fsdpa_free(out);
 }
@@ -893,16 +901,18 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* allocation failure at every allocation                              */
 
-enum { S_NEW, S_FEED, S_QUERIES, S_JSON, S_TEXT, S_HTML, S_SUMMARY, S_ANNOTATE, S_FILE, S_COUNT };
+enum { S_NEW, S_FEED, S_QUERIES, S_JSON, S_TEXT, S_HTML, S_FINDINGS, S_SUMMARY, S_ANNOTATE, S_FILE, S_COUNT };
 static const char *const STEP[S_COUNT] = {"fsdpa_ctx_new", "fsdpa_feed_file", "queries", "report json",
-                                          "report text", "report html", "summaries", "fsdpa_annotate_events",
-                                          "fsdpa_annotate_file"};
+                                          "report text", "report html", "fsdpa_report_findings", "summaries",
+                                          "fsdpa_annotate_events", "fsdpa_annotate_file"};
 
 static uint64_t fnv(const char *s, size_t n) {
   uint64_t k = 1469598103934665603ull;
   for (size_t i = 0; i < n; i++) k = (k ^ (unsigned char)s[i]) * 1099511628211ull;
   return k;
 }
+static void hash_in(uint64_t *hash, const void *p, size_t n) { *hash = (*hash ^ fnv(p, n)) * 1099511628211ull; }
+static void hash_str(uint64_t *hash, const char *s) { hash_in(hash, s ? s : "(null)", s ? strlen(s) + 1 : 6); }
 
 typedef struct fi_run {
   fsdpa_status st[S_COUNT];  /* status of each step run (OK for steps not run) */
@@ -911,125 +921,318 @@ typedef struct fi_run {
   int inj_step;              /* step during which the failure was injected, -1 if none */
 } fi_run;
 
-static const char *fi_query = ""; /* the query being run, for messages */
+/* The public call that failed last and its message, read from the call's
+ * own channel right after it returned (every call on a context clears
+ * fsdpa_errmsg() on entry, so it cannot be read later). */
+static const char *fi_call = "";
+static char fi_msg[512];
 
-/* Every public query the report does not make for us, over the whole trace
- * and over the first step: the first failure, ENOMEM expected. */
-static fsdpa_status fi_queries(fsdpa_ctx *const *c, size_t n) {
-  enum { CAP = 64 };
-  static fsdpa_sync_wait sw[CAP];
-  static fsdpa_sync_call sc[CAP];
-  static fsdpa_sync_step ss[CAP];
-  static fsdpa_memory_device md[CAP];
-  static fsdpa_memory_point mp[CAP];
-  static fsdpa_memory_step ms[CAP];
-#define Q(call) do { fi_query = #call; fsdpa_status q_ = (call); if (q_ != FSDPA_OK && q_ != FSDPA_EBUFS) return q_; } while (0)
-  for (size_t i = 0; i < n; i++) {
-    for (int w = 0; w < 3; w++) { /* whole trace; first step; first stream only */
-      fsdpa_query q;
-      fsdpa_query_init(&q);
-      if (w == 1) {
-        if (!fsdpa_step_count(c[i])) continue;
-        q.step = 0;
-      } else if (w == 2) {
-        fsdpa_stream_info si = {sizeof si};
-        if (fsdpa_get_stream(c[i], 0, &si) != FSDPA_OK) continue;
-        q.device = si.device;
-        q.stream = si.stream;
-      }
-      fsdpa_timeline tl = {sizeof tl};
-      Q(fsdpa_timeline_query(c[i], &q, &tl));
-      fsdpa_launch_gaps lg = {sizeof lg};
-      Q(fsdpa_launch_gaps_query(c[i], &q, &lg));
-      fsdpa_launch_latency ll = {sizeof ll};
-      Q(fsdpa_launch_latency_query(c[i], &q, &ll));
-      fsdpa_launch_queue lq = {sizeof lq};
-      Q(fsdpa_launch_queue_query(c[i], &q, &lq));
-      fsdpa_overlap ov = {sizeof ov};
-      Q(fsdpa_overlap_query(c[i], &q, &ov));
-      for (int by = 0; by < 2; by++) {
-        size_t k = 0;
-        Q(fsdpa_comm_split_count(c[i], &q, (fsdpa_comm_split_by)by, &k));
-        for (size_t j = 0; j < k; j++) {
-          fsdpa_comm_split cs = {sizeof cs};
-          Q(fsdpa_query_comm_split(c[i], &q, (fsdpa_comm_split_by)by, j, &cs));
-        }
-      }
-      size_t nu = fsdpa_fsdp_unit_count(c[i]);
-      for (size_t j = 0; j < nu; j++) {
-        fsdpa_fsdp_unit u = {sizeof u};
-        Q(fsdpa_get_fsdp_unit(c[i], j, &u));
-        Q(fsdpa_query_fsdp_unit(c[i], &q, j, &u));
-      }
-      size_t k = CAP;
-      for (size_t j = 0; j < CAP; j++) sw[j].size = sizeof sw[j], sc[j].size = sizeof sc[j], ss[j].size = sizeof ss[j],
-                                       md[j].size = sizeof md[j], mp[j].size = sizeof mp[j], ms[j].size = sizeof ms[j];
-      Q(fsdpa_query_sync_waits(c[i], &q, sw, &k));
-      k = CAP;
-      Q(fsdpa_query_sync_calls(c[i], &q, sc, &k));
-      k = CAP;
-      Q(fsdpa_query_sync_steps(c[i], &q, ss, &k));
-      fsdpa_memory_summary msum = {sizeof msum};
-      Q(fsdpa_memory_query(c[i], &q, &msum));
-      k = CAP;
-      Q(fsdpa_query_memory_devices(c[i], &q, md, &k));
-      k = CAP;
-      Q(fsdpa_query_memory_series(c[i], &q, 0, 16, mp, &k));
-      k = CAP;
-      Q(fsdpa_query_memory_steps(c[i], &q, ms, &k));
-    }
-    fsdpa_backward bw = {sizeof bw};
-    Q(fsdpa_backward_get(c[i], &bw));
-    size_t nb = fsdpa_backward_step_count(c[i]);
-    for (size_t j = 0; j < nb; j++) {
-      fsdpa_backward_step bs = {sizeof bs};
-      Q(fsdpa_get_backward_step(c[i], j, &bs));
-      size_t nbu = 0;
-      Q(fsdpa_backward_unit_count(c[i], j, &nbu));
-      for (size_t u = 0; u < nbu; u++) {
-        fsdpa_backward_unit bu = {sizeof bu};
-        Q(fsdpa_get_backward_unit(c[i], j, u, &bu));
-      }
-    }
+/* A call on one context: on failure its message is fsdpa_errmsg(ctx); on
+ * success the message is "" and the offset absent. */
+static fsdpa_status fi_ctx_done(fsdpa_ctx *c, fsdpa_status st, const char *call) {
+  if (st != FSDPA_OK) {
+    fi_call = call;
+    snprintf(fi_msg, sizeof fi_msg, "%s", fsdpa_errmsg(c));
+  } else {
+    ck_assert_msg(fsdpa_errmsg(c)[0] == 0, "%s succeeded and left the message '%s'", call, fsdpa_errmsg(c));
+    ck_assert_msg(fsdpa_error_offset(c) == FSDPA_ABSENT, "%s succeeded and left an error offset", call);
   }
-  fsdpa_crossrank xr = {sizeof xr};
-  Q(fsdpa_query_crossrank(c, n, &xr));
-  for (size_t i = 0; i < n; i++) {
-    fsdpa_crossrank_rank xrr = {sizeof xrr};
-    Q(fsdpa_query_crossrank_rank(c, n, i, &xrr));
+  return st;
+}
+
+/* An fsdpa_error holding the leftovers of an earlier failure: a call must
+ * reset it on success and fill it (with its own status) on failure. */
+static void fi_stale(fsdpa_error *e) {
+  fsdpa_error_init(e);
+  e->status = FSDPA_EPARSE;
+  e->input = e->offset = 7;
+  snprintf(e->message, sizeof e->message, "stale");
+}
+
+static fsdpa_status fi_err_done(const fsdpa_error *e, fsdpa_status st, const char *call) {
+  if (st != FSDPA_OK) {
+    ck_assert_msg(e->status == st, "%s returned %s, its fsdpa_error says %s", call, fsdpa_status_str(st),
+                  fsdpa_status_str(e->status));
+    ck_assert_msg(strcmp(e->message, "stale") != 0, "%s failed (%s) and left the old message", call,
+                  fsdpa_status_str(st));
+    /* every field is filled: the input is one of the (at most 2) given, or none */
+    ck_assert_msg(e->input == FSDPA_ABSENT || (e->input >= 0 && e->input < 2), "%s failed (%s): input %lld", call,
+                  fsdpa_status_str(st), (long long)e->input);
+    fi_call = call;
+    snprintf(fi_msg, sizeof fi_msg, "%s", e->message);
+  } else {
+    ck_assert_msg(e->status == FSDPA_OK && e->message[0] == 0 && e->input == FSDPA_ABSENT && e->offset == FSDPA_ABSENT,
+                  "%s succeeded and left its fsdpa_error as %s '%s'", call, fsdpa_status_str(e->status), e->message);
   }
-#undef Q
+  return st;
+}
+
+/* Run a call, record a failure, return it from the enclosing function. */
+#define CQ(c, call)                                          \
+  do {                                                       \
+    fsdpa_status q_ = fi_ctx_done((c), (call), #call);       \
+    if (q_ != FSDPA_OK) return q_;                           \
+  } while (0)
+#define EQ(e, call)                                          \
+  do {                                                       \
+    fi_stale(&(e));                                          \
+    fsdpa_status q_ = fi_err_done(&(e), (call), #call);      \
+    if (q_ != FSDPA_OK) return q_;                           \
+  } while (0)
+
+/* Read every item of a list (reading allocates nothing) and release it;
+ * returns the count. */
+static size_t fi_drain(fsdpa_list *l, fsdpa_list_kind kind, size_t item_size) {
+  ck_assert_ptr_nonnull(l);
+  ck_assert_int_eq(fsdpa_list_type(l), kind);
+  union {
+    max_align_t align;
+    unsigned char b[1024];
+  } item;
+  ck_assert_uint_le(item_size, sizeof item.b);
+  size_t n = fsdpa_list_count(l);
+  for (size_t i = 0; i < n; i++) {
+    memset(&item, 0, sizeof item);
+    memcpy(item.b, &item_size, sizeof item_size);
+    ck_assert_int_eq(fsdpa_list_get(l, i, item.b), FSDPA_OK);
+  }
+  fsdpa_list_free(l);
+  return n;
+}
+#define DRAIN(l, kind, T) fi_drain((l), (kind), sizeof(T))
+
+/* The queries of one context over one window. */
+static fsdpa_status fi_window(fsdpa_ctx *c, const fsdpa_query *q) {
+  fsdpa_list *l = NULL;
+  fsdpa_timeline tl = {sizeof tl};
+  CQ(c, fsdpa_timeline_query(c, q, &tl));
+  fsdpa_launch_gaps lg = {sizeof lg};
+  CQ(c, fsdpa_launch_gaps_query(c, q, &lg));
+  fsdpa_launch_latency ll = {sizeof ll};
+  CQ(c, fsdpa_launch_latency_query(c, q, &ll));
+  fsdpa_launch_queue lq = {sizeof lq};
+  CQ(c, fsdpa_launch_queue_query(c, q, &lq));
+  fsdpa_overlap ov = {sizeof ov};
+  CQ(c, fsdpa_overlap_query(c, q, &ov));
+  CQ(c, fsdpa_comm_split_list(c, q, FSDPA_SPLIT_COLLECTIVE, &l));
+  DRAIN(l, FSDPA_LIST_COMM_SPLITS, fsdpa_comm_split);
+  CQ(c, fsdpa_comm_split_list(c, q, FSDPA_SPLIT_PROCESS_GROUP, &l));
+  DRAIN(l, FSDPA_LIST_COMM_SPLITS, fsdpa_comm_split);
+  CQ(c, fsdpa_fsdp_unit_list(c, q, &l));
+  DRAIN(l, FSDPA_LIST_FSDP_UNITS, fsdpa_fsdp_unit);
+  CQ(c, fsdpa_sync_wait_list(c, q, &l));
+  DRAIN(l, FSDPA_LIST_SYNC_WAITS, fsdpa_sync_wait);
+  CQ(c, fsdpa_sync_call_list(c, q, &l));
+  DRAIN(l, FSDPA_LIST_SYNC_CALLS, fsdpa_sync_call);
+  CQ(c, fsdpa_sync_step_list(c, q, &l));
+  DRAIN(l, FSDPA_LIST_SYNC_STEPS, fsdpa_sync_step);
+  fsdpa_memory_summary msum = {sizeof msum};
+  CQ(c, fsdpa_memory_query(c, q, &msum));
+  CQ(c, fsdpa_memory_device_list(c, q, &l));
+  DRAIN(l, FSDPA_LIST_MEMORY_DEVICES, fsdpa_memory_device);
+  CQ(c, fsdpa_memory_series_list(c, q, FSDPA_ABSENT, 16, &l)); /* the primary device */
+  DRAIN(l, FSDPA_LIST_MEMORY_POINTS, fsdpa_memory_point);
+  CQ(c, fsdpa_memory_series_list(c, q, 0, 16, &l));
+  DRAIN(l, FSDPA_LIST_MEMORY_POINTS, fsdpa_memory_point);
+  CQ(c, fsdpa_memory_step_list(c, q, &l));
+  DRAIN(l, FSDPA_LIST_MEMORY_STEPS, fsdpa_memory_step);
   return FSDPA_OK;
 }
 
-/* Summaries of every rank, their merge and its report, on heap h.  A
- * failure of the context-free functions leaves its message in *err. */
-static fsdpa_status fi_summaries(fsdpa_ctx *const *c, size_t n, theap *h, uint64_t *hash, char *err, size_t errlen) {
+/* Every public query and list the reports do not make for us: per context
+ * its getters, lists and, over the whole trace, the first step and the
+ * first stream alone, every windowed query; then the cross-rank ones.  The
+ * first failure is returned (ENOMEM expected). */
+static fsdpa_status fi_queries(fsdpa_ctx *const *cs, size_t n) {
+  fsdpa_list *l = NULL;
+  for (size_t i = 0; i < n; i++) {
+    fsdpa_ctx *c = cs[i];
+    fsdpa_stats stats = {sizeof stats};
+    CQ(c, fsdpa_stats_get(c, &stats));
+    fsdpa_trace_info ti = {sizeof ti};
+    CQ(c, fsdpa_trace_info_get(c, &ti));
+    int64_t v = 0;
+    CQ(c, fsdpa_param_get(c, "launch.kernel_wait_ns", &v));
+    ck_assert_int_ge(fsdpa_fsdp_version(c), 0);
+    CQ(c, fsdpa_step_list(c, &l));
+    size_t nsteps = DRAIN(l, FSDPA_LIST_STEPS, fsdpa_step);
+    CQ(c, fsdpa_stream_list(c, &l));
+    fsdpa_stream_info s0 = {sizeof s0};
+    if (fsdpa_list_count(l)) ck_assert_int_eq(fsdpa_list_get(l, 0, &s0), FSDPA_OK);
+    size_t nstreams = DRAIN(l, FSDPA_LIST_STREAMS, fsdpa_stream_info);
+    for (int w = 0; w < 3; w++) { /* whole trace; first step; first stream only */
+      fsdpa_query q = FSDPA_QUERY_INIT;
+      if (w == 1) {
+        if (!nsteps) continue;
+        q.fields |= FSDPA_QUERY_STEP;
+        q.step = 0;
+      } else if (w == 2) {
+        if (!nstreams) continue;
+        q.fields |= FSDPA_QUERY_DEVICE | FSDPA_QUERY_STREAM;
+        q.device = s0.device;
+        q.stream = s0.stream;
+      }
+      fsdpa_status st = fi_window(c, &q);
+      if (st != FSDPA_OK) return st;
+    }
+    fsdpa_backward bw = {sizeof bw};
+    CQ(c, fsdpa_backward_get(c, &bw));
+    CQ(c, fsdpa_backward_step_list(c, &l));
+    size_t nb = DRAIN(l, FSDPA_LIST_BACKWARD_STEPS, fsdpa_backward_step);
+    for (size_t j = 0; j < nb; j++) {
+      CQ(c, fsdpa_backward_unit_list(c, j, &l));
+      DRAIN(l, FSDPA_LIST_BACKWARD_UNITS, fsdpa_backward_unit);
+    }
+  }
+  fsdpa_error e;
+  fsdpa_crossrank xr = {sizeof xr};
+  EQ(e, fsdpa_crossrank_query(cs, n, &xr, &e));
+  EQ(e, fsdpa_crossrank_rank_list(cs, n, &l, &e));
+  ck_assert_uint_eq(DRAIN(l, FSDPA_LIST_CROSSRANK_RANKS, fsdpa_crossrank_rank), n);
+  /* no context, so not on the test heap: its failure cannot be injected */
+  ck_assert_int_eq(fsdpa_param_list(&l), FSDPA_OK);
+  ck_assert_uint_gt(DRAIN(l, FSDPA_LIST_PARAMS, fsdpa_param), 0);
+  return FSDPA_OK;
+}
+
+/* Everything a list of findings says, in order. */
+static void hash_findings(uint64_t *hash, const fsdpa_list *l) {
+  for (size_t i = 0; i < fsdpa_list_count(l); i++) {
+    fsdpa_finding f = {sizeof f};
+    ck_assert_int_eq(fsdpa_list_get(l, i, &f), FSDPA_OK);
+    int64_t num[5] = {(int64_t)f.severity, f.rank, f.step, f.cost_ns, (int64_t)f.nranges};
+    hash_in(hash, num, sizeof num);
+    hash_str(hash, f.id);
+    hash_str(hash, f.title);
+    hash_str(hash, f.detail);
+    hash_str(hash, f.advice);
+    hash_str(hash, f.evidence_json);
+    if (f.nranges) hash_in(hash, f.ranges, f.nranges * sizeof *f.ranges);
+  }
+  int worst = fsdpa_findings_worst(l);
+  hash_in(hash, &worst, sizeof worst);
+}
+
+/* Summaries of every rank, their merge, its report and its findings, on
+ * heap h. */
+static fsdpa_status fi_summaries(fsdpa_ctx *const *c, size_t n, theap *h, uint64_t *hash) {
   fsdpa_allocator a = t_allocator(h);
   fsdpa_summary_options so;
   fsdpa_summary_options_init(&so);
   so.allocator = &a;
-  so.errbuf = err;
-  so.errbuf_len = errlen;
   char *sums[2] = {NULL, NULL}, *m = NULL, *r = NULL;
   size_t lens[2] = {0, 0}, ml = 0, rl = 0;
+  fsdpa_list *fl = NULL;
+  fsdpa_error e;
   fsdpa_status st = FSDPA_OK;
   for (size_t i = 0; i < n && !st; i++) {
-    st = fsdpa_summary_write(c[i], "t", &sums[i], &lens[i]);
-    if (!st) *hash = (*hash ^ fnv(sums[i], lens[i])) * 1099511628211ull;
+    st = fi_ctx_done(c[i], fsdpa_summary_write(c[i], "t", &sums[i], &lens[i]), "fsdpa_summary_write");
+    if (!st) hash_in(hash, sums[i], lens[i]);
   }
-  if (!st) st = fsdpa_summary_merge((const char *const *)sums, lens, n, &so, &m, &ml);
-  if (!st) st = fsdpa_summary_report(m, ml, &so, NULL, &r, &rl);
-  if (!st) *hash = (*hash ^ fnv(r, rl)) * 1099511628211ull;
+  if (!st) {
+    fi_stale(&e);
+    st = fi_err_done(&e, fsdpa_summary_merge((const char *const *)sums, lens, n, &so, &m, &ml, &e),
+                     "fsdpa_summary_merge");
+  }
+  if (!st) {
+    fi_stale(&e);
+    st = fi_err_done(&e, fsdpa_summary_report(m, ml, &so, NULL, &r, &rl, &e), "fsdpa_summary_report");
+  }
+  if (!st) {
+    hash_in(hash, r, rl);
+    fi_stale(&e);
+    st = fi_err_done(&e, fsdpa_summary_findings(m, ml, &so, &fl, &e), "fsdpa_summary_findings");
+  }
+  if (!st) {
+    hash_findings(hash, fl);
+    fsdpa_list_free(fl);
+  }
   for (size_t i = 0; i < n; i++) fsdpa_free(sums[i]);
   fsdpa_free(m);
   fsdpa_free(r);
   return st;
 }
 
+/* One step of a run over all contexts; *hash: a hash of its output. */
+static fsdpa_status fi_step(int s, fsdpa_ctx **c, const char *const *paths, size_t n, theap *h,
+                            const fsdpa_options *o, uint64_t *hash) {
+  fsdpa_error e;
+  *hash = 1469598103934665603ull;
+  switch (s) {
+    case S_NEW:
+      for (size_t i = 0; i < n; i++) {
+        fsdpa_status st = fsdpa_ctx_new(&c[i], o);
+        if (st != FSDPA_OK) {
+          /* no context, so no message channel */
+          ck_assert_msg(c[i] == NULL, "fsdpa_ctx_new failed (%s) and returned a context", fsdpa_status_str(st));
+          fi_call = "fsdpa_ctx_new";
+          fi_msg[0] = 0;
+          return st;
+        }
+      }
+      return FSDPA_OK;
+    case S_FEED:
+      for (size_t i = 0; i < n; i++) CQ(c[i], fsdpa_feed_file(c[i], paths[i]));
+      return FSDPA_OK;
+    case S_QUERIES:
+      *hash = 0; /* structs with padding: statuses only */
+      return fi_queries(c, n);
+    case S_JSON: case S_TEXT: case S_HTML: {
+      /* one report over all ranks */
+      fsdpa_report_options ro;
+      fsdpa_report_options_init(&ro);
+      ro.format = s == S_JSON ? FSDPA_FORMAT_JSON : s == S_TEXT ? FSDPA_FORMAT_TEXT : FSDPA_FORMAT_HTML;
+      char *out = NULL;
+      size_t len = 0;
+      EQ(e, fsdpa_report(c, NULL, n, &ro, &out, &len, &e));
+      ck_assert_uint_eq(strlen(out), len);
+      hash_in(hash, out, len);
+      fsdpa_free(out);
+      return FSDPA_OK;
+    }
+    case S_FINDINGS: {
+      fsdpa_list *l = NULL;
+      EQ(e, fsdpa_report_findings(c, n, &l, &e));
+      ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_FINDINGS);
+      hash_findings(hash, l);
+      fsdpa_list_free(l);
+      return FSDPA_OK;
+    }
+    case S_SUMMARY:
+      return fi_summaries(c, n, h, hash);
+    case S_ANNOTATE:
+      for (size_t i = 0; i < n; i++) {
+        char *out = NULL;
+        size_t len = 0;
+        EQ(e, fsdpa_annotate_events(c, n, i, &out, &len, &e));
+        hash_in(hash, out, len);
+        fsdpa_free(out);
+      }
+      return FSDPA_OK;
+    default:
+      for (size_t i = 0; i < n; i++) {
+        /* the annotated copy of rank i's file, gzipped; nothing left on failure */
+        char dst[4096];
+        snprintf(dst, sizeof dst, "%s/tests/gen/hardening-annotated-%d.json.gz", tu_build_root(), (int)getpid());
+        fi_stale(&e);
+        fsdpa_status st = fi_err_done(&e, fsdpa_annotate_file(c, n, i, paths[i], dst, NULL, &e), "fsdpa_annotate_file");
+        FILE *f = fopen(dst, "rb");
+        ck_assert_msg(st == FSDPA_OK || !f, "fsdpa_annotate_file failed (%s) but left %s", fsdpa_status_str(st), dst);
+        if (f) {
+          fclose(f);
+          remove(dst);
+        }
+        if (st != FSDPA_OK) return st;
+      }
+      return FSDPA_OK;
+  }
+}
+
 /* One run over the ranks of a job (1 or 2 trace files, one context each,
- * all on heap h): every step in turn, stopping at the first failure. */
-static void fi_once(const char *const *paths, size_t n, theap *h, fi_run *r) {
+ * all on heap h): every step in turn, stopping at the first failure.  With
+ * `base` (the run without injection), a failed step is run once more and
+ * must now succeed with the base's output. */
+static void fi_once(const char *const *paths, size_t n, theap *h, fi_run *r, const fi_run *base) {
   memset(r, 0, sizeof *r);
   r->inj_step = -1;
   fsdpa_allocator a = t_allocator(h);
@@ -1038,73 +1241,39 @@ static void fi_once(const char *const *paths, size_t n, theap *h, fi_run *r) {
   o.allocator = &a;
   o.name = "t";
   fsdpa_ctx *c[2] = {NULL, NULL};
-  char sum_err[256] = "";
   for (int s = 0; s < S_COUNT; s++) {
     int before = h->injected;
-    uint64_t hash = 1469598103934665603ull;
-    fsdpa_status st = FSDPA_OK;
-    for (size_t i = 0; i < n && st == FSDPA_OK; i++) {
-      char *out = NULL;
-      size_t len = 0;
-      switch (s) {
-        case S_NEW: st = fsdpa_ctx_new(&c[i], &o); break;
-        case S_FEED: st = fsdpa_feed_file(c[i], paths[i]); break;
-        case S_QUERIES:
-          if (!i) st = fi_queries(c, n);
-          hash = 0; /* structs with padding: statuses only */
-          break;
-        case S_JSON: case S_TEXT: case S_HTML: {
-          if (i) break; /* one report over all ranks */
-          fsdpa_report_options ro;
-          fsdpa_report_options_init(&ro);
-          ro.format = s == S_JSON ? FSDPA_FORMAT_JSON : s == S_TEXT ? FSDPA_FORMAT_TEXT : FSDPA_FORMAT_HTML;
-          st = fsdpa_report(c, NULL, n, &ro, &out, &len);
-          break;
-        }
-        case S_SUMMARY:
-          if (!i) st = fi_summaries(c, n, h, &hash, sum_err, sizeof sum_err);
-          break;
-        case S_ANNOTATE: st = fsdpa_annotate_events(c, n, i, &out, &len); break;
-        default: {
-          /* the annotated copy of rank i's file, gzipped; nothing left on failure */
-          char dst[4096];
-          snprintf(dst, sizeof dst, "%s/tests/gen/hardening-annotated-%d.json.gz", tu_build_root(), (int)getpid());
-          st = fsdpa_annotate_file(c, n, i, paths[i], dst, NULL);
-          FILE *f = fopen(dst, "rb");
-          ck_assert_msg(st == FSDPA_OK || !f, "fsdpa_annotate_file failed (%s) but left %s", fsdpa_status_str(st), dst);
-          if (f) {
-            fclose(f);
-            remove(dst);
-          }
-          break;
-        }
-      }
-      if (out) {
-        hash = (hash ^ fnv(out, len)) * 1099511628211ull;
-        fsdpa_free(out);
-      }
-      if (st != FSDPA_OK) r->st[s] = st;
-    }
+    uint64_t hash = 0;
+    fi_call = "";
+    fi_msg[0] = 0;
+    fsdpa_status st = fi_step(s, c, paths, n, h, &o, &hash);
+    r->st[s] = st;
     r->ran = s + 1;
     r->out[s] = hash;
     if (!before && h->injected) r->inj_step = s;
     if (st != FSDPA_OK) {
-      ck_assert_msg(st == FSDPA_ENOMEM, "allocation %llu refused in %s: %s, not FSDPA_ENOMEM",
-                    (unsigned long long)h->fail_at, STEP[s], fsdpa_status_str(st));
-      if (s == S_NEW) {
-        for (size_t i = 0; i < n; i++) ck_assert(c[i] == NULL || i + 1 < n);
-      } else {
-        /* the message goes to the context that failed (reports: the first) */
-        int any = sum_err[0] != 0;
-        for (size_t i = 0; i < n; i++) any |= fsdpa_errmsg(c[i])[0] != 0;
-        ck_assert_msg(any, "%s: ENOMEM without a message%s%s", STEP[s], s == S_QUERIES ? " from " : "",
-                      s == S_QUERIES ? fi_query : "");
+      ck_assert_msg(st == FSDPA_ENOMEM, "allocation %llu refused in %s (%s): %s, not FSDPA_ENOMEM",
+                    (unsigned long long)h->fail_at, STEP[s], fi_call, fsdpa_status_str(st));
+      if (s != S_NEW) {
+        ck_assert_msg(fi_msg[0], "%s: %s gave FSDPA_ENOMEM without a message", STEP[s], fi_call);
         /* the contexts stay consistent: their report still works */
         char *again = NULL;
-        fsdpa_status st2 = fsdpa_report(c, NULL, n, NULL, &again, NULL);
-        ck_assert_msg(st2 == FSDPA_OK, "report after ENOMEM in %s (allocation %llu): %s", STEP[s],
-                      (unsigned long long)h->fail_at, fsdpa_status_str(st2));
+        fsdpa_error e;
+        fsdpa_error_init(&e);
+        fsdpa_status st2 = fsdpa_report(c, NULL, n, NULL, &again, NULL, &e);
+        ck_assert_msg(st2 == FSDPA_OK, "report after ENOMEM in %s (allocation %llu): %s: %s", fi_call,
+                      (unsigned long long)h->fail_at, fsdpa_status_str(st2), e.message);
         fsdpa_free(again);
+        /* ... and the call that failed works now, with the same result
+         * (a failed feed leaves its context refusing input: not retried) */
+        if (base && s != S_FEED) {
+          const char *failed = fi_call;
+          st2 = fi_step(s, c, paths, n, h, &o, &hash);
+          ck_assert_msg(st2 == FSDPA_OK, "%s again after ENOMEM in %s (allocation %llu): %s: %s", STEP[s], failed,
+                        (unsigned long long)h->fail_at, fsdpa_status_str(st2), fi_msg);
+          ck_assert_msg(hash == base->out[s], "%s again after ENOMEM in %s (allocation %llu): another result",
+                        STEP[s], failed, (unsigned long long)h->fail_at);
+        }
       }
       break;
     }
@@ -1119,7 +1288,7 @@ static uint64_t fail_every_allocation(const char *const *paths, size_t n, const 
   theap ref = {0};
   ref.census = 1;
   fi_run base;
-  fi_once(paths, n, &ref, &base);
+  fi_once(paths, n, &ref, &base, NULL);
   for (int s = 0; s < S_COUNT; s++) ck_assert_msg(base.st[s] == FSDPA_OK, "%s: %s fails without injection", label, STEP[s]);
   uint64_t total = ref.count, tolerated = 0;
   uint64_t per_step[S_COUNT] = {0};
@@ -1130,7 +1299,7 @@ static uint64_t fail_every_allocation(const char *const *paths, size_t n, const 
     theap h = {0};
     h.fail_at = k;
     fi_run r;
-    fi_once(paths, n, &h, &r);
+    fi_once(paths, n, &h, &r, &base);
     if (!h.injected) break;
     ck_assert_int_ge(r.inj_step, 0);
     per_step[r.inj_step]++;
@@ -1246,17 +1415,24 @@ START_TEST(t_memory_cap_real_trace) {
     o.max_memory_bytes = caps[i];
     fsdpa_ctx *c2 = NULL;
     fsdpa_status st = fsdpa_ctx_new(&c2, &o);
-    if (st == FSDPA_OK) st = fsdpa_feed_file(c2, path);
+    /* the message of the call that failed, from its own channel */
+    char m[512] = "";
+    if (st == FSDPA_OK) {
+      st = fsdpa_feed_file(c2, path);
+      snprintf(m, sizeof m, "%s", fsdpa_errmsg(c2));
+    }
     char *rep = NULL;
     if (st == FSDPA_OK) {
       const char *name = "trace"; /* as tu_report() */
-      st = fsdpa_report(&c2, &name, 1, NULL, &rep, NULL);
+      fsdpa_error e;
+      fsdpa_error_init(&e);
+      st = fsdpa_report(&c2, &name, 1, NULL, &rep, NULL, &e);
+      snprintf(m, sizeof m, "%s", e.message);
     }
     if (caps[i] < peak) {
       ck_assert_msg(st == FSDPA_ELIMIT, "cap %llu < peak %llu: %s", (unsigned long long)caps[i],
                     (unsigned long long)peak, fsdpa_status_str(st));
-      if (c2) {
-        const char *m = fsdpa_errmsg(c2);
+      if (c2) { /* a refused fsdpa_ctx_new() has no context to hold a message */
         ck_assert_msg(strstr(m, "limit") || strstr(m, "cap"), "cap %llu: message '%s'", (unsigned long long)caps[i], m);
         ck_assert_uint_le(c2->alloc.peak, caps[i]);
       }

@@ -29,7 +29,9 @@
  *   the list).
  * - **Versioned structs**: handles are opaque; structs that cross the ABI
  *   start with a `size` field the caller sets to `sizeof(struct)` (the
- *   `*_init()` helpers and ::FSDPA_QUERY_INIT do it).  The library reads and
+ *   `*_init()` helpers and ::FSDPA_QUERY_INIT do it: the helpers are inline
+ *   and pass the caller's `sizeof` to the exported `*_init_sized()`, which
+ *   is what bindings call).  The library reads and
  *   writes `min(size, its own size)` bytes: a caller compiled against an
  *   older, smaller struct keeps working (fields it does not know take their
  *   defaults on input and are not written on output), and a caller's bytes
@@ -136,8 +138,13 @@ typedef struct fsdpa_options {
   int64_t rank;                      /**< rank of this trace; ::FSDPA_ABSENT = from `distributedInfo` */
 } fsdpa_options;
 
-/** Fill `opts` with defaults (no caps, default allocator, rank from trace). */
-FSDPA_API void fsdpa_options_init(fsdpa_options *opts);
+/** Fill `opts` with defaults (no caps, default allocator, rank from trace).
+ *  Writes at most `size` bytes (the caller's `sizeof`; bindings pass
+ *  theirs) and sets the struct's `size` to it. */
+FSDPA_API void fsdpa_options_init_sized(fsdpa_options *opts, size_t size);
+/** The same with the caller's own `sizeof`: inline, so a caller built
+ *  against an older header writes only the struct it knows. */
+static inline void fsdpa_options_init(fsdpa_options *opts) { fsdpa_options_init_sized(opts, sizeof *opts); }
 
 /** Runtime library version, ::FSDPA_VERSION_HEX of the library actually loaded. */
 FSDPA_API uint32_t fsdpa_version(void);
@@ -202,8 +209,13 @@ typedef struct fsdpa_error {
 } fsdpa_error;
 
 /** Reset `err` to "no error" (status ::FSDPA_OK, message "", input and
- *  offset ::FSDPA_ABSENT) and set its size. */
-FSDPA_API void fsdpa_error_init(fsdpa_error *err);
+ *  offset ::FSDPA_ABSENT).
+ *  Writes at most `size` bytes (the caller's `sizeof`; bindings pass
+ *  theirs) and sets the struct's `size` to it. */
+FSDPA_API void fsdpa_error_init_sized(fsdpa_error *err, size_t size);
+/** The same with the caller's own `sizeof`: inline, so a caller built
+ *  against an older header writes only the struct it knows. */
+static inline void fsdpa_error_init(fsdpa_error *err) { fsdpa_error_init_sized(err, sizeof *err); }
 
 /** Release a buffer the library returned to the caller (fsdpa_report(),
  *  summaries, annotate).  NULL is a no-op.  (Lists: fsdpa_list_free().) */
@@ -315,8 +327,13 @@ typedef struct fsdpa_event {
   size_t label_len;           /**< bytes in label */
 } fsdpa_event;
 
-/** Set every field of `ev` to absent and `ev->size` to sizeof(fsdpa_event). */
-FSDPA_API void fsdpa_event_init(fsdpa_event *ev);
+/** Set every field of `ev` to absent.
+ *  Writes at most `size` bytes (the caller's `sizeof`; bindings pass
+ *  theirs) and sets the struct's `size` to it. */
+FSDPA_API void fsdpa_event_init_sized(fsdpa_event *ev, size_t size);
+/** The same with the caller's own `sizeof`: inline, so a caller built
+ *  against an older header writes only the struct it knows. */
+static inline void fsdpa_event_init(fsdpa_event *ev) { fsdpa_event_init_sized(ev, sizeof *ev); }
 /** Add one event.  Events may come in any order.
  *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT, ::FSDPA_ESTATE. */
 FSDPA_API fsdpa_status fsdpa_event_add(fsdpa_ctx *ctx, const fsdpa_event *ev);
@@ -329,8 +346,13 @@ typedef struct fsdpa_trace_info {
   int64_t base_time_ns;       /**< baseTimeNanoseconds, ABSENT if the trace has none (then 0 is used) */
 } fsdpa_trace_info;
 
-/** Fill `info` with absent values and the right size. */
-FSDPA_API void fsdpa_trace_info_init(fsdpa_trace_info *info);
+/** Fill `info` with absent values.
+ *  Writes at most `size` bytes (the caller's `sizeof`; bindings pass
+ *  theirs) and sets the struct's `size` to it. */
+FSDPA_API void fsdpa_trace_info_init_sized(fsdpa_trace_info *info, size_t size);
+/** The same with the caller's own `sizeof`: inline, so a caller built
+ *  against an older header writes only the struct it knows. */
+static inline void fsdpa_trace_info_init(fsdpa_trace_info *info) { fsdpa_trace_info_init_sized(info, sizeof *info); }
 /** Set trace metadata (what a JSON file carries in its top-level keys).
  *  Fields that are ::FSDPA_ABSENT leave the current value unchanged. */
 FSDPA_API fsdpa_status fsdpa_trace_info_set(fsdpa_ctx *ctx, const fsdpa_trace_info *info);
@@ -436,8 +458,13 @@ typedef struct fsdpa_query {
 /** Initialiser of a whole-trace query: `fsdpa_query q = FSDPA_QUERY_INIT;`. */
 #define FSDPA_QUERY_INIT {sizeof(fsdpa_query), 0, 0, 0, 0, 0, 0}
 
-/** Make `q` a whole-trace query (as ::FSDPA_QUERY_INIT). */
-FSDPA_API void fsdpa_query_init(fsdpa_query *q);
+/** Make `q` a whole-trace query (as ::FSDPA_QUERY_INIT).
+ *  Writes at most `size` bytes (the caller's `sizeof`; bindings pass
+ *  theirs) and sets the struct's `size` to it. */
+FSDPA_API void fsdpa_query_init_sized(fsdpa_query *q, size_t size);
+/** The same with the caller's own `sizeof`: inline, so a caller built
+ *  against an older header writes only the struct it knows. */
+static inline void fsdpa_query_init(fsdpa_query *q) { fsdpa_query_init_sized(q, sizeof *q); }
 
 /** GPU timeline summary over a window: span and density. */
 typedef struct fsdpa_timeline {
@@ -1201,8 +1228,13 @@ typedef struct fsdpa_report_options {
   int width;                  /**< text: columns every line fits in (a terminal's width), 40 .. 1000; 0 = 100 */
 } fsdpa_report_options;
 
-/** Defaults: JSON, no color. */
-FSDPA_API void fsdpa_report_options_init(fsdpa_report_options *opts);
+/** Defaults: JSON, no color.
+ *  Writes at most `size` bytes (the caller's `sizeof`; bindings pass
+ *  theirs) and sets the struct's `size` to it. */
+FSDPA_API void fsdpa_report_options_init_sized(fsdpa_report_options *opts, size_t size);
+/** The same with the caller's own `sizeof`: inline, so a caller built
+ *  against an older header writes only the struct it knows. */
+static inline void fsdpa_report_options_init(fsdpa_report_options *opts) { fsdpa_report_options_init_sized(opts, sizeof *opts); }
 
 /**
  * Write the report over one or more contexts (one per rank of a job).
@@ -1269,6 +1301,8 @@ typedef struct fsdpa_finding {
  * in the same order (cost, then severity, rank, step, id) as `findings[]` of
  * fsdpa_report() over the same contexts, cross-rank ones (straggler-rank)
  * included.
+ * @param ctxs      array of n contexts (as for fsdpa_report())
+ * @param n         number of contexts
  * @param[out] out  a list of ::fsdpa_finding
  * @param err       receives the details of a failure; may be NULL
  * @return as fsdpa_report().
@@ -1415,7 +1449,10 @@ typedef struct fsdpa_crossrank_rank {
  * Cross-rank analysis over the contexts of one job (one per rank), on the
  * events fed so far.  Ranks are `distributedInfo.rank`, else the index.
  * Parameters (`crossrank.*`) are read from ctxs[0].
- * @param err  receives the details of a failure (may be NULL)
+ * @param ctxs      array of n contexts, one per rank
+ * @param n         number of contexts
+ * @param[out] out  the result
+ * @param err       receives the details of a failure (may be NULL)
  * @return ::FSDPA_OK (with zero counts and ABSENT values when fewer than 2
  *         contexts or nothing matched), ::FSDPA_EINVAL, ::FSDPA_ENOMEM,
  *         ::FSDPA_ELIMIT.
@@ -1436,8 +1473,13 @@ typedef struct fsdpa_summary_options {
   uint64_t max_memory_bytes;          /**< refuse to hold more than this (::FSDPA_ELIMIT); 0 = no cap */
 } fsdpa_summary_options;
 
-/** Defaults: default allocator, no cap. */
-FSDPA_API void fsdpa_summary_options_init(fsdpa_summary_options *opts);
+/** Defaults: default allocator, no cap.
+ *  Writes at most `size` bytes (the caller's `sizeof`; bindings pass
+ *  theirs) and sets the struct's `size` to it. */
+FSDPA_API void fsdpa_summary_options_init_sized(fsdpa_summary_options *opts, size_t size);
+/** The same with the caller's own `sizeof`: inline, so a caller built
+ *  against an older header writes only the struct it knows. */
+static inline void fsdpa_summary_options_init(fsdpa_summary_options *opts) { fsdpa_summary_options_init_sized(opts, sizeof *opts); }
 
 /**
  * Write the summary (`fsdpa.summary/1`, one rank) of a context: its entry
@@ -1495,7 +1537,11 @@ FSDPA_API fsdpa_status fsdpa_summary_report(const char *sum, size_t len,
 /**
  * The findings of the report of a (merged) summary, typed: the same list,
  * in the same order, as fsdpa_report_findings() over the ranks' traces.
+ * @param sum       the summary (fsdpa_summary_write() or fsdpa_summary_merge())
+ * @param len       its length in bytes
+ * @param opts      allocator and cap, or NULL
  * @param[out] out  a list of ::fsdpa_finding
+ * @param err       receives the details of a failure; may be NULL
  * @return as fsdpa_summary_report().
  */
 FSDPA_API fsdpa_status fsdpa_summary_findings(const char *sum, size_t len,
@@ -1551,8 +1597,13 @@ typedef struct fsdpa_annotate_options {
   int level;     /**< gzip level 1..9; 0 (default) = 6 */
 } fsdpa_annotate_options;
 
-/** Defaults: gzip by output name, level 6. */
-FSDPA_API void fsdpa_annotate_options_init(fsdpa_annotate_options *opts);
+/** Defaults: gzip by output name, level 6.
+ *  Writes at most `size` bytes (the caller's `sizeof`; bindings pass
+ *  theirs) and sets the struct's `size` to it. */
+FSDPA_API void fsdpa_annotate_options_init_sized(fsdpa_annotate_options *opts, size_t size);
+/** The same with the caller's own `sizeof`: inline, so a caller built
+ *  against an older header writes only the struct it knows. */
+static inline void fsdpa_annotate_options_init(fsdpa_annotate_options *opts) { fsdpa_annotate_options_init_sized(opts, sizeof *opts); }
 
 /**
  * The events fsdpa_annotate_file() adds to trace i, as a JSON array text.

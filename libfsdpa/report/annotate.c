@@ -24,12 +24,17 @@
 #include <unistd.h>
 #include <zlib.h>
 
-void fsdpa_annotate_options_init(fsdpa_annotate_options *o) {
-  if (!o) return;
-  memset(o, 0, sizeof *o);
-  o->size = sizeof *o;
-  o->gzip = -1;
-  o->level = 0;
+/* Defaults for a caller of any release: at most the caller's `size` bytes
+ * are written (see fsdpa.h, versioned structs). */
+void fsdpa_annotate_options_init_sized(fsdpa_annotate_options *o, size_t size) {
+  if (!o || size < sizeof(size_t)) return;
+  fsdpa_annotate_options d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.gzip = -1;
+  d.level = 0;
+  memcpy(o, &d, size < sizeof d ? size : sizeof d);
+  o->size = size;
 }
 
 /* A relative ns time as the trace writes it: µs with 3 decimals (exact). */

@@ -11,12 +11,17 @@
 #include <stdio.h>
 #include <string.h>
 
-void fsdpa_report_options_init(fsdpa_report_options *o) {
-  if (!o) return;
-  memset(o, 0, sizeof *o);
-  o->size = sizeof *o;
-  o->format = FSDPA_FORMAT_JSON;
-  o->html_step = FSDPA_ABSENT;
+/* Defaults for a caller of any release: at most the caller's `size` bytes
+ * are written (see fsdpa.h, versioned structs). */
+void fsdpa_report_options_init_sized(fsdpa_report_options *o, size_t size) {
+  if (!o || size < sizeof(size_t)) return;
+  fsdpa_report_options d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.format = FSDPA_FORMAT_JSON;
+  d.html_step = FSDPA_ABSENT;
+  memcpy(o, &d, size < sizeof d ? size : sizeof d);
+  o->size = size;
 }
 
 fsdpa_status report_collect(fsdpa_ctx *const *ctxs, const int64_t *ranks, size_t n,

@@ -14,10 +14,15 @@
 #include <stdio.h>
 #include <string.h>
 
-void fsdpa_summary_options_init(fsdpa_summary_options *o) {
-  if (!o) return;
-  memset(o, 0, sizeof *o);
-  o->size = sizeof *o;
+/* Defaults for a caller of any release: at most the caller's `size` bytes
+ * are written (see fsdpa.h, versioned structs). */
+void fsdpa_summary_options_init_sized(fsdpa_summary_options *o, size_t size) {
+  if (!o || size < sizeof(size_t)) return;
+  fsdpa_summary_options d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  memcpy(o, &d, size < sizeof d ? size : sizeof d);
+  o->size = size;
 }
 
 /* Options at the caller's size; 0 when too small. */

@@ -3,11 +3,16 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-void fsdpa_error_init(fsdpa_error *err) {
-  if (!err) return;
-  memset(err, 0, sizeof *err);
-  err->size = sizeof *err;
-  err->input = err->offset = FSDPA_ABSENT;
+/* Defaults for a caller of any release: at most the caller's `size` bytes
+ * are written (see fsdpa.h, versioned structs). */
+void fsdpa_error_init_sized(fsdpa_error *err, size_t size) {
+  if (!err || size < sizeof(size_t)) return;
+  fsdpa_error d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  d.input = d.offset = FSDPA_ABSENT;
+  memcpy(err, &d, size < sizeof d ? size : sizeof d);
+  err->size = size;
 }
 
 int err_clear(fsdpa_error *err) {
