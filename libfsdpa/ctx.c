@@ -50,7 +50,7 @@ fsdpa_status ctx_fail(fsdpa_ctx *c, fsdpa_status st, const char *fmt, ...) {
    * was the cap, the caller must learn that (ELIMIT, not a real OOM) */
   if (st == FSDPA_ELIMIT && c->alloc.limit_hit && !strstr(c->err, "cap") && !strstr(c->err, "limit")) {
     size_t n = strlen(c->err);
-    snprintf(c->err + n, sizeof c->err - n, " (memory cap max_memory_bytes = %llu reached)",
+    snprintf(c->err + n, sizeof c->err - n, " (memory cap of %llu bytes reached)",
              (unsigned long long)c->alloc.cap);
   }
   return st;
