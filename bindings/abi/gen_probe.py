@@ -133,6 +133,24 @@ def main():
         pn = ", ".join('\\"%s\\"' % p for p in f.param_names)
         w(f'  printf("    \\"{f.name}\\": {{\\"ret\\": \\"{f.ret}\\", \\"params\\": [{ps}], '
           f'\\"param_names\\": [{pn}], \\"experimental\\": {_jb(f.experimental)}}}{sep}\\n");')
+    # The static inline wrappers are compiled into each caller and are not
+    # symbols of the library: listed apart from the functions, with the
+    # exported function each calls and what it passes.  _Generic checks,
+    # without emitting the wrapper (this program does not link the
+    # library), that each has the signature printed.
+    w('  printf("  },\\n  \\"inline\\": {\\n");')
+    for ii, f in enumerate(h.inline):
+        sep = "" if ii == len(h.inline) - 1 else ","
+        fptr = f"{f.ret} (*)({', '.join(f.params) or 'void'})"
+        w(f'  _Static_assert(_Generic(&{f.name}, {fptr}: 1, default: 0), '
+          f'"{f.name} is not {fptr}");')
+        ps = ", ".join('\\"%s\\"' % p for p in f.params)
+        pn = ", ".join('\\"%s\\"' % p for p in f.param_names)
+        args = ", ".join('\\"%s\\"' % a for a in f.args)
+        sz = f'\\"{f.sizeof}\\"' if f.sizeof else "null"
+        w(f'  printf("    \\"{f.name}\\": {{\\"ret\\": \\"{f.ret}\\", \\"params\\": [{ps}], '
+          f'\\"param_names\\": [{pn}], \\"calls\\": \\"{f.calls}\\", \\"args\\": [{args}], '
+          f'\\"sizeof\\": {sz}, \\"experimental\\": {_jb(f.experimental)}}}{sep}\\n");')
     w('  printf("  },\\n");')
     w('  printf("  \\"experimental\\": [%s]\\n}\\n", "' +
       ", ".join(f'\\"{n}\\"' for n in sorted(h.experimental)) + '");')

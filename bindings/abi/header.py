@@ -5,7 +5,10 @@ function-pointer members, each with its `/**< doc */`), opaque handles
 enums that are not typedefs (`enum NAME {...};`, used for bit values whose
 type is a fixed-width integer elsewhere), object-like `#define FSDPA_X value`
 (integer constants) and `#define FSDPA_X_INIT {...}` (initialisers of the
-struct fsdpa_x), and `FSDPA_API` prototypes.  Every declaration records
+struct fsdpa_x), `FSDPA_API` prototypes (the exported functions), and
+one-line `static inline` definitions that call one of them (the `*_init`
+helpers, which pass the caller's `sizeof` to `*_init_sized`: inline
+wrappers, compiled into the caller, not symbols of the library).  Every declaration records
 whether it lies inside `#ifdef FSDPA_EXPERIMENTAL`.  Used by gen_probe.py
 (the ABI table) and by the bindings' generators.  It fails loudly on
 anything it does not understand."""
@@ -75,10 +78,26 @@ class Function:
 
 
 @dataclass
+class Inline:
+    """`static inline RET NAME(PARAMS) { [return] CALLS(ARGS); }`: compiled
+    into the caller, so not a symbol of the library."""
+    name: str
+    ret: str
+    params: List[str]       # canonical types
+    param_names: List[str]
+    calls: str              # the exported function it calls
+    args: List[str]         # the argument expressions, spaces normalised
+    # the struct whose `sizeof *p` (p a parameter) it passes, or None
+    sizeof: Optional[str] = None
+    experimental: bool = False
+
+
+@dataclass
 class Header:
     structs: List[Struct] = field(default_factory=list)
     enums: List[Enum] = field(default_factory=list)
     functions: List[Function] = field(default_factory=list)
+    inline: List[Inline] = field(default_factory=list)        # static inline wrappers
     defines: Dict[str, str] = field(default_factory=dict)     # integer constants only
     initializers: List[Initializer] = field(default_factory=list)
     opaque: List[str] = field(default_factory=list)           # typedef struct T T;
@@ -91,12 +110,16 @@ class Header:
     def enum(self, name):
         return next((e for e in self.enums if e.name == name), None)
 
+    def function(self, name):
+        return next((f for f in self.functions if f.name == name), None)
+
     def stable(self):
         """A copy without the experimental declarations: what a program
         sees that does not define FSDPA_EXPERIMENTAL."""
         h = Header(structs=[s for s in self.structs if not s.experimental],
                    enums=[e for e in self.enums if not e.experimental],
                    functions=[f for f in self.functions if not f.experimental],
+                   inline=[i for i in self.inline if not i.experimental],
                    defines={k: v for k, v in self.defines.items() if k not in self.experimental},
                    initializers=[i for i in self.initializers if not i.experimental],
                    opaque=[o for o in self.opaque if o not in self.experimental])
@@ -142,6 +165,24 @@ def _split_params(s):
         m = re.search(r"(\w+)\s*$", p)
         names.append(m.group(1) if m else "")
     return types, names
+
+
+def _split_args(s):
+    """Split a call's argument list at its top-level commas."""
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+            continue
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        cur += ch
+    if cur.strip() or out:
+        out.append(cur)
+    return [" ".join(a.split()) for a in out]
 
 
 def _experimental_regions(text):
@@ -328,10 +369,70 @@ def parse(text):
         types, names = _split_params(m.group(3))
         h.functions.append(Function(m.group(2), c_type(m.group(1), False), types, names,
                                     mark(m.group(2), m.start())))
+    # Every FSDPA_API outside its own #define must be a prototype read above.
+    api_uses = [m.start() for m in re.finditer(r"\bFSDPA_API\b", clean)
+                if not re.match(r"[ \t]*#", clean[clean.rfind("\n", 0, m.start()) + 1:m.start()])]
+    read_at = {m.start() for m in re.finditer(
+        r"FSDPA_API\s+([^;{}()]*?)\b(fsdpa_\w+)\s*\(([^;{}]*?)\)\s*;", clean, re.S)}
+    for pos in api_uses:
+        if pos not in read_at:
+            line = clean[pos:clean.find("\n", pos)].strip()
+            raise SystemExit(f"header.py: cannot read the declaration '{line}': only "
+                             "`FSDPA_API RET fsdpa_NAME(PARAMS);` is understood")
+
+    # The inline wrappers: one line each, calling one exported function.
+    inline_re = re.compile(r"^[ \t]*static[ \t]+inline[ \t]+([^;{}()\n]*?)\b(fsdpa_\w+)[ \t]*"
+                           r"\(([^;{}()\n]*)\)[ \t]*\{[ \t]*(return[ \t]+)?(fsdpa_\w+)[ \t]*"
+                           r"\(((?:[^;{}()\n]|\([^;{}()\n]*\))*)\)[ \t]*;[ \t]*\}[ \t]*$", re.M)
+    inline_at = set()
+    for m in inline_re.finditer(clean):
+        inline_at.add(m.start(0) + len(m.group(0)) - len(m.group(0).lstrip()))
+        name, ret = m.group(2), c_type(m.group(1), False)
+        types, names = _split_params(m.group(3))
+        callee, args = m.group(5), _split_args(m.group(6))
+        target = h.function(callee)
+        if target is None:
+            raise SystemExit(f"header.py: inline {name} calls {callee}, which is not an "
+                             "FSDPA_API function of the header")
+        if bool(m.group(4)) != (ret != "void"):
+            raise SystemExit(f"header.py: inline {name} returns {ret} but "
+                             f"{'returns' if m.group(4) else 'does not return'} {callee}()")
+        if ret != target.ret:
+            raise SystemExit(f"header.py: inline {name} returns {ret}, {callee} {target.ret}")
+        if len(args) != len(target.params):
+            raise SystemExit(f"header.py: inline {name} passes {len(args)} arguments to "
+                             f"{callee}, which takes {len(target.params)}")
+        sizeof = None
+        for a in args:
+            sm = re.fullmatch(r"sizeof\s*\(?\s*\*\s*(\w+)\s*\)?", a)
+            if sm:
+                if sm.group(1) not in names:
+                    raise SystemExit(f"header.py: inline {name}: {a} is not of a parameter")
+                ptype = types[names.index(sm.group(1))].split()
+                if len(ptype) != 2 or ptype[1] != "*" or not h.struct(ptype[0]):
+                    raise SystemExit(f"header.py: inline {name}: {a} is not the size of a "
+                                     "header struct")
+                sizeof = ptype[0]
+        x = mark(name, m.start())
+        h.inline.append(Inline(name, ret, types, names, callee, args, sizeof, x))
+        if x != target.experimental:
+            raise SystemExit(f"header.py: inline {name} and {callee} must both be stable "
+                             "or both experimental")
+    # Any other `static` or `inline` (a multi-line body, a static variable)
+    # would be compiled into callers without being in the table.
+    for m in re.finditer(r"\b(static|inline)\b", clean):
+        start = clean.rfind("\n", 0, m.start()) + 1
+        first = start + len(clean[start:m.start()]) - len(clean[start:m.start()].lstrip())
+        if first not in inline_at:
+            line = clean[start:clean.find("\n", m.start())].strip()
+            raise SystemExit(f"header.py: cannot read '{line}': only one-line "
+                             "`static inline RET fsdpa_NAME(PARAMS) { [return] fsdpa_F(ARGS); }` "
+                             "wrappers of an FSDPA_API function are understood")
     if not h.structs or not h.enums or not h.functions:
         raise SystemExit("header.py: found no structs/enums/functions; did the header's style change?")
     names = [s.name for s in h.structs] + [e.name for e in h.enums] + \
-        [f.name for f in h.functions] + list(h.defines) + [i.name for i in h.initializers]
+        [f.name for f in h.functions] + [i.name for i in h.inline] + list(h.defines) + \
+        [i.name for i in h.initializers]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise SystemExit(f"header.py: declared twice: {dup}")

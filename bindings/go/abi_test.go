@@ -37,6 +37,15 @@ type abiTable struct {
 		Params       []string `json:"params"`
 		Experimental bool     `json:"experimental"`
 	} `json:"functions"`
+	// the header's static inline wrappers: compiled into the caller, not
+	// symbols of the library
+	Inline map[string]struct {
+		Ret          string   `json:"ret"`
+		Params       []string `json:"params"`
+		Calls        string   `json:"calls"`
+		Sizeof       string   `json:"sizeof"`
+		Experimental bool     `json:"experimental"`
+	} `json:"inline"`
 }
 
 func loadABI(t *testing.T) abiTable {
@@ -167,11 +176,17 @@ func TestABIEnums(t *testing.T) {
 	}
 }
 
-// Every function of the header is called by the package (cgo type-checks
-// each call against the header it compiles); a function the header gains is
-// a note until the binding wraps it.  A call to a function the header in
-// this tree does not declare fails (conversions to its enum types are
-// not calls).
+// initProbeFile calls every *_init_sized itself (init_probe.go): it does
+// not count as the package calling them.
+const initProbeFile = "init_probe.go"
+
+// Every exported function of the header is called by the package (cgo
+// type-checks each call against the header it compiles); one the package
+// does not call fails.  The package calls the header's static inline
+// wrappers (the *_init helpers) as C code does: a call of one is a call of
+// the exported function it calls, with cgo's sizeof of the struct.  A call
+// to anything else the header in this tree does not declare fails
+// (conversions to its enum and struct types are not calls).
 func TestABIFunctions(t *testing.T) {
 	abi := loadABI(t)
 	files, err := filepath.Glob(filepath.Join(thisDir(), "*.go"))
@@ -181,7 +196,7 @@ func TestABIFunctions(t *testing.T) {
 	callRE := regexp.MustCompile(`\bC\.(fsdpa_[a-z0-9_]+)\(`)
 	used := map[string]bool{}
 	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
+		if strings.HasSuffix(f, "_test.go") || filepath.Base(f) == initProbeFile {
 			continue
 		}
 		src, err := os.ReadFile(f)
@@ -192,6 +207,11 @@ func TestABIFunctions(t *testing.T) {
 			used[m[1]] = true
 		}
 	}
+	for name := range used {
+		if w, ok := abi.Inline[name]; ok {
+			used[w.Calls] = true
+		}
+	}
 	var missing []string
 	for name := range abi.Functions {
 		if !used[name] {
@@ -200,9 +220,10 @@ func TestABIFunctions(t *testing.T) {
 	}
 	for name := range used {
 		_, fn := abi.Functions[name]
+		_, inline := abi.Inline[name]
 		_, enum := abi.Enums[name] // conversions such as C.fsdpa_status(s)
 		_, st := abi.Structs[name]
-		if !fn && !enum && !st {
+		if !fn && !inline && !enum && !st {
 			t.Errorf("the package calls %s, which fsdpa.h does not declare", name)
 		}
 	}
@@ -211,6 +232,102 @@ func TestABIFunctions(t *testing.T) {
 		t.Errorf("header functions the Go binding does not call: %v", missing)
 	} else {
 		fmt.Printf("# all %d functions of fsdpa.h are called by the Go binding\n", len(abi.Functions))
+	}
+}
+
+// The header's static inline wrappers are in the table apart from the
+// exported functions, each calls an exported function, and none is a symbol
+// of the library the test binary links (the functions they call are).
+func TestABIInlineWrappers(t *testing.T) {
+	abi := loadABI(t)
+	if len(abi.Inline) == 0 {
+		t.Fatal("the ABI table lists no inline wrappers (the *_init helpers)")
+	}
+	for name, w := range abi.Inline {
+		if _, ok := abi.Functions[name]; ok {
+			t.Errorf("%s is in the table both as inline and as exported", name)
+		}
+		if _, ok := abi.Functions[w.Calls]; !ok {
+			t.Errorf("%s calls %s, which is not an exported function of the table", name, w.Calls)
+		}
+		if hasSymbol(name) {
+			t.Errorf("libfsdpa exports %s, which the header defines static inline", name)
+		}
+		if !hasSymbol(w.Calls) {
+			t.Errorf("libfsdpa does not export %s (called by the inline %s)", w.Calls, name)
+		}
+		if strings.HasSuffix(name, "_init") {
+			st := strings.TrimSuffix(name, "_init")
+			if w.Calls != st+"_init_sized" || w.Sizeof != st || len(w.Params) != 1 || w.Params[0] != st+" *" {
+				t.Errorf("%s: %+v, want %s_init_sized(p, sizeof *p) of a %s *", name, w, st, st)
+			}
+		}
+	}
+}
+
+// Every *_init the package calls passes the size of its own struct: the
+// header's inline wrapper, compiled by cgo, fills exactly cgo's size of the
+// struct (the size field says so) and leaves the bytes past it alone; and
+// fsdpa_<x>_init_sized at every field boundary below the library's size
+// (what a caller built against an older, smaller struct passes) writes the
+// defaults of the fields before it, that size, and nothing past it.
+func TestABIInitSizes(t *testing.T) {
+	abi := loadABI(t)
+	const spare = 64
+	sizeField := func(b []byte) int {
+		var v uint64
+		for i := 0; i < 8; i++ {
+			v |= uint64(b[i]) << (8 * i) // little-endian, as amd64 and arm64
+		}
+		return int(v)
+	}
+	untouched := func(b []byte) bool {
+		for _, x := range b {
+			if x != 0xAA {
+				return false
+			}
+		}
+		return true
+	}
+	n := 0
+	for name, w := range abi.Inline {
+		if !strings.HasSuffix(name, "_init") || w.Sizeof == "" {
+			continue
+		}
+		n++
+		typ := cStructs()[w.Sizeof]
+		full, ok := initProbe(w.Sizeof, -1, spare)
+		if typ == nil || !ok {
+			t.Errorf("no init probe for %s (add it to init_probe.go)", w.Sizeof)
+			continue
+		}
+		size := int(typ.Size())
+		if got := sizeField(full); got != size {
+			t.Errorf("%s(): size field %d, cgo's sizeof %d", name, got, size)
+		}
+		if !untouched(full[size:]) {
+			t.Errorf("%s() wrote past its %d bytes: % x", name, size, full[size:])
+		}
+		for i := 1; i < typ.NumField(); i++ {
+			f := typ.Field(i)
+			if f.Name == "_" {
+				continue
+			}
+			cut := int(f.Offset)
+			b, _ := initProbe(w.Sizeof, cut, spare)
+			if got := sizeField(b); got != cut {
+				t.Errorf("%s(p, %d): size field %d", w.Calls, cut, got)
+			}
+			if string(b[8:cut]) != string(full[8:cut]) {
+				t.Errorf("%s(p, %d): defaults % x, want % x", w.Calls, cut, b[8:cut], full[8:cut])
+			}
+			if !untouched(b[cut:]) {
+				t.Errorf("%s(p, %d) wrote past %d bytes (up to %s)", w.Calls, cut, cut, f.Name)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("the ABI table has no *_init wrappers to check")
 	}
 }
 

@@ -140,7 +140,8 @@ typedef struct fsdpa_options {
 
 /** Fill `opts` with defaults (no caps, default allocator, rank from trace).
  *  Writes at most `size` bytes (the caller's `sizeof`; bindings pass
- *  theirs) and sets the struct's `size` to it. */
+ *  theirs) and sets the struct's `size` to it; a size below `sizeof(size_t)`
+ *  writes nothing. */
 FSDPA_API void fsdpa_options_init_sized(fsdpa_options *opts, size_t size);
 /** The same with the caller's own `sizeof`: inline, so a caller built
  *  against an older header writes only the struct it knows. */
@@ -211,7 +212,8 @@ typedef struct fsdpa_error {
 /** Reset `err` to "no error" (status ::FSDPA_OK, message "", input and
  *  offset ::FSDPA_ABSENT).
  *  Writes at most `size` bytes (the caller's `sizeof`; bindings pass
- *  theirs) and sets the struct's `size` to it. */
+ *  theirs) and sets the struct's `size` to it; a size below `sizeof(size_t)`
+ *  writes nothing. */
 FSDPA_API void fsdpa_error_init_sized(fsdpa_error *err, size_t size);
 /** The same with the caller's own `sizeof`: inline, so a caller built
  *  against an older header writes only the struct it knows. */
@@ -329,7 +331,8 @@ typedef struct fsdpa_event {
 
 /** Set every field of `ev` to absent.
  *  Writes at most `size` bytes (the caller's `sizeof`; bindings pass
- *  theirs) and sets the struct's `size` to it. */
+ *  theirs) and sets the struct's `size` to it; a size below `sizeof(size_t)`
+ *  writes nothing. */
 FSDPA_API void fsdpa_event_init_sized(fsdpa_event *ev, size_t size);
 /** The same with the caller's own `sizeof`: inline, so a caller built
  *  against an older header writes only the struct it knows. */
@@ -348,7 +351,8 @@ typedef struct fsdpa_trace_info {
 
 /** Fill `info` with absent values.
  *  Writes at most `size` bytes (the caller's `sizeof`; bindings pass
- *  theirs) and sets the struct's `size` to it. */
+ *  theirs) and sets the struct's `size` to it; a size below `sizeof(size_t)`
+ *  writes nothing. */
 FSDPA_API void fsdpa_trace_info_init_sized(fsdpa_trace_info *info, size_t size);
 /** The same with the caller's own `sizeof`: inline, so a caller built
  *  against an older header writes only the struct it knows. */
@@ -460,7 +464,8 @@ typedef struct fsdpa_query {
 
 /** Make `q` a whole-trace query (as ::FSDPA_QUERY_INIT).
  *  Writes at most `size` bytes (the caller's `sizeof`; bindings pass
- *  theirs) and sets the struct's `size` to it. */
+ *  theirs) and sets the struct's `size` to it; a size below `sizeof(size_t)`
+ *  writes nothing. */
 FSDPA_API void fsdpa_query_init_sized(fsdpa_query *q, size_t size);
 /** The same with the caller's own `sizeof`: inline, so a caller built
  *  against an older header writes only the struct it knows. */
@@ -1230,7 +1235,8 @@ typedef struct fsdpa_report_options {
 
 /** Defaults: JSON, no color.
  *  Writes at most `size` bytes (the caller's `sizeof`; bindings pass
- *  theirs) and sets the struct's `size` to it. */
+ *  theirs) and sets the struct's `size` to it; a size below `sizeof(size_t)`
+ *  writes nothing. */
 FSDPA_API void fsdpa_report_options_init_sized(fsdpa_report_options *opts, size_t size);
 /** The same with the caller's own `sizeof`: inline, so a caller built
  *  against an older header writes only the struct it knows. */
@@ -1475,7 +1481,8 @@ typedef struct fsdpa_summary_options {
 
 /** Defaults: default allocator, no cap.
  *  Writes at most `size` bytes (the caller's `sizeof`; bindings pass
- *  theirs) and sets the struct's `size` to it. */
+ *  theirs) and sets the struct's `size` to it; a size below `sizeof(size_t)`
+ *  writes nothing. */
 FSDPA_API void fsdpa_summary_options_init_sized(fsdpa_summary_options *opts, size_t size);
 /** The same with the caller's own `sizeof`: inline, so a caller built
  *  against an older header writes only the struct it knows. */
@@ -1599,7 +1606,8 @@ typedef struct fsdpa_annotate_options {
 
 /** Defaults: gzip by output name, level 6.
  *  Writes at most `size` bytes (the caller's `sizeof`; bindings pass
- *  theirs) and sets the struct's `size` to it. */
+ *  theirs) and sets the struct's `size` to it; a size below `sizeof(size_t)`
+ *  writes nothing. */
 FSDPA_API void fsdpa_annotate_options_init_sized(fsdpa_annotate_options *opts, size_t size);
 /** The same with the caller's own `sizeof`: inline, so a caller built
  *  against an older header writes only the struct it knows. */

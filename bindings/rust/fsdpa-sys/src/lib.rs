@@ -1,9 +1,14 @@
 //! Raw declarations of libfsdpa's C API (`include/fsdpa/fsdpa.h`, version
 //! 0.2: `libfsdpa.so.2`), written by hand (no bindgen, no crates).  The
 //! struct layouts and function signatures are recorded as data ([`Layout`],
-//! [`layouts`], [`enums`], [`signatures`]) so the `fsdpa` crate's tests
-//! compare them with the table generated from the C header: an ABI change
-//! fails those tests instead of corrupting memory.
+//! [`layouts`], [`enums`], [`signatures`], [`inline_wrappers`]) so the
+//! `fsdpa` crate's tests compare them with the table generated from the C
+//! header: an ABI change fails those tests instead of corrupting memory.
+//!
+//! The header's `*_init()` helpers are `static inline` (not symbols of the
+//! library): they are Rust functions here that call the exported
+//! `*_init_sized()` with this crate's `size_of`, as the C helpers pass
+//! their caller's `sizeof`.
 //!
 //! The header's experimental declarations (`#ifdef FSDPA_EXPERIMENTAL`: the
 //! annotate functions) are here only with the cargo feature `experimental`,
@@ -916,8 +921,8 @@ pub fn opaque() -> Vec<&'static str> {
     vec!["fsdpa_ctx", "fsdpa_list"]
 }
 
-/// The names of the experimental declarations this crate has (structs and
-/// functions), empty without the `experimental` feature.
+/// The names of the experimental declarations this crate has (structs,
+/// functions and inline wrappers), empty without the `experimental` feature.
 pub fn experimental() -> Vec<&'static str> {
     #[allow(unused_mut)]
     let mut v: Vec<&'static str> = Vec::new();
@@ -925,6 +930,7 @@ pub fn experimental() -> Vec<&'static str> {
     {
         v.push(fsdpa_annotate_options::NAME);
         v.extend(signatures_experimental().iter().map(|s| s.0));
+        v.extend(inline_experimental().iter().map(|s| s.0));
     }
     v
 }
@@ -989,8 +995,9 @@ pub fn signatures() -> Vec<(&'static str, String, Vec<String>)> {
 }
 
 api! { signatures_stable;
-    /// Fill options with defaults.
-    pub fn fsdpa_options_init(opts: *mut fsdpa_options);
+    /// Fill options with defaults: writes at most `size` bytes and sets `size` to it
+    /// (the header's inline `fsdpa_options_init()` passes `sizeof`; so does [`fsdpa_options_init`]).
+    pub fn fsdpa_options_init_sized(opts: *mut fsdpa_options, size: usize);
     /// `FSDPA_VERSION_HEX` of the loaded library.
     pub fn fsdpa_version() -> u32;
     /// Version string, e.g. "0.2.0" (static).
@@ -1011,8 +1018,9 @@ api! { signatures_stable;
     pub fn fsdpa_errmsg(ctx: *const fsdpa_ctx) -> *const c_char;
     /// Byte offset of the last input error, or `FSDPA_ABSENT`.
     pub fn fsdpa_error_offset(ctx: *const fsdpa_ctx) -> i64;
-    /// Reset an error to "no error" and set its size.
-    pub fn fsdpa_error_init(err: *mut fsdpa_error);
+    /// Reset an error to "no error" and set its size: writes at most `size` bytes and sets `size` to it
+    /// (the header's inline `fsdpa_error_init()` passes `sizeof`; so does [`fsdpa_error_init`]).
+    pub fn fsdpa_error_init_sized(err: *mut fsdpa_error, size: usize);
     /// Release a buffer returned by the library.
     pub fn fsdpa_free(p: *mut c_void);
     /// What a list holds (0 for NULL).
@@ -1023,12 +1031,14 @@ api! { signatures_stable;
     pub fn fsdpa_list_get(list: *const fsdpa_list, i: usize, item: *mut c_void) -> fsdpa_status;
     /// Release a list and everything its items point to (NULL is a no-op).
     pub fn fsdpa_list_free(list: *mut fsdpa_list);
-    /// Initialise an event (all absent).
-    pub fn fsdpa_event_init(ev: *mut fsdpa_event);
+    /// Initialise an event (all absent): writes at most `size` bytes and sets `size` to it
+    /// (the header's inline `fsdpa_event_init()` passes `sizeof`; so does [`fsdpa_event_init`]).
+    pub fn fsdpa_event_init_sized(ev: *mut fsdpa_event, size: usize);
     /// Add one event.
     pub fn fsdpa_event_add(ctx: *mut fsdpa_ctx, ev: *const fsdpa_event) -> fsdpa_status;
-    /// Initialise trace info (all absent).
-    pub fn fsdpa_trace_info_init(info: *mut fsdpa_trace_info);
+    /// Initialise trace info (all absent): writes at most `size` bytes and sets `size` to it
+    /// (the header's inline `fsdpa_trace_info_init()` passes `sizeof`; so does [`fsdpa_trace_info_init`]).
+    pub fn fsdpa_trace_info_init_sized(info: *mut fsdpa_trace_info, size: usize);
     /// Set trace metadata.
     pub fn fsdpa_trace_info_set(ctx: *mut fsdpa_ctx, info: *const fsdpa_trace_info) -> fsdpa_status;
     /// Read trace metadata.
@@ -1039,8 +1049,9 @@ api! { signatures_stable;
     pub fn fsdpa_step_list(ctx: *mut fsdpa_ctx, out: *mut *mut fsdpa_list) -> fsdpa_status;
     /// The GPU streams: a list of `fsdpa_stream_info`.
     pub fn fsdpa_stream_list(ctx: *mut fsdpa_ctx, out: *mut *mut fsdpa_list) -> fsdpa_status;
-    /// Whole trace, all devices and streams (as `FSDPA_QUERY_INIT`).
-    pub fn fsdpa_query_init(q: *mut fsdpa_query);
+    /// Whole trace, all devices and streams (as `FSDPA_QUERY_INIT`): writes at most `size` bytes and sets `size` to it
+    /// (the header's inline `fsdpa_query_init()` passes `sizeof`; so does [`fsdpa_query_init`]).
+    pub fn fsdpa_query_init_sized(q: *mut fsdpa_query, size: usize);
     /// Timeline density over a window.
     pub fn fsdpa_timeline_query(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_timeline) -> fsdpa_status;
     /// Launch gaps, idle attribution and density over a window.
@@ -1080,8 +1091,9 @@ api! { signatures_stable;
                                     out: *mut *mut fsdpa_list) -> fsdpa_status;
     /// Per-step allocator rows: a list of `fsdpa_memory_step`.
     pub fn fsdpa_memory_step_list(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut *mut fsdpa_list) -> fsdpa_status;
-    /// Report defaults.
-    pub fn fsdpa_report_options_init(opts: *mut fsdpa_report_options);
+    /// Report defaults: writes at most `size` bytes and sets `size` to it
+    /// (the header's inline `fsdpa_report_options_init()` passes `sizeof`; so does [`fsdpa_report_options_init`]).
+    pub fn fsdpa_report_options_init_sized(opts: *mut fsdpa_report_options, size: usize);
     /// Write the report over n contexts.
     pub fn fsdpa_report(ctxs: *const *mut fsdpa_ctx, paths: *const *const c_char, n: usize,
                         opts: *const fsdpa_report_options, out: *mut *mut c_char,
@@ -1105,8 +1117,9 @@ api! { signatures_stable;
     /// Every rank's part of the cross-rank analysis: a list of `fsdpa_crossrank_rank`.
     pub fn fsdpa_crossrank_rank_list(ctxs: *const *mut fsdpa_ctx, n: usize, out: *mut *mut fsdpa_list,
                                      err: *mut fsdpa_error) -> fsdpa_status;
-    /// Summary defaults.
-    pub fn fsdpa_summary_options_init(opts: *mut fsdpa_summary_options);
+    /// Summary defaults: writes at most `size` bytes and sets `size` to it
+    /// (the header's inline `fsdpa_summary_options_init()` passes `sizeof`; so does [`fsdpa_summary_options_init`]).
+    pub fn fsdpa_summary_options_init_sized(opts: *mut fsdpa_summary_options, size: usize);
     /// Write the summary (`fsdpa.summary/1`) of one context.
     pub fn fsdpa_summary_write(ctx: *mut fsdpa_ctx, path: *const c_char, out: *mut *mut c_char, out_len: *mut usize) -> fsdpa_status;
     /// Merge n summaries.
@@ -1123,8 +1136,9 @@ api! { signatures_stable;
 
 #[cfg(feature = "experimental")]
 api! { signatures_experimental;
-    /// Annotate defaults (experimental).
-    pub fn fsdpa_annotate_options_init(opts: *mut fsdpa_annotate_options);
+    /// Annotate defaults (experimental): writes at most `size` bytes and sets `size` to it
+    /// (the header's inline `fsdpa_annotate_options_init()` passes `sizeof`; so does [`fsdpa_annotate_options_init`]).
+    pub fn fsdpa_annotate_options_init_sized(opts: *mut fsdpa_annotate_options, size: usize);
     /// The events `fsdpa_annotate_file` adds to trace i, as a JSON array (experimental).
     pub fn fsdpa_annotate_events(ctxs: *const *mut fsdpa_ctx, n: usize, i: usize, out: *mut *mut c_char,
                                  out_len: *mut usize, err: *mut fsdpa_error) -> fsdpa_status;
@@ -1132,4 +1146,66 @@ api! { signatures_experimental;
     pub fn fsdpa_annotate_file(ctxs: *const *mut fsdpa_ctx, n: usize, i: usize, in_path: *const c_char,
                                out_path: *const c_char, opts: *const fsdpa_annotate_options,
                                err: *mut fsdpa_error) -> fsdpa_status;
+}
+
+/// (name, exported function it calls, C return type, C parameter types,
+/// the struct whose size it passes) of one of the header's `static inline`
+/// wrappers.
+pub type InlineWrapper = (&'static str, &'static str, String, Vec<String>, &'static str);
+
+/// The header's `*_init` helpers are `static inline`, compiled into each C
+/// caller, and not symbols of the library: each is a Rust function here
+/// that does what the C one does, `*_init_sized(p, sizeof *p)`, with
+/// `size_of` of this crate's struct, so a library whose struct grew never
+/// writes past it.  What each mirrors is recorded in `$list`.
+macro_rules! inline_init {
+    ($list:ident; $($(#[$m:meta])* pub fn $name:ident($arg:ident: *mut $t:ident) => $sized:ident;)*) => {
+        $(
+            $(#[$m])*
+            ///
+            /// # Safety
+            /// The pointer must be valid for writes of the struct's size.
+            #[inline]
+            pub unsafe fn $name($arg: *mut $t) {
+                $sized($arg, std::mem::size_of::<$t>())
+            }
+        )*
+        fn $list() -> Vec<InlineWrapper> {
+            vec![$((stringify!($name), stringify!($sized), String::from("void"),
+                    vec![<*mut $t as CType>::c()], stringify!($t))),*]
+        }
+    };
+}
+
+inline_init! { inline_stable;
+    /// Fill options with defaults (`fsdpa_options_init`, inline in C).
+    pub fn fsdpa_options_init(opts: *mut fsdpa_options) => fsdpa_options_init_sized;
+    /// Reset an error to "no error" and set its size (`fsdpa_error_init`, inline in C).
+    pub fn fsdpa_error_init(err: *mut fsdpa_error) => fsdpa_error_init_sized;
+    /// Initialise an event, all absent (`fsdpa_event_init`, inline in C).
+    pub fn fsdpa_event_init(ev: *mut fsdpa_event) => fsdpa_event_init_sized;
+    /// Initialise trace info, all absent (`fsdpa_trace_info_init`, inline in C).
+    pub fn fsdpa_trace_info_init(info: *mut fsdpa_trace_info) => fsdpa_trace_info_init_sized;
+    /// Whole trace, as `FSDPA_QUERY_INIT` (`fsdpa_query_init`, inline in C).
+    pub fn fsdpa_query_init(q: *mut fsdpa_query) => fsdpa_query_init_sized;
+    /// Report defaults (`fsdpa_report_options_init`, inline in C).
+    pub fn fsdpa_report_options_init(opts: *mut fsdpa_report_options) => fsdpa_report_options_init_sized;
+    /// Summary defaults (`fsdpa_summary_options_init`, inline in C).
+    pub fn fsdpa_summary_options_init(opts: *mut fsdpa_summary_options) => fsdpa_summary_options_init_sized;
+}
+
+#[cfg(feature = "experimental")]
+inline_init! { inline_experimental;
+    /// Annotate defaults (`fsdpa_annotate_options_init`, inline in C; experimental).
+    pub fn fsdpa_annotate_options_init(opts: *mut fsdpa_annotate_options) => fsdpa_annotate_options_init_sized;
+}
+
+/// Every `static inline` wrapper of the header mirrored here (for the ABI
+/// test; experimental ones with the feature).
+pub fn inline_wrappers() -> Vec<InlineWrapper> {
+    #[allow(unused_mut)]
+    let mut v = inline_stable();
+    #[cfg(feature = "experimental")]
+    v.extend(inline_experimental());
+    v
 }

@@ -1,9 +1,10 @@
 //! fsdpa-sys matches the C header: every struct (size, alignment, each
 //! field's name, offset, size and C type), enum values, constants, the
-//! whole-trace query initialiser, the opaque handles and function
-//! signatures, compared with the table a C program generated from fsdpa.h
-//! prints (bindings/abi/); and the library loaded is that header's
-//! (`libfsdpa.so.2`, version 0.2).
+//! whole-trace query initialiser, the opaque handles, function signatures
+//! and the header's inline wrappers (the `*_init` helpers, which must pass
+//! fsdpa-sys's own struct sizes), compared with the table a C program
+//! generated from fsdpa.h prints (bindings/abi/); and the library loaded is
+//! that header's (`libfsdpa.so.2`, version 0.2).
 mod common;
 use common::json::Value;
 use fsdpa::sys;
@@ -330,6 +331,154 @@ fn signatures_match_header() {
     } else {
         assert!(mine.is_empty());
     }
+}
+
+/// The header's `static inline` wrappers are in the table apart from the
+/// exported functions; fsdpa-sys mirrors every one as a Rust function with
+/// the same signature that calls the same exported function, which it
+/// declares, with the size of the struct the wrapper fills.
+#[test]
+fn inline_wrappers_match_header() {
+    let abi = abi();
+    let inline = abi.get("inline");
+    let funcs = abi.get("functions");
+    let structs = abi.get("structs");
+    let declared = sys::signatures();
+    let mut mirrored = Vec::new();
+    for (name, calls, ret, params, sizeof) in sys::inline_wrappers() {
+        mirrored.push(name);
+        let c = inline.get(name);
+        assert!(!c.is_null(), "{name} is not an inline wrapper of fsdpa.h any more");
+        assert!(funcs.get(name).is_null(), "{name} is in the table as an exported function");
+        assert_eq!(c.get("calls").as_str(), Some(calls), "{name} calls");
+        assert_eq!(
+            c.get("ret").as_str().map(|r| canonical(r, structs)),
+            Some(ret),
+            "{name} return type"
+        );
+        let theirs: Vec<String> = c
+            .get("params")
+            .as_array()
+            .iter()
+            .map(|p| canonical(p.as_str().unwrap(), structs))
+            .collect();
+        assert_eq!(params, theirs, "{name} parameters");
+        assert_eq!(c.get("sizeof").as_str(), Some(sizeof), "{name} passes sizeof");
+        let (_, _, sized_params) = declared
+            .iter()
+            .find(|d| d.0 == calls)
+            .unwrap_or_else(|| panic!("{name} calls {calls}, which fsdpa-sys does not declare"));
+        assert_eq!(
+            sized_params,
+            &vec![format!("{sizeof} *"), "size_t".to_string()],
+            "{calls} parameters"
+        );
+        assert_eq!(
+            sys::experimental().contains(&name),
+            experimental(c),
+            "{name}: experimental in fsdpa-sys as in the header"
+        );
+    }
+    let missing: Vec<&str> = inline
+        .as_object()
+        .iter()
+        .filter(|(k, v)| must_mirror(v) && !mirrored.contains(&k.as_str()))
+        .map(|(k, _)| k.as_str())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "inline wrappers of the header fsdpa-sys does not mirror: {missing:?}"
+    );
+    assert!(mirrored.len() >= 7, "{mirrored:?}");
+}
+
+/// The wrappers are not symbols of the loaded library (nothing can link
+/// them); the functions they call are.
+#[cfg(target_os = "linux")]
+#[test]
+fn inline_wrappers_are_not_exported() {
+    extern "C" {
+        fn dlsym(handle: *mut std::os::raw::c_void, name: *const std::os::raw::c_char)
+            -> *mut std::os::raw::c_void;
+    }
+    // make sure the library is mapped (RTLD_DEFAULT searches what is)
+    let _ = fsdpa::version();
+    for (name, calls, ..) in sys::inline_wrappers() {
+        let sym = |s: &str| {
+            let c = std::ffi::CString::new(s).unwrap();
+            // SAFETY: RTLD_DEFAULT (a null handle on glibc) and a C string
+            unsafe { dlsym(std::ptr::null_mut(), c.as_ptr()) }
+        };
+        assert!(sym(name).is_null(), "libfsdpa exports {name}");
+        assert!(!sym(calls).is_null(), "libfsdpa does not export {calls}");
+    }
+}
+
+/// Every `*_init` call of fsdpa-sys passes the size of its own struct: in
+/// a buffer with room to spare, the defaults fill exactly `size_of` bytes
+/// (the `size` field says so) and the bytes past it are untouched; and the
+/// exported `*_init_sized` at every field boundary below the library's size
+/// (what a caller built against an older, smaller struct passes) writes
+/// the defaults of the fields before it, that size, and nothing past it.
+#[test]
+fn init_passes_own_size() {
+    const SPARE: usize = 64;
+    const SIZE_T: usize = std::mem::size_of::<usize>();
+    fn bytes(b: &[u64]) -> Vec<u8> {
+        b.iter().flat_map(|w| w.to_ne_bytes()).collect()
+    }
+    fn size_field(b: &[u8]) -> usize {
+        usize::from_ne_bytes(b[..SIZE_T].try_into().unwrap())
+    }
+    fn check<T: sys::Layout>(init: unsafe fn(*mut T), sized: unsafe extern "C" fn(*mut T, usize)) {
+        let size = std::mem::size_of::<T>();
+        assert!(std::mem::align_of::<T>() <= 8, "{}", T::NAME);
+        // u64 words: aligned for every struct of the header
+        let fresh = || vec![0xAAAA_AAAA_AAAA_AAAAu64; (size + SPARE + 7) / 8];
+        let mut f = vec![0u64; (size + SPARE + 7) / 8];
+        // SAFETY: the buffer is larger than T and aligned for it
+        unsafe { init(f.as_mut_ptr() as *mut T) };
+        let full = bytes(&f);
+        assert_eq!(size_field(&full), size, "{}: size", T::NAME);
+
+        let mut b = fresh();
+        unsafe { init(b.as_mut_ptr() as *mut T) };
+        let got = bytes(&b);
+        assert_eq!(&got[..size], &full[..size], "{}: defaults", T::NAME);
+        assert!(
+            got[size..].iter().all(|&x| x == 0xAA),
+            "{}: written past size_of",
+            T::NAME
+        );
+
+        for (field, cut, ..) in T::fields().iter().skip(1) {
+            let cut = *cut;
+            let mut b = fresh();
+            // SAFETY: as above; the library writes at most `cut` bytes
+            unsafe { sized(b.as_mut_ptr() as *mut T, cut) };
+            let got = bytes(&b);
+            let what = format!("{}: size {cut} (up to {field})", T::NAME);
+            assert_eq!(size_field(&got), cut, "{what}: size field");
+            assert_eq!(&got[SIZE_T..cut], &full[SIZE_T..cut], "{what}: defaults");
+            assert!(got[cut..].iter().all(|&x| x == 0xAA), "{what}: written past it");
+        }
+    }
+    let mut n = 0;
+    macro_rules! each {
+        ($($t:ident: $init:ident, $sized:ident);* $(;)?) => {$( check::<sys::$t>(sys::$init, sys::$sized); n += 1; )*};
+    }
+    each!(
+        fsdpa_options: fsdpa_options_init, fsdpa_options_init_sized;
+        fsdpa_error: fsdpa_error_init, fsdpa_error_init_sized;
+        fsdpa_event: fsdpa_event_init, fsdpa_event_init_sized;
+        fsdpa_trace_info: fsdpa_trace_info_init, fsdpa_trace_info_init_sized;
+        fsdpa_query: fsdpa_query_init, fsdpa_query_init_sized;
+        fsdpa_report_options: fsdpa_report_options_init, fsdpa_report_options_init_sized;
+        fsdpa_summary_options: fsdpa_summary_options_init, fsdpa_summary_options_init_sized;
+    );
+    #[cfg(feature = "experimental")]
+    each!(fsdpa_annotate_options: fsdpa_annotate_options_init, fsdpa_annotate_options_init_sized);
+    assert_eq!(n, sys::inline_wrappers().len(), "every *_init wrapper is checked");
 }
 
 /// The library this test runs against is the header's: same version, and
