@@ -21,6 +21,7 @@ TEST=(
   golang-go                                     # Go binding tests
   python3-pytest                                # Python binding tests (also run with unittest)
   python3-venv python3-mesonpy python3-pip      # pip install . check (offline, Debian's meson-python)
+  python3-pandas python3-mypy                   # the binding's to_pandas() and type-hint tests
   python3-distributed                           # fsdpa.dask scale-out test (local cluster)
   chromium                                      # HTML report browser test
   python3-jsonschema                            # JSON report schema test (docs/report.schema.json)

@@ -26,8 +26,9 @@ SCALARS = {"size_t": "c_size_t", "int64_t": "c_int64", "uint64_t": "c_uint64",
 CLASS_NAMES = {"fsdpa_stream_info": "Stream", "fsdpa_crossrank": "CrossRank",
                "fsdpa_crossrank_rank": "CrossRankRank", "fsdpa_finding": "FindingItem",
                "fsdpa_range": "RangeItem"}
-# Input-only structs (filled by the caller): no result dataclass.
-INIT_SUFFIX = "_init"
+# The exported defaults functions (fsdpa_<x>_init_sized) fill input-only
+# structs: no result dataclass for what only they write.
+INIT_SUFFIX = "_init_sized"
 # Out-parameters that are not results: the error channel of the calls
 # without one context (the binding raises from it).
 NOT_RESULTS = {"fsdpa_error"}
@@ -162,7 +163,7 @@ class Gen:
 
     def result_structs(self):
         """Structs a function fills (a non-const pointer parameter of a
-        function that is not an *_init helper), the items of every kind of
+        function that is not an *_init_sized defaults function), the items of every kind of
         list, and the structs their counted pointers lead to; in header
         order."""
         want = set(self.list_items().values())
@@ -261,6 +262,19 @@ class Gen:
         for f in h.functions:
             args = ", ".join(self.scalar_or_ptr(p) for p in f.params)
             w(f"    {f.name!r}: ({self.scalar_or_ptr(f.ret)}, [{args}]),")
+        w("}")
+        w("")
+        w("# ---- the header's static inline wrappers: not symbols of the library, so")
+        w("# the binding calls what they call.  name -> (exported function, the struct")
+        w("# whose size they pass or None); INIT_SIZED: struct -> its *_init_sized.")
+        w("INLINE = {")
+        for f in h.inline:
+            w(f"    {f.name!r}: ({f.calls!r}, {f.sizeof!r}),")
+        w("}")
+        w("INIT_SIZED = {")
+        for f in h.inline:
+            if f.sizeof and f.calls.endswith(INIT_SUFFIX):
+                w(f"    {f.sizeof!r}: {f.calls!r},")
         w("}")
         w("")
         w("# ---- result dataclasses: None where the C API says absent (FSDPA_ABSENT")

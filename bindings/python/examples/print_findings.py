@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Print the findings of a trace (one trace per rank):
 
-    FSDPA_LIBRARY=build/libfsdpa/libfsdpa.so PYTHONPATH=bindings/python \
+    python3 bindings/python/examples/print_findings.py TRACE [TRACE ...]
+
+with the package installed (`pip install .`), or from a build tree:
+
+    FSDPA_LIBRARY=build/libfsdpa/libfsdpa.so.2 PYTHONPATH=bindings/python \
         python3 bindings/python/examples/print_findings.py TRACE [TRACE ...]
 """
 import sys

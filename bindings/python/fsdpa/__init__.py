@@ -11,9 +11,15 @@
         a.finish()
         a.steps(); a.streams(); a.timeline(step=0); a.overlap(); a.launch_gaps()
         a.overlap(query=fsdpa.Query(step=1, device=0))   # the same selection as a value
+        a.steps().to_pandas()                        # list results as DataFrames (pandas)
 
-The library is found through $FSDPA_LIBRARY (full path of libfsdpa.so.2, e.g.
-in a build tree), else ctypes.util.find_library("fsdpa"), else libfsdpa.so.2.
+    report                                           # in Jupyter: the HTML report
+
+`python -m fsdpa TRACE...` is `fsdpa analyze TRACE...` (the CLI installed with
+the package).  The library: the copy installed with the package
+(fsdpa/libfsdpa.so.2, `pip install .`), else $FSDPA_LIBRARY (full path of
+libfsdpa.so.2, e.g. in a build tree), else ctypes.util.find_library("fsdpa"),
+else libfsdpa.so.2.
 """
 from ._base import ABSENT
 from .analyzer import (Analyzer, CountingAllocator, analyze, annotate_events, annotate_file,
@@ -23,7 +29,7 @@ from .analyzer import (Analyzer, CountingAllocator, analyze, annotate_events, an
 from .errors import (BufferTooSmallError, FileReadError, FsdpaError, InvalidArgumentError,
                      LimitError, NotATraceError, OutOfMemoryError, ParseError, StateError,
                      TruncatedError)
-from .lists import ListView
+from .lists import ListView, RecordList
 from .query import Query
 from .report import (Finding, Findings, InputInfo, RankReport, Range, Report, ReportStep,
                      ReportStream)
@@ -33,6 +39,9 @@ from .types import (Backward, BackwardStep, BackwardUnit, CommSplit, CrossRank, 
                     SyncCall, SyncStep, SyncWait, Timeline, TraceInfo)
 
 Error = FsdpaError
+# The version of the loaded library ("0.2.0"); an installed package's is
+# also its distribution's version (meson's project version, pyproject.toml).
+__version__: str = version()
 
 __all__ = [
     "ABSENT", "analyze", "Analyzer", "annotate_events", "annotate_file", "Backward",
@@ -42,8 +51,8 @@ __all__ = [
     "InvalidArgumentError", "LaunchGaps", "LaunchLatency", "LaunchQueue", "LimitError",
     "ListView", "MemoryDevice", "MemoryPoint", "MemoryStep", "MemorySummary", "NotATraceError",
     "OutOfMemoryError", "Overlap", "Param", "param_list", "params", "ParseError", "Query",
-    "Range", "RankReport", "Report", "report_findings", "report_text", "ReportStep",
-    "ReportStream", "StateError", "Stats", "Step", "Stream", "summary_findings",
+    "Range", "RankReport", "RecordList", "Report", "report_findings", "report_text",
+    "ReportStep", "ReportStream", "StateError", "Stats", "Step", "Stream", "summary_findings",
     "summary_merge", "summary_report", "summary_report_json", "SyncCall", "SyncStep",
     "SyncWait", "Timeline", "TraceInfo", "TruncatedError", "version",
 ]

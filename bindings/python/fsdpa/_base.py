@@ -1,21 +1,25 @@
 """Base of the result dataclasses: conversion from the C structs."""
 from dataclasses import asdict, fields
+from typing import Any, ClassVar, Dict, Type, TypeVar
 
 ABSENT = -(1 << 63)  # FSDPA_ABSENT (INT64_MIN)
 
+R = TypeVar("R", bound="Record")
+
 
 class Record:
-    _c = None        # the ctypes struct (set by the generated subclasses)
-    _kinds = {}      # field -> how to convert it
+    _c: ClassVar[Any] = None              # the ctypes struct (set by the generated subclasses)
+    _kinds: ClassVar[Dict[str, str]] = {}  # field -> how to convert it
 
-    def to_dict(self) -> dict:
-        return asdict(self)
+    def to_dict(self) -> Dict[str, Any]:
+        """The fields as a dict (nested records as dicts too)."""
+        return asdict(self)  # type: ignore[call-overload]
 
     @classmethod
-    def _from_c(cls, s):
+    def _from_c(cls: Type[R], s: Any) -> R:
         from ._capi import ENUM_NAMES, RESULTS  # the generated module imports this one
         vals = {}
-        for f in fields(cls):
+        for f in fields(cls):  # type: ignore[arg-type]
             v = getattr(s, f.name)
             k = cls._kinds.get(f.name, "int")
             if k == "opt":
@@ -35,6 +39,7 @@ class Record:
                 # copied out now, while the list is alive
                 _, struct, count = k.split(":")
                 n = getattr(s, count)
-                v = tuple(RESULTS[struct]._from_c(v[i]) for i in range(n)) if n and v else ()
+                item: Any = RESULTS[struct]
+                v = tuple(item._from_c(v[i]) for i in range(n)) if n and v else ()
             vals[f.name] = v
-        return cls(**vals)
+        return cls(**vals)  # type: ignore[call-arg]

@@ -38,7 +38,7 @@ FSDPA_GAP_BINS = 20
 # initialiser macros: name -> the struct they initialise
 INITIALIZERS = {'FSDPA_QUERY_INIT': 'fsdpa_query'}
 # declared inside #ifdef FSDPA_EXPERIMENTAL: may change in any release
-EXPERIMENTAL = frozenset({'fsdpa_annotate_events', 'fsdpa_annotate_file', 'fsdpa_annotate_options', 'fsdpa_annotate_options_init'})
+EXPERIMENTAL = frozenset({'fsdpa_annotate_events', 'fsdpa_annotate_file', 'fsdpa_annotate_options', 'fsdpa_annotate_options_init', 'fsdpa_annotate_options_init_sized'})
 
 # ---- enums: C type (int-sized; the ABI test checks), values, short names
 ENUMS = {}
@@ -670,7 +670,7 @@ LIST_ITEMS = {1: fsdpa_step, 2: fsdpa_stream_info, 3: fsdpa_comm_split, 4: fsdpa
 
 # ---- functions: name -> (restype, argtypes)
 SIGNATURES = {
-    'fsdpa_options_init': (None, [POINTER(fsdpa_options)]),
+    'fsdpa_options_init_sized': (None, [POINTER(fsdpa_options), c_size_t]),
     'fsdpa_version': (c_uint32, []),
     'fsdpa_version_string': (c_char_p, []),
     'fsdpa_status_str': (c_char_p, [fsdpa_status]),
@@ -681,21 +681,21 @@ SIGNATURES = {
     'fsdpa_feed_file': (fsdpa_status, [ctx_p, c_char_p]),
     'fsdpa_errmsg': (c_char_p, [ctx_p]),
     'fsdpa_error_offset': (c_int64, [ctx_p]),
-    'fsdpa_error_init': (None, [POINTER(fsdpa_error)]),
+    'fsdpa_error_init_sized': (None, [POINTER(fsdpa_error), c_size_t]),
     'fsdpa_free': (None, [c_void_p]),
     'fsdpa_list_type': (fsdpa_list_kind, [list_p]),
     'fsdpa_list_count': (c_size_t, [list_p]),
     'fsdpa_list_get': (fsdpa_status, [list_p, c_size_t, c_void_p]),
     'fsdpa_list_free': (None, [list_p]),
-    'fsdpa_event_init': (None, [POINTER(fsdpa_event)]),
+    'fsdpa_event_init_sized': (None, [POINTER(fsdpa_event), c_size_t]),
     'fsdpa_event_add': (fsdpa_status, [ctx_p, POINTER(fsdpa_event)]),
-    'fsdpa_trace_info_init': (None, [POINTER(fsdpa_trace_info)]),
+    'fsdpa_trace_info_init_sized': (None, [POINTER(fsdpa_trace_info), c_size_t]),
     'fsdpa_trace_info_set': (fsdpa_status, [ctx_p, POINTER(fsdpa_trace_info)]),
     'fsdpa_trace_info_get': (fsdpa_status, [ctx_p, POINTER(fsdpa_trace_info)]),
     'fsdpa_stats_get': (fsdpa_status, [ctx_p, POINTER(fsdpa_stats)]),
     'fsdpa_step_list': (fsdpa_status, [ctx_p, POINTER(list_p)]),
     'fsdpa_stream_list': (fsdpa_status, [ctx_p, POINTER(list_p)]),
-    'fsdpa_query_init': (None, [POINTER(fsdpa_query)]),
+    'fsdpa_query_init_sized': (None, [POINTER(fsdpa_query), c_size_t]),
     'fsdpa_timeline_query': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_timeline)]),
     'fsdpa_launch_gaps_query': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_launch_gaps)]),
     'fsdpa_launch_latency_query': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_launch_latency)]),
@@ -715,7 +715,7 @@ SIGNATURES = {
     'fsdpa_memory_device_list': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(list_p)]),
     'fsdpa_memory_series_list': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), c_int64, c_size_t, POINTER(list_p)]),
     'fsdpa_memory_step_list': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(list_p)]),
-    'fsdpa_report_options_init': (None, [POINTER(fsdpa_report_options)]),
+    'fsdpa_report_options_init_sized': (None, [POINTER(fsdpa_report_options), c_size_t]),
     'fsdpa_report': (fsdpa_status, [POINTER(ctx_p), POINTER(c_char_p), c_size_t, POINTER(fsdpa_report_options), POINTER(c_void_p), POINTER(c_size_t), POINTER(fsdpa_error)]),
     'fsdpa_severity_name': (c_char_p, [fsdpa_severity]),
     'fsdpa_report_findings': (fsdpa_status, [POINTER(ctx_p), c_size_t, POINTER(list_p), POINTER(fsdpa_error)]),
@@ -725,14 +725,38 @@ SIGNATURES = {
     'fsdpa_param_get': (fsdpa_status, [ctx_p, c_char_p, POINTER(c_int64)]),
     'fsdpa_crossrank_query': (fsdpa_status, [POINTER(ctx_p), c_size_t, POINTER(fsdpa_crossrank), POINTER(fsdpa_error)]),
     'fsdpa_crossrank_rank_list': (fsdpa_status, [POINTER(ctx_p), c_size_t, POINTER(list_p), POINTER(fsdpa_error)]),
-    'fsdpa_summary_options_init': (None, [POINTER(fsdpa_summary_options)]),
+    'fsdpa_summary_options_init_sized': (None, [POINTER(fsdpa_summary_options), c_size_t]),
     'fsdpa_summary_write': (fsdpa_status, [ctx_p, c_char_p, POINTER(c_void_p), POINTER(c_size_t)]),
     'fsdpa_summary_merge': (fsdpa_status, [POINTER(c_char_p), POINTER(c_size_t), c_size_t, POINTER(fsdpa_summary_options), POINTER(c_void_p), POINTER(c_size_t), POINTER(fsdpa_error)]),
     'fsdpa_summary_report': (fsdpa_status, [c_char_p, c_size_t, POINTER(fsdpa_summary_options), POINTER(fsdpa_report_options), POINTER(c_void_p), POINTER(c_size_t), POINTER(fsdpa_error)]),
     'fsdpa_summary_findings': (fsdpa_status, [c_char_p, c_size_t, POINTER(fsdpa_summary_options), POINTER(list_p), POINTER(fsdpa_error)]),
-    'fsdpa_annotate_options_init': (None, [POINTER(fsdpa_annotate_options)]),
+    'fsdpa_annotate_options_init_sized': (None, [POINTER(fsdpa_annotate_options), c_size_t]),
     'fsdpa_annotate_events': (fsdpa_status, [POINTER(ctx_p), c_size_t, c_size_t, POINTER(c_void_p), POINTER(c_size_t), POINTER(fsdpa_error)]),
     'fsdpa_annotate_file': (fsdpa_status, [POINTER(ctx_p), c_size_t, c_size_t, c_char_p, c_char_p, POINTER(fsdpa_annotate_options), POINTER(fsdpa_error)]),
+}
+
+# ---- the header's static inline wrappers: not symbols of the library, so
+# the binding calls what they call.  name -> (exported function, the struct
+# whose size they pass or None); INIT_SIZED: struct -> its *_init_sized.
+INLINE = {
+    'fsdpa_options_init': ('fsdpa_options_init_sized', 'fsdpa_options'),
+    'fsdpa_error_init': ('fsdpa_error_init_sized', 'fsdpa_error'),
+    'fsdpa_event_init': ('fsdpa_event_init_sized', 'fsdpa_event'),
+    'fsdpa_trace_info_init': ('fsdpa_trace_info_init_sized', 'fsdpa_trace_info'),
+    'fsdpa_query_init': ('fsdpa_query_init_sized', 'fsdpa_query'),
+    'fsdpa_report_options_init': ('fsdpa_report_options_init_sized', 'fsdpa_report_options'),
+    'fsdpa_summary_options_init': ('fsdpa_summary_options_init_sized', 'fsdpa_summary_options'),
+    'fsdpa_annotate_options_init': ('fsdpa_annotate_options_init_sized', 'fsdpa_annotate_options'),
+}
+INIT_SIZED = {
+    'fsdpa_options': 'fsdpa_options_init_sized',
+    'fsdpa_error': 'fsdpa_error_init_sized',
+    'fsdpa_event': 'fsdpa_event_init_sized',
+    'fsdpa_trace_info': 'fsdpa_trace_info_init_sized',
+    'fsdpa_query': 'fsdpa_query_init_sized',
+    'fsdpa_report_options': 'fsdpa_report_options_init_sized',
+    'fsdpa_summary_options': 'fsdpa_summary_options_init_sized',
+    'fsdpa_annotate_options': 'fsdpa_annotate_options_init_sized',
 }
 
 # ---- result dataclasses: None where the C API says absent (FSDPA_ABSENT

@@ -4,6 +4,7 @@ import ctypes
 import ctypes.util
 import os
 import re
+from typing import Any, Callable, List, Tuple
 
 from . import _capi
 from . import _base
@@ -18,32 +19,52 @@ FIRST_STABLE = (0, 2)
 SONAME = "libfsdpa.so.2"
 
 
-def _load():
+# The copy `pip install .` puts in the package (bindings/python/meson.build).
+PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), SONAME)
+
+
+def _candidates() -> Tuple[List[str], List[str]]:
+    """The libraries to try, in order, and the reasons others were passed
+    over: the packaged copy (an installed package uses its own library),
+    else $FSDPA_LIBRARY (a build tree's library, for development), else the
+    installed library."""
+    if os.path.exists(PACKAGED):
+        return [PACKAGED], []
     path = os.environ.get("FSDPA_LIBRARY")
-    tried = []
     if path:
-        candidates = [path]
-    else:
-        # find_library finds the installed library (ldconfig's cache,
-        # LD_LIBRARY_PATH); a name with another SONAME (an older
-        # libfsdpa.so.1) is skipped rather than loaded and refused.
-        found = ctypes.util.find_library("fsdpa")
-        candidates = []
-        if found and (not re.search(r"\.so\.\d+$", found) or found.endswith(SONAME)):
-            candidates.append(found)
-        elif found:
-            tried.append(f"{found}: not {SONAME}")
-        candidates.append(SONAME)
+        return [path], []
+    # find_library finds the installed library (ldconfig's cache,
+    # LD_LIBRARY_PATH); a name with another SONAME (an older
+    # libfsdpa.so.1) is skipped rather than loaded and refused.
+    tried = []
+    found = ctypes.util.find_library("fsdpa")
+    candidates = []
+    if found and (not re.search(r"\.so\.\d+$", found) or found.endswith(SONAME)):
+        candidates.append(found)
+    elif found:
+        tried.append(f"{found}: not {SONAME}")
+    candidates.append(SONAME)
+    return candidates, tried
+
+
+def _load() -> ctypes.CDLL:
+    candidates, tried = _candidates()
     for name in candidates:
         try:
             return ctypes.CDLL(name)
         except OSError as e:
             tried.append(f"{name}: {e}")
+    if candidates == [PACKAGED]:
+        raise ImportError("fsdpa: cannot load the libfsdpa installed with the package "
+                          "(reinstall it): " + "; ".join(tried))
     raise ImportError(f"fsdpa: cannot load libfsdpa (set FSDPA_LIBRARY to the full path of "
                       f"{SONAME}, or install the library): " + "; ".join(tried or ["not found"]))
 
 
 lib = _load()
+# What was loaded: the packaged copy's path, $FSDPA_LIBRARY, or the name
+# the dynamic loader resolved.
+LOADED = lib._name
 
 # Functions the header declares but the loaded library lacks (an older
 # library): calling one raises instead of failing at import.
@@ -58,13 +79,28 @@ for _name, (_res, _args) in _capi.SIGNATURES.items():
     _f.argtypes = _args
 
 
-def func(name):
+def func(name: str) -> Callable[..., Any]:
     if name in MISSING:
         raise NotImplementedError(f"the loaded libfsdpa has no {name} (older than the binding)")
     return getattr(lib, name)
 
 
-def check_version():
+def init(obj: Any, struct: str = "") -> Any:
+    """Fill the ctypes struct `obj` with the library's defaults, as the
+    header's inline fsdpa_<x>_init(p) does: fsdpa_<x>_init_sized(p, sizeof *p)
+    with ctypes' size of `obj` (the struct this binding was generated from,
+    never the library's), so a library whose struct grew writes nothing past
+    it.  `struct` names the C struct when obj's class is not the _capi one
+    of that name (a struct of another size, as an older binding has);
+    returns obj."""
+    name = struct or type(obj).__name__
+    c = _capi.STRUCTS[name]
+    p = ctypes.byref(obj) if type(obj) is c else ctypes.cast(ctypes.pointer(obj), ctypes.POINTER(c))
+    func(_capi.INIT_SIZED[name])(p, ctypes.sizeof(obj))
+    return obj
+
+
+def check_version() -> None:
     v = lib.fsdpa_version()
     major, minor = v >> 16, (v >> 8) & 0xFF
     if major != HEADER_VERSION[0] or (major, minor) < FIRST_STABLE:

@@ -1,14 +1,16 @@
 """Analyzer: one fsdpa_ctx (one trace, one rank), fed incrementally, and its
 queries."""
 import ctypes
+import json
 import os
-from typing import Iterable, List, Optional, Sequence, Union
+from typing import (Any, Callable, Dict, Iterable, List, Optional, Protocol, Sequence, Tuple,
+                    TypeVar, Union)
 
 from . import _capi as C
 from . import _lib
 from .errors import InvalidArgumentError, StateError, check, check_err, error_for, error_from, \
     new_error
-from .lists import ListView
+from .lists import ListView, RecordList, Rows
 from .query import Query
 from .report import Finding, Findings, Report
 from .types import (Backward, BackwardStep, BackwardUnit, CommSplit, CrossRank, CrossRankRank,
@@ -18,25 +20,38 @@ from .types import (Backward, BackwardStep, BackwardUnit, CommSplit, CrossRank, 
 
 L = _lib.lib
 F = _lib.func
-PathLike = Union[str, bytes, os.PathLike]
+PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+# A parameter value: an integer, or its text as `fsdpa params` prints it.
+ParamValue = Union[int, str]
+# A summary (Analyzer.summary(), summary_merge()) as text or UTF-8 bytes.
+Summary = Union[str, bytes, bytearray, memoryview]
 ABSENT = _lib.ABSENT
+R = TypeVar("R")
+
+
+class Readable(Protocol):
+    """What Analyzer.read() reads: a binary file object."""
+
+    def read(self, __n: int) -> bytes: ...
 
 FORMATS = {v: k for k, v in C.ENUM_NAMES["fsdpa_format"].items()}          # "json" -> 0
 SPLITS = {v: k for k, v in C.ENUM_NAMES["fsdpa_comm_split_by"].items()}    # "collective" -> 0
 
 
-def _i64(v):
+def _i64(v: Optional[int]) -> int:
     return ABSENT if v is None else int(v)
 
 
-def _new(cls):
+def _new(cls: Any) -> Any:
     """A zeroed C struct of `cls` with its size field set."""
     s = cls()
     s.size = ctypes.sizeof(cls)
     return s
 
 
-def _query(query=None, t0_ns=None, t1_ns=None, step=None, device=None, stream=None):
+def _query(query: Optional[Query] = None, t0_ns: Optional[int] = None,
+           t1_ns: Optional[int] = None, step: Optional[int] = None,
+           device: Optional[int] = None, stream: Optional[int] = None) -> Any:
     """The query argument of a C call: NULL (the whole trace) when nothing
     is selected, else a pointer to the fsdpa_query with the bits of the
     selectors given.  `query` (a Query) and the keywords are alternatives."""
@@ -52,7 +67,7 @@ def _query(query=None, t0_ns=None, t1_ns=None, step=None, device=None, stream=No
     return ctypes.byref(Query(t0_ns, t1_ns, step, device, stream).to_c())
 
 
-def _einval(msg):
+def _einval(msg: str) -> InvalidArgumentError:
     return InvalidArgumentError(_lib.STATUS["FSDPA_EINVAL"], msg)
 
 
@@ -76,11 +91,12 @@ class Analyzer:
 
     def __init__(self, name: Optional[str] = None, *, rank: Optional[int] = None,
                  max_memory_bytes: int = 0, max_input_bytes: int = 0,
-                 params: Optional[dict] = None, _allocator=None):
+                 params: Optional[Dict[str, ParamValue]] = None,
+                 _allocator: Optional["CountingAllocator"] = None) -> None:
         self._p = C.ctx_p()
         self.name = name
         opts = C.fsdpa_options()
-        L.fsdpa_options_init(opts)
+        _lib.init(opts)
         opts.max_memory_bytes = max_memory_bytes
         opts.max_input_bytes = max_input_bytes
         opts.rank = _i64(rank)
@@ -102,28 +118,29 @@ class Analyzer:
             L.fsdpa_ctx_free(self._p)
             self._p = C.ctx_p()
 
-    def __enter__(self):
+    def __enter__(self) -> "Analyzer":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close()
         except Exception:  # interpreter shutdown: module globals may be gone
             pass
 
-    def _ctx(self):
+    def _ctx(self) -> Any:
         if not self._p:
             raise StateError(_lib.STATUS["FSDPA_ESTATE"], "analyzer is closed")
         return self._p
 
     # ---- feeding ----
-    def feed(self, data) -> None:
+    def feed(self, data: Union[bytes, bytearray, memoryview]) -> None:
         """Feed the next bytes (bytes, bytearray, memoryview; any chunking).
         Raises ParseError/NotATraceError/LimitError with `.offset`."""
         p = self._ctx()
+        buf: Any
         if isinstance(data, bytes):
             buf, n = data, len(data)
         else:
@@ -138,7 +155,7 @@ class Analyzer:
         p = self._ctx()
         check(L.fsdpa_feed_file(p, os.fsencode(path)), p)
 
-    def read(self, f, chunk_size: int = 1 << 20) -> None:
+    def read(self, f: Readable, chunk_size: int = 1 << 20) -> None:
         """Feed everything from a binary file object (does not finish)."""
         while True:
             b = f.read(chunk_size)
@@ -164,11 +181,11 @@ class Analyzer:
         """Set trace metadata; None leaves a field unchanged."""
         p = self._ctx()
         i = C.fsdpa_trace_info()
-        L.fsdpa_trace_info_init(i)
+        _lib.init(i)
         i.rank, i.world_size, i.base_time_ns = _i64(rank), _i64(world_size), _i64(base_time_ns)
         check(L.fsdpa_trace_info_set(p, ctypes.byref(i)), p)
 
-    def set_param(self, key: str, value) -> None:
+    def set_param(self, key: str, value: ParamValue) -> None:
         """Set an analysis threshold by name (see fsdpa.params())."""
         p = self._ctx()
         check(L.fsdpa_param_set(p, key.encode(), str(value).encode()), p)
@@ -181,19 +198,20 @@ class Analyzer:
         return v.value
 
     # ---- generic query shapes ----
-    def _one(self, fname, cls, *args):
+    def _one(self, fname: str, cls: Callable[..., R], *args: Any) -> R:
         """fsdpa_X_query(ctx, args..., out) -> one dataclass."""
         p = self._ctx()
-        out = _new(cls._c)
+        out = _new(cls._c)  # type: ignore[attr-defined]
         check(F(fname)(p, *args, ctypes.byref(out)), p)
-        return cls._from_c(out)
+        r: R = cls._from_c(out)  # type: ignore[attr-defined]
+        return r
 
-    def _view(self, fname, cls, *args) -> ListView:
+    def _view(self, fname: str, cls: Any, *args: Any) -> ListView[Any]:
         """fsdpa_X_list(ctx, args..., &list) -> the list as a ListView."""
         p = self._ctx()
         return ListView.from_call(lambda out: check(F(fname)(p, *args, out), p), cls)
 
-    def _list(self, fname, cls, *args, lazy=False):
+    def _list(self, fname: str, cls: Any, *args: Any, lazy: bool = False) -> Rows[Any]:
         """fsdpa_X_list(ctx, args..., &list) -> a Python list of dataclasses,
         or with lazy=True the ListView itself (the caller closes it)."""
         v = self._view(fname, cls, *args)
@@ -204,7 +222,7 @@ class Analyzer:
     def trace_info(self) -> TraceInfo:
         p = self._ctx()
         i = C.fsdpa_trace_info()
-        L.fsdpa_trace_info_init(i)
+        _lib.init(i)
         check(L.fsdpa_trace_info_get(p, ctypes.byref(i)), p)
         return TraceInfo._from_c(i)
 
@@ -212,49 +230,59 @@ class Analyzer:
         """Event counts so far."""
         return self._one("fsdpa_stats_get", Stats)
 
-    def steps(self, *, lazy: bool = False) -> List[Step]:
+    def steps(self, *, lazy: bool = False) -> Rows[Step]:
         """ProfilerStep#N ranges seen so far, in start order."""
         return self._list("fsdpa_step_list", Step, lazy=lazy)
 
-    def streams(self, *, lazy: bool = False) -> List[Stream]:
+    def streams(self, *, lazy: bool = False) -> Rows[Stream]:
         """GPU streams seen so far, by device then stream."""
         return self._list("fsdpa_stream_list", Stream, lazy=lazy)
 
-    def timeline(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
-                 query=None) -> Timeline:
+    def timeline(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
+                 step: Optional[int] = None, device: Optional[int] = None,
+                 stream: Optional[int] = None, query: Optional[Query] = None) -> Timeline:
         """GPU timeline span and density over the window (all selected
         streams unioned: overlapping work counts once)."""
         return self._one("fsdpa_timeline_query", Timeline,
                          _query(query, t0_ns, t1_ns, step, device, stream))
 
     # ---- launch gaps ----
-    def launch_gaps(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
-                    query=None) -> LaunchGaps:
+    def launch_gaps(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
+                    step: Optional[int] = None, device: Optional[int] = None,
+                    stream: Optional[int] = None,
+                    query: Optional[Query] = None) -> LaunchGaps:
         """Idle gaps between GPU ops by cause (HTA's categories) and histogram."""
         return self._one("fsdpa_launch_gaps_query", LaunchGaps,
                          _query(query, t0_ns, t1_ns, step, device, stream))
 
-    def launch_latency(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
-                       query=None) -> LaunchLatency:
+    def launch_latency(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
+                       step: Optional[int] = None, device: Optional[int] = None,
+                       stream: Optional[int] = None,
+                       query: Optional[Query] = None) -> LaunchLatency:
         """Launch call -> GPU start latencies."""
         return self._one("fsdpa_launch_latency_query", LaunchLatency,
                          _query(query, t0_ns, t1_ns, step, device, stream))
 
-    def launch_queue(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
-                     query=None) -> LaunchQueue:
+    def launch_queue(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
+                     step: Optional[int] = None, device: Optional[int] = None,
+                     stream: Optional[int] = None,
+                     query: Optional[Query] = None) -> LaunchQueue:
         """Depth of the queue of launched-but-not-started ops."""
         return self._one("fsdpa_launch_queue_query", LaunchQueue,
                          _query(query, t0_ns, t1_ns, step, device, stream))
 
     # ---- overlap and FSDP ----
-    def overlap(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
-                query=None) -> Overlap:
+    def overlap(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
+                step: Optional[int] = None, device: Optional[int] = None,
+                stream: Optional[int] = None, query: Optional[Query] = None) -> Overlap:
         """Communication / compute overlap (HTA's definition)."""
         return self._one("fsdpa_overlap_query", Overlap,
                          _query(query, t0_ns, t1_ns, step, device, stream))
 
-    def comm_split(self, by: str = "collective", t0_ns=None, t1_ns=None, *, step=None,
-                   device=None, stream=None, query=None, lazy: bool = False) -> List[CommSplit]:
+    def comm_split(self, by: str = "collective", t0_ns: Optional[int] = None,
+                   t1_ns: Optional[int] = None, *, step: Optional[int] = None,
+                   device: Optional[int] = None, stream: Optional[int] = None,
+                   query: Optional[Query] = None, lazy: bool = False) -> Rows[CommSplit]:
         """Communication split by collective type or process group
         (by="collective" or "process_group")."""
         if by not in SPLITS:
@@ -267,8 +295,10 @@ class Analyzer:
         v = F("fsdpa_fsdp_version")(self._ctx())
         return v or None
 
-    def fsdp_units(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
-                   query=None, lazy: bool = False) -> List[FsdpUnit]:
+    def fsdp_units(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
+                   step: Optional[int] = None, device: Optional[int] = None,
+                   stream: Optional[int] = None, query: Optional[Query] = None,
+                   lazy: bool = False) -> Rows[FsdpUnit]:
         """Per FSDP unit and phase: communication, compute and exposed time
         (whole trace, or the instances inside the window; the entries and
         their order are the same either way)."""
@@ -280,11 +310,11 @@ class Analyzer:
         """The backward pattern (zigzag, no_prefetch, serialized, unknown)."""
         return self._one("fsdpa_backward_get", Backward)
 
-    def backward_steps(self, *, lazy: bool = False) -> List[BackwardStep]:
+    def backward_steps(self, *, lazy: bool = False) -> Rows[BackwardStep]:
         """One entry per step with backward units."""
         return self._list("fsdpa_backward_step_list", BackwardStep, lazy=lazy)
 
-    def backward_units(self, step_index: int, *, lazy: bool = False) -> List[BackwardUnit]:
+    def backward_units(self, step_index: int, *, lazy: bool = False) -> Rows[BackwardUnit]:
         """The units of backward step `step_index` (see backward_steps()), in
         backward order, with their prefetch links."""
         if step_index < 0:
@@ -292,40 +322,50 @@ class Analyzer:
         return self._list("fsdpa_backward_unit_list", BackwardUnit, step_index, lazy=lazy)
 
     # ---- blocking calls ----
-    def sync_waits(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
-                   query=None, lazy: bool = False) -> List[SyncWait]:
+    def sync_waits(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
+                   step: Optional[int] = None, device: Optional[int] = None,
+                   stream: Optional[int] = None, query: Optional[Query] = None,
+                   lazy: bool = False) -> Rows[SyncWait]:
         """Blocking calls per API, largest total first."""
         return self._list("fsdpa_sync_wait_list", SyncWait,
                           _query(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
 
-    def sync_calls(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
-                   query=None, lazy: bool = False) -> List[SyncCall]:
+    def sync_calls(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
+                   step: Optional[int] = None, device: Optional[int] = None,
+                   stream: Optional[int] = None, query: Optional[Query] = None,
+                   lazy: bool = False) -> Rows[SyncCall]:
         """Every blocking call, with what it waited for."""
         return self._list("fsdpa_sync_call_list", SyncCall,
                           _query(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
 
-    def sync_steps(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
-                   query=None, lazy: bool = False) -> List[SyncStep]:
+    def sync_steps(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
+                   step: Optional[int] = None, device: Optional[int] = None,
+                   stream: Optional[int] = None, query: Optional[Query] = None,
+                   lazy: bool = False) -> Rows[SyncStep]:
         """Blocking time per step."""
         return self._list("fsdpa_sync_step_list", SyncStep,
                           _query(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
 
     # ---- allocator and memory ----
-    def memory(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
-               query=None) -> MemorySummary:
+    def memory(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
+               step: Optional[int] = None, device: Optional[int] = None,
+               stream: Optional[int] = None, query: Optional[Query] = None) -> MemorySummary:
         """Allocator calls, memory levels and fragmentation over the window."""
         return self._one("fsdpa_memory_query", MemorySummary,
                          _query(query, t0_ns, t1_ns, step, device, stream))
 
-    def memory_devices(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
-                       query=None, lazy: bool = False) -> List[MemoryDevice]:
+    def memory_devices(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
+                       step: Optional[int] = None, device: Optional[int] = None,
+                       stream: Optional[int] = None, query: Optional[Query] = None,
+                       lazy: bool = False) -> Rows[MemoryDevice]:
         """Memory levels per device."""
         return self._list("fsdpa_memory_device_list", MemoryDevice,
                           _query(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
 
-    def memory_series(self, buckets: int, memory_device: Optional[int] = None, t0_ns=None,
-                      t1_ns=None, *, step=None, query=None,
-                      lazy: bool = False) -> List[MemoryPoint]:
+    def memory_series(self, buckets: int, memory_device: Optional[int] = None,
+                      t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
+                      step: Optional[int] = None, query: Optional[Query] = None,
+                      lazy: bool = False) -> Rows[MemoryPoint]:
         """Allocated/reserved timeline of one device (None = the primary one),
         downsampled into at most `buckets` buckets (the query's device and
         stream are ignored)."""
@@ -335,8 +375,10 @@ class Analyzer:
                           _query(query, t0_ns, t1_ns, step), _i64(memory_device), buckets,
                           lazy=lazy)
 
-    def memory_steps(self, t0_ns=None, t1_ns=None, *, step=None, device=None, stream=None,
-                     query=None, lazy: bool = False) -> List[MemoryStep]:
+    def memory_steps(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
+                     step: Optional[int] = None, device: Optional[int] = None,
+                     stream: Optional[int] = None, query: Optional[Query] = None,
+                     lazy: bool = False) -> Rows[MemoryStep]:
         """Allocator activity and memory levels per step."""
         return self._list("fsdpa_memory_step_list", MemoryStep,
                           _query(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
@@ -344,18 +386,21 @@ class Analyzer:
     # ---- reports ----
     def report(self, fmt: str = "json", *, path: Optional[str] = None, color: bool = False,
                html_step: Optional[int] = None) -> str:
-        """The report of this trace alone (fmt: json, text, html)."""
+        """The report of this trace alone (fmt: json, text, html), as text."""
         return report_text([self], [path if path is not None else self.name], fmt=fmt,
                            color=color, html_step=html_step)
 
-    def findings(self) -> "Findings":
+    def findings(self) -> Findings:
         """The findings of this trace's report, typed (fsdpa_report_findings())."""
         return report_findings([self])
 
-    def result(self, path: Optional[str] = None) -> Report:
+    def result(self, path: Optional[str] = None, *, html: bool = True) -> Report:
         """The JSON report of this trace as dataclasses (the findings typed,
-        from the library, not re-read from the JSON)."""
-        return Report.from_json(self.report("json", path=path), findings=self.findings())
+        from the library, not re-read from the JSON).  With html (the
+        default) the report also keeps the HTML report of the same state
+        (`Report.html`, what a Jupyter cell shows)."""
+        return Report.from_json(self.report("json", path=path), findings=self.findings(),
+                                html=self.report("html", path=path) if html else None)
 
     def summary(self, path: Optional[str] = None) -> str:
         """This rank's summary (fsdpa.summary/1): merge the ranks' summaries
@@ -367,7 +412,7 @@ class Analyzer:
             p, os.fsencode(name) if name is not None else None, out, n), ctx=p)
 
 
-def _take_buffer(call, ctx=None, err=None):
+def _take_buffer(call: Callable[[Any, Any], int], ctx: Any = None, err: Any = None) -> str:
     """Run `call(char **out, size_t *len)`, return the text and free it.
     Errors: from `err` (an fsdpa_error the call filled) if given, else from
     the context `ctx`."""
@@ -382,7 +427,7 @@ def _take_buffer(call, ctx=None, err=None):
         L.fsdpa_free(out)
 
 
-def _ctx_array(analyzers):
+def _ctx_array(analyzers: Sequence[Analyzer]) -> Any:
     if not analyzers:
         raise _einval("no analyzers")
     return (C.ctx_p * len(analyzers))(*[a._ctx() for a in analyzers])
@@ -408,21 +453,22 @@ def report_text(analyzers: Sequence[Analyzer], paths: Optional[Sequence[Optional
                                                        ctypes.byref(err)), err=err)
 
 
-def _report_options(fmt, color=False, html_step=None):
+def _report_options(fmt: str, color: bool = False, html_step: Optional[int] = None) -> Any:
     o = C.fsdpa_report_options()
-    L.fsdpa_report_options_init(o)
+    _lib.init(o)
     o.format = FORMATS[fmt]
     o.color = 1 if color else 0
     o.html_step = _i64(html_step)
     return o
 
 
-def _findings(call) -> Findings:
+def _findings(call: Callable[[Any], Any]) -> Findings:
     """Run `call(fsdpa_list **out)` (raising on failure) and read the list
     of fsdpa_finding into Findings (their worst severity from the library)."""
+    view: ListView[Any]
     with ListView.from_call(call, C.RESULTS["fsdpa_finding"]) as view:
         worst = L.fsdpa_findings_worst(view._h)
-        items = list(view)
+        items: List[Any] = list(view)
     return Findings([Finding._from_item(x) for x in items],
                     worst=C.ENUM_NAMES["fsdpa_severity"].get(worst) if worst >= 0 else None)
 
@@ -447,7 +493,7 @@ def crossrank(analyzers: Sequence[Analyzer]) -> CrossRank:
     return CrossRank._from_c(out)
 
 
-def crossrank_ranks(analyzers: Sequence[Analyzer]) -> List[CrossRankRank]:
+def crossrank_ranks(analyzers: Sequence[Analyzer]) -> RecordList[CrossRankRank]:
     """Per-rank part of the cross-rank analysis, in the order given."""
     ctxs = _ctx_array(analyzers)
     err = new_error()
@@ -455,19 +501,19 @@ def crossrank_ranks(analyzers: Sequence[Analyzer]) -> List[CrossRankRank]:
         ctxs, len(analyzers), out, ctypes.byref(err)), err), CrossRankRank).to_list()
 
 
-def annotate_events(analyzers: Sequence[Analyzer], i: int = 0) -> list:
+def annotate_events(analyzers: Sequence[Analyzer], i: int = 0) -> List[Dict[str, Any]]:
     """Experimental (FSDPA_EXPERIMENTAL in the C API: may change in any
     release).  The trace events fsdpa_annotate_file() adds to trace i of
     the job (the findings as Perfetto / chrome://tracing events), parsed
     from JSON."""
-    import json
     ctxs = _ctx_array(analyzers)
     if not 0 <= i < len(analyzers):
         raise _einval("index out of range")
     err = new_error()
     text = _take_buffer(lambda out, ln: F("fsdpa_annotate_events")(
         ctxs, len(analyzers), i, out, ln, ctypes.byref(err)), err=err)
-    return json.loads(text)
+    events: List[Dict[str, Any]] = json.loads(text)
+    return events
 
 
 def annotate_file(analyzers: Sequence[Analyzer], i: int, in_path: PathLike, out_path: PathLike,
@@ -480,7 +526,7 @@ def annotate_file(analyzers: Sequence[Analyzer], i: int, in_path: PathLike, out_
     if not 0 <= i < len(analyzers):
         raise _einval("index out of range")
     o = C.fsdpa_annotate_options()
-    F("fsdpa_annotate_options_init")(o)
+    _lib.init(o)
     o.gzip = -1 if gzip is None else int(bool(gzip))
     o.level = level
     err = new_error()
@@ -489,19 +535,19 @@ def annotate_file(analyzers: Sequence[Analyzer], i: int, in_path: PathLike, out_
                                        ctypes.byref(err)), err)
 
 
-def summary_options(max_memory_bytes: int = 0):
+def summary_options(max_memory_bytes: int = 0) -> Any:
     """fsdpa_summary_options with defaults and the cap."""
     o = C.fsdpa_summary_options()
-    F("fsdpa_summary_options_init")(o)
+    _lib.init(o)
     o.max_memory_bytes = max_memory_bytes
     return o
 
 
-def _summary_bytes(s):
+def _summary_bytes(s: Summary) -> bytes:
     return s.encode("utf-8") if isinstance(s, str) else bytes(s)
 
 
-def summary_merge(summaries: Sequence[str], max_memory_bytes: int = 0) -> str:
+def summary_merge(summaries: Sequence[Summary], max_memory_bytes: int = 0) -> str:
     """Merge rank summaries (Analyzer.summary()) or earlier merges."""
     if not summaries:
         raise _einval("no summaries")
@@ -515,7 +561,7 @@ def summary_merge(summaries: Sequence[str], max_memory_bytes: int = 0) -> str:
         ptrs, lens, n, ctypes.byref(o), out, ln, ctypes.byref(err)), err=err)
 
 
-def summary_report_json(summary, max_memory_bytes: int = 0) -> str:
+def summary_report_json(summary: Summary, max_memory_bytes: int = 0) -> str:
     """The JSON report text (fsdpa.report/1) of a (merged) summary."""
     b = _summary_bytes(summary)
     o = summary_options(max_memory_bytes)
@@ -525,7 +571,7 @@ def summary_report_json(summary, max_memory_bytes: int = 0) -> str:
         b, len(b), ctypes.byref(o), ctypes.byref(ro), out, ln, ctypes.byref(err)), err=err)
 
 
-def summary_findings(summary, max_memory_bytes: int = 0) -> Findings:
+def summary_findings(summary: Summary, max_memory_bytes: int = 0) -> Findings:
     """The findings of the report of a (merged) summary, typed: the same as
     report_findings() over the ranks' traces (fsdpa_summary_findings())."""
     b = _summary_bytes(summary)
@@ -535,25 +581,29 @@ def summary_findings(summary, max_memory_bytes: int = 0) -> Findings:
         b, len(b), ctypes.byref(o), out, ctypes.byref(err)), err))
 
 
-def summary_report(summary, max_memory_bytes: int = 0) -> Report:
+def summary_report(summary: Summary, max_memory_bytes: int = 0) -> Report:
     """The JSON report of a (merged) summary: the same as analyze() over the
-    ranks' traces."""
+    ranks' traces.  It has no HTML (`Report.html` is None): the HTML report
+    needs the events, which a summary does not keep."""
     return Report.from_json(summary_report_json(summary, max_memory_bytes),
                             findings=summary_findings(summary, max_memory_bytes))
 
 
-def _paths(path_or_paths) -> List[PathLike]:
+def _paths(path_or_paths: Union[PathLike, Iterable[PathLike]]) -> List[PathLike]:
     if isinstance(path_or_paths, (str, bytes, os.PathLike)):
         return [path_or_paths]
     return list(path_or_paths)
 
 
 def analyze(path_or_paths: Union[PathLike, Iterable[PathLike]], *,
-            params: Optional[dict] = None, max_memory_bytes: int = 0) -> Report:
+            params: Optional[Dict[str, ParamValue]] = None, max_memory_bytes: int = 0,
+            html: bool = True) -> Report:
     """Analyze one trace, or the traces of the ranks of one job, and return
     the report (its JSON text is the same bytes `fsdpa analyze --format
     json` writes for the same paths; the findings are typed, from
-    fsdpa_report_findings())."""
+    fsdpa_report_findings()).  With html (the default) the report also
+    keeps the HTML report, the bytes of `fsdpa analyze --format html`
+    (`Report.html`; a Jupyter cell shows it)."""
     paths = _paths(path_or_paths)
     if not paths:
         raise _einval("no trace given")
@@ -563,8 +613,10 @@ def analyze(path_or_paths: Union[PathLike, Iterable[PathLike]], *,
             a = Analyzer(os.fsdecode(pth), params=params, max_memory_bytes=max_memory_bytes)
             analyzers.append(a)
             a.feed_file(pth)
-        text = report_text(analyzers, [os.fsdecode(p) for p in paths])
-        return Report.from_json(text, findings=report_findings(analyzers))
+        names: List[Optional[str]] = [os.fsdecode(p) for p in paths]
+        text = report_text(analyzers, names)
+        page = report_text(analyzers, names, "html") if html else None
+        return Report.from_json(text, findings=report_findings(analyzers), html=page)
     finally:
         for a in analyzers:
             a.close()
@@ -575,22 +627,22 @@ def version() -> str:
     return L.fsdpa_version_string().decode()
 
 
-def param_list() -> List[Param]:
+def param_list() -> RecordList[Param]:
     """Every analysis parameter (fsdpa_param_list()), in the library's order."""
     return ListView.from_call(lambda out: check(L.fsdpa_param_list(out)), Param).to_list()
 
 
-def params() -> dict:
+def params() -> Dict[str, Tuple[str, str]]:
     """Analysis parameters: {name: (default, description)}, the default as
     the decimal text `fsdpa params` prints (fsdpa_param_list())."""
-    return {p.name: (str(p.default_value), p.description) for p in param_list()}
+    return {str(p.name): (str(p.default_value), str(p.description)) for p in param_list()}
 
 
 class CountingAllocator:
     """An fsdpa_allocator over the C heap that counts live bytes and calls:
     lets a test prove a context frees everything it allocated."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.live_bytes = 0
         self.live_blocks = 0
         self.calls = 0
@@ -603,14 +655,15 @@ class CountingAllocator:
         self._realloc.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
         self._free = libc.free
         self._free.restype, self._free.argtypes = None, [ctypes.c_void_p]
-        f = dict(C.fsdpa_allocator._fields_)
+        f: Dict[str, Any] = dict(C.fsdpa_allocator._fields_)  # type: ignore[arg-type]
         self._cbs = (f["malloc_fn"](self._m), f["realloc_fn"](self._r), f["free_fn"](self._f))
-        self._struct = C.fsdpa_allocator(ctypes.sizeof(C.fsdpa_allocator), *self._cbs, None)
+        self._struct = C.fsdpa_allocator(ctypes.sizeof(C.fsdpa_allocator),  # type: ignore
+                                         *self._cbs, None)
 
-    def c_struct(self):
+    def c_struct(self) -> Any:
         return self._struct
 
-    def _m(self, ud, n):
+    def _m(self, ud: Any, n: int) -> Optional[int]:
         p = self._malloc(n)
         if p:
             self.calls += 1
@@ -619,7 +672,7 @@ class CountingAllocator:
             self.peak_bytes = max(self.peak_bytes, self.live_bytes)
         return p
 
-    def _r(self, ud, p, old_n, new_n):
+    def _r(self, ud: Any, p: Optional[int], old_n: int, new_n: int) -> Optional[int]:
         q = self._realloc(p, new_n)
         if q:
             self.calls += 1
@@ -627,7 +680,7 @@ class CountingAllocator:
             self.peak_bytes = max(self.peak_bytes, self.live_bytes)
         return q
 
-    def _f(self, ud, p, n):
+    def _f(self, ud: Any, p: Optional[int], n: int) -> None:
         if p:
             self.calls += 1
             self.live_blocks -= 1

@@ -23,16 +23,17 @@ only by :func:`analyze`, so :func:`summarize`, :func:`merge` and
 """
 import functools
 import os
-from typing import Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 from . import analyzer as _an
 from .analyzer import Analyzer
 from .report import Report
 
-PathLike = Union[str, bytes, os.PathLike]
+PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
 
-def summarize(path: PathLike, *, rank: Optional[int] = None, params: Optional[Dict] = None,
+def summarize(path: PathLike, *, rank: Optional[int] = None,
+              params: Optional[Dict[str, Union[int, str]]] = None,
               max_memory_bytes: int = 0, name: Optional[str] = None) -> bytes:
     """Read one rank's trace and return its summary (JSON bytes).
 
@@ -68,7 +69,7 @@ def report(summary: bytes) -> Report:
     return _an.summary_report(bytes(summary))
 
 
-def _merge_tree(client, futures: List, split_every: int):
+def _merge_tree(client: Any, futures: List[Any], split_every: int) -> Any:
     level = list(futures)
     while len(level) > 1:
         level = [client.submit(merge, level[i:i + split_every], pure=False)
@@ -76,7 +77,8 @@ def _merge_tree(client, futures: List, split_every: int):
     return level[0]
 
 
-def analyze(paths: Sequence[PathLike], client=None, *, params: Optional[Dict] = None,
+def analyze(paths: Sequence[PathLike], client: Any = None, *,
+            params: Optional[Dict[str, Union[int, str]]] = None,
             max_memory_bytes: int = 0, split_every: int = 8,
             workers: Optional[Sequence[Optional[str]]] = None) -> Report:
     """Analyze the ranks' traces of one job on a Dask cluster.

@@ -1,5 +1,5 @@
 """Exceptions: one class per fsdpa_status, all derived from FsdpaError."""
-import ctypes
+from typing import Any, Dict, Optional, Type
 
 from . import _capi, _lib
 
@@ -20,7 +20,8 @@ class FsdpaError(Exception):
                  the one the error is about (fsdpa_error.input), or None
     """
 
-    def __init__(self, status, message="", offset=None, input=None):
+    def __init__(self, status: int, message: str = "", offset: Optional[int] = None,
+                 input: Optional[int] = None) -> None:
         self.status = status
         self.code = _CODES.get(status, f"status {status}")
         self.message = message
@@ -68,7 +69,7 @@ class FileReadError(FsdpaError, OSError):
     """FSDPA_EIO: reading a file failed."""
 
 
-_BY_STATUS = {
+_BY_STATUS: Dict[int, Type[FsdpaError]] = {
     _lib.STATUS["FSDPA_ENOMEM"]: OutOfMemoryError,
     _lib.STATUS["FSDPA_EINVAL"]: InvalidArgumentError,
     _lib.STATUS["FSDPA_EPARSE"]: ParseError,
@@ -82,11 +83,11 @@ _BY_STATUS = {
 _CODES = {v: k for k, v in _lib.STATUS.items()}
 
 
-def _opt(v):
+def _opt(v: int) -> Optional[int]:
     return None if v == _lib.ABSENT else v
 
 
-def error_for(status, ctx=None):
+def error_for(status: int, ctx: Any = None) -> FsdpaError:
     """The exception for a failed call on `ctx` (an fsdpa_ctx pointer or
     None).  Every call on a context clears its message and offset on entry,
     so both belong to this call (the offset is None unless it was an input
@@ -99,21 +100,21 @@ def error_for(status, ctx=None):
     return cls(status, message, offset)
 
 
-def check(status, ctx=None):
+def check(status: int, ctx: Any = None) -> None:
     """Raise for a failed call on one context (or on a list: ctx None, the
     status says it all)."""
     if status != 0:
         raise error_for(status, ctx)
 
 
-def new_error():
+def new_error() -> Any:
     """An fsdpa_error for the calls that have no single context."""
     err = _capi.fsdpa_error()
-    _lib.lib.fsdpa_error_init(ctypes.byref(err))
+    _lib.init(err)
     return err
 
 
-def error_from(status, err):
+def error_from(status: int, err: Any) -> FsdpaError:
     """The exception for a failed call that filled the fsdpa_error `err`:
     its status and message (the header promises err.status is the call's
     return value; if the library left it OK, the return value is used)."""
@@ -124,6 +125,6 @@ def error_from(status, err):
     return cls(status, message, _opt(err.offset), _opt(err.input))
 
 
-def check_err(status, err):
+def check_err(status: int, err: Any) -> None:
     if status != 0:
         raise error_from(status, err)

@@ -4,25 +4,34 @@ exactly that (fields the contract adds later included), `Report.json` the
 library's text byte for byte.  The findings of a report the binding makes
 come typed from the library (fsdpa_report_findings(): the same list, in the
 same order, as the JSON's `findings[]`); their `to_dict()` is that JSON
-object."""
+object.  A report made from traces also keeps the library's HTML report
+(`Report.html`), which is what a Jupyter cell shows for it."""
 import copy
+import html as _html
 import json
 from dataclasses import dataclass, field, fields
-from typing import Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Type, TypeVar
+
+from .lists import to_pandas
+
+if TYPE_CHECKING:  # pandas is optional: only type checkers import it here
+    import pandas  # type: ignore[import]
+
+J = TypeVar("J", bound="_FromJson")
 
 
 class _FromJson:
     _raw: Dict[str, Any]
 
     @classmethod
-    def _from(cls, d: Dict[str, Any], **conv):
+    def _from(cls: Type[J], d: Dict[str, Any], **conv: Callable[[Any], Any]) -> J:
         vals = {}
         for f in fields(cls):
             if f.name.startswith("_"):
                 continue
             v = d.get(f.name)
             vals[f.name] = conv[f.name](v) if f.name in conv and v is not None else v
-        obj = cls(**vals)
+        obj = cls(**vals)  # type: ignore[call-arg]
         object.__setattr__(obj, "_raw", d)
         return obj
 
@@ -31,7 +40,7 @@ class _FromJson:
         return copy.deepcopy(self._raw)
 
 
-def _list(cls, **conv):
+def _list(cls: Type[J], **conv: Callable[[Any], Any]) -> Callable[[Any], List[J]]:
     return lambda xs: [cls._from(x, **conv) for x in xs]
 
 
@@ -40,7 +49,7 @@ class Range(_FromJson):
     """A time range a viewer should jump to (absolute ns, [start, end))."""
     start_ns: int
     end_ns: int
-    _raw: Dict[str, Any] = field(default=None, repr=False, compare=False)
+    _raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 # The order of a finding's keys in the JSON report (report/findings.c).
@@ -60,7 +69,7 @@ class Finding(_FromJson):
     advice: str
     cost_ns: Optional[int]         # time the problem costs
     evidence: Optional[Dict[str, Any]]   # the numbers that triggered it (incl. "ranges")
-    _raw: Dict[str, Any] = field(default=None, repr=False, compare=False)
+    _raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     _ranges: Optional[tuple] = field(default=None, repr=False, compare=False)
 
     @property
@@ -72,7 +81,7 @@ class Finding(_FromJson):
         return [Range._from(r) for r in (self.evidence or {}).get("ranges", [])]
 
     @classmethod
-    def _from_item(cls, item) -> "Finding":
+    def _from_item(cls, item: Any) -> "Finding":
         """From the typed fsdpa_finding (a FindingItem): the same values, and
         the same dict, as the JSON report's finding."""
         evidence = json.loads(item.evidence_json) if item.evidence_json is not None else None
@@ -89,11 +98,11 @@ class Finding(_FromJson):
 _SEVERITY_ORDER = ("info", "warning", "critical")
 
 
-class Findings(list):
+class Findings(List[Finding]):
     """A list of Finding, worst cost first, with `worst`: the highest
     severity among them ("info", "warning", "critical"), None if empty."""
 
-    def __init__(self, items=(), worst=None):
+    def __init__(self, items: Iterable[Finding] = (), worst: Optional[str] = None) -> None:
         super().__init__(items)
         if worst is None and self:
             worst = max((f.severity for f in self), key=_SEVERITY_ORDER.index)
@@ -101,6 +110,13 @@ class Findings(list):
 
     def by_id(self, finding_id: str) -> List[Finding]:
         return [f for f in self if f.id == finding_id]
+
+    def to_pandas(self) -> "pandas.DataFrame":
+        """The findings as a pandas DataFrame, one row per finding, the
+        columns those of the JSON report's findings (id, severity, rank,
+        step, title, detail, advice, cost_ns, evidence); see
+        fsdpa.lists.to_pandas."""
+        return to_pandas(self, Finding)
 
 
 @dataclass(frozen=True)
@@ -110,7 +126,7 @@ class InputInfo(_FromJson):
     world_size: Optional[int]
     events: int
     bytes: int                     # input bytes fed (compressed, as given)
-    _raw: Dict[str, Any] = field(default=None, repr=False, compare=False)
+    _raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -118,7 +134,7 @@ class ReportStep(_FromJson):
     name: str                      # "ProfilerStep#N"
     start_ns: int
     dur_ns: int
-    _raw: Dict[str, Any] = field(default=None, repr=False, compare=False)
+    _raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -128,7 +144,7 @@ class ReportStream(_FromJson):
     role: str
     kernels: int
     busy_ns: int
-    _raw: Dict[str, Any] = field(default=None, repr=False, compare=False)
+    _raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -144,7 +160,7 @@ class RankReport(_FromJson):
     fsdp: Optional[Dict[str, Any]]
     sync_waits: Optional[List[Dict[str, Any]]]
     allocator: Optional[Dict[str, Any]]
-    _raw: Dict[str, Any] = field(default=None, repr=False, compare=False)
+    _raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -157,14 +173,19 @@ class Report(_FromJson):
     cross_rank: Optional[Any]
     findings: Findings
     json: str = field(default="", repr=False, compare=False)   # the library's text
-    _raw: Dict[str, Any] = field(default=None, repr=False, compare=False)
+    # The library's HTML report of the same analysis (`fsdpa analyze
+    # --format html`), when the report was made from the traces (analyze(),
+    # Analyzer.result()); None for one read from JSON or a summary.
+    html: Optional[str] = field(default=None, repr=False, compare=False)
+    _raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def from_json(cls, text: str, findings: Optional[List[Finding]] = None) -> "Report":
+    def from_json(cls, text: str, findings: Optional[List[Finding]] = None,
+                  html: Optional[str] = None) -> "Report":
         """Parse the report text.  `findings`: the typed findings of the same
         report (fsdpa_report_findings()) to use instead of reading them from
         the JSON; without them (a report from elsewhere) they are read from
-        the text."""
+        the text.  `html`: the HTML report of the same analysis, if any."""
         d = json.loads(text)
         r = cls._from(d, inputs=_list(InputInfo),
                       ranks=_list(RankReport, steps=_list(ReportStep),
@@ -174,7 +195,19 @@ class Report(_FromJson):
             object.__setattr__(r, "findings", findings if isinstance(findings, Findings)
                                else Findings(findings))
         object.__setattr__(r, "json", text)
+        object.__setattr__(r, "html", html)
         return r
 
     def findings_by_id(self, finding_id: str) -> List[Finding]:
         return [f for f in self.findings if f.id == finding_id]
+
+    def _repr_html_(self) -> Optional[str]:
+        """What Jupyter shows for the report: the library's HTML report
+        (`html`), in an iframe of its own, since the page is a whole
+        document whose styles and scripts must not reach the notebook's.
+        None (Jupyter then shows the repr) when the report has no HTML."""
+        if self.html is None:
+            return None
+        return ('<iframe class="fsdpa-report" style="width: 100%; height: 800px; border: 0" '
+                'sandbox="allow-scripts" srcdoc="' + _html.escape(self.html, quote=True)
+                + '"></iframe>')

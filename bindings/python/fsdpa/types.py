@@ -2,10 +2,11 @@
 Event.  Integers the C API marks absent (FSDPA_ABSENT), negative "no value"
 ratios and NULL strings become None; enums are their short lower-case names
 ("compute", "zigzag", ...), as in the JSON report."""
+import builtins
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, List, Optional, Tuple
 
-from . import _capi
+from . import _capi, _lib
 from ._base import Record
 from ._capi import (Backward, BackwardStep, BackwardUnit, CommSplit, CrossRank,  # noqa: F401
                     CrossRankRank, FsdpUnit, LaunchGaps, LaunchLatency, LaunchQueue,
@@ -18,7 +19,13 @@ __all__ = ["Backward", "BackwardStep", "BackwardUnit", "CommSplit", "CrossRank",
            "Stream",
            "SyncCall", "SyncStep", "SyncWait", "Timeline", "TraceInfo"]
 
-Step.name = property(lambda self: f"ProfilerStep#{self.number}",
+
+
+def _step_name(self: Step) -> str:
+    return f"ProfilerStep#{self.number}"
+
+
+Step.name = property(_step_name,  # type: ignore[attr-defined]
                      doc='"ProfilerStep#N", as the report names the step')
 
 _EVENT_INTS = ("pid", "tid", "ts_ns", "dur_ns", "correlation", "external_id", "stream",
@@ -60,12 +67,12 @@ class Event(Record):
     sync_kind: Optional[str] = None
     label: Optional[str] = None
 
-    def _to_c(self, lib):
+    # (`bytes` is a field here: the type is builtins.bytes)
+    def _to_c(self, lib: Any) -> Tuple[Any, List[builtins.bytes]]:
         """The C struct plus the byte strings it points into (keep both alive
         for the call; the library copies them)."""
-        ev = _capi.fsdpa_event()
-        lib.fsdpa_event_init(ev)
-        keep = []
+        ev = _lib.init(_capi.fsdpa_event())
+        keep: List[builtins.bytes] = []
         if self.ph:
             ev.ph = self.ph.encode()[:1]
         for f in _EVENT_INTS:

@@ -7,7 +7,10 @@ would lay a struct out differently from C.  Every struct, enum, opaque
 handle and function of the header must be mirrored (the experimental ones
 too, marked as such), every field's kind (pointer, integer, float, array)
 must be C's, and the whole-trace query the binding builds must be the
-FSDPA_QUERY_INIT of the C compiler."""
+FSDPA_QUERY_INIT of the C compiler.  The header's static inline wrappers
+(the *_init helpers) are not symbols: the binding calls the exported
+*_init_sized with its own ctypes size of the struct, and the library writes
+nothing past that size."""
 import ctypes
 import os
 import sys
@@ -24,6 +27,8 @@ C_SCALARS = {
     "size_t": ("uint", ctypes.sizeof(ctypes.c_size_t)), "int64_t": ("int", 8),
     "uint64_t": ("uint", 8), "uint32_t": ("uint", 4), "double": ("float", 8),
 }
+# the `size` field every versioned struct starts with
+SIZE_T = ctypes.sizeof(ctypes.c_size_t)
 
 
 def c_kind(spelling, enums):
@@ -133,9 +138,10 @@ class AbiTest(unittest.TestCase):
             self.assertIs(_capi.RESULTS[struct.__name__]._c, struct)
 
     def test_query_initializer(self):
-        """FSDPA_QUERY_INIT as the C compiler fills it, fsdpa_query_init() of
-        the library and the binding's whole-trace Query() are the same
-        bytes."""
+        """FSDPA_QUERY_INIT as the C compiler fills it, the library's
+        defaults (fsdpa_query_init_sized() with the binding's size, as the
+        header's inline fsdpa_query_init() passes its caller's) and the
+        binding's whole-trace Query() are the same bytes."""
         from fsdpa import Query
         init = self.abi["initializers"]["FSDPA_QUERY_INIT"]
         self.assertEqual(init["struct"], "fsdpa_query")
@@ -144,7 +150,8 @@ class AbiTest(unittest.TestCase):
         self.assertEqual({k: getattr(mine, k) for k, _t in _capi.fsdpa_query._fields_},
                          init["values"])
         theirs = _capi.fsdpa_query()
-        _lib.lib.fsdpa_query_init(theirs)
+        theirs.fields, theirs.step = 31, 7
+        _lib.init(theirs)
         self.assertEqual(bytes(mine), bytes(theirs))
         self.assertEqual(init["values"]["size"], ctypes.sizeof(_capi.fsdpa_query))
         self.assertEqual(init["values"]["fields"], 0)
@@ -155,7 +162,7 @@ class AbiTest(unittest.TestCase):
         exp = set(self.abi["experimental"])
         self.assertEqual(set(_capi.EXPERIMENTAL), exp)
         self.assertIn("fsdpa_annotate_file", exp)
-        for kind in ("structs", "enums", "functions"):
+        for kind in ("structs", "enums", "functions", "inline"):
             for name, d in self.abi[kind].items():
                 self.assertEqual(d["experimental"], name in exp, f"{kind} {name}")
         stable = [n for n, d in self.abi["functions"].items() if not d["experimental"]]
@@ -201,6 +208,81 @@ class AbiTest(unittest.TestCase):
                          "(run gen_ctypes.py)")
         if _lib.MISSING:
             print(f"\n# note: functions the loaded library lacks: {_lib.MISSING}")
+
+    def test_inline_wrappers(self):
+        """The header's static inline wrappers are in the table apart from
+        the functions, _capi.py knows each with what it calls, none is a
+        symbol of the loaded library (so no binding can call one), and each
+        *_init wrapper passes the size of the struct it fills."""
+        inline = self.abi["inline"]
+        self.assertEqual({n: (d["calls"], d["sizeof"]) for n, d in inline.items()},
+                         _capi.INLINE)
+        self.assertEqual(sorted(n for n in inline if n.endswith("_init")),
+                         sorted(f"{s}_init" for s in _capi.INIT_SIZED))
+        for name, d in inline.items():
+            with self.subTest(wrapper=name):
+                self.assertNotIn(name, self.abi["functions"])
+                self.assertNotIn(name, _capi.SIGNATURES)
+                self.assertIn(d["calls"], self.abi["functions"])
+                with self.assertRaises(AttributeError, msg=f"libfsdpa exports {name}"):
+                    getattr(_lib.lib, name)
+                if name.endswith("_init"):
+                    struct = name[:-len("_init")]
+                    self.assertEqual((d["calls"], d["sizeof"]), (f"{struct}_init_sized", struct))
+                    self.assertEqual(d["params"], [f"{struct} *"])
+                    self.assertEqual(d["args"], [d["param_names"][0],
+                                                 f"sizeof *{d['param_names'][0]}"])
+                    self.assertEqual(self.abi["functions"][d["calls"]]["params"],
+                                     [f"{struct} *", "size_t"])
+                    self.assertEqual(_capi.INIT_SIZED[struct], d["calls"])
+
+    def test_init_passes_own_size(self):
+        """Every default-filling call of the binding passes ctypes' size of
+        the struct it fills: in a buffer with room to spare, the struct's
+        size field is that size and the bytes past it are untouched; a
+        binding generated from an older, smaller struct (the first fields
+        only) gets the defaults of those fields and nothing past them; and
+        fsdpa_<x>_init_sized() at every field boundary below the library's
+        size writes the defaults of the fields before it and nothing else."""
+        spare = 64
+        for name, fn in _capi.INIT_SIZED.items():
+            cls = _capi.STRUCTS[name]
+            size = ctypes.sizeof(cls)
+            full = _lib.init(cls())
+            self.assertEqual(full.size, size, name)
+            with self.subTest(struct=name, caller="this binding"):
+                buf = bytearray(b"\xaa" * (size + spare))
+                obj = _lib.init(cls.from_buffer(buf))
+                self.assertEqual(obj.size, size)
+                self.assertEqual(bytes(buf[:size]), bytes(full))
+                self.assertEqual(bytes(buf[size:]), b"\xaa" * spare, "written past sizeof")
+            # an older binding: the longest prefix of fields that is smaller
+            for k in range(len(cls._fields_) - 1, 0, -1):
+                older = type(name, (ctypes.Structure,), {"_fields_": cls._fields_[:k]})
+                if ctypes.sizeof(older) < size:
+                    break
+            osize = ctypes.sizeof(older)
+            with self.subTest(struct=name, caller=f"older binding, {k} fields, {osize} bytes"):
+                self.assertLess(osize, size)
+                buf = bytearray(b"\xaa" * (size + spare))
+                obj = _lib.init(older.from_buffer(buf), struct=name)
+                self.assertEqual(obj.size, osize)
+                ends = max(getattr(cls, f[0]).offset + getattr(cls, f[0]).size
+                           for f in cls._fields_[:k])
+                self.assertEqual(bytes(buf[SIZE_T:ends]), bytes(full)[SIZE_T:ends], "defaults")
+                self.assertEqual(bytes(buf[osize:]), b"\xaa" * (size + spare - osize),
+                                 "written past the older binding's struct")
+            sized = _lib.func(fn)
+            for fname, _t in cls._fields_[1:]:
+                cut = getattr(cls, fname).offset
+                with self.subTest(struct=name, size=cut):
+                    buf = bytearray(b"\xaa" * (size + spare))
+                    sized(ctypes.cast((ctypes.c_char * len(buf)).from_buffer(buf),
+                                      ctypes.POINTER(cls)), cut)
+                    self.assertEqual(int.from_bytes(buf[:SIZE_T], sys.byteorder), cut, "size field")
+                    self.assertEqual(bytes(buf[SIZE_T:cut]), bytes(full)[SIZE_T:cut], "defaults")
+                    self.assertEqual(bytes(buf[cut:]), b"\xaa" * (size + spare - cut),
+                                     f"{fn}(p, {cut}) wrote past {cut} bytes")
 
     def test_generated_file_is_current(self):
         """_capi.py is what gen_ctypes.py writes for the header in this tree
@@ -259,6 +341,8 @@ typedef struct fsdpa_q {
 } fsdpa_q;
 #define FSDPA_Q_INIT {sizeof(fsdpa_q), 0, {0}, 0}
 FSDPA_API int fsdpa_q_get(const fsdpa_h *h, fsdpa_q *out);
+FSDPA_API void fsdpa_q_init_sized(fsdpa_q *q, size_t size);
+static inline void fsdpa_q_init(fsdpa_q *q) { fsdpa_q_init_sized(q, sizeof *q); }
 #ifdef FSDPA_EXPERIMENTAL
 typedef struct fsdpa_x { size_t size; /**< s */ } fsdpa_x;
 #define FSDPA_X_MAX 9
@@ -288,8 +372,15 @@ class HeaderParserTest(unittest.TestCase):
                          ["size_t", "uint32_t", "int64_t [FSDPA_N]", "const char *"])
         self.assertEqual(h.experimental, {"fsdpa_x", "FSDPA_X_MAX", "fsdpa_x_run"})
         self.assertEqual([(f.name, f.experimental) for f in h.functions],
-                         [("fsdpa_q_get", False), ("fsdpa_x_run", True)])
-        self.assertEqual(h.functions[1].params, ["fsdpa_h * const *", "size_t", "fsdpa_x *"])
+                         [("fsdpa_q_get", False), ("fsdpa_q_init_sized", False),
+                          ("fsdpa_x_run", True)])
+        self.assertEqual(h.functions[2].params, ["fsdpa_h * const *", "size_t", "fsdpa_x *"])
+        # the inline wrapper is not a function of the library
+        (w,) = h.inline
+        self.assertEqual((w.name, w.ret, w.params, w.param_names, w.calls, w.args, w.sizeof,
+                          w.experimental),
+                         ("fsdpa_q_init", "void", ["fsdpa_q *"], ["q"], "fsdpa_q_init_sized",
+                          ["q", "sizeof *q"], "fsdpa_q", False))
         st = h.stable()
         self.assertEqual([s.name for s in st.structs], ["fsdpa_q"])
         self.assertEqual(list(st.defines), ["FSDPA_N"])
@@ -306,6 +397,19 @@ class HeaderParserTest(unittest.TestCase):
                                                    "#define FSDPA_N 4\n#define FSDPA_F(x) x"),
             "an initialiser of no struct": SMALL.replace("FSDPA_Q_INIT", "FSDPA_Z_INIT"),
             "an unterminated #if": SMALL + "#ifdef FOO\n",
+            "an inline wrapper over several lines": SMALL.replace(
+                "{ fsdpa_q_init_sized(q, sizeof *q); }", "{\n  fsdpa_q_init_sized(q, sizeof *q);\n}"),
+            "an inline wrapper of no exported function": SMALL.replace(
+                "{ fsdpa_q_init_sized(q,", "{ fsdpa_q_reset(q,"),
+            "an inline wrapper passing the wrong number of arguments": SMALL.replace(
+                "fsdpa_q_init_sized(q, sizeof *q); }", "fsdpa_q_init_sized(q); }"),
+            "an inline wrapper that does more": SMALL.replace(
+                "{ fsdpa_q_init_sized(q, sizeof *q); }", "{ q->fields = 1; fsdpa_q_init_sized(q, 8); }"),
+            "a static variable": SMALL.replace("#define FSDPA_N 4",
+                                               "#define FSDPA_N 4\nstatic const int fsdpa_k = 1;"),
+            "a function defined with FSDPA_API": SMALL.replace(
+                "FSDPA_API int fsdpa_q_get(const fsdpa_h *h, fsdpa_q *out);",
+                "FSDPA_API int fsdpa_q_get(const fsdpa_h *h, fsdpa_q *out) { return 0; }"),
         }
         for what, text in bad.items():
             with self.subTest(what), self.assertRaises(SystemExit):

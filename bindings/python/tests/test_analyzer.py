@@ -259,7 +259,7 @@ class MultiContextErrorTest(unittest.TestCase):
         from fsdpa import _capi
         L = fsdpa._lib.lib
         err = _capi.fsdpa_error()
-        L.fsdpa_error_init(ctypes.byref(err))
+        L.fsdpa_error_init_sized(ctypes.byref(err), ctypes.sizeof(err))
         self.assertEqual((err.size, err.status, err.input, err.offset, err.message),
                          (ctypes.sizeof(err), 0, fsdpa.ABSENT, fsdpa.ABSENT, b""))
         with fsdpa.Analyzer() as a:

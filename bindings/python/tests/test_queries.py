@@ -1,7 +1,7 @@
 """The analysis queries: exact values on the hand-written trace, and the same
 numbers as the JSON report on the sample trace (the query and the report are
 two roads to one definition); a zeroed query, FSDPA_QUERY_INIT,
-fsdpa_query_init() and no query (NULL) are the same whole-trace selection,
+fsdpa_query_init_sized() and no query (NULL) are the same whole-trace selection,
 and a selector counts only when its bit is set."""
 import ctypes
 import unittest
@@ -72,7 +72,7 @@ class WholeTraceQueryTest(unittest.TestCase):
             none = every_query(a)
             self.assertEqual(every_query(a, query=fsdpa.Query()), none)
             init = _capi.fsdpa_query()
-            _lib.lib.fsdpa_query_init(init)
+            _lib.lib.fsdpa_query_init_sized(init, ctypes.sizeof(init))
             by_null = raw_results(a, None)
             self.assertEqual(raw_results(a, ctypes.byref(init)), by_null)
             self.assertEqual(raw_results(a, ctypes.byref(raw_query())), by_null)
