@@ -129,6 +129,30 @@ def run_example(cmd, env, cwd):
     return 0
 
 
+def consumer_project(kind, tool, env):
+    """Use from another project, as the READMEs describe: a fresh project
+    outside this tree whose only source is the binding's example, depending
+    on the binding by path (Rust) or through a replace directive (Go)."""
+    work = os.path.join(env.get("FSDPA_BINDINGS_WORK", os.path.join(HERE, "work")), f"consumer-{kind}")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    if kind == "rust":
+        os.makedirs(os.path.join(work, "src"))
+        with open(os.path.join(work, "Cargo.toml"), "w") as f:
+            f.write('[package]\nname = "fsdpa-consumer"\nversion = "0.1.0"\nedition = "2021"\n\n'
+                    '[dependencies]\nfsdpa = { path = "%s" }\n\n[workspace]\n'
+                    % os.path.join(HERE, "rust", "fsdpa"))
+        shutil.copy(os.path.join(HERE, "rust", "fsdpa", "examples", "findings.rs"),
+                    os.path.join(work, "src", "main.rs"))
+        e = dict(env, CARGO_TARGET_DIR=os.path.join(work, "target"))
+        return run_example([tool, "run", "--offline", "--quiet", "--", TINY], e, work)
+    with open(os.path.join(work, "go.mod"), "w") as f:
+        f.write("module example.com/fsdpa-consumer\n\ngo 1.19\n\nrequire libfsdpa.dev/fsdpa v0.0.0\n\n"
+                "replace libfsdpa.dev/fsdpa => %s\n" % os.path.join(HERE, "go"))
+    shutil.copy(os.path.join(HERE, "go", "examples", "findings", "main.go"), os.path.join(work, "main.go"))
+    return run_example([tool, "run", ".", TINY], env, work)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -173,8 +197,9 @@ def main():
                   "--manifest-path", manifest], env, os.path.join(HERE, "rust"))
         rc = rc or run([cargo, "test", "--offline", "--workspace", "--all-targets", "--features",
                         "experimental", "--manifest-path", manifest], env, os.path.join(HERE, "rust"))
-        return rc or run_example([cargo, "run", "--offline", "--quiet", "--manifest-path", manifest,
-                                  "--example", "findings", "--", TINY], env, os.path.join(HERE, "rust"))
+        rc = rc or run_example([cargo, "run", "--offline", "--quiet", "--manifest-path", manifest,
+                                "--example", "findings", "--", TINY], env, os.path.join(HERE, "rust"))
+        return rc or consumer_project("rust", cargo, env)
 
     if suite == "go":
         go = find("go", env)
@@ -189,7 +214,8 @@ def main():
         choose_traces(env, suite)
         rc = run([go, "vet", "./..."], env, cwd)
         rc = rc or run([go, "test", "-count=1", "-v", "./..."], env, cwd)
-        return rc or run_example([go, "run", "./examples/findings", TINY], env, cwd)
+        rc = rc or run_example([go, "run", "./examples/findings", TINY], env, cwd)
+        return rc or consumer_project("go", go, env)
 
     sys.exit(f"unknown suite '{suite}'")
 
