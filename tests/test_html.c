@@ -1,10 +1,15 @@
 /* The HTML report: every corpus trace and every generator scenario gives one
  * self-contained page that loads in headless Chromium without a console
  * error and draws its charts (tests/html_check.py: one browser run for all
- * pages, screenshots decoded and checked for the Gantt's colors); the
- * html_step option; the page stays small for a huge step; names cannot
- * break out of the page's script; every allocation failure is reported and
- * leaks nothing. */
+ * pages, screenshots decoded and checked for the Gantt's colors; the
+ * overview and the Gantt share one colour table with their legends; the
+ * findings are keyboard-operable options; CPU-side findings highlight the
+ * CPU thread that made the calls, GPU-side ones the GPU lanes; no label is
+ * cut at 1024x768); the html_step option; the page stays small for a huge
+ * step; a 500-step trace keeps every step reachable (and a trace past the
+ * page's budget says which steps it holds), its overview zooms; names
+ * cannot break out of the page's script; every allocation failure is
+ * reported and leaks nothing. */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -192,6 +197,14 @@ START_TEST(t_html_escapes_names) {
   add_step(c, 1, 0, 100000);
   add_kernel(c, "</script><script>document.title='pwned'</script><!--", 7, 1000, 5000);
   add_kernel(c, "k\"quote'&amp;", 7, 8000, 5000);
+  /* a thread named like markup, and long: its CPU lane's label is cut to
+   * fit the label column (the browser test checks none runs into a plot) */
+  fsdpa_event m = tu_x(NULL, "thread_name", 10, 99, FSDPA_ABSENT, FSDPA_ABSENT, FSDPA_ABSENT);
+  m.ph = 'M';
+  m.label = "thread 99 (<i>data_loader_worker</i> & a remarkably long descriptive thread name)";
+  m.label_len = strlen(m.label);
+  tu_add(c, &m);
+  tu_launch_kernel(c, 99, 20000, 41, 7, 21000, 24000, "k_after_launch");
   const char *paths[1] = {"<b>bold</b>&path"};
   size_t len;
   fsdpa_status st;
@@ -202,11 +215,181 @@ START_TEST(t_html_escapes_names) {
   ck_assert_ptr_null(strstr(h, "<script>document.title"));
   ck_assert_ptr_null(strstr(h, "<b>bold"));
   ck_assert_ptr_null(strstr(h, "<!--"));
+  ck_assert_ptr_null(strstr(h, "<i>data_loader"));
   char out[4200];
   snprintf(out, sizeof out, "%s/escaping.html", extra_dir);
   ck_assert_int_eq(rj_write(out, h, len), 0);
   fsdpa_free(h);
   fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* Runs a Python snippet over a page written to `page`; its stdout. */
+static char *py_on_page(const char *code, const char *page) {
+  const char *py = rj_python(NULL);
+  ck_assert_ptr_nonnull(py);
+  char cmd[16384];
+  snprintf(cmd, sizeof cmd,
+           "'%s' -c \"import json,re,sys\n"
+           "t=open(sys.argv[1]).read()\n"
+           "v=json.loads(re.search(r'id=.fsdpa-viz.>(.*?)</script>', t, re.S).group(1))\n"
+           "%s\" '%s'",
+           py, code, page);
+  int status = 0;
+  char *r = tu_run(cmd, &status);
+  ck_assert_msg(r && status == 0, "python check of %s failed", page);
+  return r;
+}
+
+/* Steps of rank 0 of a page: how many, with a detailed window, with a
+ * coarse view, with neither; and the coarse views' stride. */
+static const char *const STEP_COUNTS =
+    "r=v['ranks'][0]; n=len(r['steps'])\n"
+    "det=set(w['step_index'] for w in r['windows'] if w['kind']=='step')\n"
+    "co=[k for k,x in enumerate(r['step_views']['views']) if x]\n"
+    "miss=[k for k in range(n) if k not in det and k not in co]\n"
+    "bad=[k for k in co if k in det]+[k for k in miss if k % r['step_views']['stride']==0]\n"
+    "print(n, len(det), len(co), len(miss), r['step_views']['stride'], len(bad))\n";
+
+/* A long generated trace (500 steps of the mixed scenario: a CPU sync
+ * stall, allocator thrash, exposed communication): every step of it is in
+ * the page (a detailed window or a coarse view), the page stays a few MB,
+ * CPU-side findings name the thread of their calls and it has a CPU lane,
+ * GPU-side findings are GPU-side.  The browser test then uses the page
+ * (--interact: every step, zoom, colours, highlights). */
+START_TEST(t_html_long_trace) {
+  char *trace = tu_tracegen("mixed", "--steps 500 --layers 2 --seed 7", "html-long-mixed500.json.gz");
+  if (!trace) {
+    printf("# SKIP long trace: the generator failed\n");
+    return;
+  }
+  fsdpa_ctx *c = NULL;
+  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_feed_file(c, trace), FSDPA_OK);
+  const char *paths[1] = {trace};
+  size_t len = 0;
+  fsdpa_error err;
+  char *h = NULL;
+  fsdpa_status st = html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len, &err);
+  ck_assert_msg(st == FSDPA_OK, "%s", err.message);
+  printf("# 500-step mixed trace (2 layers): HTML page of %zu bytes\n", len);
+  ck_assert_msg(len < 4000000, "page of %zu bytes for 500 steps", len);
+  char *vz = viz_of(h);
+  ck_assert(tj_str_is(vz, "schema", "fsdpa.html-data/2"));
+  /* one class table for every chart: the GPU classes, then the CPU ones */
+  static const char *const classes[] = {"compute", "AllGather", "ReduceScatter", "AllReduce",
+                                        "other collective", "memcpy", "memset"};
+  ck_assert_uint_eq(tj_count(vz, "classes"), 11);
+  for (int k = 0; k < 7; k++) {
+    char p[64];
+    snprintf(p, sizeof p, "classes.%d.name", k);
+    ck_assert_msg(tj_str_is(vz, p, classes[k]), "class %d is not %s", k, classes[k]);
+    snprintf(p, sizeof p, "classes.%d.side", k);
+    ck_assert(tj_str_is(vz, p, "gpu"));
+  }
+  ck_assert(tj_str_is(vz, "classes.7.side", "cpu"));
+  ck_assert_uint_eq(tj_count(vz, "ranks.0.steps"), 500);
+  ck_assert_int_eq(tj_i64(vz, "ranks.0.step_views.stride"), 1);
+  /* the findings' sides, in the order of the typed list (= the JSON's) */
+  fsdpa_list *fl = NULL;
+  ck_assert_int_eq(fsdpa_report_findings(&c, 1, &fl, &err), FSDPA_OK);
+  size_t nf = fsdpa_list_count(fl), ncpu_lanes = tj_count(vz, "ranks.0.cpu_lanes");
+  ck_assert_uint_eq(nf, tj_count(vz, "findings"));
+  int seen_cpu = 0, seen_gpu = 0;
+  for (size_t k = 0; k < nf; k++) {
+    fsdpa_finding f;
+    TU_ITEM(fl, k, f);
+    char p[128];
+    snprintf(p, sizeof p, "findings.%zu.side", k);
+    int cpu = !strcmp(f.id, "cpu-sync-stall") || !strcmp(f.id, "allocator-thrash");
+    if (!f.nranges) continue;
+    ck_assert_msg(tj_str_is(vz, p, cpu ? "cpu" : "gpu"), "%s is not %s-side", f.id, cpu ? "CPU" : "GPU");
+    seen_cpu += cpu;
+    seen_gpu += !cpu;
+    if (!cpu) continue;
+    /* each range's thread made the call; it has a CPU lane */
+    snprintf(p, sizeof p, "findings.%zu.threads", k);
+    ck_assert_uint_eq(tj_count(vz, p), (size_t)f.nranges);
+    int64_t want = !strcmp(f.id, "cpu-sync-stall") ? tj_i64(f.evidence_json, "worst_thread_tid") : FSDPA_ABSENT;
+    int found_worst = want == FSDPA_ABSENT;
+    for (size_t r = 0; r < f.nranges; r++) {
+      snprintf(p, sizeof p, "findings.%zu.threads.%zu.1", k, r);
+      int64_t tid = tj_i64(vz, p);
+      ck_assert_msg(tid != FSDPA_ABSENT, "%s range %zu: no thread", f.id, r);
+      found_worst |= tid == want;
+      int lane = 0;
+      for (size_t l = 0; l < ncpu_lanes; l++) {
+        snprintf(p, sizeof p, "ranks.0.cpu_lanes.%zu.tid", l);
+        lane |= tj_i64(vz, p) == tid;
+      }
+      ck_assert_msg(lane, "%s: thread %lld has no CPU lane", f.id, (long long)tid);
+    }
+    ck_assert_msg(found_worst, "cpu-sync-stall: no range on the worst thread %lld", (long long)want);
+  }
+  ck_assert_msg(seen_cpu >= 2 && seen_gpu >= 1, "mixed: %d CPU-side, %d GPU-side findings", seen_cpu, seen_gpu);
+  fsdpa_list_free(fl);
+  free(vz);
+  char out[4200];
+  snprintf(out, sizeof out, "%s/long-mixed500.html", extra_dir);
+  ck_assert_int_eq(rj_write(out, h, len), 0);
+  fsdpa_free(h);
+  fsdpa_ctx_free(c);
+  free(trace);
+  char *r = py_on_page(STEP_COUNTS, out);
+  unsigned n = 0, det = 0, coarse = 0, miss = 0, stride = 0, bad = 0;
+  ck_assert_int_eq(sscanf(r, "%u %u %u %u %u %u", &n, &det, &coarse, &miss, &stride, &bad), 6);
+  printf("# 500 steps: %u detailed, %u coarse, %u not in the page\n", det, coarse, miss);
+  ck_assert_uint_eq(n, 500);
+  ck_assert_uint_eq(det + coarse, 500);
+  ck_assert_uint_eq(miss, 0);
+  ck_assert_uint_eq(bad, 0);
+  free(r);
+}
+END_TEST
+
+/* 3000 steps of 16 kernels on each of four streams, two columns apart at
+ * 32 columns a step: more rectangles than the page's budget for coarse
+ * views holds even at that resolution, so every stride-th step is kept and
+ * the page must say which (checked in the browser: a step it does not hold
+ * says how to draw it and zooms the overview to it). */
+START_TEST(t_html_steps_past_the_budget) {
+  fsdpa_ctx *c = NULL;
+  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  enum { STEPS = 3000, K = 16 };
+  static const char *const names[4] = {"gemm_kernel", "ncclDevKernel_AllGather_RING_LL", "elementwise_kernel",
+                                       "ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL"};
+  for (int s = 0; s < STEPS; s++) {
+    int64_t t0 = (int64_t)s * 100000;
+    add_step(c, s, t0, 100000);
+    for (int l = 0; l < 4; l++)
+      for (int i = 0; i < K; i++) add_kernel(c, names[l], 7 + 6 * l, t0 + 1000 + i * 6000 + l * 300, 1000);
+  }
+  const char *paths[1] = {"synthetic-3000-steps"};
+  size_t len = 0;
+  fsdpa_error err;
+  char *h = NULL;
+  fsdpa_status st = html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len, &err);
+  ck_assert_msg(st == FSDPA_OK, "%s", err.message);
+  printf("# 3000 steps x 64 kernels: HTML page of %zu bytes\n", len);
+  ck_assert_msg(len < 4000000, "page of %zu bytes", len);
+  char *vz = viz_of(h);
+  ck_assert_int_eq(tj_i64(vz, "ranks.0.step_views.columns"), 32);
+  ck_assert_int_ge(tj_i64(vz, "ranks.0.step_views.stride"), 2);
+  free(vz);
+  char out[4200];
+  snprintf(out, sizeof out, "%s/stride.html", extra_dir);
+  ck_assert_int_eq(rj_write(out, h, len), 0);
+  fsdpa_free(h);
+  fsdpa_ctx_free(c);
+  char *r = py_on_page(STEP_COUNTS, out);
+  unsigned n = 0, det = 0, coarse = 0, miss = 0, stride = 0, bad = 0;
+  ck_assert_int_eq(sscanf(r, "%u %u %u %u %u %u", &n, &det, &coarse, &miss, &stride, &bad), 6);
+  printf("# 3000 steps: %u detailed, %u coarse (one step in %u), %u not in the page\n", det, coarse, stride, miss);
+  ck_assert_uint_eq(n, STEPS);
+  ck_assert_uint_gt(miss, 0);
+  ck_assert_uint_eq(det + coarse + miss, STEPS);
+  ck_assert_uint_eq(bad, 0);  /* the stride-th steps are all there */
+  free(r);
 }
 END_TEST
 
@@ -249,7 +432,11 @@ START_TEST(t_html_every_trace_in_the_browser) {
     corpus += j->kind == 2;
   }
   rj_free(jobs, nj);
-  snprintf(cmd + off, sizeof cmd - off, " '%s'/*.html", extra_dir);
+  /* the long pages are used, not only loaded: every step, zoom, colours */
+  snprintf(cmd + off, sizeof cmd - off,
+           " '%s'/*.html --interact '%s/long-mixed500.html' --interact '%s/stride.html'"
+           " --screenshot '%s/long-mixed500.html:4e79a7,f28e2b,59a14f,d37295'",
+           extra_dir, extra_dir, extra_dir, extra_dir);
   printf("# HTML of %zu traces: the sample, %zu generator scenarios, %zu corpus traces; largest page %zu bytes\n",
          nj, scenarios, corpus, biggest);
   int status = 0;
@@ -303,6 +490,9 @@ START_TEST(t_html_and_text_fault_injection) {
       add_step(c, 2, 50000, 50000);
       add_step(c, 3, 100000, 50000);
       for (int i = 0; i < 40; i++) {
+        /* the launching thread's calls: the page's CPU lane */
+        tu_add_x(c, "cuda_runtime", "cudaLaunchKernel", 1, 1, 900 + i * 3500, 60, FSDPA_ABSENT);
+        if (i % 10 == 9) tu_add_x(c, "cuda_runtime", "cudaStreamSynchronize", 1, 1, 970 + i * 3500, 400, FSDPA_ABSENT);
         add_kernel(c, "gemm", 7, 1000 + i * 3500, 2000);
         add_kernel(c, "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL", 13, 2000 + i * 3500, 1500);
         add_memory(c, 1500 + i * 3500, 4096, 1 << 20, 2 << 20);
@@ -345,6 +535,8 @@ int main(void) {
   tcase_add_test(tc, t_html_step_option);
   tcase_add_test(tc, t_html_bounded_for_huge_steps);
   tcase_add_test(tc, t_html_escapes_names);
+  tcase_add_test(tc, t_html_long_trace);
+  tcase_add_test(tc, t_html_steps_past_the_budget);
   tcase_add_test(tc, t_html_every_trace_in_the_browser);
   tcase_add_test(tc, t_html_and_text_fault_injection);
   suite_add_tcase(s, tc);

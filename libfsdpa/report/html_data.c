@@ -1,5 +1,6 @@
-/* Picture data of the HTML page, per rank: GPU lanes, steps, a whole-trace
- * overview, Gantt windows and the memory timeline.
+/* Picture data of the HTML page, per rank: GPU and CPU lanes, steps, a
+ * whole-trace overview, Gantt windows, a coarse Gantt of every step and the
+ * memory timeline.
  *
  * Times on the page are ns relative to the rank's origin (its first GPU op
  * or first step, whichever is earlier): absolute ns do not fit a JavaScript
@@ -9,18 +10,47 @@
  * HTML_GANTT_COLUMNS columns (fewer when the page budget is tight), and the
  * ops of a lane that fall into columns already covered by the previous
  * rectangle are merged into it (count, Σ duration, dominant class, longest
- * op's name).  So a lane holds at most one rectangle per column. */
+ * op's name).  So a lane holds at most one rectangle per column.  The few
+ * detailed windows (the default step, the steps the findings point at) use
+ * that at full resolution; every other step gets the same picture at the
+ * coarsest resolution that keeps all steps inside the page's budget, in a
+ * compact encoding (columns instead of ns, no Σ duration), so any step can
+ * be shown.
+ *
+ * CPU lanes: the threads that made the runtime calls CPU-side findings
+ * measured (a blocking sync, cudaMalloc/cudaFree), and the threads that
+ * launched the most GPU work, each with its runtime calls. */
 #include "report/html.h"
 #include "model/kernel_sets.h"
+#include "model/runtime_calls.h"
 #include "events/classify.h"
 #include "util/fmt.h"
+#include "util/sort.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Classes drawn in the Gantt; the page's legend uses the same order. */
+/* Classes drawn in the overview and the Gantt, in the order of the page's
+ * colour table and legend (html_page.js CLASS_COLORS). */
 enum { HC_COMPUTE, HC_ALLGATHER, HC_REDUCESCATTER, HC_ALLREDUCE, HC_OTHER_COMM, HC_MEMCPY,
-       HC_MEMSET, HC__COUNT };
+       HC_MEMSET, HC_RT_LAUNCH, HC_RT_SYNC, HC_RT_ALLOC, HC_RT_OTHER, HC__COUNT };
+/* The first class of runtime calls (CPU lanes). */
+#define HC__CPU HC_RT_LAUNCH
+
+static const char *const class_names[HC__COUNT] = {
+    "compute", "AllGather", "ReduceScatter", "AllReduce", "other collective", "memcpy", "memset",
+    "launch (CPU)", "blocking sync (CPU)", "malloc / free (CPU)", "other runtime call (CPU)"};
+
+void html_classes_json(jsonw *w) {
+  jw_arr(w);
+  for (int k = 0; k < HC__COUNT; k++) {
+    jw_obj(w);
+    jw_kstr(w, "name", class_names[k]);
+    jw_kstr(w, "side", k < HC__CPU ? "gpu" : "cpu");
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
+}
 
 static int op_class(const store *s, const ev_rec *r) {
   if (r->kind == RK_MEMCPY) return HC_MEMCPY;
@@ -33,6 +63,16 @@ static int op_class(const store *s, const ev_rec *r) {
     case COLL_ALLREDUCE: return HC_ALLREDUCE;
     default: return HC_OTHER_COMM;
   }
+}
+
+/* cudaFree blocks too, but on the page it belongs with the allocator: the
+ * allocator-thrash finding points at it. */
+static int rt_class(const store *s, const ev_rec *r) {
+  uint32_t f = store_name_info(s, r->name);
+  if (f & (NC_MALLOC | NC_FREE)) return HC_RT_ALLOC;
+  if (f & (NC_SYNC | NC_DEVICE_SYNC | NC_SYNC_MEMCPY)) return HC_RT_SYNC;
+  if (f & (NC_LAUNCH | NC_GRAPH_LAUNCH)) return HC_RT_LAUNCH;
+  return HC_RT_OTHER;
 }
 
 static const char *role_name(int r) {
@@ -86,11 +126,81 @@ static void put_name(jsonw *w, const char *s, size_t n) {
   jw_strn(w, s, n);
 }
 
+/* ---- which side of the machine a finding is about ---- */
+
+enum { SIDE_NONE, SIDE_GPU, SIDE_CPU };
+
+/* Findings about runtime calls a CPU thread made: their ranges start at
+ * those calls.  The others are about GPU streams (gaps, collectives,
+ * overlap).  An id in neither list counts as CPU-side when every range
+ * starts at a runtime call. */
+static const char *const cpu_side_ids[] = {"cpu-sync-stall", "allocator-thrash"};
+static const char *const gpu_side_ids[] = {"gpu-starvation", "launch-overhead", "exposed-comm",
+                                           "comm-serialized", "backward-prefetch-missing",
+                                           "straggler-rank"};
+
+/* For each range of f: the CPU thread (track id) of the runtime call that
+ * starts it, preferring the blocking and allocator calls the CPU-side
+ * analyses measure, then the longest; UINT32_MAX where none starts there.
+ * Returns how many ranges matched. */
+static int finding_tracks(fsdpa_ctx *c, const finding *f, uint32_t *out) {
+  const store *s = &c->st;
+  int64_t base = ctx_base(c), len[FINDING_MAX_RANGES];
+  int pref[FINDING_MAX_RANGES];
+  for (int k = 0; k < f->nranges; k++) out[k] = UINT32_MAX, len[k] = -1, pref[k] = -1;
+  if (!f->nranges) return 0;
+  for (size_t i = 0; i < s->rt.len; i++) {
+    const ev_rec *r = STORE_REC(&s->rt, i);
+    for (int k = 0; k < f->nranges; k++) {
+      if (r->ts != f->ranges[k].s - base) continue;
+      int p = (store_name_info(s, r->name) & SC_ALL_MASK) != 0;
+      if (p > pref[k] || (p == pref[k] && r->end - r->ts > len[k]))
+        out[k] = r->track, len[k] = r->end - r->ts, pref[k] = p;
+    }
+  }
+  int n = 0;
+  for (int k = 0; k < f->nranges; k++) n += out[k] != UINT32_MAX;
+  return n;
+}
+
+static int finding_side(fsdpa_ctx *c, const finding *f, uint32_t *tracks) {
+  for (int k = 0; k < FINDING_MAX_RANGES; k++) tracks[k] = UINT32_MAX;
+  if (!f->nranges) return SIDE_NONE;
+  for (size_t k = 0; k < sizeof cpu_side_ids / sizeof *cpu_side_ids; k++)
+    if (!strcmp(f->id, cpu_side_ids[k])) {
+      if (c) finding_tracks(c, f, tracks);
+      return SIDE_CPU;
+    }
+  for (size_t k = 0; k < sizeof gpu_side_ids / sizeof *gpu_side_ids; k++)
+    if (!strcmp(f->id, gpu_side_ids[k])) return SIDE_GPU;
+  if (c && finding_tracks(c, f, tracks) == f->nranges) return SIDE_CPU;
+  for (int k = 0; k < FINDING_MAX_RANGES; k++) tracks[k] = UINT32_MAX;
+  return SIDE_GPU;
+}
+
+static size_t rank_index_of(report_in *in, int64_t rank) {
+  for (size_t i = 0; i < in->n; i++)
+    if (in->ranks[i] == rank) return i;
+  return in->n;
+}
+
+/* ---- lanes and their rectangles ---- */
+
+/* The ops of one lane: indices into a record table, sorted by start. */
+typedef struct lane_src {
+  const fa_vec *recs;    /* &st.gpu or &st.rt */
+  const uint32_t *ops;
+  size_t nops;
+  int64_t maxdur;        /* longest op, to start the scan of a window */
+  int cpu;               /* runtime calls: classified by rt_class */
+} lane_src;
+
 typedef struct win {
   int64_t s, e;          /* relative store ns */
   int64_t cpu_s, cpu_e;  /* the step's CPU range, or ABSENT */
   int64_t step;          /* step number or ABSENT */
   int kind;              /* 0 step, 1 range around a finding, 2 whole trace */
+  size_t si;             /* step index (kind 0), else SIZE_MAX */
 } win;
 
 typedef struct rect {
@@ -104,20 +214,43 @@ typedef struct rect {
 } rect;
 
 typedef struct names_tab {
-  uint32_t *slot;        /* intern id -> index + 1 in this window's table */
+  uint32_t *slot;        /* intern id -> index + 1 in the table */
   size_t nslot;
   uint32_t next;
 } names_tab;
 
-static void rect_flush(jsonw *w, const rect *r, const win *x, names_tab *nt) {
+/* Where the rectangles of a lane go. */
+typedef struct rect_sink {
+  jsonw *w;              /* NULL: only count them */
+  int compact;           /* 5 numbers per rectangle in columns, else 6 in ns */
+  names_tab *nt;
+  uint64_t n;            /* rectangles so far (all lanes) */
+  int64_t prev_c1;       /* compact: end column of the lane's previous rectangle */
+} rect_sink;
+
+static void rect_flush(rect_sink *k, const rect *r, const win *x) {
+  k->n++;
+  if (!k->w) return;
   int cls = r->first_cls;
   int64_t best = 0;
-  for (int k = 0; k < HC__COUNT; k++)
-    if (r->cls_ns[k] > best) best = r->cls_ns[k], cls = k;
+  for (int c = 0; c < HC__COUNT; c++)
+    if (r->cls_ns[c] > best) best = r->cls_ns[c], cls = c;
+  names_tab *nt = k->nt;
   uint32_t idx = 0;
   if (r->name < nt->nslot) {
     if (!nt->slot[r->name]) nt->slot[r->name] = ++nt->next;
     idx = nt->slot[r->name] - 1;
+  }
+  jsonw *w = k->w;
+  if (k->compact) {
+    /* columns never overlap between rectangles: c0 >= the previous c1 */
+    jw_i64(w, r->c0 - k->prev_c1);
+    jw_i64(w, r->c1 - r->c0);
+    jw_i64(w, cls);
+    jw_u64(w, idx);
+    jw_u64(w, r->n);
+    k->prev_c1 = r->c1;
+    return;
   }
   jw_i64(w, r->s - x->s);
   jw_i64(w, r->e - x->s);
@@ -127,28 +260,29 @@ static void rect_flush(jsonw *w, const rect *r, const win *x, names_tab *nt) {
   jw_i64(w, r->busy);
 }
 
-/* One lane of a window: ops of the stream clipped to [x->s, x->e). */
-static void lane_rects(fsdpa_ctx *c, const gpu_stream_view *sv, int64_t maxdur, const win *x,
-                       int64_t res, names_tab *nt, jsonw *w) {
-  const store *s = &c->st;
+/* One lane of a window: its ops clipped to [x->s, x->e), merged per column
+ * of `res` ns. */
+static void lane_rects(const store *s, const lane_src *src, const win *x, int64_t res,
+                       rect_sink *k) {
   rect cur;
   int have = 0;
   /* no op starting before x->s - maxdur can reach into the window */
-  size_t lo = 0, hi = sv->nops;
+  size_t lo = 0, hi = src->nops;
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
-    if (STORE_REC(&s->gpu, sv->ops[mid])->ts < x->s - maxdur) lo = mid + 1;
+    if (STORE_REC(src->recs, src->ops[mid])->ts < x->s - src->maxdur) lo = mid + 1;
     else hi = mid;
   }
-  jw_arr(w);
-  for (size_t k = lo; k < sv->nops; k++) {
-    const ev_rec *r = STORE_REC(&s->gpu, sv->ops[k]);
+  k->prev_c1 = 0;
+  if (k->w) jw_arr(k->w);
+  for (size_t i = lo; i < src->nops; i++) {
+    const ev_rec *r = STORE_REC(src->recs, src->ops[i]);
     if (r->ts >= x->e) break;  /* sorted by start */
     if (r->end <= x->s && !(r->end == r->ts && r->ts == x->s)) continue;
     int64_t a = r->ts < x->s ? x->s : r->ts, b = r->end > x->e ? x->e : r->end;
     int64_t c0 = (a - x->s) / res, c1 = (b - x->s + res - 1) / res;
     if (c1 <= c0) c1 = c0 + 1;
-    int cls = op_class(s, r);
+    int cls = src->cpu ? rt_class(s, r) : op_class(s, r);
     if (have && c0 < cur.c1) {
       if (b > cur.e) cur.e = b;
       if (c1 > cur.c1) cur.c1 = c1;
@@ -158,7 +292,7 @@ static void lane_rects(fsdpa_ctx *c, const gpu_stream_view *sv, int64_t maxdur, 
       if (r->end - r->ts > cur.longest) cur.longest = r->end - r->ts, cur.name = r->name;
       continue;
     }
-    if (have) rect_flush(w, &cur, x, nt);
+    if (have) rect_flush(k, &cur, x);
     memset(&cur, 0, sizeof cur);
     have = 1;
     cur.s = a;
@@ -172,8 +306,8 @@ static void lane_rects(fsdpa_ctx *c, const gpu_stream_view *sv, int64_t maxdur, 
     cur.name = r->name;
     cur.longest = r->end - r->ts;
   }
-  if (have) rect_flush(w, &cur, x, nt);
-  jw_arr_end(w);
+  if (have) rect_flush(k, &cur, x);
+  if (k->w) jw_arr_end(k->w);
 }
 
 static fsdpa_status memory_json(fsdpa_ctx *c, int64_t t0_rel, int64_t t1_rel, size_t buckets,
@@ -272,9 +406,9 @@ static fsdpa_status step_gpu_ends(fsdpa_ctx *c, const store_views *v, int64_t *e
   return FSDPA_OK;
 }
 
-static int win_has(const win *ws, size_t n, int64_t step) {
+static int win_has(const win *ws, size_t n, size_t step_index) {
   for (size_t k = 0; k < n; k++)
-    if (ws[k].kind == 0 && ws[k].step == step) return 1;
+    if (ws[k].kind == 0 && ws[k].si == step_index) return 1;
   return 0;
 }
 
@@ -315,15 +449,17 @@ static fsdpa_status pick_step(report_in *in, size_t i, const store_views *v, siz
   return FSDPA_OK;
 }
 
+/* A finding on the page: its rank, which side's lanes it highlights, its
+ * ranges relative to that rank's origin and, for CPU-side findings, the
+ * thread of each range. */
 fsdpa_status html_finding_viz(report_in *in, size_t k, jsonw *w) {
   const finding *f = &in->all.v[k];
-  size_t ri = in->n;
-  for (size_t i = 0; i < in->n; i++)
-    if (in->ranks[i] == f->rank) { ri = i; break; }
+  size_t ri = rank_index_of(in, f->rank);
   jw_obj(w);
   jw_key(w, "rank_index");
   if (ri == in->n) {
     jw_null(w);
+    jw_kstr(w, "side", "none");
     jw_key(w, "ranges");
     jw_arr(w);
     jw_arr_end(w);
@@ -334,6 +470,9 @@ fsdpa_status html_finding_viz(report_in *in, size_t k, jsonw *w) {
   fsdpa_ctx *c = in->ctxs[ri];
   const store_views *v = ctx_views(c);
   if (!v) return fa_fail_status(&c->alloc);
+  uint32_t tracks[FINDING_MAX_RANGES];
+  int side = finding_side(c, f, tracks);
+  jw_kstr(w, "side", side == SIDE_CPU ? "cpu" : side == SIDE_GPU ? "gpu" : "none");
   int64_t org = rank_origin(c, v) + ctx_base(c);
   jw_key(w, "ranges");
   jw_arr(w);
@@ -344,6 +483,22 @@ fsdpa_status html_finding_viz(report_in *in, size_t k, jsonw *w) {
     jw_arr_end(w);
   }
   jw_arr_end(w);
+  if (side == SIDE_CPU) {
+    jw_key(w, "threads");
+    jw_arr(w);
+    for (int r = 0; r < f->nranges; r++) {
+      if (tracks[r] == UINT32_MAX) {
+        jw_null(w);
+        continue;
+      }
+      const track *t = store_track(&c->st, tracks[r]);
+      jw_arr(w);
+      jw_i64(w, t->pid);
+      jw_i64(w, t->tid);
+      jw_arr_end(w);
+    }
+    jw_arr_end(w);
+  }
   jw_obj_end(w);
   return FSDPA_OK;
 }
@@ -358,13 +513,13 @@ static fsdpa_status plan_windows(report_in *in, size_t i, const store_views *v, 
   *chosen_step = FSDPA_ABSENT;
   if (!ns) {
     if (v->nall) ws[n++] = (win){v->all_busy[0].s, v->all_busy[v->nall - 1].e, FSDPA_ABSENT,
-                                 FSDPA_ABSENT, FSDPA_ABSENT, 2};
+                                 FSDPA_ABSENT, FSDPA_ABSENT, 2, SIZE_MAX};
   } else {
     size_t pick = 0;
     fsdpa_status st = pick_step(in, i, v, &pick);
     if (st) return st;
     const step_rec *sp = &FA_VEC_AT(&s->steps, step_rec, pick);
-    ws[n++] = (win){sp->ts, gend[pick], sp->ts, sp->end, sp->number, 0};
+    ws[n++] = (win){sp->ts, gend[pick], sp->ts, sp->end, sp->number, 0, pick};
     *chosen_step = sp->number;
   }
   int64_t base = ctx_base(c);
@@ -380,55 +535,47 @@ static fsdpa_status plan_windows(report_in *in, size_t i, const store_views *v, 
     }
     if (hit < ns) {
       const step_rec *sp = &FA_VEC_AT(&s->steps, step_rec, hit);
-      if (!win_has(ws, n, sp->number))
-        ws[n++] = (win){sp->ts, gend[hit], sp->ts, sp->end, sp->number, 0};
+      if (!win_has(ws, n, hit))
+        ws[n++] = (win){sp->ts, gend[hit], sp->ts, sp->end, sp->number, 0, hit};
     } else if (b > a) {
       int64_t pad = (b - a) / 4 > 50000 ? (b - a) / 4 : 50000;
-      ws[n++] = (win){a - pad, b + pad, FSDPA_ABSENT, FSDPA_ABSENT, FSDPA_ABSENT, 1};
+      ws[n++] = (win){a - pad, b + pad, FSDPA_ABSENT, FSDPA_ABSENT, FSDPA_ABSENT, 1, SIZE_MAX};
     }
   }
   for (size_t j = 0; j < ns && n < max; j++) {
     const step_rec *sp = &FA_VEC_AT(&s->steps, step_rec, j);
-    if (!win_has(ws, n, sp->number))
-      ws[n++] = (win){sp->ts, gend[j], sp->ts, sp->end, sp->number, 0};
+    if (!win_has(ws, n, j)) ws[n++] = (win){sp->ts, gend[j], sp->ts, sp->end, sp->number, 0, j};
   }
   qsort(ws, n, sizeof *ws, cmp_win);
   *nw = n;
   return FSDPA_OK;
 }
 
-static void overview_json(const store_views *v, const size_t *order, int64_t t0, int64_t t1,
-                          jsonw *w) {
-  int64_t span = t1 - t0;
-  int64_t bns = (span + HTML_OVERVIEW_BUCKETS - 1) / HTML_OVERVIEW_BUCKETS;
-  if (bns < 1) bns = 1;
-  size_t nb = (size_t)((span + bns - 1) / bns);
-  jw_obj(w);
-  jw_ki64(w, "bucket_ns", bns);
-  jw_ku64(w, "buckets", nb);
-  jw_key(w, "lanes");
-  jw_arr(w);
-  for (size_t l = 0; l <= v->nstreams; l++) {
-    /* lane 0: all streams of the rank together; then the display lanes */
-    const iv *bu = l ? v->streams[order[l - 1]].busy : v->all_busy;
-    size_t nbu = l ? v->streams[order[l - 1]].nbusy : v->nall;
-    jw_arr(w);
-    size_t j = 0;
-    for (size_t k = 0; k < nb; k++) {
-      int64_t a = t0 + (int64_t)k * bns, b = a + bns;
-      while (j < nbu && bu[j].e <= a) j++;
-      int64_t busy = 0;
-      for (size_t m = j; m < nbu && bu[m].s < b; m++) {
-        int64_t x = bu[m].s > a ? bu[m].s : a, y = bu[m].e < b ? bu[m].e : b;
-        if (y > x) busy += y - x;
-      }
-      jw_i64(w, (busy * 100 + bns / 2) / bns);  /* percent busy, rounded */
-    }
-    jw_arr_end(w);
-  }
-  jw_arr_end(w);
-  jw_obj_end(w);
-}
+/* ---- CPU lanes ---- */
+
+#define HTML_CPU_LANES 4
+
+typedef struct cpu_lane {
+  uint32_t track;
+  int reason;            /* 0: a CPU-side finding's calls, 1: the thread that launched the most */
+  uint32_t *ops;         /* st.rt indices of the thread, sorted by (ts, end) */
+  size_t nops;
+  iv *busy;              /* union of its calls (nops slots allocated) */
+  size_t nbusy;
+  int64_t maxdur;
+  uint64_t launches;
+} cpu_lane;
+
+typedef struct rt_ent {
+  int64_t ts, end;
+  uint32_t idx;
+} rt_ent;
+#define RT_LESS(a, b)                                                              \
+  ((a)->ts != (b)->ts ? (a)->ts < (b)->ts : (a)->end != (b)->end ? (a)->end < (b)->end \
+                                                                 : (a)->idx < (b)->idx)
+FA_SORT_DEFINE(rt_sort, rt_ent, RT_LESS)
+
+/* ---- per-rank scratch ---- */
 
 typedef struct lane_key {
   int64_t device, stream;
@@ -448,34 +595,287 @@ typedef struct scratch {
   size_t *order;
   size_t order_n;
   lane_key *keys;
-  int64_t *maxdur;     /* per stream view: longest op, to start the scan of a window */
+  lane_src *gsrc;      /* per display lane (in order) */
   int64_t *gend;
   size_t gend_n;
   win *ws;
   size_t ws_n;
   uint32_t *slot;
   size_t slot_n;
+  cpu_lane cpu[HTML_CPU_LANES];
+  lane_src csrc[HTML_CPU_LANES];
+  size_t ncpu;
+  int64_t *ov_lane, *ov_any;   /* overview: ns per bucket and class */
+  uint8_t *ov_cls;             /* dominant class per bucket, per GPU lane */
+  size_t ov_n;                 /* buckets the three were sized for */
+  uint8_t *detailed;           /* per step: has a detailed window */
 } scratch;
 
 static void scratch_free(scratch *x) {
   fa_free(x->a, x->order, x->order_n * sizeof *x->order);
   fa_free(x->a, x->keys, x->order_n * sizeof *x->keys);
-  fa_free(x->a, x->maxdur, x->order_n * sizeof *x->maxdur);
+  fa_free(x->a, x->gsrc, x->order_n * sizeof *x->gsrc);
   fa_free(x->a, x->gend, x->gend_n * sizeof *x->gend);
   fa_free(x->a, x->ws, x->ws_n * sizeof *x->ws);
   fa_free(x->a, x->slot, x->slot_n * sizeof *x->slot);
+  for (size_t k = 0; k < x->ncpu; k++) {
+    fa_free(x->a, x->cpu[k].ops, x->cpu[k].nops * sizeof *x->cpu[k].ops);
+    fa_free(x->a, x->cpu[k].busy, x->cpu[k].nops * sizeof *x->cpu[k].busy);
+  }
+  fa_free(x->a, x->ov_lane, x->ov_n * HC__COUNT * sizeof *x->ov_lane);
+  fa_free(x->a, x->ov_any, x->ov_n * HC__COUNT * sizeof *x->ov_any);
+  fa_free(x->a, x->ov_cls, x->ov_n * x->order_n * sizeof *x->ov_cls);
+  fa_free(x->a, x->detailed, x->gend_n * sizeof *x->detailed);
+}
+
+static int cpu_has(const scratch *x, uint32_t track) {
+  for (size_t k = 0; k < x->ncpu; k++)
+    if (x->cpu[k].track == track) return 1;
+  return 0;
+}
+
+/* The CPU lanes of rank i: the threads of its CPU-side findings' calls,
+ * then the threads that launched the most GPU work (else made the most
+ * runtime calls), at most HTML_CPU_LANES; each with its calls sorted. */
+static fsdpa_status plan_cpu_lanes(report_in *in, size_t i, scratch *x) {
+  fsdpa_ctx *c = in->ctxs[i];
+  const store *s = &c->st;
+  size_t nt = s->tracks.len;
+  for (size_t k = 0; k < in->all.n && x->ncpu < HTML_CPU_LANES; k++) {
+    const finding *f = &in->all.v[k];
+    if (f->rank != in->ranks[i]) continue;
+    uint32_t tr[FINDING_MAX_RANGES];
+    if (finding_side(c, f, tr) != SIDE_CPU) continue;
+    for (int r = 0; r < f->nranges && x->ncpu < HTML_CPU_LANES; r++)
+      if (tr[r] != UINT32_MAX && !cpu_has(x, tr[r])) x->cpu[x->ncpu++] = (cpu_lane){tr[r], 0, 0, 0, 0, 0, 0, 0};
+  }
+  if (!s->rt.len || !nt) return FSDPA_OK;
+  size_t cbytes = nt * 2 * sizeof(uint64_t);
+  uint64_t *cnt = fa_calloc(x->a, cbytes);  /* per track: calls, launches */
+  if (!cnt) return ctx_fail(c, fa_fail_status(x->a), "out of memory (html CPU lanes)");
+  for (size_t k = 0; k < s->rt.len; k++) {
+    const ev_rec *r = STORE_REC(&s->rt, k);
+    if (r->track >= nt) continue;
+    cnt[2 * r->track]++;
+    if (store_name_info(s, r->name) & (NC_LAUNCH | NC_GRAPH_LAUNCH)) cnt[2 * r->track + 1]++;
+  }
+  /* the two threads that launched the most (forward on the main thread,
+   * backward on autograd's), the second only with a tenth of the first's
+   * launches; else the one with the most calls */
+  size_t best = nt, second = nt;
+  for (size_t t = 0; t < nt; t++) {
+    if (!cnt[2 * t]) continue;
+    if (best == nt || cnt[2 * t + 1] > cnt[2 * best + 1] ||
+        (cnt[2 * t + 1] == cnt[2 * best + 1] && cnt[2 * t] > cnt[2 * best]))
+      second = best, best = t;
+    else if (second == nt || cnt[2 * t + 1] > cnt[2 * second + 1])
+      second = t;
+  }
+  if (best < nt && x->ncpu < HTML_CPU_LANES && !cpu_has(x, (uint32_t)best))
+    x->cpu[x->ncpu++] = (cpu_lane){(uint32_t)best, 1, 0, 0, 0, 0, 0, 0};
+  if (second < nt && cnt[2 * second + 1] && cnt[2 * second + 1] * 10 >= cnt[2 * best + 1] &&
+      x->ncpu < HTML_CPU_LANES && !cpu_has(x, (uint32_t)second))
+    x->cpu[x->ncpu++] = (cpu_lane){(uint32_t)second, 1, 0, 0, 0, 0, 0, 0};
+  fsdpa_status st = FSDPA_OK;
+  for (size_t l = 0; l < x->ncpu && !st; l++) {
+    cpu_lane *cl = &x->cpu[l];
+    size_t n = cl->track < nt ? (size_t)cnt[2 * cl->track] : 0;
+    cl->launches = cl->track < nt ? cnt[2 * cl->track + 1] : 0;
+    if (!n) continue;
+    rt_ent *e = fa_malloc(x->a, n * sizeof *e);
+    cl->ops = fa_malloc(x->a, n * sizeof *cl->ops);
+    cl->busy = fa_malloc(x->a, n * sizeof *cl->busy);
+    cl->nops = n;  /* the allocation size, for scratch_free, whatever happens next */
+    if (!e || !cl->ops || !cl->busy) {
+      fa_free(x->a, e, n * sizeof *e);
+      st = ctx_fail(c, fa_fail_status(x->a), "out of memory (html CPU lanes)");
+      break;
+    }
+    size_t m = 0;
+    for (size_t k = 0; k < s->rt.len && m < n; k++) {
+      const ev_rec *r = STORE_REC(&s->rt, k);
+      if (r->track == cl->track) e[m++] = (rt_ent){r->ts, r->end, (uint32_t)k};
+    }
+    rt_sort(e, m);
+    for (size_t k = 0; k < m; k++) {
+      cl->ops[k] = e[k].idx;
+      cl->busy[k] = (iv){e[k].ts, e[k].end};
+      if (e[k].end - e[k].ts > cl->maxdur) cl->maxdur = e[k].end - e[k].ts;
+    }
+    cl->nbusy = iv_union_sorted(cl->busy, m);
+    fa_free(x->a, e, n * sizeof *e);
+    x->csrc[l] = (lane_src){&s->rt, cl->ops, m, cl->maxdur, 1};
+  }
+  fa_free(x->a, cnt, cbytes);
+  return st;
+}
+
+/* ---- the whole-trace overview ---- */
+
+/* Add [a, b) of class cls to the per-bucket class totals. */
+static void spread(int64_t *ns, int64_t t0, int64_t bns, size_t nb, int64_t a, int64_t b, int cls) {
+  int64_t t1 = t0 + (int64_t)nb * bns;
+  if (a < t0) a = t0;
+  if (b > t1) b = t1;
+  if (b <= a) return;
+  size_t k0 = (size_t)((a - t0) / bns), k1 = (size_t)((b - 1 - t0) / bns);
+  for (size_t k = k0; k <= k1 && k < nb; k++) {
+    int64_t x0 = t0 + (int64_t)k * bns, x1 = x0 + bns;
+    if (x0 < a) x0 = a;
+    if (x1 > b) x1 = b;
+    ns[k * HC__COUNT + (size_t)cls] += x1 - x0;
+  }
+}
+
+static void dominant(const int64_t *ns, size_t nb, uint8_t *out) {
+  for (size_t k = 0; k < nb; k++) {
+    int best = 0;
+    for (int c = 1; c < HC__COUNT; c++)
+      if (ns[k * HC__COUNT + (size_t)c] > ns[k * HC__COUNT + (size_t)best]) best = c;
+    out[k] = (uint8_t)best;
+  }
+}
+
+static void pct_row(const iv *bu, size_t nbu, int64_t t0, int64_t bns, size_t nb, jsonw *w) {
+  jw_arr(w);
+  size_t j = 0;
+  for (size_t k = 0; k < nb; k++) {
+    int64_t a = t0 + (int64_t)k * bns, b = a + bns;
+    while (j < nbu && bu[j].e <= a) j++;
+    int64_t busy = 0;
+    for (size_t m = j; m < nbu && bu[m].s < b; m++) {
+      int64_t x = bu[m].s > a ? bu[m].s : a, y = bu[m].e < b ? bu[m].e : b;
+      if (y > x) busy += y - x;
+    }
+    jw_i64(w, (busy * 100 + bns / 2) / bns);  /* percent busy, rounded */
+  }
+  jw_arr_end(w);
+}
+
+static void cls_row(const uint8_t *cls, size_t nb, jsonw *w) {
+  jw_arr(w);
+  for (size_t k = 0; k < nb; k++) jw_i64(w, cls[k]);
+  jw_arr_end(w);
+}
+
+static void lane_classes(const store *s, const lane_src *src, int64_t t0, int64_t bns, size_t nb,
+                         int64_t *ns) {
+  for (size_t i = 0; i < src->nops; i++) {
+    const ev_rec *r = STORE_REC(src->recs, src->ops[i]);
+    spread(ns, t0, bns, nb, r->ts, r->end, src->cpu ? rt_class(s, r) : op_class(s, r));
+  }
+}
+
+/* Per lane and bucket: the busy percentage and the class that took most of
+ * the bucket's time (the page colours the bar with it, as the Gantt colours
+ * an op).  GPU lanes: 0 = every stream together, then the display lanes;
+ * then the CPU lanes. */
+static fsdpa_status overview_json(fsdpa_ctx *c, const store_views *v, scratch *x, int64_t t0,
+                                  int64_t t1, jsonw *w) {
+  const store *s = &c->st;
+  int64_t span = t1 - t0;
+  int64_t bns = (span + HTML_OVERVIEW_BUCKETS - 1) / HTML_OVERVIEW_BUCKETS;
+  if (bns < 1) bns = 1;
+  size_t nb = (size_t)((span + bns - 1) / bns);
+  x->ov_n = nb;
+  size_t cb = nb * HC__COUNT * sizeof *x->ov_lane;
+  x->ov_lane = fa_malloc(x->a, cb);
+  x->ov_any = fa_calloc(x->a, cb);
+  x->ov_cls = fa_malloc(x->a, nb * x->order_n * sizeof *x->ov_cls);
+  if (!x->ov_lane || !x->ov_any || !x->ov_cls)
+    return ctx_fail(c, fa_fail_status(x->a), "out of memory (html overview)");
+  for (size_t l = 0; l < v->nstreams; l++) {
+    memset(x->ov_lane, 0, cb);
+    lane_classes(s, &x->gsrc[l], t0, bns, nb, x->ov_lane);
+    for (size_t k = 0; k < nb * HC__COUNT; k++) x->ov_any[k] += x->ov_lane[k];
+    dominant(x->ov_lane, nb, x->ov_cls + l * nb);
+  }
+  jw_obj(w);
+  jw_ki64(w, "bucket_ns", bns);
+  jw_ku64(w, "buckets", nb);
+  jw_key(w, "lanes");
+  jw_arr(w);
+  pct_row(v->all_busy, v->nall, t0, bns, nb, w);
+  for (size_t l = 0; l < v->nstreams; l++) {
+    const gpu_stream_view *sv = &v->streams[x->order[l]];
+    pct_row(sv->busy, sv->nbusy, t0, bns, nb, w);
+  }
+  jw_arr_end(w);
+  jw_key(w, "cls");
+  jw_arr(w);
+  uint8_t *row = (uint8_t *)x->ov_lane;  /* nb bytes fit: the buffer is nb * HC__COUNT int64 */
+  dominant(x->ov_any, nb, row);
+  cls_row(row, nb, w);
+  for (size_t l = 0; l < v->nstreams; l++) cls_row(x->ov_cls + l * nb, nb, w);
+  jw_arr_end(w);
+  jw_key(w, "cpu");
+  jw_arr(w);
+  for (size_t l = 0; l < x->ncpu; l++) pct_row(x->cpu[l].busy, x->cpu[l].nbusy, t0, bns, nb, w);
+  jw_arr_end(w);
+  jw_key(w, "cpu_cls");
+  jw_arr(w);
+  for (size_t l = 0; l < x->ncpu; l++) {
+    int64_t *ns = x->ov_any;  /* reused: the GPU rows are written */
+    memset(ns, 0, cb);
+    lane_classes(s, &x->csrc[l], t0, bns, nb, ns);
+    dominant(ns, nb, (uint8_t *)x->ov_lane);
+    cls_row((uint8_t *)x->ov_lane, nb, w);
+  }
+  jw_arr_end(w);
+  jw_obj_end(w);
+  return FSDPA_OK;
+}
+
+/* ---- Gantt windows ---- */
+
+static void names_json(const store *s, const names_tab *nt, fa_alloc *a, int *oom, jsonw *w) {
+  jw_arr(w);
+  if (nt->next) {
+    uint32_t *inv = fa_malloc(a, nt->next * sizeof *inv);
+    if (!inv) {
+      *oom = 1;
+      jw_arr_end(w);
+      return;
+    }
+    for (size_t id = 0; id < nt->nslot; id++)
+      if (nt->slot[id]) inv[nt->slot[id] - 1] = (uint32_t)id;
+    for (uint32_t k = 0; k < nt->next; k++) put_name(w, store_name(s, inv[k]), intern_len(&s->names, inv[k]));
+    fa_free(a, inv, nt->next * sizeof *inv);
+  }
+  jw_arr_end(w);
+}
+
+static void all_lanes(const store *s, const store_views *v, const scratch *x, const win *wn,
+                      int64_t res, rect_sink *k) {
+  if (k->w) {
+    jw_key(k->w, k->compact ? "g" : "lanes");
+    jw_arr(k->w);
+  }
+  for (size_t l = 0; l < v->nstreams; l++) lane_rects(s, &x->gsrc[l], wn, res, k);
+  if (k->w) {
+    jw_arr_end(k->w);
+    jw_key(k->w, k->compact ? "u" : "cpu");
+    jw_arr(k->w);
+  }
+  for (size_t l = 0; l < x->ncpu; l++) lane_rects(s, &x->csrc[l], wn, res, k);
+  if (k->w) jw_arr_end(k->w);
+}
+
+static int64_t column_ns(const win *wn, int64_t cols) {
+  int64_t span = wn->e - wn->s;
+  int64_t res = (span + cols - 1) / cols;
+  return res < 1 ? 1 : res;
 }
 
 static fsdpa_status window_json(fsdpa_ctx *c, const store_views *v, const scratch *x,
                                 const win *wn, size_t rect_budget, int64_t org, jsonw *w) {
   const store *s = &c->st;
-  size_t lanes = v->nstreams ? v->nstreams : 1;
+  size_t lanes = v->nstreams + x->ncpu;
+  if (!lanes) lanes = 1;
   int64_t cols = (int64_t)(rect_budget / lanes);
   if (cols > HTML_GANTT_COLUMNS) cols = HTML_GANTT_COLUMNS;
   if (cols < 50) cols = 50;
-  int64_t span = wn->e - wn->s;
-  int64_t res = (span + cols - 1) / cols;
-  if (res < 1) res = 1;
+  int64_t res = column_ns(wn, cols);
   jw_obj(w);
   char label[64];
   if (wn->kind == 0) fmt_step(label, sizeof label, wn->step);
@@ -484,6 +884,7 @@ static fsdpa_status window_json(fsdpa_ctx *c, const store_views *v, const scratc
   jw_kstr(w, "label", label);
   jw_kstr(w, "kind", wn->kind == 0 ? "step" : wn->kind == 1 ? "range" : "trace");
   jw_ki64(w, "step", wn->step);
+  jw_ki64(w, "step_index", wn->kind == 0 ? (int64_t)wn->si : FSDPA_ABSENT);
   jw_ki64(w, "s", wn->s - org);
   jw_ki64(w, "e", wn->e - org);
   jw_ki64(w, "cpu_s", wn->cpu_s == FSDPA_ABSENT ? FSDPA_ABSENT : wn->cpu_s - org);
@@ -504,27 +905,105 @@ static fsdpa_status window_json(fsdpa_ctx *c, const store_views *v, const scratc
   jw_arr_end(w);
   names_tab nt = {x->slot, x->slot_n, 0};
   if (x->slot_n) memset(x->slot, 0, x->slot_n * sizeof *x->slot); /* slot is NULL when empty */
-  jw_key(w, "lanes");
-  jw_arr(w);
-  for (size_t l = 0; l < v->nstreams; l++)
-    lane_rects(c, &v->streams[x->order[l]], x->maxdur[x->order[l]], wn, res, &nt, w);
-  jw_arr_end(w);
+  rect_sink k = {w, 0, &nt, 0, 0};
+  all_lanes(s, v, x, wn, res, &k);
   /* the name table in index order */
   jw_key(w, "names");
-  jw_arr(w);
-  if (nt.next) {
-    uint32_t *inv = fa_malloc(x->a, nt.next * sizeof *inv);
-    if (!inv) return ctx_fail(c, fa_fail_status(x->a), "out of memory (html names)");
-    for (size_t id = 0; id < nt.nslot; id++)
-      if (nt.slot[id]) inv[nt.slot[id] - 1] = (uint32_t)id;
-    for (uint32_t k = 0; k < nt.next; k++)
-      put_name(w, store_name(s, inv[k]), intern_len(&s->names, inv[k]));
-    fa_free(x->a, inv, nt.next * sizeof *inv);
-  }
-  jw_arr_end(w);
+  int oom = 0;
+  names_json(s, &nt, x->a, &oom, w);
+  if (oom) return ctx_fail(c, fa_fail_status(x->a), "out of memory (html names)");
   jw_key(w, "memory");
   fsdpa_status st = memory_json(c, wn->s, wn->e, HTML_WINDOW_MEMORY_BUCKETS, org, w);
   if (st) return st;
+  jw_obj_end(w);
+  return FSDPA_OK;
+}
+
+/* ---- the coarse Gantt of every step ---- */
+
+static win step_win(const store *s, const int64_t *gend, size_t k) {
+  const step_rec *sp = &FA_VEC_AT(&s->steps, step_rec, k);
+  return (win){sp->ts, gend[k], sp->ts, sp->end, sp->number, 0, k};
+}
+
+/* Columns per step of the coarse views: the finest of 1024, 512, ... 32
+ * whose rectangles (steps without a detailed window, all lanes) fit the
+ * budget; at 32 columns, every stride-th step, the smallest stride whose
+ * steps fit. */
+static fsdpa_status plan_step_views(fsdpa_ctx *c, const store_views *v, const scratch *x,
+                                    size_t budget, int64_t *cols_out, size_t *stride_out) {
+  const store *s = &c->st;
+  size_t ns = s->steps.len;
+  *stride_out = 1;
+  for (int64_t cols = 1024; cols > 32; cols /= 2) {
+    rect_sink k = {NULL, 1, NULL, 0, 0};
+    for (size_t j = 0; j < ns && k.n <= budget; j++) {
+      if (x->detailed[j]) continue;
+      win wn = step_win(s, x->gend, j);
+      all_lanes(s, v, x, &wn, column_ns(&wn, cols), &k);
+    }
+    if (k.n <= budget) {
+      *cols_out = cols;
+      return FSDPA_OK;
+    }
+  }
+  *cols_out = 32;
+  uint64_t *n = fa_calloc(x->a, ns * sizeof *n), total = 0;
+  if (!n) return ctx_fail(c, fa_fail_status(x->a), "out of memory (html step views)");
+  for (size_t j = 0; j < ns; j++) {
+    if (x->detailed[j]) continue;
+    rect_sink k = {NULL, 1, NULL, 0, 0};
+    win wn = step_win(s, x->gend, j);
+    all_lanes(s, v, x, &wn, column_ns(&wn, 32), &k);
+    n[j] = k.n;
+    total += k.n;
+  }
+  size_t stride = 1;
+  while (total > budget && stride < ns) {
+    stride++;
+    total = 0;
+    for (size_t j = 0; j < ns; j += stride) total += n[j];
+  }
+  *stride_out = stride;
+  fa_free(x->a, n, ns * sizeof *n);
+  return FSDPA_OK;
+}
+
+static fsdpa_status step_views_json(fsdpa_ctx *c, const store_views *v, scratch *x, size_t budget,
+                                    jsonw *w) {
+  const store *s = &c->st;
+  size_t ns = s->steps.len, stride = 1;
+  int64_t cols = 0;
+  if (ns) {
+    fsdpa_status st = plan_step_views(c, v, x, budget, &cols, &stride);
+    if (st) return st;
+  }
+  names_tab nt = {x->slot, x->slot_n, 0};
+  if (x->slot_n) memset(x->slot, 0, x->slot_n * sizeof *x->slot);
+  rect_sink k = {w, 1, &nt, 0, 0};
+  jw_key(w, "step_views");
+  jw_obj(w);
+  jw_ki64(w, "columns", cols);
+  jw_ku64(w, "stride", stride);
+  jw_key(w, "views");
+  jw_arr(w);
+  for (size_t j = 0; j < ns; j++) {
+    if (x->detailed[j] || j % stride) {
+      jw_null(w);
+      continue;
+    }
+    win wn = step_win(s, x->gend, j);
+    int64_t res = column_ns(&wn, cols);
+    jw_obj(w);
+    jw_ki64(w, "c", res);
+    all_lanes(s, v, x, &wn, res, &k);
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
+  jw_key(w, "names");
+  int oom = 0;
+  names_json(s, &nt, x->a, &oom, w);
+  if (oom) return ctx_fail(c, fa_fail_status(x->a), "out of memory (html names)");
   jw_obj_end(w);
   return FSDPA_OK;
 }
@@ -544,30 +1023,37 @@ fsdpa_status html_rank_viz(report_in *in, size_t i, const html_budget *b, jsonw 
   x.slot_n = intern_count(&s->names);
   x.order = fa_malloc(x.a, x.order_n * sizeof *x.order);
   x.keys = fa_malloc(x.a, x.order_n * sizeof *x.keys);
-  x.maxdur = fa_malloc(x.a, x.order_n * sizeof *x.maxdur);
+  x.gsrc = fa_malloc(x.a, x.order_n * sizeof *x.gsrc);
   x.gend = fa_malloc(x.a, x.gend_n * sizeof *x.gend);
+  x.detailed = fa_calloc(x.a, x.gend_n * sizeof *x.detailed);
   x.ws = fa_malloc(x.a, x.ws_n * sizeof *x.ws);
   x.slot = x.slot_n ? fa_malloc(x.a, x.slot_n * sizeof *x.slot) : NULL;
-  if (!x.order || !x.keys || !x.maxdur || !x.gend || !x.ws || (x.slot_n && !x.slot)) {
+  if (!x.order || !x.keys || !x.gsrc || !x.gend || !x.detailed || !x.ws || (x.slot_n && !x.slot)) {
     st = ctx_fail(c, fa_fail_status(x.a), "out of memory (html page data)");
     goto out;
   }
   for (size_t k = 0; k < v->nstreams; k++) {
     const gpu_stream_view *sv = &v->streams[k];
     x.keys[k] = (lane_key){sv->device, sv->stream, role_order(sv->role), k};
+  }
+  qsort(x.keys, v->nstreams, sizeof *x.keys, cmp_lane);
+  for (size_t k = 0; k < v->nstreams; k++) {
+    const gpu_stream_view *sv = &v->streams[x.keys[k].idx];
     int64_t m = 0;
     for (size_t j = 0; j < sv->nops; j++) {
       const ev_rec *r = STORE_REC(&s->gpu, sv->ops[j]);
       if (r->end - r->ts > m) m = r->end - r->ts;
     }
-    x.maxdur[k] = m;
+    x.order[k] = x.keys[k].idx;
+    x.gsrc[k] = (lane_src){&s->gpu, sv->ops, sv->nops, m, 0};
   }
-  qsort(x.keys, v->nstreams, sizeof *x.keys, cmp_lane);
-  for (size_t k = 0; k < v->nstreams; k++) x.order[k] = x.keys[k].idx;
   if ((st = step_gpu_ends(c, v, x.gend))) goto out;
+  if ((st = plan_cpu_lanes(in, i, &x))) goto out;
   size_t nw = 0;
   int64_t chosen = FSDPA_ABSENT;
   if ((st = plan_windows(in, i, v, x.gend, x.ws_n, x.ws, &nw, &chosen))) goto out;
+  for (size_t k = 0; k < nw; k++)
+    if (x.ws[k].kind == 0 && x.ws[k].si < s->steps.len) x.detailed[x.ws[k].si] = 1;
 
   int64_t org = rank_origin(c, v), end = rank_end(c, v);
   jw_obj(w);
@@ -593,6 +1079,24 @@ fsdpa_status html_rank_viz(report_in *in, size_t i, const html_budget *b, jsonw 
     jw_obj_end(w);
   }
   jw_arr_end(w);
+  jw_key(w, "cpu_lanes");
+  jw_arr(w);
+  for (size_t l = 0; l < x.ncpu; l++) {
+    const cpu_lane *cl = &x.cpu[l];
+    const track *t = store_track(s, cl->track);
+    jw_obj(w);
+    jw_ki64(w, "pid", t->pid);
+    jw_ki64(w, "tid", t->tid);
+    jw_key(w, "name");
+    if (t->label != INTERN_NONE) put_name(w, store_name(s, t->label), intern_len(&s->names, t->label));
+    else jw_null(w);
+    jw_kstr(w, "reason", cl->reason ? "launches" : "finding");
+    jw_ku64(w, "calls", cl->nops);
+    jw_ku64(w, "launches", cl->launches);
+    jw_ki64(w, "busy_ns", iv_total(cl->busy, cl->nbusy));
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
   jw_key(w, "steps");
   jw_arr(w);
   for (size_t k = 0; k < s->steps.len; k++) {
@@ -609,14 +1113,16 @@ fsdpa_status html_rank_viz(report_in *in, size_t i, const html_budget *b, jsonw 
   }
   jw_arr_end(w);
   jw_key(w, "overview");
-  if (end > org) overview_json(v, x.order, org, end, w);
-  else jw_null(w);
+  if (end > org) {
+    if ((st = overview_json(c, v, &x, org, end, w))) goto out;
+  } else jw_null(w);
   jw_ki64(w, "chosen_step", chosen);
   jw_key(w, "windows");
   jw_arr(w);
   for (size_t k = 0; k < nw && !st; k++) st = window_json(c, v, &x, &x.ws[k], b->rects_per_window, org, w);
   jw_arr_end(w);
   if (st) goto out;
+  if ((st = step_views_json(c, v, &x, b->step_rects, w))) goto out;
   jw_key(w, "memory");
   if ((st = memory_json(c, FSDPA_ABSENT, FSDPA_ABSENT, HTML_MEMORY_BUCKETS, org, w))) goto out;
   jw_obj_end(w);

@@ -2,7 +2,13 @@
  * of the page (#fsdpa-report: the JSON report contract; #fsdpa-viz: the
  * picture data made by libfsdpa/report/html_data.c).  No library, no
  * network.  When everything is drawn, <body data-rendered="ok">; any error
- * sets data-rendered="error" and data-error (the browser test reads both). */
+ * sets data-rendered="error" and data-error (the browser test reads both).
+ *
+ * The overview and the Gantt colour ops by one table (CLASS_COLORS, indexed
+ * by the class numbers of the picture data) and show it in their legends.
+ * Every step of the trace is a view of the Gantt: a detailed window when
+ * the page has one for it, else its coarse view, else (pages too small for
+ * all of them) a message saying how to draw it. */
 (function () {
   'use strict';
   var body = document.body;
@@ -22,12 +28,16 @@
     d.innerHTML = '<svg></svg>';
     return d.firstChild.namespaceURI;
   })();
-  var CLASSES = ['compute', 'AllGather', 'ReduceScatter', 'AllReduce', 'other collective', 'memcpy', 'memset'];
-  var CLASS_COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#b07aa1', '#9c755f', '#bab0ac'];
-  var ROLE_COLORS = { compute: '#4e79a7', communication: '#f28e2b', mixed: '#76b7b2', memory: '#9c755f' };
+  /* class number -> name and colour; GPU classes first, then the runtime
+     calls of CPU threads (html_data.c's HC_* order) */
+  var CLASSES = ['compute', 'AllGather', 'ReduceScatter', 'AllReduce', 'other collective', 'memcpy', 'memset',
+    'launch (CPU)', 'blocking sync (CPU)', 'malloc / free (CPU)', 'other runtime call (CPU)'];
+  var CLASS_COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#b07aa1', '#9c755f', '#bab0ac',
+    '#86bcb6', '#d37295', '#b6992d', '#9aa5b5'];
+  var FIRST_CPU_CLASS = 7;
   var REPORT, VIZ;
-  var state = [];       /* per rank: {win, view:[s,e], redraw:[...]} */
-  var highlight = null; /* {rank, ranges, finding} */
+  var state = [];       /* per rank: views, current view, zooms, charts */
+  var highlight = null; /* {rank, ranges, side, threads, finding} */
 
   /* ---------- small helpers ---------- */
   function get(o, path) {
@@ -63,6 +73,7 @@
     if (parent) parent.appendChild(e);
     return e;
   }
+  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
   function fmtNs(ns) {
     if (!num(ns)) return 'n/a';
     var a = Math.abs(ns);
@@ -70,6 +81,15 @@
     if (a >= 1e6) return (ns / 1e6).toFixed(a >= 1e8 ? 0 : a >= 1e7 ? 1 : 2) + ' ms';
     if (a >= 1e3) return (ns / 1e3).toFixed(a >= 1e5 ? 0 : 1) + ' \u00b5s';
     return Math.round(ns) + ' ns';
+  }
+  /* a tick label with the digits its spacing needs (150.12 ms, 150.14 ms
+     rather than 150 ms twice) */
+  function fmtTick(ns, step) {
+    var a = Math.abs(ns), u = a >= 1e9 ? 1e9 : a >= 1e6 ? 1e6 : a >= 1e3 ? 1e3 : 1;
+    var name = u === 1e9 ? ' s' : u === 1e6 ? ' ms' : u === 1e3 ? ' \u00b5s' : ' ns';
+    var d = Math.max(0, Math.min(6, Math.ceil(Math.log(u / step) / Math.LN10 - 1e-9)));
+    if (ns === 0) return '0' + name;
+    return (ns / u).toFixed(d) + name;
   }
   function fmtBytes(b) {
     if (!num(b)) return 'n/a';
@@ -86,9 +106,55 @@
     var m = raw / p;
     return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
   }
+  /* the width inside the chart's padding, so the SVG is drawn 1:1 */
   function chartWidth(container) {
-    var w = container.clientWidth || 1200;
-    return Math.max(480, w - 22);
+    var w = container.clientWidth, cs = window.getComputedStyle ? window.getComputedStyle(container) : null;
+    if (!w) return 1200;
+    if (cs) w -= (parseFloat(cs.paddingLeft) || 0) + (parseFloat(cs.paddingRight) || 0);
+    return Math.max(480, Math.floor(w));
+  }
+  function classColor(c) { return CLASS_COLORS[c] || '#888'; }
+  function className(c) { return CLASSES[c] || 'class ' + c; }
+  /* Width of an SVG label, measured on a canvas in the page's font: asking
+     the SVG element would lay the page out again for every label. */
+  var measure = null, fontFamily = '';
+  function textWidth(t) {
+    if (measure === null) {
+      var cv = document.createElement('canvas');
+      measure = (cv.getContext && cv.getContext('2d')) || false;
+      fontFamily = window.getComputedStyle ? window.getComputedStyle(body).fontFamily : 'sans-serif';
+    }
+    var c = t.getAttribute('class') || '', fs = t.getAttribute('font-size');
+    var px = fs ? +fs : /lanelabel/.test(c) ? 11.5 : 11, weight = /devlabel/.test(c) ? 700 : 400;
+    if (!measure) return t.textContent.length * px * 0.6;
+    measure.font = weight + ' ' + px + 'px ' + fontFamily;
+    return measure.measureText(t.textContent).width;
+  }
+  /* A label cut with an ellipsis to fit maxw px (the whole text in a
+     tooltip): lane names and the like never run into the plot. */
+  function fitText(t, maxw) {
+    var full = t.textContent;
+    if (!(maxw > 0) || !(textWidth(t) > maxw)) return t;
+    var lo = 0, hi = full.length;
+    while (lo < hi) {
+      var mid = (lo + hi + 1) >> 1;
+      t.textContent = full.slice(0, mid) + '\u2026';
+      if (textWidth(t) <= maxw) lo = mid; else hi = mid - 1;
+    }
+    t.textContent = lo ? full.slice(0, lo) + '\u2026' : '';
+    sv('title', { text: full }, t);
+    return t;
+  }
+  /* a legend of the colour table: GPU classes, then the CPU ones when the
+     rank has CPU lanes */
+  function classLegend(withCpu) {
+    var items = [];
+    for (var c = 0; c < CLASSES.length; c++) {
+      if (c >= FIRST_CPU_CLASS && !withCpu) break;
+      items.push(el('span', { 'data-cls': String(c), role: 'listitem' }, [
+        el('span', { cls: 'sw', style: 'background:' + classColor(c) }), className(c)]));
+    }
+    return el('div', { cls: 'legend', role: 'list', 'aria-label': 'colours of the op classes' }, items);
   }
   var tip = null;
   function showTip(ev, text) {
@@ -105,8 +171,9 @@
   function hideTip() { if (tip) tip.style.display = 'none'; }
 
   /* time axis along the top or bottom of a plot area; with `base`, ticks
-     read as offsets from it (a step at 5.28 s reads +0, +5 ms, ...) */
-  function timeAxis(g, x0, x1, y, s, e, scale, up, base) {
+     read as offsets from it (a step at 5.28 s reads +0, +5 ms, ...); a
+     label that would run past the chart's edge is kept inside it */
+  function timeAxis(g, x0, x1, y, s, e, scale, up, base, xmax) {
     var ax = sv('g', { 'class': 'axis' }, g);
     sv('line', { x1: x0, x2: x1, y1: y, y2: y }, ax);
     var step = niceStep(e - s, Math.max(2, Math.floor((x1 - x0) / 110)));
@@ -115,8 +182,12 @@
     for (var t = first; t <= e + 1e-9; t += step) {
       var x = scale(t);
       sv('line', { x1: x, x2: x, y1: y, y2: y + (up ? -4 : 4) }, ax);
-      var lab = base === undefined ? fmtNs(t) : (t - base >= 0 ? '+' : '\u2212') + fmtNs(Math.abs(t - base));
-      sv('text', { x: x, y: up ? y - 6 : y + 14, 'text-anchor': 'middle', text: lab }, ax);
+      var lab = base === undefined ? fmtTick(t, step) : (t - base >= 0 ? '+' : '\u2212') + fmtTick(Math.abs(t - base), step);
+      var tx = sv('text', { x: x, y: up ? y - 6 : y + 14, 'text-anchor': 'middle', text: lab }, ax);
+      var w = textWidth(tx);
+      var right = num(xmax) ? xmax : x1 + 8;
+      if (w && x + w / 2 > right - 1) { tx.setAttribute('text-anchor', 'end'); tx.setAttribute('x', right - 1); }
+      else if (w && x - w / 2 < x0 - 4) { tx.setAttribute('text-anchor', 'start'); tx.setAttribute('x', x0 - 4); }
     }
     return step;
   }
@@ -128,17 +199,140 @@
       sv('line', { 'class': 'grid', x1: x, x2: x, y1: y0, y2: y1 }, g);
     }
   }
-  /* finding ranges of this rank drawn over a plot */
-  function drawHighlight(g, ri, y0, y1, scale, s, e) {
-    if (!highlight || highlight.rank !== ri) return;
-    highlight.ranges.forEach(function (r) {
-      var a = Math.max(r[0], s), b = Math.min(r[1], e);
-      if (b < a) return;
-      var xa = scale(a), xb = Math.max(scale(b), xa + 2);
-      sv('rect', { 'class': 'hl', x: xa, y: y0, width: xb - xa, height: y1 - y0 }, g);
+  /* the current finding's ranges on this rank, each with the band it goes
+     on: {r: [s, e], lane: 'gpu' | 'cpu:<index>' | 'cpu'} */
+  function highlightBands(ri) {
+    if (!highlight || highlight.rank !== ri) return [];
+    var rv = VIZ.ranks[ri], cl = arr(rv.cpu_lanes);
+    return highlight.ranges.map(function (r, k) {
+      if (highlight.side !== 'cpu') return { r: r, lane: 'gpu' };
+      var th = arr(highlight.threads)[k], li = -1;
+      if (th) cl.forEach(function (l, j) { if (li < 0 && l.pid === th[0] && l.tid === th[1]) li = j; });
+      return { r: r, lane: li >= 0 ? 'cpu:' + li : 'cpu' };
+    });
+  }
+  /* bands of the current finding over a plot: rows maps a band's lane to
+     its [y0, y1] (null: that lane is not in this plot) */
+  function drawHighlight(g, ri, rows, scale, s, e) {
+    highlightBands(ri).forEach(function (b, k) {
+      var y = rows(b.lane);
+      if (!y) return;
+      var a = Math.max(b.r[0], s), z = Math.min(b.r[1], e);
+      if (z < a) return;
+      var xa = scale(a), xb = Math.max(scale(z), xa + 2);
+      sv('rect', { 'class': 'hl', x: xa, y: y[0], width: xb - xa, height: y[1] - y[0], 'data-hl-lane': b.lane,
+        'data-range': String(k) }, g);
     });
   }
 
+  /* zoom of a chart's visible range: factor < 1 zooms in around `at`;
+     null when the result covers the whole range */
+  function zoomed(view, full, factor, at) {
+    var v = view || full, span = v[1] - v[0], fs = full[1] - full[0];
+    var ns = Math.max(Math.min(span * factor, fs), Math.min(fs, 1000));
+    if (ns >= fs) return null;
+    var c = num(at) ? at : (v[0] + v[1]) / 2, frac = span > 0 ? (c - v[0]) / span : 0.5;
+    var a = c - frac * ns;
+    a = Math.max(full[0], Math.min(a, full[1] - ns));
+    return [a, a + ns];
+  }
+  function panned(view, full, by) {
+    if (!view) return null;
+    var span = view[1] - view[0], a = view[0] + by * span;
+    a = Math.max(full[0], Math.min(a, full[1] - span));
+    return [a, a + span];
+  }
+  /* drag-to-zoom, click, Ctrl+wheel zoom and Shift+wheel pan on a chart:
+     o = {svg, L, W, R (plot columns), y0, y1 (drag band), view() (the zoom
+     or null), full() and range() (the whole and the drawn [s, e]),
+     set(view), click(t)} */
+  function zoomable(o) {
+    var svg = o.svg, drag = null, band = null;
+    /* client x to the chart's own x, exactly as the browser maps it */
+    function px(ev) {
+      var m = svg.getScreenCTM && svg.getScreenCTM();
+      if (m && svg.createSVGPoint) {
+        var p = svg.createSVGPoint();
+        p.x = ev.clientX;
+        p.y = ev.clientY;
+        return p.matrixTransform(m.inverse()).x;
+      }
+      var r = svg.getBoundingClientRect();
+      return (ev.clientX - r.left) * (o.W / (r.width || o.W));
+    }
+    function tAt(x) {
+      var v = o.range();
+      return v[0] + (Math.max(o.L, Math.min(o.W - o.R, x)) - o.L) / (o.W - o.L - o.R) * (v[1] - v[0]);
+    }
+    svg.addEventListener('mousedown', function (ev) {
+      if (ev.button) return;
+      var x = px(ev);
+      if (x < o.L) return;
+      drag = x;
+      band = sv('rect', { x: x, y: o.y0, width: 0, height: o.y1 - o.y0, fill: 'rgba(47,95,167,.15)' }, svg);
+      ev.preventDefault();
+    });
+    svg.addEventListener('mousemove', function (ev) {
+      if (drag === null) return;
+      var x = px(ev);
+      band.setAttribute('x', Math.min(x, drag));
+      band.setAttribute('width', Math.abs(x - drag));
+    });
+    function end(ev) {
+      if (drag === null) return;
+      var x = px(ev), a = Math.min(x, drag), b = Math.max(x, drag);
+      drag = null;
+      if (band && band.parentNode) band.parentNode.removeChild(band);
+      if (b - a < 4) { if (o.click) o.click(tAt(x)); return; }
+      o.set([tAt(a), tAt(b)]);
+    }
+    svg.addEventListener('mouseup', end);
+    svg.addEventListener('mouseleave', function () {
+      if (drag === null) return;
+      drag = null;
+      if (band && band.parentNode) band.parentNode.removeChild(band);
+    });
+    svg.addEventListener('wheel', function (ev) {
+      var x = px(ev);
+      if (x < o.L) return;
+      if (ev.ctrlKey || ev.metaKey) {
+        ev.preventDefault();
+        o.set(zoomed(o.view(), o.full(), ev.deltaY < 0 ? 0.5 : 2, tAt(x)));
+      } else if (ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) {
+        if (!o.view()) return;
+        ev.preventDefault();
+        var d = ev.deltaX || ev.deltaY;
+        o.set(panned(o.view(), o.full(), d > 0 ? 0.25 : -0.25));
+      }
+    }, { passive: false });
+  }
+  /* zoom buttons for a chart's toolbar (and the keys they stand for) */
+  function zoomButtons(label, act) {
+    function b(text, what, aria) {
+      var x = el('button', { type: 'button', text: text, 'data-zoom': what, 'aria-label': aria + ' (' + label + ')' });
+      x.addEventListener('click', function () { act(what); });
+      return x;
+    }
+    return el('span', { cls: 'zoombtns', role: 'group', 'aria-label': 'zoom ' + label }, [
+      b('\u2212', 'out', 'zoom out'), b('+', 'in', 'zoom in'), b('\u25c0', 'left', 'pan left'),
+      b('\u25b6', 'right', 'pan right'), b('whole range', 'reset', 'show the whole range')]);
+  }
+  function zoomKeys(node, act) {
+    node.addEventListener('keydown', function (ev) {
+      var k = ev.key, what = k === '+' || k === '=' ? 'in' : k === '-' ? 'out' : k === 'ArrowLeft' ? 'left' :
+        k === 'ArrowRight' ? 'right' : k === '0' || k === 'Home' ? 'reset' : null;
+      if (!what) return;
+      ev.preventDefault();
+      act(what);
+    });
+  }
+  function applyZoom(view, full, what) {
+    if (what === 'in') return zoomed(view, full, 0.5);
+    if (what === 'out') return zoomed(view, full, 2);
+    if (what === 'left') return panned(view, full, -0.5);
+    if (what === 'right') return panned(view, full, 0.5);
+    return null;
+  }
   /* ---------- header, inputs, findings ---------- */
   function renderHeader(main) {
     var inputs = arr(REPORT.inputs);
@@ -159,34 +353,80 @@
     main.appendChild(el('div', { cls: 'card' }, [t]));
   }
 
+
+  var SEV_ORDER = { critical: 2, warning: 1, info: 0 };
+  function findingWhere(fv) {
+    if (!fv || fv.rank_index === null || fv.rank_index === undefined) return '';
+    var rv = VIZ.ranks[fv.rank_index];
+    if (!rv || !arr(fv.ranges).length) return '';
+    if (fv.side !== 'cpu') return 'shown on the GPU streams of rank ' + rv.rank;
+    var names = [];
+    arr(fv.threads).forEach(function (th) {
+      if (!th) return;
+      arr(rv.cpu_lanes).forEach(function (l) {
+        var n = cpuLaneName(l);
+        if (l.pid === th[0] && l.tid === th[1] && names.indexOf(n) < 0) names.push(n);
+      });
+    });
+    return 'shown on the CPU thread' + (names.length > 1 ? 's ' : ' ') + (names.length ? names.join(', ') : 'lanes') +
+      ' of rank ' + rv.rank + ' (the thread that made the calls)';
+  }
+
+  /* findings as a listbox: each card is an option (Tab or the arrow keys
+     reach it, Enter or Space selects it like a click) */
   function renderFindings(main) {
-    main.appendChild(el('h2', { text: 'Findings, worst first' }));
+    main.appendChild(el('h2', { text: 'Findings, worst first', id: 'findings-title' }));
     var list = arr(REPORT.findings);
     if (!list.length) {
       main.appendChild(el('div', { cls: 'card', text: 'No findings: nothing in these traces crossed a threshold.' }));
       return;
     }
-    main.appendChild(el('div', { cls: 'hint', text: 'Click a finding to highlight its time ranges on the timelines of its rank.' }));
-    var box = el('div', { cls: 'findings' });
-    list.forEach(function (f, k) {
+    main.appendChild(el('div', { cls: 'hint', text: 'Click a finding (or focus it and press Enter) to highlight its time ranges: ' +
+      'findings about runtime calls on the CPU thread that made them, the others on the GPU streams. Esc clears.' }));
+    var box = el('div', { cls: 'findings', role: 'listbox', 'aria-labelledby': 'findings-title', 'aria-orientation': 'vertical' });
+    /* severity first, then cost (as the text report orders them) */
+    var order = list.map(function (f, k) { return k; });
+    order.sort(function (a, b) {
+      var sa = SEV_ORDER[list[a].severity] || 0, sb = SEV_ORDER[list[b].severity] || 0;
+      if (sa !== sb) return sb - sa;
+      var ca = num(list[a].cost_ns) ? list[a].cost_ns : 0, cb = num(list[b].cost_ns) ? list[b].cost_ns : 0;
+      return cb - ca || a - b;
+    });
+    order.forEach(function (k) {
+      var f = list[k];
       var fv = arr(VIZ.findings)[k] || { rank_index: null, ranges: [] };
       var sev = f.severity || 'info';
       var where = 'rank ' + (num(f.rank) ? f.rank : '?') + (num(f.step) ? ', step ' + f.step : '');
       var ranges = arr(fv.ranges);
       var rtext = ranges.length ? ranges.map(function (r) { return fmtNs(r[1] - r[0]) + ' at ' + fmtNs(r[0]); }).join(', ') : '';
-      var card = el('div', { cls: 'finding sev-' + sev, id: 'finding-' + k, 'data-finding': String(k) }, [
-        el('div', { cls: 'head' }, [
+      var shown = findingWhere(fv);
+      var card = el('div', { cls: 'finding sev-' + sev, id: 'finding-' + k, 'data-finding': String(k), role: 'option',
+        tabindex: '0', 'aria-selected': 'false', 'aria-labelledby': 'finding-' + k + '-head',
+        'aria-describedby': 'finding-' + k + '-detail', 'data-side': fv.side || 'none' }, [
+        el('div', { cls: 'head', id: 'finding-' + k + '-head' }, [
           el('span', { cls: 'badge sev-' + sev, text: sev }),
           el('code', { text: f.id }),
           el('span', { cls: 'title', text: f.title || '' }),
           el('span', { cls: 'muted small', text: where }),
           el('span', { cls: 'cost', text: num(f.cost_ns) ? 'costs ' + fmtNs(f.cost_ns) : '' })
         ]),
-        el('div', { cls: 'detail', text: f.detail || '' }),
+        el('div', { cls: 'detail', id: 'finding-' + k + '-detail', text: f.detail || '' }),
         el('div', { cls: 'advice' }, [el('b', { text: 'Advice: ' }), f.advice || '']),
-        rtext ? el('div', { cls: 'ranges small muted', text: 'Evidence (worst first; times from the rank\u2019s first GPU op or step): ' + rtext }) : null
+        rtext ? el('div', { cls: 'ranges small muted', text: 'Evidence (worst first; times from the rank\u2019s first GPU op or step): ' +
+          rtext + (shown ? '; ' + shown : '') }) : null
       ]);
       card.addEventListener('click', function () { selectFinding(k); });
+      card.addEventListener('keydown', function (ev) {
+        var cards = box.querySelectorAll('.finding'), i = Array.prototype.indexOf.call(cards, card), to = -1;
+        if (ev.key === 'Enter' || ev.key === ' ' || ev.key === 'Spacebar') { ev.preventDefault(); selectFinding(k); return; }
+        if (ev.key === 'ArrowDown') to = Math.min(cards.length - 1, i + 1);
+        else if (ev.key === 'ArrowUp') to = Math.max(0, i - 1);
+        else if (ev.key === 'Home') to = 0;
+        else if (ev.key === 'End') to = cards.length - 1;
+        if (to < 0) return;
+        ev.preventDefault();
+        cards[to].focus();
+      });
       box.appendChild(card);
     });
     main.appendChild(box);
@@ -195,38 +435,53 @@
   function selectFinding(k) {
     var fv = arr(VIZ.findings)[k];
     var cards = document.querySelectorAll('.finding');
-    for (var i = 0; i < cards.length; i++) cards[i].classList.toggle('active', cards[i].getAttribute('data-finding') === String(k));
-    if (!fv || fv.rank_index === null || fv.rank_index === undefined) { highlight = null; redrawAll(); return; }
-    var ri = fv.rank_index, ranges = arr(fv.ranges);
-    highlight = { rank: ri, ranges: ranges, finding: k };
-    var st = state[ri];
-    if (st && ranges.length) {
-      var rv = VIZ.ranks[ri], r = ranges[0], best = -1;
-      arr(rv.windows).forEach(function (w, j) {
-        if (best < 0 && w.s <= r[0] && r[1] <= w.e) best = j;
-      });
-      if (best < 0) arr(rv.windows).forEach(function (w, j) {
-        if (best < 0 && w.s < r[1] && r[0] < w.e) best = j;
-      });
-      if (best >= 0) {
-        st.win = best;
-        st.view = null;
-        if (st.select) st.select.value = String(best);
-      }
+    for (var i = 0; i < cards.length; i++) {
+      var on = cards[i].getAttribute('data-finding') === String(k);
+      cards[i].classList.toggle('active', on);
+      cards[i].setAttribute('aria-selected', on ? 'true' : 'false');
     }
-    redrawAll();
+    if (!fv || fv.rank_index === null || fv.rank_index === undefined || !VIZ.ranks[fv.rank_index]) {
+      highlight = null;
+      overlaysAll();
+      return;
+    }
+    var ri = fv.rank_index, ranges = arr(fv.ranges);
+    highlight = { rank: ri, ranges: ranges, side: fv.side || 'gpu', threads: arr(fv.threads), finding: k };
+    var st = state[ri], rv = VIZ.ranks[ri];
+    if (st && ranges.length) {
+      var r = ranges[0], best = -1, over = -1;
+      st.views.forEach(function (v, j) {
+        if (v.type === 'missing') return;
+        if (v.s <= r[0] && r[1] <= v.e && (best < 0 || (v.type === 'win' && st.views[best].type !== 'win'))) best = j;
+        if (over < 0 && v.s < r[1] && r[0] < v.e) over = j;
+      });
+      if (best < 0) best = over;
+      /* keep the range in sight on the overview */
+      if (st.oview && (r[0] < st.oview[0] || r[1] > st.oview[1])) {
+        var span = st.oview[1] - st.oview[0];
+        st.oview = zoomed([r[0] - span / 2, r[0] + span / 2], [rv.t0, Math.max(rv.t1, rv.t0 + 1)], 1, (r[0] + r[1]) / 2);
+      }
+      if (best >= 0 && best !== st.cur) setView(ri, best, true);
+      redrawRank(ri, ['gantt', 'overview']);
+    }
+    overlaysAll();
     var d = document.getElementById('rank-' + ri);
     if (d) {
-      d.open = true;
+      if (!d.open) d.open = true;
       var g = document.getElementById('gantt-' + ri) || d;
       if (g.scrollIntoView) g.scrollIntoView({ behavior: 'smooth', block: 'start' });
     }
   }
 
   function redrawAll() {
-    state.forEach(function (st) { st.redraw.forEach(function (f) { f(); }); });
+    state.forEach(function (st) { st.charts.forEach(function (c) { c.draw(); }); });
   }
-
+  function overlaysAll() {
+    state.forEach(function (st) { st.charts.forEach(function (c) { c.overlay(); }); });
+  }
+  function redrawRank(ri, what) {
+    state[ri].charts.forEach(function (c) { if (!what || what.indexOf(c.name) >= 0) c.draw(); else c.overlay(); });
+  }
   function renderCrossRank(main) {
     var x = REPORT.cross_rank;
     if (!x || typeof x !== 'object') return;
@@ -309,122 +564,433 @@
     box.appendChild(g);
   }
 
+
+  /* ---------- the Gantt's views: detailed windows, coarse steps ---------- */
+  /* "pt_main_thread (1881266)" from "thread 1881266 (pt_main_thread)";
+     short: the name alone */
+  function cpuLaneName(l, short) {
+    var m = /\(([^)]*)\)\s*$/.exec(l.name || '');
+    if (m && m[1]) return m[1] + (short ? '' : ' (' + l.tid + ')');
+    return l.name ? l.name : 'thread ' + l.tid;
+  }
+  function stepLabel(rv, k) { return 'ProfilerStep#' + rv.steps[k].number; }
+
+  /* every step (its detailed window, else its coarse view, else a
+     placeholder) and the windows that are not steps, in time order */
+  function buildViews(rv) {
+    var wins = arr(rv.windows), steps = arr(rv.steps), sv = rv.step_views || {};
+    var coarse = arr(sv.views), views = [], hasWin = {};
+    wins.forEach(function (w, j) {
+      var si = w.kind === 'step' && num(w.step_index) ? w.step_index : null;
+      if (si !== null) hasWin[si] = true;
+      views.push({ type: 'win', w: j, step: si, s: w.s, e: w.e, label: w.label });
+    });
+    steps.forEach(function (s, k) {
+      if (hasWin[k]) return;
+      views.push({ type: coarse[k] ? 'coarse' : 'missing', step: k, s: s.s, e: Math.max(s.e, num(s.gpu_e) ? s.gpu_e : s.e),
+        label: stepLabel(rv, k) });
+    });
+    views.sort(function (a, b) { return a.s - b.s || (a.step === null ? 1 : 0) - (b.step === null ? 1 : 0); });
+    return views;
+  }
+  function viewOfStep(st, k) {
+    if (!st.byStep) {
+      st.byStep = {};
+      st.views.forEach(function (v, j) { if (v.step !== null) st.byStep[v.step] = j; });
+    }
+    return k in st.byStep ? st.byStep[k] : -1;
+  }
+  /* steps index at time t: the last one starting at or before t (else 0) */
+  function stepAt(rv, t) {
+    var steps = arr(rv.steps), lo = 0, hi = steps.length;
+    while (lo < hi) { var m = (lo + hi) >> 1; if (steps[m].s <= t) lo = m + 1; else hi = m; }
+    return steps.length ? Math.max(0, lo - 1) : -1;
+  }
+  /* the window of a view, as the detailed windows are: coarse steps are
+     decoded from their columns (rectangles of 6 numbers, Σ op time null) */
+  function viewWindow(rv, v) {
+    if (v.type === 'win') return rv.windows[v.w];
+    if (v.cache) return v.cache;
+    var k = v.step, s = rv.steps[k], base = s.s, end = v.e, marks = [];
+    arr(rv.steps).forEach(function (o) { if (o.e >= base && o.s <= end) marks.push([o.number, o.s - base, o.e - base]); });
+    var w = { label: v.label, kind: 'step', step: s.number, step_index: k, s: base, e: end, cpu_s: s.s, cpu_e: s.e, marks: marks,
+      lanes: [], cpu: [], names: arr(get(rv, 'step_views.names')), memory: null, coarse: true, missing: v.type === 'missing' };
+    if (v.type === 'coarse') {
+      var c = rv.step_views.views[k], res = c.c;
+      var dec = function (lane) {
+        var out = [], col = 0;
+        for (var i = 0; i + 4 < lane.length; i += 5) {
+          var c0 = col + lane[i], c1 = c0 + lane[i + 1];
+          out.push(c0 * res, Math.min(c1 * res, end - base), lane[i + 2], lane[i + 3], lane[i + 4], null);
+          col = c1;
+        }
+        return out;
+      };
+      w.column_ns = res;
+      w.lanes = arr(c.g).map(dec);
+      w.cpu = arr(c.u).map(dec);
+    }
+    v.cache = w;
+    return w;
+  }
+  function ordinal(n) {
+    var t = n % 100, u = n % 10;
+    return n + (t >= 11 && t <= 13 ? 'th' : u === 1 ? 'st' : u === 2 ? 'nd' : u === 3 ? 'rd' : 'th');
+  }
+  /* which steps the page holds, in words */
+  function stepsSummary(rv, st) {
+    var n = arr(rv.steps).length;
+    if (!n) return '';
+    var det = [], coarse = 0, missing = 0;
+    st.views.forEach(function (v) {
+      if (v.step === null) return;
+      if (v.type === 'win') det.push('#' + rv.steps[v.step].number);
+      else if (v.type === 'coarse') coarse++;
+      else missing++;
+    });
+    var sv = rv.step_views || {};
+    var dtext = det.length === n ? (n === 1 ? 'its one step, in full detail (' : 'all ' + n + ' steps, in full detail (') + det.join(', ') + ')' :
+      (missing ? (n - missing) + ' of its ' + n + ' steps: ' : 'all ' + n + ' steps: ') + det.length + ' in full detail (' + det.join(', ') + ')';
+    return 'This page holds ' + dtext +
+      (coarse ? ', ' + coarse + ' as coarse views (' + sv.columns + ' columns per step)' : '') +
+      (missing ? '; to stay small it leaves out the other ' + missing + ' (it keeps every ' + ordinal(sv.stride) + ' step)' : '') + '.';
+  }
+  function setView(ri, j, quiet) {
+    var st = state[ri], rv = VIZ.ranks[ri];
+    if (j < 0 || j >= st.views.length) return;
+    st.cur = j;
+    st.gview = null;
+    if (st.select) st.select.value = String(j);
+    var v = st.views[j], old = st.oview;
+    /* the overview follows: a view outside its zoom is brought into sight,
+       a step the page does not hold is zoomed to */
+    var full = [rv.t0, Math.max(rv.t1, rv.t0 + 1)];
+    if (v.type === 'missing') {
+      var pad = (v.e - v.s) * 2;
+      st.oview = [Math.max(full[0], v.s - pad), Math.min(full[1], v.e + pad)];
+    } else if (st.oview && (v.s < st.oview[0] || v.e > st.oview[1])) {
+      var span = Math.max(st.oview[1] - st.oview[0], v.e - v.s);
+      var mid = (v.s + v.e) / 2;
+      st.oview = zoomed([mid - span / 2, mid + span / 2], full, 1, mid);
+    }
+    if (!quiet) redrawRank(ri, old === st.oview ? ['gantt'] : ['gantt', 'overview']);
+  }
+
   var ROLE_SHORT = { compute: 'compute', communication: 'comm', mixed: 'mixed', memory: 'memcpy' };
   function laneLabel(l) {
     return 'stream ' + l.stream + ' \u00b7 ' + (ROLE_SHORT[l.role] || l.role);
   }
 
-  /* overview of the whole trace: steps, GPU busy per stream */
-  function renderOverview(box, ri) {
-    var rv = VIZ.ranks[ri], ov = rv.overview;
-    if (!ov) { box.appendChild(el('div', { cls: 'card muted', text: 'No GPU activity or steps: nothing to draw.' })); return; }
-    var c = el('div', { cls: 'chart' });
-    c.appendChild(el('div', { cls: 'toolbar' }, [el('b', { text: 'Whole trace' }),
-      el('span', { cls: 'hint', text: 'GPU busy share per stream over time (darker = busier); click a step to show it in the Gantt below.' })]));
-    box.appendChild(c);
-    var st = state[ri];
-    function draw() {
-      var old = c.querySelector('svg');
-      if (old) c.removeChild(old);
-      var W = chartWidth(c), L = 170, R = 10, laneH = 14, top = 24;
-      var lanes = rv.lanes;
-      var H = top + 18 + (lanes.length + 1) * (laneH + 3) + 22;
-      var svg = sv('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H });
-      var s0 = rv.t0, s1 = Math.max(rv.t1, rv.t0 + 1);
-      var scale = function (t) { return L + (t - s0) / (s1 - s0) * (W - L - R); };
-      var bw = (W - L - R) / ov.buckets;
-      gridLines(svg, L, W - R, top, H - 22, s0, s1, scale);
-      /* steps */
-      arr(rv.steps).forEach(function (s, j) {
-        var win = -1;
-        arr(rv.windows).forEach(function (w, k) { if (w.kind === 'step' && w.step === s.number) win = k; });
-        var x = scale(s.s), x2 = Math.max(scale(s.e), x + 1);
-        var r = sv('rect', { 'class': 'stepband', x: x, y: top, width: x2 - x, height: 16,
-          fill: j % 2 ? '#dfe6f0' : '#ccd7e6' }, svg);
-        if (x2 - x > 34) sv('text', { x: x + 3, y: top + 12, text: '#' + s.number, 'pointer-events': 'none' }, svg);
-        r.addEventListener('mousemove', function (ev) {
-          showTip(ev, 'ProfilerStep#' + s.number + (s.steady ? '' : ' (warm-up)') + '\nCPU ' + fmtNs(s.e - s.s) +
-            ', GPU busy ' + fmtNs(s.busy_ns) + (win >= 0 ? '\nclick: show in the Gantt' : ''));
-        });
-        r.addEventListener('mouseleave', hideTip);
-        if (win >= 0) r.addEventListener('click', function () {
-          st.win = win; st.view = null; if (st.select) st.select.value = String(win); redrawAll();
-        });
-      });
-      sv('text', { x: 4, y: top + 12, text: 'steps (CPU)', 'class': 'lanelabel' }, svg);
-      var y = top + 20;
-      for (var l = 0; l <= lanes.length; l++) {
-        var lane = l ? lanes[l - 1] : null;
-        var color = l ? ROLE_COLORS[lane.role] || '#888' : '#2f3b52';
-        sv('text', { x: 4, y: y + laneH - 3, 'class': 'lanelabel',
-          text: l ? 'dev ' + lane.device + ' \u00b7 ' + laneLabel(lane) : 'GPU (any stream)' }, svg);
-        sv('rect', { x: L, y: y, width: W - L - R, height: laneH, fill: '#f1f3f6' }, svg);
-        var vals = ov.lanes[l] || [];
-        for (var k = 0; k < vals.length; k++) {
-          if (!vals[k]) continue;
-          sv('rect', { x: L + k * bw, y: y, width: bw + 0.4, height: laneH, fill: color,
-            'fill-opacity': (0.12 + 0.88 * vals[k] / 100).toFixed(2) }, svg);
-        }
-        y += laneH + 3;
-      }
-      var w = arr(rv.windows)[st.win];
-      if (w) {
-        var vs = st.view ? st.view[0] : w.s, ve = st.view ? st.view[1] : w.e;
-        sv('rect', { 'class': 'winbox', x: scale(vs), y: top - 2, width: Math.max(2, scale(ve) - scale(vs)), height: y - top + 2 }, svg);
-      }
-      drawHighlight(svg, ri, top - 2, y, scale, s0, s1);
-      timeAxis(svg, L, W - R, y + 2, s0, s1, scale, false);
-      c.appendChild(svg);
-    }
-    st.redraw.push(draw);
+  /* The parts of the time axis the Gantt's views cover, without overlap:
+     step k from its start to the next step's (or its view's end), the
+     other windows where no step is.  The overview draws ops from them
+     when zoomed in far enough. */
+  function buildSegments(rv, st) {
+    var steps = arr(rv.steps), segs = [];
+    steps.forEach(function (s, k) {
+      var j = viewOfStep(st, k);
+      if (j < 0) return;
+      var v = st.views[j], e = k + 1 < steps.length ? Math.min(steps[k + 1].s, v.e) : v.e;
+      if (e > s.s) segs.push({ s: s.s, e: e, view: j });
+    });
+    if (!steps.length) st.views.forEach(function (v, j) { if (v.type === 'win') segs.push({ s: v.s, e: v.e, view: j }); });
+    return segs;
   }
 
-  /* Gantt of one window: one lane per stream, kernels colored by class */
+  /* overview of the whole trace: steps, CPU threads, GPU busy per stream;
+     zooms (drag, Ctrl+wheel, buttons, keys) down to the ops of the steps */
+  function renderOverview(box, ri) {
+    var rv = VIZ.ranks[ri], ov = rv.overview, st = state[ri];
+    if (!ov) { box.appendChild(el('div', { cls: 'card muted', text: 'No GPU activity or steps: nothing to draw.' })); return; }
+    var c = el('div', { cls: 'chart', id: 'overview-' + ri });
+    var full = [rv.t0, Math.max(rv.t1, rv.t0 + 1)];
+    function act(what) {
+      if (what === 'reset') st.oview = null;
+      else st.oview = applyZoom(st.oview, full, what);
+      chart.draw();
+    }
+    c.appendChild(el('div', { cls: 'toolbar' }, [el('b', { text: 'Whole trace' }), zoomButtons('whole trace', act)]));
+    c.appendChild(classLegend(arr(rv.cpu_lanes).length > 0));
+    c.appendChild(el('div', { cls: 'hint', text: 'Bar height = busy share of the lane, colour = the class that took most of the time. ' +
+      'Drag across the chart or Ctrl+wheel to zoom (zoomed in, the ops of each step are drawn), Shift+wheel to pan; ' +
+      'click a step to show it in the Gantt below.' }));
+    var holder = el('div', { cls: 'svgbox' });
+    c.appendChild(holder);
+    box.appendChild(c);
+    var segs = buildSegments(rv, st);
+    var geo = null, svg = null, overlayG = null;
+    function rows(lane) {
+      if (!geo) return null;
+      if (lane === 'gpu') return geo.gpu;
+      if (lane === 'cpu') return geo.cpuAll;
+      var m = /^cpu:(\d+)$/.exec(lane);
+      return m ? geo.cpu[+m[1]] || null : null;
+    }
+    function draw() {
+      clear(holder);
+      var W = chartWidth(c), L = 180, R = 12, laneH = 14, gap = 3, top = 6;
+      var steps = arr(rv.steps), cpus = arr(rv.cpu_lanes), lanes = arr(rv.lanes);
+      var v = st.oview || full, s0 = v[0], s1 = Math.max(v[1], v[0] + 1);
+      var nrows = cpus.length + lanes.length + 1;
+      var yS = top, y = top + (steps.length ? 20 : 0);
+      var H = y + nrows * (laneH + gap) + (cpus.length ? 6 : 0) + 24;
+      svg = sv('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, tabindex: '0', role: 'group',
+        'aria-label': 'Whole-trace overview of rank ' + rv.rank + ': + and \u2212 zoom, the arrow keys pan, 0 shows the whole trace, ' +
+          'Enter shows the step in the middle in the Gantt',
+        'data-view-s': String(s0), 'data-view-e': String(s1), 'data-full-s': String(full[0]), 'data-full-e': String(full[1]) });
+      holder.appendChild(svg);
+      var scale = function (t) { return L + (t - s0) / (s1 - s0) * (W - L - R); };
+      gridLines(svg, L, W - R, top, H - 24, s0, s1, scale);
+      /* steps (CPU ranges) */
+      if (steps.length) {
+        sv('text', { x: 4, y: yS + 12, text: 'steps (CPU)', 'class': 'lanelabel' }, svg);
+        var k0 = Math.max(0, stepAt(rv, s0)), g = sv('g', { 'class': 'steps' }, svg);
+        for (var k = k0; k < steps.length && steps[k].s <= s1; k++) {
+          var s = steps[k];
+          if (s.e < s0) continue;
+          var x = scale(Math.max(s.s, s0)), x2 = Math.max(scale(Math.min(s.e, s1)), x + 1);
+          sv('rect', { 'class': 'stepband', x: x, y: yS, width: x2 - x, height: 16, fill: k % 2 ? '#dfe6f0' : '#ccd7e6', 'data-step': String(k) }, g);
+          if (x2 - x > 30) {
+            var t = sv('text', { x: x + 3, y: yS + 12, text: '#' + s.number, 'pointer-events': 'none' }, g);
+            if (textWidth(t) > x2 - x - 5) g.removeChild(t);
+          }
+        }
+      }
+      /* lanes: CPU threads, every GPU stream together, each GPU stream */
+      var rowsList = [];
+      geo = { cpu: [], cpuAll: null, gpu: null };
+      cpus.forEach(function (l, i) {
+        rowsList.push({ y: y, label: 'CPU \u00b7 ' + cpuLaneName(l, true), vals: arr(ov.cpu)[i], cls: arr(ov.cpu_cls)[i], lane: 'cpu:' + i,
+          cpu: i, title: (l.name || 'thread ' + l.tid) + ', ' + l.calls + ' runtime calls' });
+        geo.cpu.push([y - 1, y + laneH + 1]);
+        y += laneH + gap;
+      });
+      if (cpus.length) { geo.cpuAll = [geo.cpu[0][0], y - gap + 1]; y += 6; }
+      var gy0 = y;
+      for (var l = 0; l <= lanes.length; l++) {
+        var lane = l ? lanes[l - 1] : null;
+        rowsList.push({ y: y, label: l ? 'dev ' + lane.device + ' \u00b7 ' + laneLabel(lane) : 'GPU (any stream)',
+          vals: arr(ov.lanes)[l], cls: arr(ov.cls)[l], lane: l ? 'gpu:' + (l - 1) : 'gpu:any', gpu: l ? l - 1 : -1 });
+        y += laneH + gap;
+      }
+      geo.gpu = [gy0 - 1, y - gap + 1];
+      var bns = ov.bucket_ns, kb0 = Math.max(0, Math.floor((s0 - rv.t0) / bns)), kb1 = Math.min(ov.buckets - 1, Math.ceil((s1 - rv.t0) / bns));
+      /* zoomed in: draw the ops of the views under the visible range */
+      var vis = segs.filter(function (g) { return g.e > s0 && g.s < s1; });
+      var detail = (s1 - s0) / bns < 200 && vis.length > 0 && vis.length <= 200;
+      svg.setAttribute('data-detail', detail ? '1' : '0');
+      var covered = [];
+      var g2 = sv('g', { 'class': 'lanes' }, svg);
+      rowsList.forEach(function (row) {
+        sv('rect', { x: L, y: row.y, width: W - L - R, height: laneH, fill: '#f1f3f6', 'class': 'lanebg', 'data-lane': row.lane }, g2);
+        var t = sv('text', { x: 4, y: row.y + laneH - 3, 'class': 'lanelabel', text: row.label }, g2);
+        fitText(t, L - 10);
+        if (row.title) sv('title', { text: row.title }, t);
+      });
+      if (detail) {
+        vis.forEach(function (g) {
+          var vw = st.views[g.view], a = Math.max(g.s, s0), b = Math.min(g.e, s1);
+          covered.push([a, b]);
+          if (vw.type === 'missing') {
+            /* a step the page does not hold: marked, not guessed from buckets */
+            rowsList.forEach(function (row) {
+              sv('rect', { x: scale(a), y: row.y + 1, width: Math.max(0.6, scale(b) - scale(a)), height: laneH - 2,
+                'class': 'notheld' }, g2);
+            });
+            return;
+          }
+          var w = viewWindow(rv, vw);
+          rowsList.forEach(function (row) {
+            var lists = row.cpu !== undefined ? [arr(w.cpu)[row.cpu]] : row.gpu >= 0 ? [arr(w.lanes)[row.gpu]] : arr(w.lanes);
+            lists.forEach(function (d) {
+              d = arr(d);
+              for (var k = 0; k + 5 < d.length; k += 6) {
+                var ra = Math.max(w.s + d[k], a), rb = Math.min(w.s + d[k + 1], b);
+                if (rb < ra || (rb === ra && d[k + 1] > d[k])) continue;
+                var xa = scale(ra), xb = scale(rb);
+                sv('rect', { x: xa.toFixed(2), y: row.y + 1, width: Math.max(0.6, xb - xa).toFixed(2), height: laneH - 2,
+                  fill: classColor(d[k + 2]), 'data-cls': String(d[k + 2]) }, g2);
+              }
+            });
+          });
+        });
+      }
+      /* busy-share bars, zoomed in only where no step's view is (the
+         segments touch: the gaps of their union), cut to those gaps */
+      covered.sort(function (a, b) { return a[0] - b[0]; });
+      var gaps = [], at = s0;
+      covered.forEach(function (x) {
+        if (x[0] > at) gaps.push([at, x[0]]);
+        at = Math.max(at, x[1]);
+      });
+      if (at < s1) gaps.push([at, s1]);
+      rowsList.forEach(function (row) {
+        var vals = arr(row.vals), cls = arr(row.cls);
+        gaps.forEach(function (gp) {
+          var k = Math.max(kb0, Math.floor((gp[0] - rv.t0) / bns)), kend = Math.min(kb1, Math.ceil((gp[1] - rv.t0) / bns));
+          while (k <= kend) {
+            var p = vals[k], cl = cls[k] || 0, j = k + 1;
+            while (j <= kend && vals[j] === p && (cls[j] || 0) === cl) j++;
+            if (p) {
+              var ta = Math.max(rv.t0 + k * bns, gp[0]), tb = Math.min(rv.t0 + j * bns, gp[1]);
+              if (tb > ta) {
+                var h = Math.max(1, p / 100 * laneH), xa = scale(ta), xb = scale(tb);
+                sv('rect', { x: xa.toFixed(2), y: (row.y + laneH - h).toFixed(2), width: Math.max(0.5, xb - xa + 0.3).toFixed(2),
+                  height: h.toFixed(2), fill: classColor(cl), 'data-cls': String(cl) }, g2);
+              }
+            }
+            k = j;
+          }
+        });
+      });
+      overlayG = sv('g', { 'class': 'overlay' }, svg);
+      geo.scale = scale; geo.s0 = s0; geo.s1 = s1; geo.top = top; geo.y = y;
+      timeAxis(svg, L, W - R, y + 2, s0, s1, scale, false, undefined, W);
+      zoomable({ svg: svg, L: L, W: W, R: R, y0: top, y1: y, view: function () { return st.oview; },
+        full: function () { return full; }, range: function () { return [s0, s1]; },
+        set: function (nv) { st.oview = nv; draw(); },
+        click: function (t) { pick(t); } });
+      overlay();
+    }
+    function pick(t) {
+      var k = stepAt(rv, t);
+      if (k >= 0) {
+        /* between two steps: the nearer one */
+        var steps = rv.steps;
+        if (t > steps[k].e && k + 1 < steps.length && steps[k + 1].s - t < t - steps[k].e) k++;
+        var j = viewOfStep(st, k);
+        if (j >= 0) setView(ri, j);
+        return;
+      }
+      for (var i = 0; i < st.views.length; i++) if (st.views[i].s <= t && t <= st.views[i].e) { setView(ri, i); return; }
+    }
+    function overlay() {
+      if (!overlayG) return;
+      clear(overlayG);
+      var v = st.views[st.cur];
+      if (v) {
+        var vs = st.gview ? st.gview[0] : v.s, ve = st.gview ? st.gview[1] : v.e;
+        if (ve >= geo.s0 && vs <= geo.s1) {
+          var xa = geo.scale(Math.max(vs, geo.s0)), xb = geo.scale(Math.min(ve, geo.s1));
+          sv('rect', { 'class': 'winbox', x: xa, y: geo.top - 2, width: Math.max(2, xb - xa), height: geo.y - geo.top + 2 }, overlayG);
+        }
+      }
+      drawHighlight(overlayG, ri, rows, geo.scale, geo.s0, geo.s1);
+    }
+    var chart = { name: 'overview', draw: draw, overlay: overlay };
+    st.charts.push(chart);
+    zoomKeys(holder, function (what) { act(what); var s2 = holder.querySelector('svg'); if (s2) s2.focus(); });
+    holder.addEventListener('keydown', function (ev) {
+      if (ev.key !== 'Enter') return;
+      var v = st.oview || full;
+      pick((v[0] + v[1]) / 2);
+    });
+  }
+
+  /* Gantt of one view: CPU thread lanes, then one lane per GPU stream;
+     ops coloured by class */
   function renderGantt(box, ri) {
     var rv = VIZ.ranks[ri], st = state[ri];
-    var wins = arr(rv.windows);
     var c = el('div', { cls: 'chart', id: 'gantt-' + ri });
-    if (!wins.length) {
+    if (!st.views.length) {
       box.appendChild(el('div', { cls: 'card muted', text: 'No GPU activity: no Gantt view.' }));
       return;
     }
-    var sel = el('select', { 'aria-label': 'Gantt window' });
-    wins.forEach(function (w, j) {
-      var label = w.label + (w.step === rv.chosen_step && w.kind === 'step' ? ' (default: busiest steady step)' : '');
-      sel.appendChild(el('option', { value: String(j), text: label }));
+    var nsteps = arr(rv.steps).length;
+    var sel = el('select', { 'aria-label': 'Gantt view of rank ' + rv.rank, id: 'gantt-select-' + ri });
+    st.views.forEach(function (v, j) {
+      var w = v.type === 'win' ? rv.windows[v.w] : null;
+      var dflt = w && w.kind === 'step' && w.step === rv.chosen_step;
+      var label = v.label + (v.type === 'win' ? ' \u2014 full detail' + (dflt ? ' (default)' : '') :
+        v.type === 'coarse' ? ' \u2014 coarse' : ' \u2014 not in this page');
+      sel.appendChild(el('option', { value: String(j), text: label, 'data-kind': v.type,
+        'data-step-index': v.step === null ? '' : String(v.step) }));
     });
-    sel.value = String(st.win);
-    sel.addEventListener('change', function () { st.win = +sel.value; st.view = null; redrawAll(); });
+    sel.value = String(st.cur);
+    sel.addEventListener('change', function () { setView(ri, +sel.value); });
     st.select = sel;
-    var legend = el('div', { cls: 'legend' }, CLASSES.map(function (n, i) {
-      return el('span', null, [el('span', { cls: 'sw', style: 'background:' + CLASS_COLORS[i] }), n]);
-    }));
-    var reset = el('button', { text: 'reset zoom' });
-    reset.addEventListener('click', function () { st.view = null; redrawAll(); });
-    c.appendChild(el('div', { cls: 'toolbar' }, [el('b', { text: 'GPU streams (Gantt)' }), sel, reset, legend]));
-    c.appendChild(el('div', { cls: 'hint', text: 'Drag across the chart to zoom, double-click to reset. ' +
+    function step(d) { setView(ri, Math.max(0, Math.min(st.views.length - 1, st.cur + d))); }
+    var prev = el('button', { type: 'button', text: '\u25c0 previous', 'data-nav': 'prev', 'aria-label': 'previous view' });
+    var next = el('button', { type: 'button', text: 'next \u25b6', 'data-nav': 'next', 'aria-label': 'next view' });
+    prev.addEventListener('click', function () { step(-1); });
+    next.addEventListener('click', function () { step(1); });
+    function act(what) {
+      var w = viewWindow(rv, st.views[st.cur]);
+      if (what === 'reset') st.gview = null;
+      else st.gview = applyZoom(st.gview, [w.s, Math.max(w.e, w.s + 1)], what);
+      draw();
+      overviewOverlay();
+    }
+    c.appendChild(el('div', { cls: 'toolbar' }, [el('b', { text: 'Gantt' }), sel, el('span', { cls: 'navbtns' }, [prev, next]),
+      zoomButtons('Gantt', act)]));
+    c.appendChild(classLegend(arr(rv.cpu_lanes).length > 0));
+    var summary = stepsSummary(rv, st);
+    if (summary) c.appendChild(el('div', { cls: 'hint steps-summary', text: summary }));
+    var info = el('div', { cls: 'gantt-info', 'aria-live': 'polite' });
+    c.appendChild(info);
+    c.appendChild(el('div', { cls: 'hint', text: 'Drag across the chart or Ctrl+wheel to zoom, double-click to reset. ' +
       'Ops narrower than a column are merged (hover for counts).' }));
+    var holder = el('div', { cls: 'svgbox' });
+    c.appendChild(holder);
     box.appendChild(c);
+    var geo = null, overlayG = null;
+    function overviewOverlay() { st.charts.forEach(function (ch) { if (ch.name !== 'gantt') ch.overlay(); }); }
+    function describe(v, w) {
+      var pos = v.step !== null ? ' (step ' + (v.step + 1) + ' of ' + nsteps + ')' : '';
+      var det = [];
+      st.views.forEach(function (x) { if (x.type === 'win' && x.step !== null) det.push('#' + rv.steps[x.step].number); });
+      var how = 'fsdpa analyze -f html --html-step ' + v.step + ' ' + (rv.path || 'TRACE');
+      if (v.type === 'missing')
+        return v.label + pos + ' is not in this page: it holds coarse views of every ' + ordinal(get(rv, 'step_views.stride')) +
+          ' step only. The overview above is zoomed to it. To draw it: ' + how;
+      if (v.type === 'coarse')
+        return v.label + pos + ': coarse view at ' + fmtNs(w.column_ns) + ' columns (ops in one column are merged; hover for counts). ' +
+          'Full detail is embedded for ' + (det.length ? det.join(', ') : 'no step') + '; for this one: ' + how;
+      return w.label + pos + ': full detail' + (num(w.column_ns) ? ' (ops shorter than ' + fmtNs(w.column_ns) + ' merged)' : '') +
+        (w.kind === 'range' ? ', a window around a finding outside every step' : '') + '.';
+    }
+    function rows(lane) {
+      if (!geo) return null;
+      if (lane === 'gpu') return geo.gpu;
+      if (lane === 'cpu') return geo.cpuAll;
+      var m = /^cpu:(\d+)$/.exec(lane);
+      return m ? geo.cpu[+m[1]] || null : null;
+    }
     function draw() {
-      var old = c.querySelector('svg');
-      if (old) c.removeChild(old);
-      var w = wins[st.win] || wins[0];
-      var lanes = rv.lanes;
-      var W = chartWidth(c), L = 170, R = 10, laneH = 22, gap = 4, top = 46;
-      var s0 = st.view ? st.view[0] : w.s, s1 = st.view ? st.view[1] : w.e;
+      clear(holder);
+      geo = null;
+      overlayG = null;
+      var v = st.views[st.cur] || st.views[0], w = viewWindow(rv, v);
+      info.textContent = describe(v, w);
+      var kind = v.type === 'win' ? 'detailed' : v.type;
+      var W = chartWidth(c), L = 180, R = 12, laneH = 22, gap = 4, top = 46;
+      var common = { 'data-view-kind': kind, 'data-step-index': v.step === null ? '' : String(v.step),
+        'data-s': String(w.s), 'data-e': String(w.e) };
+      if (v.type === 'missing') {
+        var ms = sv('svg', { width: W, height: 60, viewBox: '0 0 ' + W + ' 60' });
+        for (var a in common) ms.setAttribute(a, common[a]);
+        holder.appendChild(ms);
+        sv('rect', { x: 0.5, y: 0.5, width: W - 1, height: 59, fill: '#fafbfc', stroke: '#e3e7ee' }, ms);
+        fitText(sv('text', { x: 12, y: 34, 'class': 'lanelabel', text: v.label + ' is not embedded in this page (see above)' }, ms), W - 24);
+        return;
+      }
+      var lanes = arr(rv.lanes), cpus = arr(rv.cpu_lanes);
+      var s0 = st.gview ? st.gview[0] : w.s, s1 = st.gview ? st.gview[1] : w.e;
       if (s1 <= s0) s1 = s0 + 1;
       var devs = 0, lastDev = null;
       lanes.forEach(function (l) { if (l.device !== lastDev) { devs++; lastDev = l.device; } });
       var mem = w.memory, memH = mem ? 70 : 0;
-      var H = top + lanes.length * (laneH + gap) + devs * 16 + (mem ? memH + 24 : 0) + 28;
-      var svg = sv('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H });
+      var H = top + (lanes.length + cpus.length) * (laneH + gap) + devs * 16 + (cpus.length ? 16 : 0) + (mem ? memH + 24 : 0) + 28;
+      var svg = sv('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, 'data-view-s': String(s0), 'data-view-e': String(s1) });
+      for (var b in common) svg.setAttribute(b, common[b]);
+      holder.appendChild(svg);
       var scale = function (t) { return L + (t - s0) / (s1 - s0) * (W - L - R); };
       var plotB = H - 26 - (mem ? memH + 24 : 0);
       var base = w.cpu_s !== null && w.cpu_s !== undefined ? w.cpu_s : w.s;
       gridLines(svg, L, W - R, top, plotB, s0, s1, scale, base);
-      timeAxis(svg, L, W - R, top - 24, s0, s1, scale, true, base);
-      sv('text', { x: 4, y: top - 26, 'class': 'lanelabel', text: fmtNs(s1 - s0) + ' from ' + fmtNs(s0) }, svg);
-      sv('text', { x: 4, y: top - 6, 'class': 'lanelabel', text: 'steps (CPU)' }, svg);
+      timeAxis(svg, L, W - R, top - 24, s0, s1, scale, true, base, W);
+      fitText(sv('text', { x: 4, y: top - 30, 'class': 'lanelabel', text: fmtNs(s1 - s0) + ' from ' + fmtNs(s0) }, svg), L - 10);
+      sv('text', { x: 4, y: top - 8, 'class': 'lanelabel', text: 'steps (CPU)' }, svg);
       /* CPU step ranges */
       arr(w.marks).forEach(function (m) {
         var a = w.s + m[1], b = w.s + m[2];
@@ -433,38 +999,61 @@
         sv('rect', { x: xa, y: top - 17, width: Math.max(1, xb - xa), height: 13, fill: m[0] === w.step ? '#ccd7e6' : '#e4e9f1' }, svg);
         if (a >= s0) sv('line', { x1: xa, x2: xa, y1: top - 17, y2: plotB, stroke: '#8aa0bf', 'stroke-dasharray': '3,3' }, svg);
         if (b <= s1) sv('line', { x1: xb, x2: xb, y1: top - 17, y2: plotB, stroke: '#8aa0bf', 'stroke-dasharray': '3,3' }, svg);
-        if (xb - xa > 90) sv('text', { x: xa + 4, y: top - 7, text: 'ProfilerStep#' + m[0], 'font-size': 10 }, svg);
+        var t = sv('text', { x: xa + 4, y: top - 7, text: 'ProfilerStep#' + m[0], 'font-size': 10 }, svg);
+        if (textWidth(t) > xb - xa - 8) svg.removeChild(t);
       });
-      var y = top, dev = null, bg = sv('g', null, svg), rects = sv('g', null, svg);
-      var lanesY = [];
+      var y = top, bg = sv('g', null, svg), rects = sv('g', null, svg);
+      geo = { cpu: [], cpuAll: null, gpu: null };
+      function lane(d, attrs, y) {
+        d = arr(d);
+        for (var k = 0; k + 5 < d.length; k += 6) {
+          var a = w.s + d[k], b = w.s + d[k + 1];
+          if (b < s0 || a > s1) continue;
+          var xa = scale(Math.max(a, s0)), xb = scale(Math.min(b, s1));
+          var r = sv('rect', { x: xa.toFixed(2), y: y + 2, width: Math.max(0.8, xb - xa).toFixed(2), height: laneH - 4,
+            fill: classColor(d[k + 2]), 'data-k': k, 'data-cls': String(d[k + 2]) }, rects);
+          for (var n in attrs) r.setAttribute(n, attrs[n]);
+        }
+      }
+      if (cpus.length) {
+        sv('text', { x: 4, y: y + 11, 'class': 'devlabel', text: 'CPU threads' }, svg);
+        y += 16;
+        cpus.forEach(function (l, ci) {
+          geo.cpu.push([y, y + laneH]);
+          var t = sv('text', { x: 12, y: y + laneH / 2 + 4, 'class': 'lanelabel', text: cpuLaneName(l) }, bg);
+          fitText(t, L - 18);
+          sv('title', { text: (l.name || 'thread ' + l.tid) + (l.reason === 'finding' ? ': made the calls a finding points at' :
+            ': launched the most GPU work') + '; ' + l.calls + ' runtime calls' }, t);
+          sv('rect', { x: L, y: y, width: W - L - R, height: laneH, fill: '#f4f6f9', 'class': 'lanebg', 'data-lane': 'cpu:' + ci,
+            'data-pid': String(l.pid), 'data-tid': String(l.tid) }, bg);
+          lane(arr(w.cpu)[ci], { 'data-cl': ci }, y);
+          y += laneH + gap;
+        });
+        geo.cpuAll = [geo.cpu[0][0], y - gap];
+      }
+      var dev = null, gy0 = null;
       lanes.forEach(function (l, li) {
         if (l.device !== dev) {
           dev = l.device;
           sv('text', { x: 4, y: y + 11, 'class': 'devlabel', text: 'device ' + dev }, svg);
           y += 16;
         }
-        lanesY.push(y);
-        sv('text', { x: 12, y: y + laneH / 2 + 4, 'class': 'lanelabel', text: laneLabel(l) }, bg);
-        sv('rect', { x: L, y: y, width: W - L - R, height: laneH, fill: '#f4f6f9' }, bg);
-        var d = w.lanes[li] || [];
-        for (var k = 0; k + 5 < d.length; k += 6) {
-          var a = w.s + d[k], b = w.s + d[k + 1];
-          if (b < s0 || a > s1) continue;
-          var xa = scale(Math.max(a, s0)), xb = scale(Math.min(b, s1));
-          sv('rect', { x: xa.toFixed(2), y: y + 2, width: Math.max(0.8, xb - xa).toFixed(2), height: laneH - 4,
-            fill: CLASS_COLORS[d[k + 2]] || '#888', 'data-l': li, 'data-k': k }, rects);
-        }
+        if (gy0 === null) gy0 = y;
+        fitText(sv('text', { x: 12, y: y + laneH / 2 + 4, 'class': 'lanelabel', text: laneLabel(l) }, bg), L - 18);
+        sv('rect', { x: L, y: y, width: W - L - R, height: laneH, fill: '#f4f6f9', 'class': 'lanebg', 'data-lane': 'gpu:' + li }, bg);
+        lane(arr(w.lanes)[li], { 'data-l': li }, y);
         y += laneH + gap;
       });
+      if (gy0 !== null) geo.gpu = [gy0, y - gap];
       rects.addEventListener('mousemove', function (ev) {
-        var t = ev.target, li = t.getAttribute('data-l');
-        if (li === null) return hideTip();
-        var d = w.lanes[+li], k = +t.getAttribute('data-k');
-        var name = w.names[d[k + 3]] || '';
-        var n = d[k + 4];
-        showTip(ev, (n > 1 ? n + ' ops merged (' + CLASSES[d[k + 2]] + ' dominant); longest: ' : CLASSES[d[k + 2]] + ': ') + name +
-          '\nat ' + fmtNs(w.s + d[k]) + ', ' + (n > 1 ? 'span ' + fmtNs(d[k + 1] - d[k]) + ', \u03a3 op time ' + fmtNs(d[k + 5])
-            : 'duration ' + fmtNs(d[k + 5])));
+        var t = ev.target, li = t.getAttribute('data-l'), ci = t.getAttribute('data-cl');
+        if (li === null && ci === null) return hideTip();
+        var d = li !== null ? arr(w.lanes)[+li] : arr(w.cpu)[+ci], k = +t.getAttribute('data-k');
+        var name = arr(w.names)[d[k + 3]] || '';
+        var n = d[k + 4], cls = className(d[k + 2]), busy = d[k + 5];
+        showTip(ev, (n > 1 ? n + ' ops merged (' + cls + ' dominant); longest: ' : cls + ': ') + name +
+          '\nat ' + fmtNs(w.s + d[k]) + ', ' + (n > 1 || busy === null ? 'span ' + (busy === null ? '\u2248 ' : '') + fmtNs(d[k + 1] - d[k]) +
+            (busy === null ? '' : ', \u03a3 op time ' + fmtNs(busy)) : 'duration ' + fmtNs(busy)));
       });
       rects.addEventListener('mouseleave', hideTip);
       if (mem) {
@@ -472,41 +1061,67 @@
         sv('text', { x: 4, y: my + memH / 2 + 4, 'class': 'devlabel', text: 'memory' + (num(mem.device) ? ' (device ' + mem.device + ')' : '') }, svg);
         memChart(svg, mem, L, W - R, my, my + memH, s0, s1, scale, true);
       }
-      drawHighlight(svg, ri, top - 4, plotB, scale, s0, s1);
-      /* drag to zoom */
-      var drag = null, band = null;
-      function tx(ev) {
-        var r = svg.getBoundingClientRect();
-        return (ev.clientX - r.left) * (W / r.width);
-      }
-      svg.addEventListener('mousedown', function (ev) {
-        var x = tx(ev);
-        if (x < L) return;
-        drag = x;
-        band = sv('rect', { x: x, y: top, width: 0, height: plotB - top, fill: 'rgba(47,95,167,.15)' }, svg);
-        ev.preventDefault();
-      });
-      svg.addEventListener('mousemove', function (ev) {
-        if (drag === null) return;
-        var x = tx(ev);
-        band.setAttribute('x', Math.min(x, drag));
-        band.setAttribute('width', Math.abs(x - drag));
-      });
-      svg.addEventListener('mouseup', function (ev) {
-        if (drag === null) return;
-        var x = tx(ev), a = Math.min(x, drag), b = Math.max(x, drag);
-        drag = null;
-        if (b - a < 4) { if (band) svg.removeChild(band); return; }
-        var inv = function (px) { return s0 + (Math.max(L, Math.min(W - R, px)) - L) / (W - L - R) * (s1 - s0); };
-        st.view = [inv(a), inv(b)];
-        redrawAll();
-      });
-      svg.addEventListener('dblclick', function () { st.view = null; redrawAll(); });
-      c.appendChild(svg);
+      overlayG = sv('g', { 'class': 'overlay' }, svg);
+      geo.scale = scale; geo.s0 = s0; geo.s1 = s1;
+      zoomable({ svg: svg, L: L, W: W, R: R, y0: top, y1: plotB, view: function () { return st.gview; },
+        full: function () { return [w.s, Math.max(w.e, w.s + 1)]; }, range: function () { return [s0, s1]; },
+        set: function (nv) { st.gview = nv; draw(); overviewOverlay(); } });
+      svg.addEventListener('dblclick', function () { st.gview = null; draw(); overviewOverlay(); });
+      overlay();
     }
-    st.redraw.push(draw);
+    function overlay() {
+      if (!overlayG) return;
+      clear(overlayG);
+      drawHighlight(overlayG, ri, rows, geo.scale, geo.s0, geo.s1);
+    }
+    st.charts.push({ name: 'gantt', draw: draw, overlay: overlay });
   }
 
+  function renderMemory(box, ri) {
+    var rv = VIZ.ranks[ri], st = state[ri], m = rv.memory;
+    var c = el('div', { cls: 'chart', id: 'memory-' + ri });
+    if (!m) {
+      box.appendChild(el('div', { cls: 'card muted', text: 'No device [memory] events in this trace (profile_memory=True records them): no memory timeline.' }));
+      return;
+    }
+    c.appendChild(el('div', { cls: 'toolbar' }, [
+      el('b', { text: 'Device memory over the whole trace' + (num(m.device) ? ' (device ' + m.device + ')' : '') }),
+      el('span', { cls: 'legend' }, [
+        el('span', null, [el('span', { cls: 'sw', style: 'background:rgba(78,121,167,.45)' }), 'allocated (min\u2013max per bucket)']),
+        el('span', null, [el('span', { cls: 'sw', style: 'background:#2f5fa7' }), 'allocated']),
+        el('span', null, [el('span', { cls: 'sw', style: 'background:#e15759' }), 'reserved (max per bucket)'])]),
+      m.relative ? el('span', { cls: 'hint', text: 'levels are growth since the first event (the trace has no Total Allocated)' }) : null]));
+    var holder = el('div', { cls: 'svgbox' });
+    c.appendChild(holder);
+    box.appendChild(c);
+    var geo = null, overlayG = null;
+    function draw() {
+      clear(holder);
+      var W = chartWidth(c), L = 180, R = 12, H = 170, y0 = 8, y1 = H - 26;
+      var svg = sv('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H });
+      holder.appendChild(svg);
+      var s0 = rv.t0, s1 = Math.max(rv.t1, m.end, rv.t0 + 1);
+      var scale = function (t) { return L + (t - s0) / (s1 - s0) * (W - L - R); };
+      gridLines(svg, L, W - R, y0, y1, s0, s1, scale);
+      memChart(svg, m, L, W - R, y0, y1, s0, s1, scale, false);
+      timeAxis(svg, L, W - R, y1 + 2, s0, s1, scale, false, undefined, W);
+      overlayG = sv('g', { 'class': 'overlay' }, svg);
+      geo = { scale: scale, s0: s0, s1: s1, y0: y0, y1: y1 };
+      overlay();
+    }
+    function overlay() {
+      if (!overlayG) return;
+      clear(overlayG);
+      var v = st.views[st.cur];
+      if (v) {
+        var vs = st.gview ? st.gview[0] : v.s, ve = st.gview ? st.gview[1] : v.e;
+        sv('rect', { 'class': 'winbox', x: geo.scale(vs), y: geo.y0, width: Math.max(2, geo.scale(ve) - geo.scale(vs)), height: geo.y1 - geo.y0 }, overlayG);
+      }
+      /* memory belongs to the device, not to a lane: every finding's ranges */
+      drawHighlight(overlayG, ri, function () { return [geo.y0, geo.y1]; }, geo.scale, geo.s0, geo.s1);
+    }
+    st.charts.push({ name: 'memory', draw: draw, overlay: overlay });
+  }
   /* allocated (band: min..max per bucket, line: level at the bucket end)
      and reserved, between y0 and y1 */
   function memChart(svg, m, x0, x1, y0, y1, s0, s1, scale, compact) {
@@ -548,41 +1163,6 @@
     sv('text', { x: x0 - 4, y: y1, 'text-anchor': 'end', text: fmtBytes(bottom) }, svg);
   }
 
-  function renderMemory(box, ri) {
-    var rv = VIZ.ranks[ri], st = state[ri], m = rv.memory;
-    var c = el('div', { cls: 'chart' });
-    if (!m) {
-      box.appendChild(el('div', { cls: 'card muted', text: 'No device [memory] events in this trace (profile_memory=True records them): no memory timeline.' }));
-      return;
-    }
-    c.appendChild(el('div', { cls: 'toolbar' }, [
-      el('b', { text: 'Device memory over the whole trace' + (num(m.device) ? ' (device ' + m.device + ')' : '') }),
-      el('span', { cls: 'legend' }, [
-        el('span', null, [el('span', { cls: 'sw', style: 'background:rgba(78,121,167,.45)' }), 'allocated (min\u2013max per bucket)']),
-        el('span', null, [el('span', { cls: 'sw', style: 'background:#2f5fa7' }), 'allocated']),
-        el('span', null, [el('span', { cls: 'sw', style: 'background:#e15759' }), 'reserved (max per bucket)'])]),
-      m.relative ? el('span', { cls: 'hint', text: 'levels are growth since the first event (the trace has no Total Allocated)' }) : null]));
-    box.appendChild(c);
-    function draw() {
-      var old = c.querySelector('svg');
-      if (old) c.removeChild(old);
-      var W = chartWidth(c), L = 170, R = 10, H = 170, y0 = 8, y1 = H - 26;
-      var svg = sv('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H });
-      var s0 = rv.t0, s1 = Math.max(rv.t1, m.end, rv.t0 + 1);
-      var scale = function (t) { return L + (t - s0) / (s1 - s0) * (W - L - R); };
-      gridLines(svg, L, W - R, y0, y1, s0, s1, scale);
-      memChart(svg, m, L, W - R, y0, y1, s0, s1, scale, false);
-      var w = arr(rv.windows)[st.win];
-      if (w) {
-        var vs = st.view ? st.view[0] : w.s, ve = st.view ? st.view[1] : w.e;
-        sv('rect', { 'class': 'winbox', x: scale(vs), y: y0, width: Math.max(2, scale(ve) - scale(vs)), height: y1 - y0 }, svg);
-      }
-      drawHighlight(svg, ri, y0, y1, scale, s0, s1);
-      timeAxis(svg, L, W - R, y1 + 2, s0, s1, scale, false);
-      c.appendChild(svg);
-    }
-    st.redraw.push(draw);
-  }
 
   /* launch-gap histogram of each stream: fixed 1-2-5 bins, log-scaled bars */
   function renderHists(box, r, ri) {
@@ -682,10 +1262,14 @@
     c.appendChild(svg);
   }
 
+
   function renderRank(main, ri) {
     var rv = VIZ.ranks[ri], r = arr(REPORT.ranks)[ri] || {};
-    state[ri] = { win: 0, view: null, redraw: [], select: null };
-    arr(rv.windows).forEach(function (w, j) { if (w.kind === 'step' && w.step === rv.chosen_step) state[ri].win = j; });
+    var st = state[ri] = { views: buildViews(rv), cur: 0, gview: null, oview: null, charts: [], select: null };
+    st.views.forEach(function (v, j) {
+      var w = v.type === 'win' ? rv.windows[v.w] : null;
+      if (w && w.kind === 'step' && w.step === rv.chosen_step) st.cur = j;
+    });
     var d = el('details', { cls: 'rank', id: 'rank-' + ri });
     if (ri < 2) d.open = true;
     d.appendChild(el('summary', { text: 'Rank ' + rv.rank + ' \u2014 ' + rv.path }));
@@ -696,22 +1280,37 @@
     renderUnits(d, r);
     renderHists(d, r, ri);
     main.appendChild(d);
+    /* charts of a closed rank are drawn at a guessed width: draw again at
+       the real one when it opens */
+    d.addEventListener('toggle', function () { if (d.open) redrawRank(ri, null); });
   }
 
   function render() {
     REPORT = JSON.parse(document.getElementById('fsdpa-report').textContent);
     VIZ = JSON.parse(document.getElementById('fsdpa-viz').textContent);
+    arr(VIZ.classes).forEach(function (c, i) { if (c && c.name) CLASSES[i] = c.name; });
     var main = document.getElementById('app');
-    tip = el('div', { cls: 'tip' });
+    tip = el('div', { cls: 'tip', role: 'tooltip' });
     body.appendChild(tip);
     renderHeader(main);
     renderFindings(main);
     renderCrossRank(main);
     arr(VIZ.ranks).forEach(function (rv, ri) { renderRank(main, ri); });
     redrawAll();
-    var t = null;
-    window.addEventListener('resize', function () { clearTimeout(t); t = setTimeout(redrawAll, 120); });
-    document.addEventListener('keydown', function (ev) { if (ev.key === 'Escape') { highlight = null; redrawAll(); } });
+    var t = null, lastW = window.innerWidth;
+    window.addEventListener('resize', function () {
+      if (window.innerWidth === lastW) return;
+      lastW = window.innerWidth;
+      clearTimeout(t);
+      t = setTimeout(redrawAll, 120);
+    });
+    document.addEventListener('keydown', function (ev) {
+      if (ev.key !== 'Escape' || !highlight) return;
+      highlight = null;
+      var cards = document.querySelectorAll('.finding');
+      for (var i = 0; i < cards.length; i++) { cards[i].classList.remove('active'); cards[i].setAttribute('aria-selected', 'false'); }
+      overlaysAll();
+    });
     var m = /^#finding-(\d+)$/.exec(location.hash || '');
     if (m && +m[1] < arr(REPORT.findings).length) selectFinding(+m[1]);
   }

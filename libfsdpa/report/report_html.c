@@ -7,9 +7,11 @@
 #include "report/html.h"
 #include <string.h>
 
-/* Page size bounds, whatever the trace size: about 40 bytes per rectangle. */
+/* Page size bounds, whatever the trace size: about 40 bytes per rectangle
+ * of a detailed window, about 12 per rectangle of a coarse step view. */
 #define PAGE_WINDOWS 24
 #define PAGE_RECTS 100000
+#define PAGE_STEP_RECTS 150000
 
 static void put_escaped_html(sbuf *b, const char *s) {
   for (; *s; s++) {
@@ -49,10 +51,13 @@ static fsdpa_status viz_json(report_in *in, sbuf *out) {
   if (bud.max_windows > 8) bud.max_windows = 8;
   if (bud.max_windows < 1) bud.max_windows = 1;
   bud.rects_per_window = PAGE_RECTS / (in->n * bud.max_windows);
+  bud.step_rects = PAGE_STEP_RECTS / in->n;
   jsonw w;
   jw_init(&w, out, 0);
   jw_obj(&w);
-  jw_kstr(&w, "schema", "fsdpa.html-data/1");
+  jw_kstr(&w, "schema", "fsdpa.html-data/2");
+  jw_key(&w, "classes");
+  html_classes_json(&w);
   jw_key(&w, "ranks");
   jw_arr(&w);
   for (size_t i = 0; i < in->n; i++) {
