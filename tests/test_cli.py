@@ -372,8 +372,11 @@ class Sizes(unittest.TestCase):
             for s in sizes:
                 self.assertEqual(self.passes(s), ok, (s, need))
         d = decimal.Decimal
+        # MiB / 2^k is a finite decimal, exact only with enough digits (the
+        # default 28 would round it)
+        decimal.getcontext().prec = 100
         for unit, div in (("G", 1 << 10), ("T", 1 << 20)):
-            exact = format(d(need) / d(1 << 20) / d(div), "f")  # MiB / 2^k is a finite decimal
+            exact = format(d(need) / d(1 << 20) / d(div), "f")
             self.assertTrue(self.passes(exact + unit), exact + unit)
             below = format((d(need) - 1) / d(1 << 20) / d(div), "f")
             self.assertFalse(self.passes(below[:40] + unit), below + unit)
