@@ -86,8 +86,10 @@ func TestABIStructs(t *testing.T) {
 		}
 	}
 	var missing []string
-	for name := range abi.Structs {
-		if _, ok := cStructs()[name]; !ok {
+	for name, st := range abi.Structs {
+		// experimental structs are checked when the binding has them; a new
+		// one need not be bound before it is stable
+		if _, ok := cStructs()[name]; !ok && !st.Experimental {
 			missing = append(missing, name)
 		}
 	}
@@ -213,8 +215,8 @@ func TestABIFunctions(t *testing.T) {
 		}
 	}
 	var missing []string
-	for name := range abi.Functions {
-		if !used[name] {
+	for name, fn := range abi.Functions {
+		if !used[name] && !fn.Experimental {
 			missing = append(missing, name)
 		}
 	}
