@@ -443,6 +443,10 @@ START_TEST(t_html_every_trace_in_the_browser) {
   char *out = tu_run(cmd, &status);
   int rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   printf("%s", out ? out : "");
+  /* a failed check leaves the forked child without flushing stdout: the
+   * checker's FAIL lines must reach the log */
+  if (rc != 0 && rc != 77) fprintf(stderr, "%s", out ? out : "");
+  fflush(stdout);
   free(out);
   if (rc == 77) return;  /* html_check.py printed "# SKIP ..." (no Chromium) */
   ck_assert_msg(rc == 0, "browser test failed (exit %d), see the # FAIL lines", rc);
