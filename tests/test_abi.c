@@ -268,7 +268,7 @@ START_TEST(t_below_first_size_inputs) {
   size_t ml = 0;
   ck_assert_int_eq(fsdpa_summary_merge((const char *const *)sums, lens, 2, NULL, &m, &ml, NULL), FSDPA_OK);
   char dst[4096];
-  snprintf(dst, sizeof dst, "%s/tests/gen/abi-small-%d.json", tu_build_root(), (int)getpid());
+  snprintf(dst, sizeof dst, "%s/abi-small-%d.json", tu_gen_dir(), (int)getpid());
   small_box b;
   size_t cases = 0;
   for (size_t k = 0; k < NBELOW; k++) {
@@ -429,7 +429,7 @@ START_TEST(t_below_first_size_outputs) {
   fsdpa_list *lists[ABI_NKINDS] = {NULL};
   for (size_t kind = 1; kind < ABI_NKINDS; kind++) lists[kind] = kind_list(c, kind);
   char dst[4096];
-  snprintf(dst, sizeof dst, "%s/tests/gen/abi-small-%d.json", tu_build_root(), (int)getpid());
+  snprintf(dst, sizeof dst, "%s/abi-small-%d.json", tu_gen_dir(), (int)getpid());
   small_box b;
   size_t cases = 0;
   fsdpa_query whole = FSDPA_QUERY_INIT;

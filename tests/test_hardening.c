@@ -1213,7 +1213,7 @@ static fsdpa_status fi_step(int s, fsdpa_ctx **c, const char *const *paths, size
       for (size_t i = 0; i < n; i++) {
         /* the annotated copy of rank i's file, gzipped; nothing left on failure */
         char dst[4096];
-        snprintf(dst, sizeof dst, "%s/tests/gen/hardening-annotated-%d.json.gz", tu_build_root(), (int)getpid());
+        snprintf(dst, sizeof dst, "%s/hardening-annotated-%d.json.gz", tu_gen_dir(), (int)getpid());
         fi_stale(&e);
         fsdpa_status st = fi_err_done(&e, fsdpa_annotate_file(c, n, i, paths[i], dst, NULL, &e), "fsdpa_annotate_file");
         FILE *f = fopen(dst, "rb");

@@ -16,6 +16,13 @@ const char *tu_build_root(void) {
   return s ? s : ".";
 }
 
+const char *tu_gen_dir(void) {
+  static char dir[4096];
+  snprintf(dir, sizeof dir, "%s/tests/gen", tu_build_root());
+  mkdir(dir, 0777);
+  return dir;
+}
+
 const char *tu_corpus_dir(void) {
   const char *d = getenv("FSDPA_TRACE_CORPUS");
   if (!d || !*d) d = getenv("FSDPA_DEFAULT_CORPUS");
@@ -71,9 +78,8 @@ char *tu_run(const char *cmd, int *status) {
 }
 
 char *tu_tracegen(const char *scenario, const char *extra, const char *name) {
-  char dir[4096], cmd[8192];
-  snprintf(dir, sizeof dir, "%s/tests/gen", tu_build_root());
-  mkdir(dir, 0777);
+  char cmd[8192];
+  const char *dir = tu_gen_dir();
   char *path = malloc(4096);
   if (!path) return NULL;
   snprintf(path, 4096, "%s/%s", dir, name);

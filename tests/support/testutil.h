@@ -11,6 +11,9 @@ const char *tu_corpus_dir(void);
 /* Source / build roots from the environment meson sets. */
 const char *tu_source_root(void);
 const char *tu_build_root(void);
+/* <build>/tests/gen, where tests write generated files: created on first
+ * use, so no test depends on another having run before it. */
+const char *tu_gen_dir(void);
 /* Read a whole file (binary, NUL-terminated after its bytes); caller frees.
  * NULL on failure. */
 char *tu_read_file(const char *path, size_t *len);
