@@ -106,6 +106,7 @@ fsdpa_status fsdpa_ctx_new(fsdpa_ctx **out, const fsdpa_options *opts) {
   c->rank_opt = o.rank;
   fsdpa_trace_info_init(&c->info);
   c->info.rank = o.rank;
+  c->declared_rank = FSDPA_ABSENT;
   c->err_offset = FSDPA_ABSENT;
   for (int i = 0; i < P__COUNT; i++) c->params[i] = param_default(i);
   set_name(c, o.name);
@@ -259,7 +260,16 @@ fsdpa_status fsdpa_trace_info_get(fsdpa_ctx *c, fsdpa_trace_info *out) {
 /* ---- feeding ---- */
 
 static fsdpa_status sink_event(void *ud, const fsdpa_event *ev) { return add_event(ud, ev); }
-static fsdpa_status sink_meta(void *ud, const fsdpa_trace_info *i) { return ctx_set_trace_info(ud, i); }
+/* distributedInfo as the file writes it: its rank is kept apart from the
+ * number a caller may give the trace (fsdpa_trace_info_set(), options) */
+static fsdpa_status sink_meta(void *ud, const fsdpa_trace_info *i) {
+  fsdpa_ctx *c = ud;
+  if (i->rank != FSDPA_ABSENT && i->rank != c->declared_rank) {
+    c->declared_rank = i->rank;
+    ctx_cache_clear(c);
+  }
+  return ctx_set_trace_info(c, i);
+}
 
 static fsdpa_status input_error(fsdpa_ctx *c, fsdpa_status st) {
   c->failed = 1;

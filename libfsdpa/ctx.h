@@ -40,6 +40,7 @@ struct fsdpa_ctx {
   store st;
   int64_t rank_opt;           /* from options */
   fsdpa_trace_info info;
+  int64_t declared_rank;      /* distributedInfo.rank as the JSON file gives it, ABSENT if none (not what a caller sets) */
   int64_t params[P__COUNT];
   char err[512];
   int64_t err_offset;

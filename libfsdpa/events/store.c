@@ -1,5 +1,6 @@
 #include "events/store.h"
 #include "events/classify.h"
+#include "events/classify_workload.h"
 #include <stdlib.h>
 #include <string.h>
 #include "util/sort.h"
@@ -9,6 +10,7 @@
 void store_init(store *s) {
   memset(s, 0, sizeof *s);
   intern_init(&s->names);
+  s->py_forward_name = s->py_backward_name = INTERN_NONE;
   s->gen = 1;
 }
 
@@ -160,6 +162,14 @@ fsdpa_status store_add(fa_alloc *a, store *s, const fsdpa_event *ev) {
   if (kind == RK_OTHER || ev->ts_ns == FSDPA_ABSENT || bad_time) {
     if (kind != RK_OTHER) {  /* a retained kind without a time: count it as dropped */
       st->other++;
+    } else if (ev->cat && ev->ph == 'X') {
+      int py = classify_pyframe(ev->cat, ev->cat_len, name, nlen);
+      if (py) {
+        uint64_t *cnt = py == 1 ? &s->py_forward : &s->py_backward;
+        uint32_t *first = py == 1 ? &s->py_forward_name : &s->py_backward_name;
+        if (*first == INTERN_NONE && (*first = name_get(a, s, name, nlen)) == INTERN_NONE) FAIL();
+        (*cnt)++;
+      }
     }
     return FSDPA_OK;
   }

@@ -7,6 +7,7 @@
 #include "analysis/fsdp/fsdp.h"
 #include "analysis/sync/sync.h"
 #include "analysis/allocator/allocator.h"
+#include "model/workload.h"
 #include "util/fmt.h"
 #include <stdio.h>
 
@@ -32,6 +33,40 @@ static const char *role_name(int r) {
     case FSDPA_ROLE_MEMORY: return "memory";
     default: return "mixed";
   }
+}
+
+static void evidence_json(const fsdpa_ctx *c, jsonw *w, const char *label, const wl_evidence *e) {
+  jw_obj(w);
+  jw_kstr(w, "label", label);
+  jw_kstr(w, "rule", e->rule);
+  jw_ku64(w, "count", e->count);
+  jw_key(w, "example");
+  if (e->example != INTERN_NONE)
+    jw_strn(w, store_name(&c->st, e->example), intern_len(&c->st.names, e->example));
+  else jw_null(w);
+  jw_obj_end(w);
+}
+
+static fsdpa_status workload_json(fsdpa_ctx *c, jsonw *w) {
+  workload wl;
+  fsdpa_status st = workload_build(c, &wl);
+  if (st) return st;
+  jw_obj(w);
+  jw_key(w, "parallelism");
+  jw_arr(w);
+  for (int l = 0; l < WL__COUNT; l++)
+    if (wl.labels & (1u << l)) jw_str(w, wl_label_name(l));
+  if (!wl.labels) jw_str(w, "unknown");
+  jw_arr_end(w);
+  jw_kstr(w, "mode", wl_mode_name(wl.mode));
+  jw_key(w, "evidence");
+  jw_arr(w);
+  for (int l = 0; l < WL__COUNT; l++)
+    if (wl.labels & (1u << l)) evidence_json(c, w, wl_label_name(l), &wl.label_ev[l]);
+  if (wl.mode != WM_UNKNOWN) evidence_json(c, w, wl_mode_name(wl.mode), &wl.mode_ev);
+  jw_arr_end(w);
+  jw_obj_end(w);
+  return FSDPA_OK;
 }
 
 fsdpa_status rank_json_write(fsdpa_ctx *c, int64_t rank, jsonw *w) {
@@ -88,6 +123,8 @@ fsdpa_status rank_json_write(fsdpa_ctx *c, int64_t rank, jsonw *w) {
   if ((st = sync_waits_json(c, w))) return st;
   jw_key(w, "allocator");
   if ((st = allocator_json(c, w))) return st;
+  jw_key(w, "workload");
+  if ((st = workload_json(c, w))) return st;
   jw_obj_end(w);
   return FSDPA_OK;
 }

@@ -3,6 +3,7 @@
  * ranges it rests on.  Lines fit the caller's width (a terminal's; 100 by
  * default). */
 #include "report/report.h"
+#include "model/workload.h"
 #include "util/fmt.h"
 #include <math.h>
 #include <stdio.h>
@@ -158,6 +159,17 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
             plural(c->st.stats.kernels, "kernel", "kernels"), c->st.steps.len, plural(c->st.steps.len, "step", "steps"),
             v->nstreams, plural(v->nstreams, "stream", "streams"), ndev, plural(ndev, "device", "devices"),
             ver == 2 ? ", FSDP2" : ver == 1 ? ", FSDP1" : "");
+
+  workload wl;
+  if ((st = workload_build(c, &wl))) return st;
+  label(b, in, "workload");
+  int first = 1;
+  for (int l = 0; l < WL__COUNT; l++)
+    if (wl.labels & (1u << l)) {
+      sb_printf(b, "%s%s", first ? "" : " + ", wl_label_name(l));
+      first = 0;
+    }
+  sb_printf(b, "%s, mode %s\n", first ? "parallelism unknown" : "", wl_mode_name(wl.mode));
 
   size_t ns = c->st.steps.len;
   label(b, in, "step time");

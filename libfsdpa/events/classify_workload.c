@@ -1,0 +1,117 @@
+#include "events/classify_workload.h"
+#include <string.h>
+#include <strings.h>
+
+#define LIT(s) s, (sizeof(s) - 1)
+
+static int starts(const char *a, size_t la, const char *p, size_t lp) {
+  return la >= lp && memcmp(a, p, lp) == 0;
+}
+static int ends(const char *a, size_t la, const char *p, size_t lp) {
+  return la >= lp && memcmp(a + la - lp, p, lp) == 0;
+}
+static int has(const char *a, size_t la, const char *p, size_t lp) {
+  if (lp == 0 || la < lp) return 0;
+  for (size_t i = 0; i + lp <= la; i++)
+    if (a[i] == p[0] && memcmp(a + i, p, lp) == 0) return 1;
+  return 0;
+}
+static int ihas(const char *a, size_t la, const char *p, size_t lp) {
+  if (lp == 0 || la < lp) return 0;
+  for (size_t i = 0; i + lp <= la; i++)
+    if (strncasecmp(a + i, p, lp) == 0) return 1;
+  return 0;
+}
+
+/* The communication op prefixes PyTorch and the serving engines record on
+ * the CPU side; what follows the prefix names the collective. */
+static const struct { const char *p; size_t n; } COMM_PREFIX[] = {
+    {LIT("nccl:")},          {LIT("gloo:")},          {LIT("c10d::")},
+    {LIT("_c10d_functional::")}, {LIT("c10d_functional::")}, {LIT("symm_mem::")},
+    {LIT("record_param_comms")}, {LIT("vllm::all_reduce")}, {LIT("_C_custom_ar::")},
+    {LIT("sgl_kernel::all_reduce")}, {LIT("trtllm::allreduce")},
+};
+
+static uint32_t comm_op(const char *s, size_t n) {
+  size_t k = SIZE_MAX;
+  for (size_t i = 0; i < sizeof COMM_PREFIX / sizeof COMM_PREFIX[0]; i++)
+    if (starts(s, n, COMM_PREFIX[i].p, COMM_PREFIX[i].n)) { k = COMM_PREFIX[i].n; break; }
+  if (k == SIZE_MAX) return 0;
+  uint32_t f = WH_COMM_OP;
+  const char *t = s + k;
+  size_t m = n - k;
+  if (ihas(t, m, LIT("all_to_all")) || ihas(t, m, LIT("alltoall"))) f |= WH_ALLTOALL;
+  else if (ihas(t, m, LIT("all_reduce")) || ihas(t, m, LIT("allreduce"))) f |= WH_ALLREDUCE;
+  else if (ihas(t, m, LIT("all_gather")) || ihas(t, m, LIT("allgather")) ||
+           ihas(t, m, LIT("reduce_scatter")))
+    f |= WH_AG_RS;
+  else if (starts(t, m, LIT("send")) || starts(t, m, LIT("recv")) || starts(t, m, LIT("isend")) ||
+           starts(t, m, LIT("irecv")))
+    f |= WH_P2P;
+  if (starts(s, n, LIT("_c10d_functional::")) || starts(s, n, LIT("c10d_functional::")))
+    f |= WH_FUNC_COLL;
+  if (starts(s, n, LIT("vllm::all_reduce")) || starts(s, n, LIT("_C_custom_ar::")) ||
+      starts(s, n, LIT("sgl_kernel::all_reduce")) || starts(s, n, LIT("trtllm::allreduce")))
+    f |= WH_ALLREDUCE;
+  return f;
+}
+
+uint32_t classify_workload(const char *s, size_t n) {
+  if (!s || !n) return 0;
+  uint32_t f = comm_op(s, n);
+  if (starts(s, n, LIT("DistributedDataParallel.")) ||
+      starts(s, n, LIT("torch.distributed.ddp.reducer::")))
+    f |= WH_DDP;
+  if (starts(s, n, LIT("Optimizer.step#")) || starts(s, n, LIT("Optimizer.zero_grad#"))) f |= WH_OPTIM;
+  if (starts(s, n, LIT("## backward"))) f |= WH_BWD_MARK;
+  if (starts(s, n, LIT("## forward")) || starts(s, n, LIT("nn.Module: ")) ||
+      ends(s, n, LIT("|forward]")) || ends(s, n, LIT("|forward")))
+    f |= WH_FWD_MARK;
+  if (has(s, n, LIT("split_embedding")) || has(s, n, LIT("KJT")) || has(s, n, LIT("kjt")) ||
+      has(s, n, LIT("PooledEmbedding")) || has(s, n, LIT("sparse_data_dist")) ||
+      has(s, n, LIT("_emb ")) || ends(s, n, LIT("_emb")) || has(s, n, LIT("embedding_bag")))
+    f |= WH_EMBEDDING;
+  if (has(s, n, LIT("deep_ep::"))) f |= WH_DEEP_EP | WH_MOE;
+  if (ihas(s, n, LIT("moe")) || ihas(s, n, LIT("expert"))) f |= WH_MOE;
+  if (has(s, n, LIT("PipelineStage")) || has(s, n, LIT("pipelining")) ||
+      has(s, n, LIT("PipelineSchedule")))
+    f |= WH_P2P;
+  if (has(s, n, LIT("backward")) || has(s, n, LIT("_bwd")) || has(s, n, LIT("bwd_")) ||
+      has(s, n, LIT("wgrad")) || has(s, n, LIT("dgrad")) || has(s, n, LIT("_wrw")))
+    f |= WH_BWD_KERNEL;
+  return f;
+}
+
+int classify_pyframe(const char *cat, size_t cl, const char *s, size_t n) {
+  if (cl != 15 || memcmp(cat, "python_function", 15) != 0 || !s) return 0;
+  if (starts(s, n, LIT("nn.Module: ")) || ends(s, n, LIT("): forward"))) return 1;
+  if (ends(s, n, LIT("): backward"))) return 2;
+  return 0;
+}
+
+static int number_after(const char *s, size_t n, const char *key, size_t kl, int64_t *v) {
+  for (size_t i = 0; i + kl <= n; i++) {
+    if (memcmp(s + i, key, kl) != 0) continue;
+    size_t j = i + kl;
+    int64_t x = 0;
+    if (j >= n || s[j] < '0' || s[j] > '9') return 0;
+    for (; j < n && s[j] >= '0' && s[j] <= '9'; j++) {
+      if (x > (INT64_MAX - 9) / 10) return 0;
+      x = x * 10 + (s[j] - '0');
+    }
+    *v = x;
+    return 1;
+  }
+  return 0;
+}
+
+int classify_engine_step(const char *s, size_t n, int64_t *context, int64_t *generation) {
+  if (!s || !starts(s, n, LIT("execute_"))) return 0;
+  int64_t c = 0, g = 0;
+  int hc = number_after(s, n, LIT("_context_"), &c);
+  int hg = number_after(s, n, LIT("_generation_"), &g);
+  if (!hc && !hg) return 0;
+  *context = c;
+  *generation = g;
+  return 1;
+}

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""The report's workload labels and mode (ranks[].workload) against what an
+expert read in each shared trace (tests/verdicts/*.json, written without the
+library) and against the generator's scenarios (FSDP version from the truth).
+
+Agreement is required everywhere except on the traces listed in DISAGREE,
+where the library's answer is pinned too, with the reason, so that a change
+either way is seen.  Exit 0 = all as stated, 1 = a difference, 77 = no corpus
+and no generator run possible.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.environ.get("FSDPA_SOURCE_ROOT") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLI = os.environ.get("FSDPA_CLI")
+CORPUS = os.environ.get("FSDPA_TRACE_CORPUS") or os.environ.get("FSDPA_DEFAULT_CORPUS") or \
+    os.path.join(ROOT, "..", "shared", "traces")
+
+# trace -> (library's labels, library's mode, why it differs from the verdict)
+DISAGREE = {
+    "hta/call_stack/backward_thread.json": (
+        ["single_gpu"], "train",
+        "one kernel on one device, no communication, distributedInfo rank 0 without a world size: "
+        "the rule says single_gpu; the expert would not decide from a single kernel"),
+    "kineto/before_fix_trace.json": (
+        ["single_gpu"], "unknown",
+        "one kernel named 'Kernel' on one device, no communication, no distributedInfo: the rule says "
+        "single_gpu; the expert called the synthetic trace undecidable"),
+}
+
+
+def report(paths):
+    r = subprocess.run([CLI, "analyze", "--format", "json"] + paths, capture_output=True, text=True)
+    if r.returncode not in (0, 1):
+        raise RuntimeError("%s: exit %d: %s" % (paths, r.returncode, r.stderr.strip()[:300]))
+    return json.loads(r.stdout)
+
+
+def check_evidence(name, wl, bad):
+    """Every label and the mode (unless unknown) carry a rule and a count > 0."""
+    labels = set(wl["parallelism"]) - {"unknown"}
+    if wl["mode"] != "unknown":
+        labels.add(wl["mode"])
+    have = {e["label"]: e for e in wl["evidence"]}
+    for l in labels:
+        e = have.get(l)
+        if not e or not e["rule"] or e["count"] <= 0:
+            bad.append("%s: label %s without evidence: %s" % (name, l, e))
+    if set(have) != labels:
+        bad.append("%s: evidence for labels not reported: %s" % (name, sorted(set(have) - labels)))
+
+
+def corpus(bad):
+    vdir = os.path.join(ROOT, "tests", "verdicts")
+    if not os.path.isdir(CORPUS):
+        print("# SKIP corpus part: no trace corpus at %s" % CORPUS)
+        return 0
+    n = 0
+    for f in sorted(os.listdir(vdir)):
+        if not f.endswith(".json"):
+            continue
+        v = json.load(open(os.path.join(vdir, f)))
+        if v.get("expect_rejected"):
+            continue
+        path = os.path.join(CORPUS, v["trace"])
+        if not os.path.exists(path):
+            bad.append("%s: trace missing from the corpus" % v["trace"])
+            continue
+        wl = report([path])["ranks"][0]["workload"]
+        got = (sorted(wl["parallelism"]), wl["mode"])
+        want = (sorted(v["workload"]["parallelism"]), v["workload"]["mode"])
+        check_evidence(v["trace"], wl, bad)
+        n += 1
+        if v["trace"] in DISAGREE:
+            pinned = DISAGREE[v["trace"]]
+            if got != (sorted(pinned[0]), pinned[1]):
+                bad.append("%s: library now says %s (pinned %s, verdict %s)" % (v["trace"], got, pinned[:2], want))
+            elif got == want:
+                bad.append("%s: now agrees with the verdict: drop it from DISAGREE" % v["trace"])
+            else:
+                print("# %s: differs from the verdict %s as pinned: %s" % (v["trace"], want, pinned[2]))
+            continue
+        if got != want:
+            bad.append("%s: labels/mode %s, the verdict says %s" % (v["trace"], got, want))
+    print("# corpus: %d traces compared with their verdicts" % n)
+    return n
+
+
+def generator(bad):
+    sys.path.insert(0, os.path.join(ROOT, "tools", "tracegen"))
+    import tracegen  # noqa: E402
+    n = 0
+    with tempfile.TemporaryDirectory() as d:
+        for sc in ("fsdp2_healthy", "fsdp1_serialized", "launch_bound", "sync_stall", "allocator_thrash"):
+            out = os.path.join(d, sc + ".json")
+            subprocess.run([sys.executable, os.path.join(ROOT, "tools", "tracegen", "tracegen.py"), sc,
+                            "-o", out, "--steps", "2", "--layers", "2"], check=True, capture_output=True)
+            truth = json.load(open(tracegen.truth_path(out)))
+            wl = report([out])["ranks"][0]["workload"]
+            check_evidence(sc, wl, bad)
+            ver = truth["fsdp"]["version"]
+            want = {"fsdp2": {"FSDP2"}, "fsdp1": {"FSDP1"}}.get(ver)
+            labels = set(wl["parallelism"])
+            if want and not want <= labels:
+                bad.append("%s: FSDP version %s but labels %s" % (sc, ver, sorted(labels)))
+            if not want and labels & {"FSDP1", "FSDP2"}:
+                bad.append("%s: no FSDP but labels %s" % (sc, sorted(labels)))
+            if "DDP" in labels:
+                bad.append("%s: DDP label on a generator trace without DDP" % sc)
+            n += 1
+    print("# generator: %d scenarios" % n)
+    return n
+
+
+def main():
+    if not CLI or not os.access(CLI, os.X_OK):
+        print("FSDPA_CLI must name the fsdpa executable", file=sys.stderr)
+        return 2
+    bad = []
+    n = corpus(bad) + generator(bad)
+    for b in bad:
+        print("FAIL " + b)
+    if not n:
+        return 77
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
