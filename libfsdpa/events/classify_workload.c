@@ -115,3 +115,14 @@ int classify_engine_step(const char *s, size_t n, int64_t *context, int64_t *gen
   *generation = g;
   return 1;
 }
+
+int classify_iteration_mark(const char *s, size_t n) {
+  int64_t a, b;
+  if (!s || !n) return IT_NONE;
+  if (starts(s, n, LIT("Optimizer.step#"))) return IT_OPTIMIZER;
+  if (starts(s, n, LIT("enumerate(DataLoader)#"))) return IT_DATALOADER;
+  if (s[0] == '[' && s[n - 1] == ']' && (has(s, n, LIT("|warmup|")) || has(s, n, LIT("|measure|"))))
+    return IT_BENCHMARK;
+  if (classify_engine_step(s, n, &a, &b)) return IT_ENGINE;
+  return IT_NONE;
+}

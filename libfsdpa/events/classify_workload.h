@@ -35,4 +35,13 @@ int classify_pyframe(const char *cat, size_t cat_len, const char *name, size_t l
  * "execute_<tokens>_context_<n>(...)_generation_<m>(...)".  Returns 1 and
  * the request counts, or 0. */
 int classify_engine_step(const char *name, size_t len, int64_t *context, int64_t *generation);
+/* Annotations that delimit iterations when a trace has no ProfilerStep. */
+enum {
+  IT_NONE = 0,
+  IT_OPTIMIZER,   /* Optimizer.step#<name>.step: one per training iteration */
+  IT_BENCHMARK,   /* a benchmark harness's per-run range, e.g. "[param|<model>|...|warmup|forward]" */
+  IT_DATALOADER,  /* enumerate(DataLoader)#<iter>.__next__: one batch fetched per iteration */
+  IT_ENGINE       /* an inference engine's step (classify_engine_step) */
+};
+int classify_iteration_mark(const char *name, size_t len);
 #endif

@@ -8,6 +8,7 @@
 #include "analysis/sync/sync.h"
 #include "analysis/allocator/allocator.h"
 #include "model/workload.h"
+#include "model/iterations.h"
 #include "util/fmt.h"
 #include <stdio.h>
 
@@ -69,6 +70,29 @@ static fsdpa_status workload_json(fsdpa_ctx *c, jsonw *w) {
   return FSDPA_OK;
 }
 
+static fsdpa_status iterations_json(fsdpa_ctx *c, jsonw *w) {
+  iterations it;
+  fsdpa_status st = iterations_build(c, &it);
+  if (st) return st;
+  int64_t base = ctx_base(c);
+  jw_obj(w);
+  jw_kstr(w, "source", it_source_name(it.source));
+  jw_kstr(w, "rule", it_source_rule(it.source));
+  jw_ku64(w, "count", it.n);
+  jw_key(w, "ranges");
+  jw_arr(w);
+  for (size_t i = 0; i < it.n; i++) {
+    jw_obj(w);
+    jw_ki64(w, "start_ns", it.r[i].s + base);
+    jw_ki64(w, "dur_ns", it.r[i].e - it.r[i].s);
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
+  jw_obj_end(w);
+  iterations_free(&it);
+  return FSDPA_OK;
+}
+
 fsdpa_status rank_json_write(fsdpa_ctx *c, int64_t rank, jsonw *w) {
   const store_views *v = ctx_views(c);
   if (!v) return fa_fail_status(&c->alloc);
@@ -125,6 +149,8 @@ fsdpa_status rank_json_write(fsdpa_ctx *c, int64_t rank, jsonw *w) {
   if ((st = allocator_json(c, w))) return st;
   jw_key(w, "workload");
   if ((st = workload_json(c, w))) return st;
+  jw_key(w, "iterations");
+  if ((st = iterations_json(c, w))) return st;
   jw_obj_end(w);
   return FSDPA_OK;
 }

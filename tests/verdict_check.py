@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""The report's workload labels and mode (ranks[].workload) against what an
-expert read in each shared trace (tests/verdicts/*.json, written without the
-library) and against the generator's scenarios (FSDP version from the truth).
+"""The report's model of each trace against what an expert read in it
+(tests/verdicts/*.json, written without the library): the workload labels and
+mode (ranks[].workload) and the iterations (ranks[].iterations: how they were
+found and how many); the workload also against the generator's scenarios (FSDP
+version from the truth).
 
 Agreement is required everywhere except on the traces listed in DISAGREE,
-where the library's answer is pinned too, with the reason, so that a change
-either way is seen.  Exit 0 = all as stated, 1 = a difference, 77 = no corpus
+where the library's workload answer is pinned too, with the reason, so that a
+change either way is seen.  Exit 0 = all as stated, 1 = a difference, 77 = no corpus
 and no generator run possible.
 """
 import json
@@ -53,6 +55,26 @@ def check_evidence(name, wl, bad):
         bad.append("%s: evidence for labels not reported: %s" % (name, sorted(set(have) - labels)))
 
 
+# the verdicts' words for how iterations are found -> the report's source
+HOW = [("ProfilerStep", "ProfilerStep"), ("benchmark", "benchmark_annotation"),
+       ("Optimizer.step", "optimizer_step"), ("engine step", "engine_step"),
+       ("DataLoader", "dataloader"), ("none found", "none")]
+
+
+def check_iterations(v, it, bad):
+    how = v["iterations"]["how"]
+    want = next((src for p, src in HOW if how.startswith(p)), None)
+    if want is None:
+        bad.append("%s: verdict iterations.how %r not understood" % (v["trace"], how))
+        return
+    got = (it["source"], it["count"], len(it["ranges"]))
+    if got != (want, v["iterations"]["count"], v["iterations"]["count"]):
+        bad.append("%s: iterations %s, the verdict says %s x %d" % (v["trace"], got, want, v["iterations"]["count"]))
+    for r in it["ranges"]:
+        if r["dur_ns"] < 0:
+            bad.append("%s: iteration of negative length %s" % (v["trace"], r))
+
+
 def corpus(bad):
     vdir = os.path.join(ROOT, "tests", "verdicts")
     if not os.path.isdir(CORPUS):
@@ -69,7 +91,9 @@ def corpus(bad):
         if not os.path.exists(path):
             bad.append("%s: trace missing from the corpus" % v["trace"])
             continue
-        wl = report([path])["ranks"][0]["workload"]
+        rank = report([path])["ranks"][0]
+        wl = rank["workload"]
+        check_iterations(v, rank["iterations"], bad)
         got = (sorted(wl["parallelism"]), wl["mode"])
         want = (sorted(v["workload"]["parallelism"]), v["workload"]["mode"])
         check_evidence(v["trace"], wl, bad)

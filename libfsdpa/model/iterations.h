@@ -1,0 +1,27 @@
+/* The iterations of a trace: its ProfilerStep ranges when it has them,
+ * else ranges inferred from annotations that repeat once per iteration
+ * (optimizer steps, inference engine steps, benchmark runs, DataLoader
+ * batches).  steps[] of the report stays the ProfilerStep ranges. */
+#ifndef FSDPA_MODEL_ITERATIONS_H
+#define FSDPA_MODEL_ITERATIONS_H
+#include "ctx.h"
+
+enum it_source { ITS_NONE, ITS_PROFILER_STEP, ITS_ENGINE, ITS_OPTIMIZER, ITS_BENCHMARK, ITS_DATALOADER };
+
+typedef struct it_range {
+  int64_t s, e;       /* relative ns */
+  uint32_t name;      /* the annotation that marks it (intern id) */
+} it_range;
+
+typedef struct iterations {
+  fa_alloc *a;
+  int source;         /* enum it_source */
+  it_range *r;        /* by start */
+  size_t n;
+} iterations;
+
+fsdpa_status iterations_build(fsdpa_ctx *c, iterations *it);
+void iterations_free(iterations *it);
+const char *it_source_name(int source);  /* "ProfilerStep", "engine_step", ... */
+const char *it_source_rule(int source);  /* how the ranges are cut, for people */
+#endif

@@ -1,0 +1,174 @@
+/* The model floor's view of a trace that the report shows as it is:
+ * iterations (ProfilerStep, or inferred from repeating annotations) and the
+ * workload labels and mode, on hand-built events with known answers. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testutil.h"
+#include "tjson.h"
+
+static char *json_of(fsdpa_ctx *c) {
+  char *js = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(js);
+  return js;
+}
+
+static void assert_range(const char *js, int i, int64_t s, int64_t e) {
+  char p[96];
+  snprintf(p, sizeof p, "ranks.0.iterations.ranges.%d.start_ns", i);
+  ck_assert_int_eq(tj_i64(js, p), s);
+  snprintf(p, sizeof p, "ranks.0.iterations.ranges.%d.dur_ns", i);
+  ck_assert_int_eq(tj_i64(js, p), e - s);
+}
+
+START_TEST(t_iterations_from_optimizer_steps) {
+  fsdpa_ctx *c = tu_new_ctx();
+  tu_add_x(c, "cpu_op", "aten::mm", 10, 1, 10, 50, FSDPA_ABSENT);
+  tu_add_x(c, "user_annotation", "Optimizer.step#SGD.step", 10, 1, 100, 20, FSDPA_ABSENT);
+  tu_add_x(c, "user_annotation", "Optimizer.step#SGD.step", 10, 1, 500, 20, FSDPA_ABSENT);
+  tu_add_x(c, "user_annotation", "Optimizer.step#SGD.step", 10, 1, 300, 30, FSDPA_ABSENT);
+  /* a second optimizer inside the step is not a second iteration */
+  tu_add_x(c, "user_annotation", "Optimizer.step#EMA.step", 10, 1, 310, 5, FSDPA_ABSENT);
+  char *js = json_of(c);
+  ck_assert(tj_str_is(js, "ranks.0.iterations.source", "optimizer_step"));
+  ck_assert_int_eq(tj_i64(js, "ranks.0.iterations.count"), 3);
+  assert_range(js, 0, 10, 120);
+  assert_range(js, 1, 120, 330);
+  assert_range(js, 2, 330, 520);
+  ck_assert_uint_eq(tj_count(js, "ranks.0.steps"), 0);  /* steps[] stays ProfilerStep only */
+  ck_assert(tj_str_is(js, "ranks.0.workload.mode", "train"));
+  free(js);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+START_TEST(t_iterations_from_dataloader_and_benchmark) {
+  fsdpa_ctx *c = tu_new_ctx();
+  const char *dl = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
+  tu_add_x(c, "user_annotation", dl, 10, 1, 0, 20, FSDPA_ABSENT);
+  tu_add_x(c, "user_annotation", dl, 10, 1, 100, 20, FSDPA_ABSENT);
+  tu_add_x(c, "user_annotation", dl, 10, 1, 250, 20, FSDPA_ABSENT);
+  tu_add_x(c, "cpu_op", "aten::add", 10, 1, 300, 100, FSDPA_ABSENT);
+  char *js = json_of(c);
+  ck_assert(tj_str_is(js, "ranks.0.iterations.source", "dataloader"));
+  ck_assert_int_eq(tj_i64(js, "ranks.0.iterations.count"), 3);
+  assert_range(js, 0, 0, 100);
+  assert_range(js, 1, 100, 250);
+  assert_range(js, 2, 250, 400);
+  free(js);
+  /* a benchmark run recorded twice (outer and inner range) is one run, and
+   * it wins over the DataLoader */
+  tu_add_x(c, "user_annotation", "[param|net|0|warmup|forward]", 10, 1, 0, 1000, FSDPA_ABSENT);
+  tu_add_x(c, "user_annotation", "[param|net|0|warmup|forward]", 10, 1, 10, 980, FSDPA_ABSENT);
+  tu_add_x(c, "user_annotation", "[param|net|0|measure|forward]", 10, 1, 1100, 100, FSDPA_ABSENT);
+  js = json_of(c);
+  ck_assert(tj_str_is(js, "ranks.0.iterations.source", "benchmark_annotation"));
+  ck_assert_int_eq(tj_i64(js, "ranks.0.iterations.count"), 2);
+  assert_range(js, 0, 0, 1000);
+  assert_range(js, 1, 1100, 1200);
+  free(js);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+START_TEST(t_iterations_none_and_profiler_step) {
+  fsdpa_ctx *c = tu_new_ctx();
+  /* one DataLoader fetch shows no repetition */
+  tu_add_x(c, "user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 10, 1, 0, 20,
+           FSDPA_ABSENT);
+  char *js = json_of(c);
+  ck_assert(tj_str_is(js, "ranks.0.iterations.source", "none"));
+  ck_assert_int_eq(tj_i64(js, "ranks.0.iterations.count"), 0);
+  free(js);
+  tu_add_x(c, "user_annotation", "Optimizer.step#SGD.step", 10, 1, 100, 20, FSDPA_ABSENT);
+  tu_add_x(c, "user_annotation", "ProfilerStep#7", 10, 1, 50, 500, FSDPA_ABSENT);
+  js = json_of(c);
+  ck_assert(tj_str_is(js, "ranks.0.iterations.source", "ProfilerStep"));
+  ck_assert_int_eq(tj_i64(js, "ranks.0.iterations.count"), 1);
+  assert_range(js, 0, 50, 550);
+  free(js);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+static int has_label(const char *js, const char *label) {
+  size_t n = tj_count(js, "ranks.0.workload.parallelism");
+  for (size_t i = 0; i < n; i++) {
+    char p[64];
+    snprintf(p, sizeof p, "ranks.0.workload.parallelism.%zu", i);
+    if (tj_str_is(js, p, label)) return 1;
+  }
+  return 0;
+}
+
+START_TEST(t_workload_mode) {
+  fsdpa_ctx *c = tu_new_ctx();
+  tu_launch_kernel(c, 1, 0, 1, 7, 10, 20, "gemm_kernel");
+  /* Python frames are not kept, but a module's forward shows the mode */
+  fsdpa_event py = tu_x("python_function", "torch/nn/modules/linear.py(124): forward", 10, 1, 0, 5, FSDPA_ABSENT);
+  tu_add(c, &py);
+  char *js = json_of(c);
+  ck_assert(tj_str_is(js, "ranks.0.workload.mode", "prefill"));
+  ck_assert(has_label(js, "single_gpu"));
+  ck_assert(tj_str_is(js, "ranks.0.workload.evidence.1.example", "torch/nn/modules/linear.py(124): forward"));
+  free(js);
+  tu_add_x(c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", 10, 2, 30, 5, FSDPA_ABSENT);
+  js = json_of(c);
+  ck_assert(tj_str_is(js, "ranks.0.workload.mode", "train"));
+  free(js);
+  /* an engine step annotation decides the mode of an inference server */
+  tu_add_x(c, "user_annotation", "execute_40_context_0(sq0)_generation_4(sq4sk80)", 10, 1, 40, 5, FSDPA_ABSENT);
+  js = json_of(c);
+  ck_assert(tj_str_is(js, "ranks.0.workload.mode", "decode"));
+  ck_assert(tj_str_is(js, "ranks.0.iterations.source", "engine_step"));
+  free(js);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+START_TEST(t_workload_ddp_by_gradient_allreduce) {
+  fsdpa_ctx *c = tu_new_ctx();
+  tu_launch_kernel(c, 1, 0, 1, 7, 10, 20, "gemm_kernel");
+  tu_add_x(c, "cpu_op", "c10d::allreduce_", 10, 1, 25, 5, FSDPA_ABSENT);  /* main thread */
+  char *js = json_of(c);
+  ck_assert(has_label(js, "unknown"));  /* communication, but of what kind? */
+  ck_assert(!has_label(js, "single_gpu"));
+  free(js);
+  tu_add_x(c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", 10, 2, 30, 10, FSDPA_ABSENT);
+  tu_add_x(c, "cpu_op", "c10d::allreduce_", 10, 2, 35, 2, FSDPA_ABSENT);  /* backward thread */
+  js = json_of(c);
+  ck_assert(has_label(js, "DDP"));
+  ck_assert_uint_eq(tj_count(js, "ranks.0.workload.parallelism"), 1);
+  ck_assert(tj_str_is(js, "ranks.0.workload.evidence.0.label", "DDP"));
+  ck_assert_int_eq(tj_i64(js, "ranks.0.workload.evidence.0.count"), 1);
+  free(js);
+  /* FSDP's own reduce traffic is not DDP */
+  tu_add_x(c, "user_annotation", "FSDP::post_backward_reduce", 10, 2, 36, 1, FSDPA_ABSENT);
+  js = json_of(c);
+  ck_assert(has_label(js, "FSDP2"));
+  ck_assert(!has_label(js, "DDP"));
+  free(js);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("model");
+  TCase *t = tcase_create("model");
+  tcase_add_test(t, t_iterations_from_optimizer_steps);
+  tcase_add_test(t, t_iterations_from_dataloader_and_benchmark);
+  tcase_add_test(t, t_iterations_none_and_profiler_step);
+  tcase_add_test(t, t_workload_mode);
+  tcase_add_test(t, t_workload_ddp_by_gradient_allreduce);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(suite());
+  srunner_run_all(sr, CK_ENV);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
