@@ -6,6 +6,8 @@ with Python's json (no libfsdpa code) and prints, one fact per line:
   sync API COUNT TOTAL_NS MAX_NS            blocking calls per API, whole trace
   stepsync NUMBER API COUNT TOTAL_NS        per ProfilerStep containing the call's start
   linked N                                  blocking calls whose correlation has a usable cuda_sync event
+  behaviour CLASS API DUR SOURCE SCOPE Q OP calls that blocked by behaviour (tests/sync_behaviour_ref.py),
+                                            longest first; those of class alloc are not in the sync counts
   malloc N / free N                         allocator runtime calls
   dev TYPE ID EVENTS PEAK_ALLOC PEAK_RES ALLOC_AT_PEAK_RES REL_PEAK   (None -> -)
 
@@ -15,8 +17,12 @@ purpose rather than taken from the library's classifier.
 """
 import gzip
 import json
+import os
 import sys
 from decimal import Decimal
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sync_behaviour_ref  # noqa: E402
 
 BLOCKING = {
     "cudaStreamSynchronize", "cudaEventSynchronize", "cudaDeviceSynchronize",
@@ -93,6 +99,9 @@ def main(path):
             mem.setdefault(key, []).append((ns(e["ts"]), i, a, name == "[OutOfMemory]"))
     steps.sort()
     print("steps", len(steps))
+    named = len(calls)
+    behaved = [x for x in sync_behaviour_ref.analyse(evs) if x["blocking"]]
+    calls += [(x["ts"], x["end"] - x["ts"], x["name"], None) for x in behaved if x["cls"] != "alloc"]
     per = {}
     for t, d, n, _ in calls:
         c = per.setdefault(n, [0, 0, 0])
@@ -114,8 +123,12 @@ def main(path):
         c[1] += d
     for (st, n) in sorted(ps):
         print("stepsync", st, n, *ps[(st, n)])
-    linked = sum(1 for c in calls if c[3] is not None and c[3] in syncs and c[2] not in ("cudaMemcpy", "hipMemcpy"))
+    linked = sum(1 for c in calls[:named] if c[3] is not None and c[3] in syncs and c[2] not in ("cudaMemcpy", "hipMemcpy"))
     print("linked", linked)
+    behaved.sort(key=lambda x: (-(x["end"] - x["ts"]), x["ts"]))
+    for x in behaved:
+        print("behaviour", x["cls"], x["name"], x["end"] - x["ts"], x["source"], x["scope"], x["queue"],
+              x["op"]["name"])
     print("malloc", nmalloc)
     print("free", nfree)
     for key in sorted(mem):

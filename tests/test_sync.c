@@ -386,7 +386,7 @@ static long check_trace(size_t idx, const char *path) {
   size_t nd = fsdpa_list_count(dl);
   long compared = 0;
   size_t ref_apis = 0;
-  long ref_linked = -1, ref_malloc = -1, ref_free = -1;
+  long ref_linked = -1, ref_malloc = -1, ref_free = -1, ref_behaviour = 0;
   char *save = NULL;
   for (char *line = strtok_r(r, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     char api[128];
@@ -410,6 +410,23 @@ static long check_trace(size_t idx, const char *path) {
         }
       ck_assert_msg(cnt == a1 && tot == a2, "%s: step %lld %s lib %lld/%lld ref %lld/%lld", path, step, api, cnt,
                     tot, a1, a2);
+    } else if (!strncmp(line, "behaviour ", 10)) {
+      /* behaviour CLASS API DUR SOURCE SCOPE QUEUE OPNAME (the name may hold spaces) */
+      char cls[32], src[32], scope[32];
+      long long dur, q;
+      int off = 0;
+      ck_assert_int_eq(sscanf(line, "behaviour %31s %127s %lld %31s %31s %lld %n", cls, api, &dur, src, scope, &q, &off), 6);
+      const char *opname = line + off;
+      if (!strcmp(cls, "alloc")) continue;  /* the allocator's time: not a sync call */
+      size_t i = 0;
+      while (i < nk && !(k[i].dur_ns == dur && !strcmp(k[i].api, api) && k[i].waited_op &&
+                         !strcmp(k[i].waited_op, opname)))
+        i++;
+      ck_assert_msg(i < nk, "%s: %s of %lld ns blocked by behaviour waiting for %s: not in the library's list", path,
+                    api, dur, opname);
+      ck_assert_int_eq(k[i].source, !strcmp(src, "own_op") ? FSDPA_WAIT_OWN_OP : FSDPA_WAIT_INFERRED);
+      ck_assert_int_eq(k[i].device_wide, !strcmp(scope, "device"));
+      ref_behaviour++;
     } else if (sscanf(line, "linked %lld", &a1) == 1) {
       ref_linked = a1;
     } else if (sscanf(line, "malloc %lld", &a1) == 1) {
@@ -461,8 +478,8 @@ static long check_trace(size_t idx, const char *path) {
   ck_assert_int_eq(fsdpa_memory_query(c, NULL, &m), FSDPA_OK);
   ck_assert_int_eq((long)m.malloc_calls, ref_malloc);
   ck_assert_int_eq((long)m.free_calls, ref_free);
-  printf("# %s: %ld blocking calls (%ld via cuda_sync), %ld malloc, %ld free agree\n", path, compared, lib_linked,
-         ref_malloc, ref_free);
+  printf("# %s: %ld blocking calls (%ld via cuda_sync, %ld by behaviour), %ld malloc, %ld free agree\n", path, compared,
+         lib_linked, ref_behaviour, ref_malloc, ref_free);
   free(w);
   free(k);
   fsdpa_list_free(wl);
@@ -504,6 +521,11 @@ END_TEST
 START_TEST(t_gen_fsdp2_healthy) { tu_check_sync_alloc_scenario("fsdp2_healthy", NULL, "cpu-sync-stall"); }
 END_TEST
 START_TEST(t_gen_mixed) { tu_check_sync_alloc_scenario("mixed", "cpu-sync-stall", NULL); }
+END_TEST
+
+/* blocking by behaviour only: a pageable cudaMemcpyAsync, a launch that
+ * drains the queue, plus a named cudaMemcpy; the truth counts all three */
+START_TEST(t_gen_blocking_copy) { tu_check_sync_alloc_scenario("blocking_copy", "cpu-sync-stall", NULL); }
 END_TEST
 
 /* Queries answer on the events so far, between feeds. */
@@ -559,6 +581,7 @@ static Suite *suite(void) {
   tcase_set_timeout(g, 1200);
   tcase_add_test(g, t_gen_sync_stall);
   tcase_add_test(g, t_gen_fsdp2_healthy);
+  tcase_add_test(g, t_gen_blocking_copy);
   tcase_add_test(g, t_gen_mixed);
   tcase_add_test(g, t_between_feeds);
   suite_add_tcase(s, g);

@@ -912,8 +912,14 @@ FSDPA_API fsdpa_status fsdpa_backward_unit_list(fsdpa_ctx *ctx, size_t step_i, f
  *   cudaDeviceSynchronize, cuCtxSynchronize, hip* equivalents), synchronous
  *   copies (cudaMemcpy, hipMemcpy, cudaMemset ... without `Async`) and device
  *   frees (cudaFree, hipFree, cudaFreeHost ...; cudaFree synchronizes the
- *   device).  Its **duration** is the event's `dur` (the time the thread was
- *   blocked, integer ns).
+ *   device); and a call of any other API that **blocked by behaviour**: it
+ *   lasted longer than its API class's threshold (`sync.block_launch_ns`,
+ *   `sync.block_copy_ns`, `sync.block_other_ns`) and GPU work it waited for
+ *   ended within `sync.block_wake_tolerance_ns` of its end while the device
+ *   was busy for nine tenths of the wait (docs/report-contract.md, "Blocking
+ *   calls", defines the test; allocation calls that blocked are left to the
+ *   allocator group).  Its **duration** is the event's `dur` (the time the
+ *   thread was blocked, integer ns).
  * - **Step of a call**: the `ProfilerStep#N` whose CPU range [start, end)
  *   contains the call's *start*, on any thread (the latest-starting one if
  *   ranges overlap); none if no step contains it.  A call is never split
@@ -928,7 +934,9 @@ FSDPA_API fsdpa_status fsdpa_backward_unit_list(fsdpa_ctx *ctx, size_t step_i, f
  *     `wait_on_cuda_event_record_corr_id`; the sync call's start if that
  *     record is missing); `Context Sync` waits on every stream of its device;
  *   - for a synchronous copy that has its own GPU memcpy/memset (same
- *     correlation): that op;
+ *     correlation): that op; for a call that blocked by behaviour: the op
+ *     its behaviour test found (its own op: ::FSDPA_WAIT_OWN_OP; the last op
+ *     queued on its stream or device before it: ::FSDPA_WAIT_INFERRED);
  *   - otherwise inferred from the thread's **last launch**: the last runtime
  *     call of the same thread, started before the blocking call, that queued
  *     a GPU op; stream / event syncs and synchronous copies wait on that

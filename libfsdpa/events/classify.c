@@ -149,6 +149,12 @@ uint32_t classify_name(const char *s, size_t n) {
         eq(s, n, LIT("cuMemcpyAsync")) || eq(s, n, LIT("cuMemsetD8Async")) ||
         eq(s, n, LIT("cuMemsetD32Async")))
       f |= NC_LAUNCH;
+    if (eq(s, n, LIT("cudaMemcpyAsync")) || eq(s, n, LIT("cudaMemsetAsync")) ||
+        eq(s, n, LIT("hipMemcpyAsync")) || eq(s, n, LIT("hipMemsetAsync")) ||
+        eq(s, n, LIT("hipMemcpyWithStream")) || eq(s, n, LIT("cudaMemcpy2DAsync")) ||
+        eq(s, n, LIT("cuMemcpyAsync")) || eq(s, n, LIT("cuMemsetD8Async")) ||
+        eq(s, n, LIT("cuMemsetD32Async")))
+      f |= NC_ASYNC_COPY;
     if (eq(s, n, LIT("cudaGraphLaunch")) || eq(s, n, LIT("hipGraphLaunch")) ||
         eq(s, n, LIT("cuGraphLaunch")))
       f |= NC_LAUNCH | NC_GRAPH_LAUNCH;

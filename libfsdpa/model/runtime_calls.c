@@ -222,7 +222,7 @@ static void attribute(const fsdpa_ctx *c, const scratch *x, sc_call *k) {
     return;
   }
   uint32_t gi = gs_find(x, r->corr);
-  if (gi != NONE32 && (k->info & SC_BLOCKING_MASK)) {
+  if (gi != NONE32 && (k->info & SC_NAMED_MASK)) {
     const ev_rec *g = STORE_REC(&st->gsync, gi);
     const track *gt = store_track(st, g->track);
     const sync_info *si = g->aux != AUX_NONE ? &FA_VEC_AT(&st->syncs, sync_info, g->aux) : NULL;
@@ -258,6 +258,153 @@ static void attribute(const fsdpa_ctx *c, const scratch *x, sc_call *k) {
     /* a cuda_sync without a usable target: fall back to inference */
   }
   infer(c, x, k);
+}
+
+const char *sc_class_name(int cls) {
+  static const char *const n[SC_CLS__COUNT] = {"sync", "sync_copy", "free", "launch", "async_copy", "alloc", "other"};
+  return cls >= 0 && cls < SC_CLS__COUNT ? n[cls] : "other";
+}
+
+int64_t sc_class_threshold(const fsdpa_ctx *c, int cls) {
+  switch (cls) {
+    case SC_CLS_LAUNCH: return c->params[P_BLOCK_LAUNCH_NS];
+    case SC_CLS_ASYNC_COPY: return c->params[P_BLOCK_COPY_NS];
+    case SC_CLS_ALLOC: return c->params[P_BLOCK_ALLOC_NS];
+    case SC_CLS_OTHER: return c->params[P_BLOCK_OTHER_NS];
+    default: return -1;
+  }
+}
+
+/* Whether a runtime call belongs in a set built for `mask`. */
+static int wanted(const fsdpa_ctx *c, uint32_t info, int64_t dur, uint32_t mask) {
+  if (info & mask & ~SC_BEHAVIOUR) return 1;
+  if (!(mask & SC_BEHAVIOUR)) return 0;
+  int cls = sc_class_of(info);
+  return !sc_class_named(cls) && dur > sc_class_threshold(c, cls);
+}
+
+static int32_t dev_index(const sc_set *s, int64_t device);
+
+/* Position of GPU op g in stream k's order, or SIZE_MAX. */
+static size_t op_pos(const fsdpa_ctx *c, const scratch *x, size_t k, uint32_t g) {
+  const gpu_stream_view *sv = &x->v->streams[k];
+  int64_t ts = STORE_REC(&c->st.gpu, g)->ts;
+  size_t lo = 0, hi = sv->nops;  /* first op starting at or after ts */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (STORE_REC(&c->st.gpu, sv->ops[mid])->ts < ts) lo = mid + 1;
+    else hi = mid;
+  }
+  for (; lo < sv->nops && STORE_REC(&c->st.gpu, sv->ops[lo])->ts == ts; lo++)
+    if (sv->ops[lo] == g) return lo;
+  return SIZE_MAX;
+}
+
+/* The waited-for work's end matches the call: it ended within `tol` of the
+ * call's end, at least the class threshold after its start. */
+static int ends_with(const fsdpa_ctx *c, const sc_call *k, uint32_t g, int64_t thr, int64_t tol) {
+  if (g == NONE32) return 0;
+  const ev_rec *op = STORE_REC(&c->st.gpu, g);
+  return op->ts < k->end && op->end >= k->end - tol && op->end <= k->end + tol && op->end - k->ts >= thr;
+}
+
+/* Op j of stream k and the ops in front of it still unfinished at t (a FIFO
+ * stream: walk back until one ended): their count and busy time after t.
+ * The op itself is counted first. */
+static void work_of(const fsdpa_ctx *c, const scratch *x, size_t k, size_t j, int64_t t, uint32_t *n, int64_t *busy,
+                    int64_t *own) {
+  const gpu_stream_view *sv = &x->v->streams[k];
+  int64_t cover = INT64_MAX;  /* start of the time already counted */
+  *n = 0;
+  *busy = *own = 0;
+  for (size_t i = j + 1; i-- > 0;) {
+    const ev_rec *op = STORE_REC(&c->st.gpu, sv->ops[i]);
+    if (op->end <= t) break;
+    int64_t s0 = op->ts > t ? op->ts : t, e0 = op->end < cover ? op->end : cover;
+    int64_t d = e0 > s0 ? e0 - s0 : 0;
+    if (i == j) *own = d;
+    else (*n)++;
+    *busy += d;
+    if (s0 < cover) cover = s0;
+  }
+}
+
+/* Whether the call waited for op g (position j of stream sk): it ended with
+ * the call, and the op's device was busy for at least the threshold and
+ * nine tenths of the call until then (a slow launch whose kernel merely started as it returned,
+ * on an idle GPU, waited for nothing; the work in front may be on other
+ * streams the op depends on, so the device's busy time is what counts). */
+static int waited_for(const fsdpa_ctx *c, const scratch *x, const sc_set *s, sc_call *k, uint32_t g, size_t sk,
+                      int64_t thr, int64_t tol) {
+  if (!ends_with(c, k, g, thr, tol)) return 0;
+  size_t j = op_pos(c, x, sk, g);
+  if (j == SIZE_MAX) return 0;
+  int32_t di = dev_index(s, x->v->streams[sk].device);
+  size_t nb;
+  const iv *b = sc_busy(s, di, &nb);
+  int64_t ge = STORE_REC(&c->st.gpu, g)->end, we = ge < k->end ? ge : k->end;
+  /* busy for the threshold and for at least 9/10 of the wait: a call on an
+   * idle GPU was held by the CPU side (module loading, setup), not the GPU */
+  int64_t busy_in = iv_len_in(b, nb, k->ts, we);
+  if (busy_in < thr || busy_in < (we - k->ts) - (we - k->ts) / 10) return 0;
+  uint32_t n;
+  int64_t busy, own;
+  work_of(c, x, sk, j, k->ts, &n, &busy, &own);
+  k->queue_n = n;
+  k->queue_ns = busy - own;
+  return 1;
+}
+
+/* Blocking by behaviour, for a call of a non-named class longer than its
+ * threshold: it waited for its own op (a copy that ran during it), for the
+ * work queued on its stream before it (its own op's stream, else the
+ * thread's last launch's), or for everything queued on the device before it,
+ * and that work ended with the call.  Fills the waited-for fields when it did. */
+static void behave(const fsdpa_ctx *c, const scratch *x, const sc_set *s, sc_call *k, int set_device) {
+  int64_t thr = sc_class_threshold(c, k->cls), tol = c->params[P_BLOCK_WAKE_TOL_NS];
+  uint32_t own = x->rt_gpu ? x->rt_gpu[k->rt] : NONE32;
+  uint32_t ref = own != NONE32 ? own : thread_last_op(x, k->track, k->ts);
+  int64_t dev = FSDPA_ABSENT, stream = FSDPA_ABSENT;
+  if (ref != NONE32) op_place(c, ref, &dev, &stream);
+  int64_t sk = ref != NONE32 ? stream_find(x->v, dev, stream) : -1;
+  uint32_t g = NONE32;
+  /* a copy returns when it is done: its own op first; a launch whose kernel
+   * starts as it returns waited for the work in front of that kernel */
+  int own_first = own != NONE32 && STORE_REC(&c->st.gpu, own)->kind != RK_KERNEL;
+  static const int order[2][3] = {{1, 2, 0}, {0, 1, 2}};  /* 0 own op, 1 its stream, 2 its device */
+  for (int p = 0; p < 3 && g == NONE32; p++) {
+    int what = order[own_first][p];
+    if (what == 0 && sk >= 0 && own != NONE32 && waited_for(c, x, s, k, own, (size_t)sk, thr, tol)) {
+      g = own;
+      k->src = SC_SRC_OWN_OP;
+      k->scope = SC_SCOPE_STREAM;
+    } else if (what == 1 && sk >= 0) {
+      uint32_t w = last_op_before(x, (size_t)sk, k->ts);
+      if (w != NONE32 && waited_for(c, x, s, k, w, (size_t)sk, thr, tol)) {
+        g = w;
+        k->src = SC_SRC_INFERRED;
+        k->scope = SC_SCOPE_STREAM;
+      }
+    } else if (what == 2) {
+      uint32_t w = device_last_op(c, x, dev, k->ts);
+      if (w == NONE32) continue;
+      int64_t d2, s2;
+      op_place(c, w, &d2, &s2);
+      int64_t sw = stream_find(x->v, d2, s2);
+      if (sw >= 0 && waited_for(c, x, s, k, w, (size_t)sw, thr, tol)) {
+        g = w;
+        k->src = SC_SRC_INFERRED;
+        k->scope = SC_SCOPE_DEVICE;
+      }
+    }
+  }
+  if (g == NONE32) return;
+  k->how = SC_HOW_BEHAVIOUR;
+  k->op = g;
+  int64_t d, sid;
+  op_place(c, g, &d, &sid);
+  if (k->scope == SC_SCOPE_STREAM) k->stream = sid;
+  if (set_device) k->device = d;
 }
 
 int32_t sc_step_of(const step_rec *steps, size_t n, int64_t t) {
@@ -351,8 +498,10 @@ static fsdpa_status sc_build_new(fsdpa_ctx *c, uint32_t mask, sc_set *s) {
     s->nsteps = ctx_sorted_steps(c, s->steps, ns);
   }
   size_t n = 0;
-  for (size_t i = 0; i < st->rt.len; i++)
-    if (store_name_info(st, STORE_REC(&st->rt, i)->name) & mask) n++;
+  for (size_t i = 0; i < st->rt.len; i++) {
+    const ev_rec *r = STORE_REC(&st->rt, i);
+    n += wanted(c, store_name_info(st, r->name), r->end - r->ts, mask);
+  }
   if (!n) return FSDPA_OK;
   if (!(s->v = fa_malloc(a, n * sizeof(sc_call)))) goto fail;
   s->n = n;
@@ -368,7 +517,7 @@ static fsdpa_status sc_build_new(fsdpa_ctx *c, uint32_t mask, sc_set *s) {
   for (size_t i = 0; i < st->rt.len; i++) {
     const ev_rec *r = STORE_REC(&st->rt, i);
     uint32_t info = store_name_info(st, r->name);
-    if (!(info & mask)) continue;
+    if (!wanted(c, info, r->end - r->ts, mask)) continue;
     sc_call *k = &s->v[m++];
     memset(k, 0, sizeof *k);
     k->rt = (uint32_t)i;
@@ -382,7 +531,13 @@ static fsdpa_status sc_build_new(fsdpa_ctx *c, uint32_t mask, sc_set *s) {
     k->device = k->stream = FSDPA_ABSENT;
     k->bytes = r->aux != AUX_NONE ? FA_VEC_AT(&st->side, int64_t, r->aux) : FSDPA_ABSENT;
     k->step = sc_step_of(s->steps, s->nsteps, r->ts);
-    attribute(c, &x, k);
+    k->cls = (uint8_t)sc_class_of(info);
+    int tested = !sc_class_named(k->cls) && r->end - r->ts > sc_class_threshold(c, k->cls);
+    if (sc_class_named(k->cls)) k->how = SC_HOW_NAMED;
+    /* an allocation call keeps the attribution the allocator analysis
+     * measures its idle with; its behaviour test only names what it waited for */
+    if (sc_class_named(k->cls) || (info & NC_MALLOC)) attribute(c, &x, k);
+    else if (tested) behave(c, &x, s, k, 1);
     if (k->op != NONE32) {
       int64_t d, sid;
       op_place(c, k->op, &d, &sid);
@@ -392,6 +547,7 @@ static fsdpa_status sc_build_new(fsdpa_ctx *c, uint32_t mask, sc_set *s) {
     size_t nb;
     const iv *b = sc_busy(s, k->dev, &nb);
     idle_of(k, b, nb);
+    if (tested && (info & NC_MALLOC)) behave(c, &x, s, k, 0);
   }
   scratch_free(a, &x);
   call_sort(s->v, s->n);
@@ -410,6 +566,15 @@ static void sc_cache_free(fsdpa_ctx *c, void *obj) {
   fa_free(&c->alloc, obj, sizeof(sc_set));
 }
 
+/* Whether a call of the SC_ALL_MASK set is selected by mask: its NC bits
+ * intersect it, or it blocked by behaviour and mask asks for the blocking
+ * calls; SC_ALL_MASK itself keeps every call (the tested ones too). */
+static int in_mask(const sc_call *k, uint32_t mask) {
+  if ((mask & SC_ALL_MASK) == SC_ALL_MASK) return 1;
+  if (k->info & mask & ~SC_BEHAVIOUR) return 1;
+  return (mask & SC_BEHAVIOUR) && sc_is_blocking(k);
+}
+
 /* The calls of `all` (an SC_ALL_MASK set) whose bits intersect mask; steps
  * and devices stay all's.  Attribution does not depend on the mask. */
 static fsdpa_status sc_select(fsdpa_ctx *c, const sc_set *all, uint32_t mask, sc_set *s) {
@@ -419,11 +584,11 @@ static fsdpa_status sc_select(fsdpa_ctx *c, const sc_set *all, uint32_t mask, sc
   s->borrowed = 0;
   s->shares = 1;
   size_t n = 0;
-  for (size_t i = 0; i < all->n; i++) n += (all->v[i].info & mask) != 0;
+  for (size_t i = 0; i < all->n; i++) n += in_mask(&all->v[i], mask);
   if (!n) return FSDPA_OK;
   if (!(s->v = fa_malloc(&c->alloc, n * sizeof(sc_call)))) return fa_fail_status(&c->alloc);
   for (size_t i = 0; i < all->n; i++)
-    if (all->v[i].info & mask) s->v[s->n++] = all->v[i];
+    if (in_mask(&all->v[i], mask)) s->v[s->n++] = all->v[i];
   return FSDPA_OK;
 }
 

@@ -13,16 +13,55 @@
 #define FSDPA_MODEL_RUNTIME_CALLS_H
 #include <string.h>
 #include "ctx.h"
+#include "events/classify.h"
 
 /* How the waited-for GPU work was found (values match fsdpa_wait_source). */
 enum { SC_SRC_NONE = 0, SC_SRC_CUDA_SYNC = 1, SC_SRC_OWN_OP = 2, SC_SRC_INFERRED = 3 };
 /* What the call waits on: one stream, or every stream of a device. */
 enum { SC_SCOPE_NONE = 0, SC_SCOPE_STREAM = 1, SC_SCOPE_DEVICE = 2 };
 
-/* NC_* bits of the calls that block the calling CPU thread until GPU work ends. */
-#define SC_BLOCKING_MASK (NC_SYNC | NC_DEVICE_SYNC | NC_SYNC_MEMCPY | NC_FREE)
-/* ... plus the allocation calls the allocator analysis needs. */
+/* NC_* bits of the calls that block the calling CPU thread until GPU work
+ * ends by what they are (their name): always blocking. */
+#define SC_NAMED_MASK (NC_SYNC | NC_DEVICE_SYNC | NC_SYNC_MEMCPY | NC_FREE)
+/* Not an NC_* bit (runtime-call names never carry the collective bits):
+ * in a mask it asks for the calls that blocked by behaviour too. */
+#define SC_BEHAVIOUR (1u << 31)
+/* The blocking calls: named ones and those that blocked by behaviour (except
+ * allocation calls, whose time the allocator analysis accounts for). */
+#define SC_BLOCKING_MASK (SC_NAMED_MASK | SC_BEHAVIOUR)
+/* ... plus the allocation calls the allocator analysis needs, and every
+ * call that was tested for blocking by behaviour. */
 #define SC_ALL_MASK (SC_BLOCKING_MASK | NC_MALLOC)
+
+/* API classes of runtime calls: the named ones always block; a call of the
+ * others blocks by behaviour when it lasts longer than its class's
+ * threshold (params sync.block_*_ns) and GPU work it waited for ended with
+ * it (see sc_call.how). */
+enum {
+  SC_CLS_SYNC = 0,     /* stream / event / device synchronize (named) */
+  SC_CLS_SYNC_COPY,    /* synchronous copy / memset (named) */
+  SC_CLS_FREE,         /* device / pinned free (named) */
+  SC_CLS_LAUNCH,       /* kernel / graph launch */
+  SC_CLS_ASYNC_COPY,   /* async copy / memset enqueue */
+  SC_CLS_ALLOC,        /* device / pinned allocation */
+  SC_CLS_OTHER,        /* every other runtime call */
+  SC_CLS__COUNT
+};
+static inline int sc_class_of(uint32_t info) {
+  if (info & (NC_SYNC | NC_DEVICE_SYNC)) return SC_CLS_SYNC;
+  if (info & NC_SYNC_MEMCPY) return SC_CLS_SYNC_COPY;
+  if (info & NC_FREE) return SC_CLS_FREE;
+  if (info & NC_ASYNC_COPY) return SC_CLS_ASYNC_COPY;
+  if (info & NC_LAUNCH) return SC_CLS_LAUNCH;
+  if (info & NC_MALLOC) return SC_CLS_ALLOC;
+  return SC_CLS_OTHER;
+}
+static inline int sc_class_named(int cls) { return cls <= SC_CLS_FREE; }
+const char *sc_class_name(int cls);
+/* Threshold of a behaviour class (ns), -1 for a named class. */
+int64_t sc_class_threshold(const fsdpa_ctx *c, int cls);
+/* sc_call.how */
+enum { SC_HOW_NONE = 0, SC_HOW_NAMED = 1, SC_HOW_BEHAVIOUR = 2 };
 
 typedef struct sc_call {
   uint32_t rt;            /* index in st.rt */
@@ -32,7 +71,7 @@ typedef struct sc_call {
   int64_t ts, end;        /* relative ns */
   int32_t step;           /* index into sc_set.steps (sorted by start), -1 = outside every step */
   uint8_t src, scope;     /* SC_SRC_*, SC_SCOPE_* */
-  uint16_t pad;
+  uint8_t cls, how;       /* SC_CLS_*, SC_HOW_* (NONE: tested for behaviour, did not block) */
   uint32_t sync_kind;     /* cuda_sync_kind of the linked cuda_sync event, or INTERN_NONE */
   uint32_t op;            /* st.gpu index of the waited-for op, UINT32_MAX = none found */
   int64_t device, stream; /* waited device / stream (stream ABSENT when device-wide); ABSENT = unknown */
@@ -42,7 +81,16 @@ typedef struct sc_call {
   int64_t idle_after;     /* next GPU activity start − end if the device is idle at end, 0 if busy,
                              ABSENT if no GPU activity follows */
   int64_t bytes;          /* runtime `bytes` arg (hipMalloc ...), ABSENT */
+  /* SC_HOW_BEHAVIOUR: the ops of the waited op's stream queued in front of
+   * it and still unfinished at the call's start, and their busy time after it */
+  uint32_t queue_n;
+  int32_t pad3;
+  int64_t queue_ns;
 } sc_call;
+/* Whether a call of the set is one of the blocking ones (SC_BLOCKING_MASK). */
+static inline int sc_is_blocking(const sc_call *k) {
+  return (k->info & SC_NAMED_MASK) || (k->how == SC_HOW_BEHAVIOUR && k->cls != SC_CLS_ALLOC);
+}
 
 typedef struct sc_dev {
   int64_t device;

@@ -145,6 +145,8 @@ fsdpa_status rank_json_write(fsdpa_ctx *c, int64_t rank, jsonw *w) {
   jw_obj_end(w);
   jw_key(w, "sync_waits");
   if ((st = sync_waits_json(c, w))) return st;
+  jw_key(w, "sync_classes");
+  if ((st = sync_classes_json(c, w))) return st;
   jw_key(w, "allocator");
   if ((st = allocator_json(c, w))) return st;
   jw_key(w, "workload");

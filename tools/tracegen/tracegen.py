@@ -238,6 +238,12 @@ SCENARIOS = {
         kind="sync", desc="cudaStreamSynchronize every step (+cudaDeviceSynchronize on odd steps), GPU idle after",
         expected=["cpu-sync-stall"], absent=["launch-overhead", "comm-serialized", "exposed-comm",
                                              "allocator-thrash"]),
+    "blocking_copy": dict(
+        kind="sync", blocking_copy=True,
+        desc="no sync API: a pageable cudaMemcpyAsync DtoH that returns with its copy every step, a cudaMemcpy "
+             "on odd steps and a cudaLaunchKernel that waits for the queue to drain on even steps",
+        expected=["cpu-sync-stall"], absent=["launch-overhead", "comm-serialized", "exposed-comm",
+                                             "allocator-thrash"]),
     "allocator_thrash": dict(
         kind="fsdp", version=2, thrash_segments=INF,
         desc="FSDP2 with cudaFree/cudaMalloc every steady-state step",
@@ -676,13 +682,19 @@ class Rank:
         return start, end
 
     def launch(self, th, stream, kname, dur, deps=(), kind="kernel", ext=None, extra="", align=None,
-               api=("cudaLaunchKernel", 211, "cuda_runtime"), nbytes=0):
-        """CPU launch call + GPU activity.  Returns (gpu_start, gpu_end)."""
+               api=("cudaLaunchKernel", 211, "cuda_runtime"), nbytes=0, block=None):
+        """CPU launch call + GPU activity.  Returns (gpu_start, gpu_end).
+        block="own": the call returns when its own op is done (a pageable or
+        synchronous copy); block="queue": it returns when the work queued on
+        the stream before it is done and only then queues its op (a launch
+        that drains the GPU first); either way it counts as a blocking call."""
         ov = self.ov
         rt_start = self.t[th] + self.rus(ov["pre"])
         rt_dur = self.rus(ov["rt"])
-        start = rt_start + self.rus(ov["lat"])
         rd = self.ready.get(stream)
+        if block == "queue" and rd is not None:
+            rt_dur = max(rt_dur, rd + self.r(4 * US, 9 * US) - rt_start)
+        start = rt_start + (rt_dur if block == "queue" else 0) + self.rus(ov["lat"])
         ig = self.rus(ov["ig"])
         if rd is not None and rd + ig > start:
             start = rd + ig
@@ -692,6 +704,13 @@ class Rank:
         # collectives: the kernel runs from this rank's arrival until the last
         # rank has arrived (`align`, true time) plus the transfer time
         end = (max(start, align) if align is not None else start) + dur
+        if block == "own":
+            rt_dur = max(rt_dur, end + self.r(4 * US, 9 * US) - rt_start)
+        if block is not None:
+            sy = self.sync.setdefault(api[0], [0, 0, 0])
+            sy[0] += 1
+            sy[1] += rt_dur
+            sy[2] = max(sy[2], rt_dur)
         self.ready[stream] = end
         self.t[th] = rt_start + rt_dur
         self.corr += 1
@@ -1389,6 +1408,7 @@ class SimpleWorkload:
         self.R = R
         self.kind = sc["kind"]
         self.L = opts["layers"]
+        self.blocking_copy = sc.get("blocking_copy", False)
         R.allocated = 2 * GIB
         R.reserved = 2 * GIB + 20 * MIB
         R.segments = [R.reserved]
@@ -1474,13 +1494,33 @@ class SimpleWorkload:
             R.pop(main)
             if j == 3 and k % 2 == 0:
                 R.op(main, ESCAPE_OP)
-        R.push(main, "cpu_op", "aten::item")
-        R.push(main, "cpu_op", "aten::_local_scalar_dense")
-        _, me = R.launch(main, 7, "Memcpy DtoH (Device -> Pinned)", R.r(2 * US, 3 * US), kind="gpu_memcpy",
-                         api=("cudaMemcpyAsync", 41, "cuda_runtime"), nbytes=4)
-        R.sync_call(main, "cudaStreamSynchronize", 131, me)
-        R.pop(main)
-        R.pop(main)
+        if self.blocking_copy:
+            # .cpu() into pageable memory: the async copy returns with the copy
+            R.push(main, "cpu_op", "aten::to")
+            R.push(main, "cpu_op", "aten::copy_")
+            R.launch(main, 7, "Memcpy DtoH (Device -> Pageable)", R.r(40 * US, 80 * US), kind="gpu_memcpy",
+                     api=("cudaMemcpyAsync", 41, "cuda_runtime"), nbytes=8 * MIB, block="own")
+            R.pop(main)
+            R.pop(main)
+            for j in range(self.L):
+                R.push(main, "cpu_op", "aten::mm")
+                R.launch(main, 7, K_SGEMM, R.r(300 * US, 600 * US))
+                R.pop(main)
+            R.push(main, "cpu_op", "aten::mm")
+            if k % 2 == 0:  # a launch that waits for the queue in front of it (implicit sync)
+                R.launch(main, 7, K_SGEMM, R.r(150 * US, 300 * US), block="queue")
+            else:  # a synchronous copy (named: blocking whatever its length)
+                R.launch(main, 7, "Memcpy DtoH (Device -> Pageable)", R.r(10 * US, 20 * US), kind="gpu_memcpy",
+                         api=("cudaMemcpy", 31, "cuda_runtime"), nbytes=1 * MIB, block="own")
+            R.pop(main)
+        else:
+            R.push(main, "cpu_op", "aten::item")
+            R.push(main, "cpu_op", "aten::_local_scalar_dense")
+            _, me = R.launch(main, 7, "Memcpy DtoH (Device -> Pinned)", R.r(2 * US, 3 * US), kind="gpu_memcpy",
+                             api=("cudaMemcpyAsync", 41, "cuda_runtime"), nbytes=4)
+            R.sync_call(main, "cudaStreamSynchronize", 131, me)
+            R.pop(main)
+            R.pop(main)
         R.t[main] += R.r(1500 * US, 2500 * US)   # host work, GPU idle
         for j in range(self.L):
             R.push(main, "cpu_op", "aten::mul")
@@ -1488,7 +1528,7 @@ class SimpleWorkload:
             R.launch(main, 7, "Memset (Device)", R.r(3 * US, 6 * US), kind="gpu_memset",
                      api=("cudaMemsetAsync", 51, "cuda_runtime"), nbytes=1 * MIB)
             R.pop(main)
-        if k % 2 == 1:
+        if k % 2 == 1 and not self.blocking_copy:
             R.sync_call(main, "cudaDeviceSynchronize", 165, R.ready[7])
             R.t[main] += R.r(300 * US, 500 * US)
         for h in hs:

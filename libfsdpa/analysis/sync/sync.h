@@ -10,6 +10,8 @@
 
 /* sync_report.c: ranks[].sync_waits */
 fsdpa_status sync_waits_json(fsdpa_ctx *c, jsonw *w);
+/* sync_report.c: ranks[].sync_classes */
+fsdpa_status sync_classes_json(fsdpa_ctx *c, jsonw *w);
 /* sync_findings.c: cpu-sync-stall */
 fsdpa_status sync_waits_findings(fsdpa_ctx *c, int64_t rank, findings *f);
 #endif

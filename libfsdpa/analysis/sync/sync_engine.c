@@ -9,7 +9,7 @@
 void sa_select(const sc_set *s, const qwin *w, uint8_t *sel) {
   for (size_t i = 0; i < s->n; i++) {
     const sc_call *k = &s->v[i];
-    sel[i] = (k->info & SC_BLOCKING_MASK) && k->ts >= w->t0 && k->ts < w->t1 &&
+    sel[i] = sc_is_blocking(k) && k->ts >= w->t0 && k->ts < w->t1 &&
              (w->device == FSDPA_ABSENT || k->device == w->device) &&
              (w->stream == FSDPA_ABSENT || k->stream == w->stream);
   }

@@ -26,6 +26,10 @@ typedef struct stall {
   int ntop;
   uint32_t seen;              /* NC_* bits of the calls that stalled */
   int copy_wait;              /* one of them waited for a device-to-host copy */
+  uint32_t behaved;           /* 1 << SC_CLS_* of the calls that blocked by behaviour */
+  uint64_t behaviour_calls;   /* of the flagged steps' calls, those that blocked by behaviour */
+  int64_t behaviour_ns;       /* and their time */
+  double named_share;         /* the worst step's share counting only named blocking calls */
 } stall;
 
 static void stall_free(fsdpa_ctx *c, const sync_run *r, stall *d) {
@@ -70,7 +74,33 @@ static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, stall *d) {
   d->worst_step = &s->steps[worst];
   d->worst_thread = store_track(&c->st, d->worst->worst_track);
   d->share = (double)d->worst->worst_thread / (double)(d->worst_step->end - d->worst_step->ts);
-  d->severity = d->share >= 0.10 ? SEV_CRITICAL : SEV_WARNING;
+  d->named_share = d->share;
+  for (size_t i = 0; i < s->n; i++) {
+    if (!d->in[i] || s->v[i].how != SC_HOW_BEHAVIOUR) continue;
+    d->behaved |= 1u << s->v[i].cls;
+    d->behaviour_calls++;
+    d->behaviour_ns += s->v[i].end - s->v[i].ts;
+  }
+  if (d->behaviour_calls) {
+    /* the worst step again with the named calls alone */
+    uint8_t *named = fa_malloc(&c->alloc, sa_flags_bytes(s));
+    sa_step *rows = fa_malloc(&c->alloc, sa_steps_bytes(s));
+    if (named && rows) {
+      for (size_t i = 0; i < s->n; i++) named[i] = r->sel[i] && s->v[i].how == SC_HOW_NAMED;
+      st = sa_steps(c, s, named, rows);
+      if (!st) d->named_share = (double)rows[worst].worst_thread / (double)(d->worst_step->end - d->worst_step->ts);
+    } else {
+      st = fa_fail_status(&c->alloc);
+    }
+    fa_free(&c->alloc, named, sa_flags_bytes(s));
+    fa_free(&c->alloc, rows, sa_steps_bytes(s));
+    if (st) return st;
+  }
+  /* a call that blocked by behaviour while the GPU kept busy cost the CPU its
+   * lead, not GPU time: it makes the finding critical only when the GPU idle
+   * it caused is a tenth of the flagged steps too */
+  d->severity = d->share >= 0.10 && (d->named_share >= 0.10 || d->cost_ns >= d->flagged_dur / 10) ? SEV_CRITICAL
+                                                                                                  : SEV_WARNING;
   d->step = d->nflag == 1 ? d->worst_step->number : FSDPA_ABSENT;
   d->fires = 1;
   return FSDPA_OK;
@@ -81,10 +111,10 @@ static void stall_detail(const fsdpa_ctx *c, const sync_run *r, const stall *d, 
   const step_rec *ws = d->worst_step;
   int n = snprintf(detail, cap,
                    "In %zu of %zu steps one CPU thread spent at least %.3f ms and %.1f%% of the step in "
-                   "blocking CUDA calls (%.2f ms in those steps). Worst: ProfilerStep#%lld, thread "
+                   "blocking CUDA calls (%.2f ms in those steps%s). Worst: ProfilerStep#%lld, thread "
                    "%lld/%lld blocked %.2f ms of %.2f ms. Longest call: %s, %.2f ms",
                    d->nflag, d->nsteps, fmt_ms(d->min_stall_ns), (double)d->min_share_ppm / 1e4,
-                   fmt_ms(d->flagged_ns), (long long)ws->number, (long long)d->worst_thread->pid,
+                   fmt_ms(d->flagged_ns), d->behaviour_calls ? ", some blocking by behaviour" : "", (long long)ws->number, (long long)d->worst_thread->pid,
                    (long long)d->worst_thread->tid, fmt_ms(d->worst->worst_thread), fmt_ms(ws->end - ws->ts),
                    store_name(&c->st, lk->name), fmt_ms(lk->end - lk->ts));
   if (n > 0 && (size_t)n < cap && lk->op != UINT32_MAX) {
@@ -122,6 +152,19 @@ static void stall_advice(const stall *d, sbuf *b) {
                "only when measuring.");
   if (d->seen & NC_SYNC_MEMCPY)
     sb_puts(b, " Synchronous cudaMemcpy/hipMemcpy: use non_blocking copies from pinned memory.");
+  if (d->behaved & (1u << SC_CLS_ASYNC_COPY))
+    sb_puts(b, " An async copy held the thread until it was done: that is a copy to or from pageable host "
+               "memory (the runtime stages it synchronously) or a copy API that is synchronous "
+               "(hipMemcpyWithStream). Pin the host buffer (tensor.pin_memory(), DataLoader "
+               "pin_memory=True) and copy with non_blocking=True; for results read on the host, copy into "
+               "a preallocated pinned tensor and wait on an event only when the value is needed.");
+  if (d->behaved & (1u << SC_CLS_LAUNCH))
+    sb_puts(b, " A kernel launch returned only when the GPU had drained the work queued before it: a "
+               "first launch loading its module (lazy loading waits for the device; warm up, or set "
+               "CUDA_MODULE_LOADING=EAGER) or a launch that synchronizes implicitly.");
+  if (d->behaved & (1u << SC_CLS_OTHER))
+    sb_puts(b, " Another runtime call waited for the GPU to drain (see longest_calls for which): move it "
+               "out of the step.");
   if (d->seen & NC_FREE)
     sb_puts(b, " cudaFree/hipFree synchronize the device: they come from the caching allocator "
                "releasing memory (torch.cuda.empty_cache(), or a retry after a failed allocation); "
@@ -145,6 +188,9 @@ static void stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall *d, sbuf
   jw_kratio(&w, "worst_share", d->share);
   jw_ki64(&w, "min_stall_ns", d->min_stall_ns);
   jw_ki64(&w, "min_share_ppm", d->min_share_ppm);
+  jw_ku64(&w, "behaviour_calls", d->behaviour_calls);
+  jw_ki64(&w, "behaviour_ns", d->behaviour_ns);
+  jw_kratio(&w, "named_share", d->named_share);
   jw_key(&w, "by_api");
   jw_arr(&w);
   for (size_t i = 0; i < r->napis; i++) {

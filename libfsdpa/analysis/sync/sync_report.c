@@ -50,6 +50,15 @@ void sync_write_wait(fsdpa_ctx *c, const sc_set *s, const sc_call *k, jsonw *w) 
   }
   jw_ki64(w, "gpu_idle_during_ns", k->idle_during);
   jw_ki64(w, "gpu_idle_after_ns", k->idle_after);
+  jw_kstr(w, "class", sc_class_name(k->cls));
+  jw_kstr(w, "blocked_by", k->how == SC_HOW_BEHAVIOUR ? "behaviour" : k->how == SC_HOW_NAMED ? "name" : "none");
+  if (k->how == SC_HOW_BEHAVIOUR) {
+    jw_ku64(w, "queue_ops", k->queue_n);
+    jw_ki64(w, "queue_busy_ns", k->queue_ns);
+  } else {
+    jw_knull(w, "queue_ops");
+    jw_knull(w, "queue_busy_ns");
+  }
   jw_obj_end(w);
 }
 
@@ -165,4 +174,64 @@ fsdpa_status sync_waits_json(fsdpa_ctx *c, jsonw *w) {
   jw_arr_end(w);
   sync_run_free(c, &r);
   return st;
+}
+
+/* ranks[].sync_classes: every runtime call by API class, how many of each
+ * class were tested for blocking by behaviour and how many blocked, and the
+ * longest calls that blocked by behaviour with what they waited for. */
+#define SYNC_BEHAVIOUR_LIST 32
+fsdpa_status sync_classes_json(fsdpa_ctx *c, jsonw *w) {
+  const store *st = &c->st;
+  uint64_t calls[SC_CLS__COUNT] = {0}, over[SC_CLS__COUNT] = {0}, blk[SC_CLS__COUNT] = {0};
+  int64_t calls_ns[SC_CLS__COUNT] = {0}, blk_ns[SC_CLS__COUNT] = {0};
+  for (size_t i = 0; i < st->rt.len; i++) {
+    const ev_rec *r = STORE_REC(&st->rt, i);
+    int cls = sc_class_of(store_name_info(st, r->name));
+    calls[cls]++;
+    calls_ns[cls] += r->end - r->ts;
+  }
+  sc_set s;
+  fsdpa_status rc = sc_build(c, SC_ALL_MASK, &s);
+  if (rc) return rc;
+  size_t top[SYNC_BEHAVIOUR_LIST];
+  int ntop = 0;
+  for (size_t i = 0; i < s.n; i++) {
+    const sc_call *k = &s.v[i];
+    int64_t thr = sc_class_threshold(c, k->cls);
+    if (thr >= 0 && k->end - k->ts > thr) over[k->cls]++;
+    if (k->how == SC_HOW_NAMED || k->how == SC_HOW_BEHAVIOUR) {
+      blk[k->cls]++;
+      blk_ns[k->cls] += k->end - k->ts;
+    }
+    if (k->how == SC_HOW_BEHAVIOUR) sc_top_insert(&s, top, &ntop, SYNC_BEHAVIOUR_LIST, i);
+  }
+  jw_obj(w);
+  jw_ki64(w, "wake_tolerance_ns", c->params[P_BLOCK_WAKE_TOL_NS]);
+  jw_key(w, "classes");
+  jw_arr(w);
+  for (int cls = 0; cls < SC_CLS__COUNT; cls++) {
+    int64_t thr = sc_class_threshold(c, cls);
+    jw_obj(w);
+    jw_kstr(w, "class", sc_class_name(cls));
+    jw_kstr(w, "blocked_by", thr < 0 ? "name" : "behaviour");
+    if (thr < 0) jw_knull(w, "threshold_ns");
+    else jw_ki64(w, "threshold_ns", thr);
+    jw_ku64(w, "calls", calls[cls]);
+    jw_ki64(w, "calls_ns", calls_ns[cls]);
+    if (thr < 0) jw_knull(w, "over_threshold");
+    else jw_ku64(w, "over_threshold", over[cls]);
+    jw_ku64(w, "blocking", blk[cls]);
+    jw_ki64(w, "blocking_ns", blk_ns[cls]);
+    jw_key(w, "in_sync_waits");
+    jw_bool(w, cls != SC_CLS_ALLOC);
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
+  jw_key(w, "by_behaviour");
+  jw_arr(w);
+  for (int i = 0; i < ntop; i++) sync_write_wait(c, &s, &s.v[top[i]], w);
+  jw_arr_end(w);
+  jw_obj_end(w);
+  sc_free(c, &s);
+  return FSDPA_OK;
 }
