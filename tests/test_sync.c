@@ -152,6 +152,109 @@ START_TEST(t_sync_inferred_idle) {
 }
 END_TEST
 
+/* ---- blocking by behaviour ---- */
+
+#define US 1000
+static void build_behaviour(fsdpa_ctx *c) {
+  tu_add_x(c, "user_annotation", "ProfilerStep#1", 10, 10, 0, 20000 * US, FSDPA_ABSENT);
+  /* a copy to pageable memory: returns 5 us after its copy, behind kA */
+  tu_launch_kernel(c, 10, 100 * US, 1, 7, 200 * US, 2000 * US, "kA");
+  tu_add_x(c, "cuda_runtime", "cudaMemcpyAsync", 10, 10, 300 * US, 1710 * US, 2);
+  tu_add_x(c, "gpu_memcpy", "Memcpy DtoH (Device -> Pageable)", 0, 7, 2000 * US, 5 * US, 2);
+  /* a first launch loading its module on an idle GPU: CPU-side, not a wait */
+  tu_add_x(c, "cuda_runtime", "cudaLaunchKernel", 10, 10, 3000 * US, 2000 * US, 3);
+  tu_add_x(c, "kernel", "kB", 0, 7, 5001 * US, 9 * US, 3);
+  /* a launch held by a full queue: returns when kC1 ends, kC2 still queued */
+  tu_launch_kernel(c, 10, 5100 * US, 4, 7, 5200 * US, 8000 * US, "kC1");
+  tu_launch_kernel(c, 10, 5110 * US, 5, 7, 8000 * US, 9000 * US, "kC2");
+  tu_add_x(c, "cuda_runtime", "cudaLaunchKernel", 10, 10, 5200 * US, 2805 * US, 6);
+  tu_add_x(c, "kernel", "kC3", 0, 7, 9000 * US, 100 * US, 6);
+  /* an allocation that waited for kD: listed, but the allocator's time */
+  tu_launch_kernel(c, 10, 9100 * US, 7, 7, 9200 * US, 11000 * US, "kD");
+  tu_add_x(c, "cuda_runtime", "cudaMalloc", 10, 10, 9300 * US, 1705 * US, 8);
+}
+
+START_TEST(t_sync_behaviour) {
+  fsdpa_ctx *c = tu_new_ctx();
+  build_behaviour(c);
+  fsdpa_list *kl = sync_calls(c, NULL);
+  ck_assert_uint_eq(fsdpa_list_count(kl), 1);
+  fsdpa_sync_call k0 = call_at(kl, 0);
+  ck_assert_str_eq(k0.api, "cudaMemcpyAsync");
+  ck_assert_int_eq(k0.dur_ns, 1710 * US);
+  ck_assert_int_eq(k0.source, FSDPA_WAIT_OWN_OP);
+  ck_assert_int_eq(k0.device_wide, 0);
+  ck_assert_int_eq(k0.stream, 7);
+  ck_assert_str_eq(k0.waited_op, "Memcpy DtoH (Device -> Pageable)");
+  ck_assert_int_eq(k0.step, 1);
+  fsdpa_list_free(kl);
+  char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.sync_classes.classes.[class=launch].calls"), 6);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.sync_classes.classes.[class=launch].over_threshold"), 2);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.sync_classes.classes.[class=launch].blocking"), 0);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.sync_classes.classes.[class=async_copy].blocking"), 1);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.sync_classes.classes.[class=async_copy].blocking_ns"), 1710 * US);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.sync_classes.classes.[class=alloc].blocking"), 1);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.sync_classes.classes.[class=sync].blocking"), 0);
+  /* longest first: the copy (1710 us), then the allocation (1705 us) */
+  ck_assert(tj_str_is(rep, "ranks.0.sync_classes.by_behaviour.0.api", "cudaMemcpyAsync"));
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.sync_classes.by_behaviour.0.queue_ops"), 1);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.sync_classes.by_behaviour.0.queue_busy_ns"), 1700 * US);
+  ck_assert(tj_str_is(rep, "ranks.0.sync_classes.by_behaviour.1.api", "cudaMalloc"));
+  ck_assert(tj_str_is(rep, "ranks.0.sync_classes.by_behaviour.1.waited_op", "kD"));
+  ck_assert(tj_str_is(rep, "ranks.0.sync_classes.by_behaviour.1.class", "alloc"));
+  ck_assert(!tj_has(rep, "ranks.0.sync_waits.[api=cudaMalloc]"));
+  ck_assert(!tj_has(rep, "ranks.0.sync_waits.[api=cudaLaunchKernel]"));
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.sync_waits.[api=cudaMemcpyAsync].count"), 1);
+  /* 1.71 ms blocked in a 20 ms step: flagged (>= 1 ms, >= 2 %), warning (< 10 %) */
+  ck_assert(tu_report_has_finding(rep, "cpu-sync-stall"));
+  ck_assert(tj_str_is(rep, "findings.[id=cpu-sync-stall].severity", "warning"));
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=cpu-sync-stall].evidence.behaviour_calls"), 1);
+  free(rep);
+  /* the wake-up tolerance: the call returned 5 us after its copy */
+  ck_assert_int_eq(fsdpa_param_set(c, "sync.block_wake_tolerance_ns", "4000"), FSDPA_OK);
+  kl = sync_calls(c, NULL);
+  ck_assert_uint_eq(fsdpa_list_count(kl), 0);
+  fsdpa_list_free(kl);
+  ck_assert_int_eq(fsdpa_param_set(c, "sync.block_wake_tolerance_ns", "5000"), FSDPA_OK);
+  kl = sync_calls(c, NULL);
+  ck_assert_uint_eq(fsdpa_list_count(kl), 1);
+  fsdpa_list_free(kl);
+  /* the class threshold: a copy call up to 1.71 ms is not tested */
+  ck_assert_int_eq(fsdpa_param_set(c, "sync.block_copy_ns", "1710000"), FSDPA_OK);
+  kl = sync_calls(c, NULL);
+  ck_assert_uint_eq(fsdpa_list_count(kl), 0);
+  fsdpa_list_free(kl);
+  rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
+  ck_assert(!tu_report_has_finding(rep, "cpu-sync-stall"));
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.sync_classes.classes.[class=async_copy].over_threshold"), 0);
+  free(rep);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* A launch that returned exactly when the work queued before it drained
+ * (an implicit device synchronization) blocked; the waited op is that work. */
+START_TEST(t_sync_behaviour_drain) {
+  fsdpa_ctx *c = tu_new_ctx();
+  tu_add_x(c, "user_annotation", "ProfilerStep#1", 10, 10, 0, 20000 * US, FSDPA_ABSENT);
+  tu_launch_kernel(c, 10, 100 * US, 1, 7, 200 * US, 3000 * US, "kE");
+  tu_add_x(c, "cuda_runtime", "cudaLaunchKernel", 10, 10, 300 * US, 2708 * US, 2);
+  tu_add_x(c, "kernel", "kF", 0, 7, 3010 * US, 50 * US, 2);
+  fsdpa_list *kl = sync_calls(c, NULL);
+  ck_assert_uint_eq(fsdpa_list_count(kl), 1);
+  fsdpa_sync_call k0 = call_at(kl, 0);
+  ck_assert_str_eq(k0.api, "cudaLaunchKernel");
+  ck_assert_int_eq(k0.source, FSDPA_WAIT_INFERRED);
+  ck_assert_str_eq(k0.waited_op, "kE");
+  ck_assert_int_eq(k0.stream, 7);
+  fsdpa_list_free(kl);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
 START_TEST(t_sync_cuda_sync_events) {
   fsdpa_ctx *c = tu_new_ctx();
   tu_launch_kernel(c, 10, 100, 11, 20, 150, 400, "before_record");
@@ -570,6 +673,8 @@ static Suite *suite(void) {
   TCase *u = tcase_create("unit");
   tcase_add_test(u, t_sync_inferred_idle);
   tcase_add_test(u, t_sync_cuda_sync_events);
+  tcase_add_test(u, t_sync_behaviour);
+  tcase_add_test(u, t_sync_behaviour_drain);
   tcase_add_test(u, t_list_protocol);
   tcase_add_test(u, t_list_outlives_context);
   suite_add_tcase(s, u);
