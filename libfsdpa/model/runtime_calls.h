@@ -1,6 +1,7 @@
 /* Runtime calls that block the CPU on the GPU or touch the device allocator
  * (stream/event/device synchronize, synchronous memcpy, cudaFree/hipFree,
- * cudaMalloc/hipMalloc ...), each attributed once to
+ * cudaMalloc/hipMalloc ..., and any call longer than its API class's
+ * threshold, tested for blocking by behaviour), each attributed once to
  *   - the ProfilerStep whose CPU range contains its start (any thread),
  *   - the GPU work it waited for (its cuda_sync event when the trace has one,
  *     its own copy for a synchronous cudaMemcpy, else inferred from the last

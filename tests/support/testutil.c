@@ -268,6 +268,7 @@ static char *scenario_truth_lines(const char *trace) {
            "p=p[:-8] if p.endswith('.json.gz') else p[:-5]\n"
            "t=json.load(open(p+'.truth.json'))\n"
            "[print('sync',k,v['count'],v['total_ns'],v['max_ns']) for k,v in t['sync'].items()]\n"
+           "[print('blocking',x['api'],x['dur_ns'],x['source'],x['waited_op']) for x in t.get('blocking',[])]\n"
            "a=t['allocator']\n"
            "[print('alloc',k,-1 if a[k] is None else a[k]) for k in ('malloc_calls','free_calls',"
            "'steady_state_malloc_calls','warmup_steps','peak_allocated_bytes','peak_reserved_bytes')]\n"
@@ -311,7 +312,9 @@ void tu_check_sync_alloc_scenario(const char *scenario, const char *must, const 
   fsdpa_memory_summary m;
   m.size = sizeof m;
   ck_assert_int_eq(fsdpa_memory_query(c, NULL, &m), FSDPA_OK);
-  size_t truth_apis = 0;
+  fsdpa_list *kl = NULL;
+  ck_assert_int_eq(fsdpa_sync_call_list(c, NULL, &kl), FSDPA_OK);
+  size_t truth_apis = 0, truth_blocking = 0;
   long long truth_free = -1;
   char *save = NULL;
   for (char *line = strtok_r(t, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -325,6 +328,24 @@ void tu_check_sync_alloc_scenario(const char *scenario, const char *must, const 
       ck_assert_msg(w[i].count == (uint64_t)x && w[i].total_ns == y && w[i].max_ns == z,
                     "%s: %s lib %llu/%lld/%lld truth %lld/%lld/%lld", scenario, a, (unsigned long long)w[i].count,
                     (long long)w[i].total_ns, (long long)w[i].max_ns, x, y, z);
+    } else if (!strncmp(line, "blocking ", 9)) {
+      /* blocking API DUR SOURCE WAITED_OP: a call the generator made block, and on what */
+      char src[32];
+      int off = 0;
+      ck_assert_int_eq(sscanf(line, "blocking %127s %lld %31s %n", a, &x, src, &off), 3);
+      const char *op = line + off;
+      fsdpa_wait_source want = !strcmp(src, "own_op") ? FSDPA_WAIT_OWN_OP : FSDPA_WAIT_INFERRED;
+      size_t i = 0, n = fsdpa_list_count(kl);
+      fsdpa_sync_call k;
+      for (; i < n; i++) {
+        TU_ITEM(kl, i, k);
+        if (!strcmp(k.api, a) && k.dur_ns == x) break;
+      }
+      ck_assert_msg(i < n, "%s: blocking %s of %lld ns not found", scenario, a, x);
+      ck_assert_msg(k.source == want && k.waited_op && !strcmp(k.waited_op, op),
+                    "%s: %s of %lld ns waited for %s (source %d), truth %s (%s)", scenario, a, x,
+                    k.waited_op ? k.waited_op : "nothing", (int)k.source, op, src);
+      truth_blocking++;
     } else if (sscanf(line, "alloc %127s %lld", a, &x) == 2) {
       int64_t v = !strcmp(a, "malloc_calls") ? (int64_t)m.malloc_calls
                   : !strcmp(a, "free_calls") ? (int64_t)m.free_calls
@@ -351,12 +372,14 @@ void tu_check_sync_alloc_scenario(const char *scenario, const char *must, const 
   ck_assert_uint_eq(nw, truth_apis + extra);
   if (must) ck_assert_msg(tu_report_has_finding(rep, must), "%s: %s missing", scenario, must);
   if (must_not) ck_assert_msg(!tu_report_has_finding(rep, must_not), "%s: %s present", scenario, must_not);
-  printf("# %s: %zu sync APIs, %llu malloc / %llu free, warm-up %lld, peaks %lld/%lld agree with the truth\n",
-         scenario, nw, (unsigned long long)m.malloc_calls, (unsigned long long)m.free_calls,
+  printf("# %s: %zu sync APIs (%zu calls with their waited-for op), %llu malloc / %llu free, warm-up %lld, peaks "
+         "%lld/%lld agree with the truth\n",
+         scenario, nw, truth_blocking, (unsigned long long)m.malloc_calls, (unsigned long long)m.free_calls,
          (long long)m.warmup_steps, (long long)m.peak_allocated_bytes, (long long)m.peak_reserved_bytes);
   free(rep);
   free(t);
   fsdpa_list_free(wl);
+  fsdpa_list_free(kl);
   fsdpa_ctx_free(c);
   free(path);
 }

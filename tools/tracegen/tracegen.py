@@ -546,6 +546,8 @@ class Rank:
         self.last_gpu = -INF
         self.steps = []
         self.sync = {}
+        self.blocking = []      # launch(block=...) calls: what each waited for
+        self.stream_last_name = {}
         self.malloc_calls = 0
         self.free_calls = 0
         self.malloc_by_step = []
@@ -711,6 +713,10 @@ class Rank:
             sy[0] += 1
             sy[1] += rt_dur
             sy[2] = max(sy[2], rt_dur)
+            waited = kname if block == "own" else self.stream_last_name.get(stream)
+            self.blocking.append({"api": api[0], "dur_ns": rt_dur, "waited_op": waited,
+                                  "source": "own_op" if block == "own" else "inferred"})
+        self.stream_last_name[stream] = kname
         self.ready[stream] = end
         self.t[th] = rt_start + rt_dur
         self.corr += 1
@@ -1740,6 +1746,7 @@ def build_truth(R, wl, scenario, sc, opts, nsteps):
         "overlap": overlap,
         "fsdp": wl.truth_fsdp(),
         "sync": {k: {"count": v[0], "total_ns": v[1], "max_ns": v[2]} for k, v in sorted(R.sync.items())},
+        "blocking": R.blocking,
         "allocator": {"malloc_calls": R.malloc_calls, "free_calls": R.free_calls,
                       "steady_state_malloc_calls": steady, "warmup_steps": warm,
                       "malloc_calls_by_step": R.malloc_by_step,
