@@ -263,7 +263,26 @@ class TraceGenTest(unittest.TestCase):
             self.assertEqual(ov["exposed_comm_ns"], rc["comm_ns"] - rc["overlap_ns"])
         la = t["launch"]
         self.assertEqual((la["host_wait_ns"], la["kernel_wait_ns"], la["other_ns"]), rc["launch"])
-        self.assertEqual({k: [v["count"], v["total_ns"], v["max_ns"]] for k, v in t["sync"].items()}, rc["sync"])
+        # calls the generator made block: each must be in the trace, ending
+        # 4-9 us after the op it names (its own op: same correlation)
+        sync = {k: list(v) for k, v in rc["sync"].items()}
+        ns = rc["ns"]
+        rts = [e for e in rc["runtime"].values()]
+        for b in t.get("blocking", []):
+            hits = [e for e in rts if e["name"] == b["api"] and int(Decimal(e["dur"]) * 1000) == b["dur_ns"]]
+            self.assertTrue(hits, b)
+            e = hits[0]
+            end = ns(e["ts"]) + b["dur_ns"]
+            ops = [g for g in rc["gpu"] if g["name"] == b["waited_op"] and
+                   4000 <= end - ns(g["ts"]) - int(Decimal(g["dur"]) * 1000) <= 9000]
+            if b["source"] == "own_op":
+                ops = [g for g in ops if g["args"]["correlation"] == e["args"]["correlation"]]
+            self.assertTrue(ops, b)
+            s = sync.setdefault(b["api"], [0, 0, 0])
+            s[0] += 1
+            s[1] += b["dur_ns"]
+            s[2] = max(s[2], b["dur_ns"])
+        self.assertEqual({k: [v["count"], v["total_ns"], v["max_ns"]] for k, v in t["sync"].items()}, sync)
         al = t["allocator"]
         self.assertEqual(al["malloc_calls"], rc["malloc_calls"])
         self.assertEqual(al["free_calls"], rc["free_calls"])
