@@ -81,7 +81,11 @@ static int cmp_finding(const void *pa, const void *pb) {
   if (a->severity != b->severity) return a->severity > b->severity ? -1 : 1;
   if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
   if (a->step != b->step) return a->step < b->step ? -1 : 1;
-  return strcmp(a->id, b->id);
+  int c = strcmp(a->id, b->id);
+  /* total, so the order never depends on the order findings were added in */
+  if (!c) c = strcmp(a->title, b->title);
+  if (!c) c = strcmp(a->detail, b->detail);
+  return c;
 }
 
 void findings_sort(findings *f) {

@@ -9,6 +9,7 @@
 #include "util/list.h"
 #include "util/fmt.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Defaults for a caller of any release: at most the caller's `size` bytes
@@ -42,27 +43,55 @@ fsdpa_status report_collect(fsdpa_ctx *const *ctxs, const int64_t *ranks, size_t
 
 /* What fsdpa_report() and fsdpa_report_findings() both need: the resolved
  * ranks, the cross-rank result and every finding, sorted. */
+typedef struct rank_pos {
+  int64_t rank;
+  size_t i;
+} rank_pos;
+
+static int cmp_rank_pos(const void *pa, const void *pb) {
+  const rank_pos *a = pa, *b = pb;
+  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+  return a->i < b->i ? -1 : a->i > b->i;
+}
+
 static fsdpa_status prepare(report_in *in, fsdpa_ctx *const *ctxs, const char *const *paths, size_t n) {
   memset(in, 0, sizeof *in);
   fa_alloc *a = &ctxs[0]->alloc;
-  in->ctxs = ctxs;
-  in->paths = paths;
+  in->c0 = ctxs[0];
   in->n = n;
   findings_init(&in->all, a);
   in->ranks = fa_malloc(a, n * sizeof(int64_t));
-  if (!in->ranks) return ctx_fail(ctxs[0], fa_fail_status(a), "out of memory");
+  in->own_ctxs = fa_malloc(a, n * sizeof *in->own_ctxs);
+  in->own_paths = paths ? fa_malloc(a, n * sizeof *in->own_paths) : NULL;
+  rank_pos *ord = fa_malloc(a, n * sizeof *ord);
+  if (!in->ranks || !in->own_ctxs || (paths && !in->own_paths) || !ord) {
+    fa_free(a, ord, n * sizeof *ord);
+    return ctx_fail(ctxs[0], fa_fail_status(a), "out of memory");
+  }
+  /* a context without a rank is numbered by its position among the inputs */
   for (size_t i = 0; i < n; i++)
-    in->ranks[i] = ctxs[i]->info.rank != FSDPA_ABSENT ? ctxs[i]->info.rank : (int64_t)i;
+    ord[i] = (rank_pos){ctxs[i]->info.rank != FSDPA_ABSENT ? ctxs[i]->info.rank : (int64_t)i, i};
+  qsort(ord, n, sizeof *ord, cmp_rank_pos);
+  for (size_t k = 0; k < n; k++) {
+    in->ranks[k] = ord[k].rank;
+    in->own_ctxs[k] = ctxs[ord[k].i];
+    if (paths) in->own_paths[k] = paths[ord[k].i];
+  }
+  fa_free(a, ord, n * sizeof *ord);
+  in->ctxs = in->own_ctxs;
+  in->paths = in->own_paths;
   fsdpa_status st = crossrank_run(in->ctxs, in->ranks, in->n, &in->xr);
   if (!st) st = report_collect(in->ctxs, in->ranks, in->n, in->xr, &in->all);
   return st;
 }
 
 static void release(report_in *in) {
-  fsdpa_ctx *c0 = in->ctxs[0];
+  fsdpa_ctx *c0 = in->c0;
   findings_free(&in->all);
-  crossrank_done(c0, in->xr);
-  if (in->ranks) fa_free(&c0->alloc, in->ranks, in->n * sizeof(int64_t));
+  if (in->ctxs) crossrank_done(in->ctxs[0], in->xr);
+  fa_free(&c0->alloc, in->ranks, in->n * sizeof(int64_t));
+  fa_free(&c0->alloc, in->own_ctxs, in->n * sizeof *in->own_ctxs);
+  fa_free(&c0->alloc, in->own_paths, in->n * sizeof *in->own_paths);
 }
 
 /* A failure inside a report: the first context holds the message. */
@@ -107,8 +136,10 @@ fsdpa_status fsdpa_report(fsdpa_ctx *const *ctxs, const char *const *paths, size
     else if (out_len) *out_len = b.len;
   }
   sb_free(&b);
+  /* messages go to the first context in rank order once the inputs are sorted */
+  fsdpa_ctx *msg = in.ctxs && in.ctxs[0]->err[0] ? in.ctxs[0] : c0;
   release(&in);
-  return st ? failed(err, st, c0) : FSDPA_OK;
+  return st ? failed(err, st, msg) : FSDPA_OK;
 }
 
 const char *fsdpa_severity_name(fsdpa_severity s) {
@@ -165,8 +196,9 @@ fsdpa_status fsdpa_report_findings(fsdpa_ctx *const *ctxs, size_t n, fsdpa_list 
   report_in in;
   st = prepare(&in, ctxs, NULL, n);
   if (!st) st = report_findings_list(&in.all, &ctxs[0]->alloc, out);
+  fsdpa_ctx *msg = in.ctxs && in.ctxs[0]->err[0] ? in.ctxs[0] : ctxs[0];
   release(&in);
-  return st ? failed(err, st, ctxs[0]) : FSDPA_OK;
+  return st ? failed(err, st, msg) : FSDPA_OK;
 }
 
 int fsdpa_findings_worst(const fsdpa_list *l) {

@@ -7,11 +7,16 @@
 #include "findings/findings.h"
 #include "analysis/crossrank/crossrank.h"
 
+/* The contexts in rank order (ties: the caller's order), so that a report
+ * over the same traces does not depend on the order they were given in. */
 typedef struct report_in {
   fsdpa_ctx *const *ctxs;
-  const char *const *paths;
+  const char *const *paths;  /* NULL when the caller gave none */
   size_t n;
   int64_t *ranks;            /* resolved rank per context */
+  fsdpa_ctx *c0;             /* the caller's first context: it owns the arrays above */
+  fsdpa_ctx **own_ctxs;
+  const char **own_paths;
   findings all;              /* every finding, sorted by cost */
   xr_result *xr;             /* the cross-rank analysis, NULL below two ranks */
   const fsdpa_report_options *opts;

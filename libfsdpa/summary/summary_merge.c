@@ -1,7 +1,8 @@
 /* Merging summaries and writing the report of a merged summary.
  *
- * Merging concatenates the rank entries verbatim, which is associative and
- * keeps every byte the report needs.  The report repeats report_json()'s
+ * Merging lists the rank entries verbatim in rank order (ties: the order
+ * given), which is associative and commutative and keeps every byte the
+ * report needs.  The report repeats report_json()'s
  * layout with the stored pieces: inputs entries, rank sections spliced as
  * written, the stored findings in collection order plus the cross-rank
  * finding, sorted the same way, and the cross-rank section computed over all
@@ -12,6 +13,7 @@
 #include "util/error.h"
 #include "report/report.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Defaults for a caller of any release: at most the caller's `size` bytes
@@ -47,12 +49,21 @@ static fsdpa_status collect_findings(sum_doc *d, findings *all) {
   return FSDPA_OK;
 }
 
+/* Rank order, ties by position in the summary (spans into one text), as
+ * fsdpa_report() orders its contexts. */
+static int cmp_sum_rank(const void *pa, const void *pb) {
+  const sum_rank *a = pa, *b = pb;
+  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+  return a->raw < b->raw ? -1 : a->raw > b->raw;
+}
+
 /* Every finding of the report of a summary: the stored ones plus the
  * cross-rank finding over all ranks' tables, sorted as fsdpa_report() does;
  * *xr (zeroed by the caller, freed with xr_result_free) keeps the cross-rank
  * result. */
 static fsdpa_status sum_findings(sum_doc *d, findings *all, xr_result *xr) {
   fa_alloc *a = d->a;
+  if (d->n > 1) qsort(d->r, d->n, sizeof *d->r, cmp_sum_rank);
   xr_table *tabs = fa_malloc(a, d->n * sizeof *tabs);
   fsdpa_status st = tabs ? FSDPA_OK : fa_fail_status(a);
   if (!st) {
@@ -180,6 +191,19 @@ fsdpa_status fsdpa_summary_findings(const char *sum, size_t len, const fsdpa_sum
   return st ? err_set(err, st, FSDPA_ABSENT, FSDPA_ABSENT, "findings from summary: %s", fsdpa_status_str(st)) : FSDPA_OK;
 }
 
+typedef struct merge_ent {
+  int64_t rank;
+  size_t pos;        /* over all summaries, in the order given */
+  const char *raw;   /* the rank entry, verbatim (a span of its summary) */
+  size_t len;
+} merge_ent;
+
+static int cmp_merge_ent(const void *pa, const void *pb) {
+  const merge_ent *a = pa, *b = pb;
+  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+  return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
 fsdpa_status fsdpa_summary_merge(const char *const *sums, const size_t *lens, size_t n,
                                  const fsdpa_summary_options *opts, char **out, size_t *out_len, fsdpa_error *err) {
   if (!err_clear(err)) return FSDPA_EINVAL;
@@ -193,27 +217,39 @@ fsdpa_status fsdpa_summary_merge(const char *const *sums, const size_t *lens, si
     if (!sums[i]) return err_set(err, FSDPA_EINVAL, (int64_t)i, FSDPA_ABSENT, "fsdpa_summary_merge: summary %zu is NULL", i);
   fa_alloc a;
   init_alloc(&a, &o);
+  /* the rank entries of all summaries, then written in rank order (ties: the
+   * order given), so that merging is commutative as well as associative */
+  fa_vec ents;
+  memset(&ents, 0, sizeof ents);
+  fsdpa_status st = FSDPA_OK;
+  for (size_t i = 0; i < n && !st; i++) {
+    sum_doc d;
+    if ((st = parse_one(&a, sums[i], lens[i], &d, (int64_t)i, err))) break;
+    for (size_t k = 0; k < d.n && !st; k++) {
+      merge_ent e = {d.r[k].rank, ents.len, d.r[k].raw, d.r[k].raw_len};
+      if (!fa_vec_push(&a, &ents, sizeof e, &e))
+        st = err_set(err, fa_fail_status(&a), FSDPA_ABSENT, FSDPA_ABSENT, "merge: %s",
+                     fsdpa_status_str(fa_fail_status(&a)));
+    }
+    sum_doc_free(&d);
+  }
+  if (st) {
+    fa_vec_free(&a, &ents, sizeof(merge_ent));
+    return st;
+  }
+  if (ents.len > 1) qsort(ents.data, ents.len, sizeof(merge_ent), cmp_merge_ent);
   sbuf b;
   sb_init(&b, &a);
   sb_puts(&b, "{\"schema\":\"" SUMMARY_SCHEMA "\",\"version\":");
   sb_json_str(&b, fsdpa_version_string(), strlen(fsdpa_version_string()));
   sb_puts(&b, ",\"ranks\":[");
-  fsdpa_status st = FSDPA_OK;
-  size_t written = 0;
-  for (size_t i = 0; i < n && !st; i++) {
-    sum_doc d;
-    if ((st = parse_one(&a, sums[i], lens[i], &d, (int64_t)i, err))) break;
-    for (size_t k = 0; k < d.n; k++) {
-      if (written++) sb_puts(&b, ",");
-      sb_putn(&b, d.r[k].raw, d.r[k].raw_len);
-    }
-    sum_doc_free(&d);
+  for (size_t k = 0; k < ents.len; k++) {
+    const merge_ent *e = &FA_VEC_AT(&ents, merge_ent, k);
+    if (k) sb_puts(&b, ",");
+    sb_putn(&b, e->raw, e->len);
   }
+  fa_vec_free(&a, &ents, sizeof(merge_ent));
   sb_puts(&b, "]}\n");
-  if (st) {
-    sb_free(&b);
-    return st;
-  }
   if (b.failed) st = (fsdpa_status)b.failed;
   if (!st) {
     *out = outbuf_dup(&a, b.p, b.len);

@@ -53,7 +53,7 @@ fsdpa_status xr_extract(fa_alloc *a, fsdpa_ctx *c, int64_t rank, xr_table *t);
 
 /* Thresholds of the straggler rule (params.def crossrank.*). */
 typedef struct xr_params {
-  int64_t min_delay_ns, end_tol_ns, min_steps, min_share_ppm;
+  int64_t min_delay_ns, end_tol_ns, min_steps, min_share_ppm, min_used_ppm;
 } xr_params;
 
 /* From a full parameter array (ctx->params, or a summary's). */
@@ -67,6 +67,7 @@ static inline int xr_param_in_summary(const char *name) { return !strncmp(name, 
 
 typedef struct xr_rank_res {
   int64_t rank;
+  size_t input;          /* index of its table in the caller's order */
   int64_t offset;        /* clock offset vs the reference rank, ABSENT if not alignable */
   uint64_t colls;        /* matched collectives this rank took part in */
   int64_t transfer, wait;
@@ -91,11 +92,20 @@ typedef struct xr_type_res {
   int64_t transfer, wait, bytes;  /* bytes ABSENT if no collective of the type has sizes */
 } xr_type_res;
 
+/* Results are indexed in rank order (r[], ref_idx, straggler_idx, last_idx):
+ * the tables are sorted by (rank, caller's index) first, so that every
+ * choice the analysis makes on a tie falls on the lowest rank and nothing
+ * depends on the order the caller gave the tables in. */
 typedef struct xr_result {
   size_t nranks;
   int64_t ref_idx;       /* reference rank index, -1 if nothing matched */
   int by_seq, by_ordinal;
   uint64_t groups, unmatched, unaligned, unsync;
+  /* collectives (identities, not kernels) seen on any rank, and why those
+   * not measured were left out: found on one rank only (with Seq, without
+   * Seq, or outside the window every aligned rank's trace covers), or
+   * matched but with fewer than 2 aligned ranks; unsync is the rest */
+  uint64_t seen, matched, lone_seq, lone_noseq, lone_clipped, unaligned_groups;
   int64_t transfer, wait, spread_p50, spread_max;
   uint64_t units;        /* steps (+ step-less collectives) with a matched collective */
   xr_rank_res *r;
@@ -104,6 +114,7 @@ typedef struct xr_result {
   xr_type_res t[COLL__COUNT];
   int64_t straggler_idx; /* -1 none */
   int64_t min_delay;     /* the rule's threshold, for the finding's text */
+  int64_t min_used_ppm;  /* below this share of seen collectives measured, the verdict is weak */
 } xr_result;
 
 /* Run the analysis over n tables.  On failure returns the status and leaves

@@ -218,7 +218,49 @@ static void pick_straggler(xr_result *r, const xr_params *p) {
   if ((int64_t)ls >= min_steps && share > need) r->straggler_idx = best;
 }
 
-fsdpa_status xr_analyze(fa_alloc *a, const xr_table *tabs, size_t n, const xr_params *p,
+/* Tables in rank order, ties by the caller's index. */
+typedef struct ordered {
+  int64_t rank;
+  size_t input;
+} ordered;
+
+static int cmp_ordered(const void *pa, const void *pb) {
+  const ordered *a = pa, *b = pb;
+  int c = xr_cmp_i64(a->rank, b->rank);
+  return c ? c : xr_cmp_i64((int64_t)a->input, (int64_t)b->input);
+}
+
+/* Why the collectives found on one rank only were not matched: outside the
+ * window that every aligned rank's trace covers (its collectives' aligned
+ * span), the other ranks' traces cannot hold it (clipped at the trace edge);
+ * else it has a Seq no other rank has, or it was matched by ordinal. */
+static void classify_lone(const xr_match *mt, const xr_table *tabs, size_t n, xr_result *r) {
+  int64_t ws = INT64_MIN, we = INT64_MAX;
+  for (size_t i = 0; i < n; i++) {
+    const xr_table *t = &tabs[i];
+    if (!mt->kpass || !mt->kpass[i] || !t->colls.len) continue;
+    int64_t s = INT64_MAX, e = INT64_MIN;
+    for (size_t k = 0; k < t->colls.len; k++) {
+      const xr_coll *x = &FA_VEC_AT(&t->colls, xr_coll, k);
+      if (x->start < s) s = x->start;
+      if (x->end > e) e = x->end;
+    }
+    s -= mt->off[i];
+    e -= mt->off[i];
+    if (s > ws) ws = s;
+    if (e < we) we = e;
+  }
+  for (size_t k = 0; k < mt->nlone; k++) {
+    const xr_lone *l = &mt->lone[k];
+    if (mt->kpass && mt->kpass[l->ri] &&
+        (l->s - mt->off[l->ri] < ws || l->e - mt->off[l->ri] > we))
+      r->lone_clipped++;
+    else if (l->kind == 0) r->lone_seq++;
+    else r->lone_noseq++;
+  }
+}
+
+fsdpa_status xr_analyze(fa_alloc *a, const xr_table *tabs_in, size_t n, const xr_params *p,
                         xr_result *r) {
   memset(r, 0, sizeof *r);
   r->ref_idx = -1;
@@ -227,25 +269,41 @@ fsdpa_status xr_analyze(fa_alloc *a, const xr_table *tabs, size_t n, const xr_pa
   for (int t = 0; t < COLL__COUNT; t++) r->t[t].bytes = FSDPA_ABSENT;
   r->nranks = n;
   r->min_delay = p->min_delay_ns;
+  r->min_used_ppm = p->min_used_ppm;
   if (!n) return FSDPA_OK;
   if (!(r->r = fa_calloc(a, n * sizeof *r->r))) return fa_fail_status(a);
-  for (size_t i = 0; i < n; i++) {
-    r->r[i].rank = tabs[i].rank;
-    r->r[i].offset = FSDPA_ABSENT;
-  }
-  if (n < 2) return FSDPA_OK;
+  ordered *ord = fa_malloc(a, n * sizeof *ord);
+  xr_table *tabs = fa_malloc(a, n * sizeof *tabs);
   xr_match mt;
   measured w;
   memset(&mt, 0, sizeof mt);
   memset(&w, 0, sizeof w);
   fsdpa_status st = FSDPA_OK;
+  if (!ord || !tabs) {
+    fa_free(a, ord, n * sizeof *ord);
+    fa_free(a, tabs, n * sizeof *tabs);
+    xr_result_free(a, r);
+    return fa_fail_status(a);
+  }
+  for (size_t i = 0; i < n; i++) ord[i] = (ordered){tabs_in[i].rank, i};
+  qsort(ord, n, sizeof *ord, cmp_ordered);
+  for (size_t i = 0; i < n; i++) {
+    tabs[i] = tabs_in[ord[i].input];  /* a view: the caller keeps ownership */
+    r->r[i].rank = ord[i].rank;
+    r->r[i].input = ord[i].input;
+    r->r[i].offset = FSDPA_ABSENT;
+  }
+  fa_free(a, ord, n * sizeof *ord);
+  if (n < 2) goto done;
   if (xr_match_run(a, &mt, tabs, n, r)) goto oom;
+  classify_lone(&mt, tabs, n, r);
   if (mt.ng) {
     if (!(w.gr = fa_malloc(a, mt.ne * sizeof *w.gr)) ||
         !(w.spreads = fa_malloc(a, mt.ne * sizeof(int64_t))))
       goto oom;
     for (size_t i = 0; i < n; i++) r->r[i].offset = mt.kpass[i] ? mt.off[i] : FSDPA_ABSENT;
     measure(&mt, &w, r, p->end_tol_ns);
+    r->unaligned_groups = r->matched - r->groups - r->unsync;
     if (w.nspreads) {
       qsort(w.spreads, w.nspreads, sizeof(int64_t), cmp_i64p);
       r->spread_p50 = w.spreads[(w.nspreads - 1) / 2];
@@ -262,6 +320,7 @@ done:
   fa_free(a, w.gr, mt.ne * sizeof *w.gr);
   fa_free(a, w.spreads, mt.ne * sizeof(int64_t));
   xr_match_free(a, &mt, tabs, n);
+  fa_free(a, tabs, n * sizeof *tabs);
   return st;
 }
 

@@ -37,6 +37,7 @@ void xr_params_from(const int64_t *params, xr_params *p) {
   p->end_tol_ns = params[P_XR_END_TOL_NS];
   p->min_steps = params[P_XR_MIN_STEPS];
   p->min_share_ppm = params[P_XR_MIN_SHARE_PPM];
+  p->min_used_ppm = params[P_XR_MIN_USED_PPM];
 }
 
 /* CPU records that can describe a collective launched inside them. */

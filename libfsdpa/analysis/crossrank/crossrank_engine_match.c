@@ -5,7 +5,8 @@
  * in that step): ranks issue the collectives of a process group in the same
  * order.  Send/recv fold into one class so a send matches its recv.  Clocks
  * need not agree: all ranks leave a collective together, so a rank's offset
- * is the median over shared collectives of its end minus the reference's. */
+ * is the lower median over shared collectives of its end minus the
+ * reference's. */
 #include "analysis/crossrank/crossrank_impl.h"
 #include <stdlib.h>
 #include <string.h>
@@ -161,7 +162,8 @@ static int build_entries(fa_alloc *a, xr_match *w, const xr_table *tabs, size_t 
  * ranks have them. */
 static int build_groups(fa_alloc *a, xr_match *w, const xr_table *tabs, xr_result *r) {
   if (!w->ne) return 0;
-  if (!(w->m = fa_malloc(a, w->ne * sizeof *w->m)) || !(w->g = fa_malloc(a, w->ne * sizeof *w->g)))
+  if (!(w->m = fa_malloc(a, w->ne * sizeof *w->m)) || !(w->g = fa_malloc(a, w->ne * sizeof *w->g)) ||
+      !(w->lone = fa_malloc(a, w->ne * sizeof *w->lone)))
     return -1;
   for (size_t i = 0; i < w->ne;) {
     size_t j = i + 1;
@@ -182,9 +184,13 @@ static int build_groups(fa_alloc *a, xr_match *w, const xr_table *tabs, xr_resul
       w->m[w->nm++] = (xr_member){e->ri, x->type, x->step, x->start, x->end, x->bytes};
       nranks++;
     }
+    r->seen++;
     if (nranks >= 2) {
       w->g[w->ng++] = (xr_group){first, nranks, w->e[i].kind};
+      r->matched++;
     } else {
+      const xr_member *o = &w->m[first];
+      w->lone[w->nlone++] = (xr_lone){o->ri, w->e[i].kind, o->s, o->e};
       r->unmatched += j - i;
       w->nm = first;
     }
@@ -193,8 +199,13 @@ static int build_groups(fa_alloc *a, xr_match *w, const xr_table *tabs, xr_resul
   return 0;
 }
 
-/* Offsets: the reference rank (in most groups) has 0; a rank sharing groups
- * with already aligned ranks gets the median of its end minus theirs. */
+/* Offsets: the reference rank (in most groups; the lowest rank on a tie,
+ * the tables being in rank order) has 0; a rank sharing groups with already
+ * aligned ranks gets the lower median of its end minus theirs: over an even
+ * count the smaller middle value, an observed difference in exact integer ns.
+ * Each group's anchor is the reference when it takes part, else its lowest
+ * aligned rank, so the differences, hence the medians, depend only on the
+ * ranks and not on the order of the tables. */
 static int align(fa_alloc *a, xr_match *w, size_t n, xr_result *r) {
   if (!(w->kpass = fa_calloc(a, n * sizeof(int64_t))) || !(w->off = fa_calloc(a, n * sizeof(int64_t))))
     return -1;
@@ -251,6 +262,7 @@ void xr_match_free(fa_alloc *a, xr_match *mt, const xr_table *tabs, size_t n) {
   fa_free(a, mt->e, mt->ne * sizeof *mt->e);
   fa_free(a, mt->m, mt->ne * sizeof *mt->m);
   fa_free(a, mt->g, mt->ne * sizeof *mt->g);
+  fa_free(a, mt->lone, mt->ne * sizeof *mt->lone);
   fa_free(a, mt->oi, mt->noi * sizeof *mt->oi);
   fa_free(a, mt->d, mt->ne * sizeof *mt->d);
   fa_free(a, mt->kpass, n * sizeof(int64_t));

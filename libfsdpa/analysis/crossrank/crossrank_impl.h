@@ -31,6 +31,13 @@ typedef struct xr_group {
   int kind;          /* 0: matched by Seq, 1: by ordinal */
 } xr_group;
 
+/* A collective found on one rank only (its kernels merged), own clock. */
+typedef struct xr_lone {
+  uint32_t ri;
+  int32_t kind;      /* 0: it has a Seq, 1: matched by ordinal */
+  int64_t s, e;
+} xr_lone;
+
 /* Global ids for process-group names across tables. */
 typedef struct xr_pgmap {
   const char **s;
@@ -47,6 +54,8 @@ typedef struct xr_match {
   int64_t *kpass;    /* per rank: alignment pass, 0 = could not be aligned */
   int64_t *off;      /* per rank: clock offset vs the reference rank */
   size_t ne;         /* collectives over all tables: the bound of per-group arrays */
+  xr_lone *lone;     /* collectives found on one rank only */
+  size_t nlone;
   /* matching's own working arrays */
   xr_pgmap pm;
   struct xr_ent *e;
@@ -56,7 +65,8 @@ typedef struct xr_match {
 } xr_match;
 
 /* Match the tables' collectives into groups and align the ranks' clocks;
- * counts r->unmatched and sets r->ref_idx.  mt must be zeroed before; it is
+ * counts r->unmatched, r->seen, r->matched and sets r->ref_idx.  The tables
+ * must be in rank order (ties are broken by the lower index).  mt must be zeroed before; it is
  * freeable (xr_match_free) whatever this returns.  -1 on allocation failure. */
 int xr_match_run(fa_alloc *a, xr_match *mt, const xr_table *tabs, size_t n, xr_result *r);
 void xr_match_free(fa_alloc *a, xr_match *mt, const xr_table *tabs, size_t n);

@@ -61,10 +61,17 @@ fsdpa_status fsdpa_crossrank_rank_list(fsdpa_ctx *const *ctxs, size_t n, fsdpa_l
   *out = NULL;
   xr_result r;
   if ((st = run_public(ctxs, n, &r, err))) return st;
+  /* the analysis keeps its rows in rank order; the list is in the caller's */
+  size_t *row = fa_malloc(&ctxs[0]->alloc, n * sizeof *row);
+  if (!row) {
+    xr_result_free(&ctxs[0]->alloc, &r);
+    return err_set(err, fa_fail_status(&ctxs[0]->alloc), FSDPA_ABSENT, FSDPA_ABSENT, "out of memory");
+  }
+  for (size_t i = 0; i < n; i++) row[r.r[i].input] = i;
   list_build b;
   lb_init(&b, &ctxs[0]->alloc, FSDPA_LIST_CROSSRANK_RANKS);
   for (size_t i = 0; i < n; i++) {
-    const xr_rank_res *x = &r.r[i];
+    const xr_rank_res *x = &r.r[row[i]];
     fsdpa_crossrank_rank o;
     memset(&o, 0, sizeof o);
     o.size = sizeof o;
@@ -80,6 +87,7 @@ fsdpa_status fsdpa_crossrank_rank_list(fsdpa_ctx *const *ctxs, size_t n, fsdpa_l
     o.lost_ns = x->lost;
     lb_push(&b, &o);
   }
+  fa_free(&ctxs[0]->alloc, row, n * sizeof *row);
   xr_result_free(&ctxs[0]->alloc, &r);
   st = lb_finish(&b, out);
   return st ? err_set(err, st, FSDPA_ABSENT, FSDPA_ABSENT, "out of memory") : FSDPA_OK;

@@ -20,6 +20,17 @@ void crossrank_json(const xr_result *r, jsonw *w) {
   jw_ki64(w, "wait_ns", r->groups ? r->wait : FSDPA_ABSENT);
   jw_ki64(w, "end_spread_p50_ns", r->spread_p50);
   jw_ki64(w, "end_spread_max_ns", r->spread_max);
+  /* what the figures rest on, in collectives (identities) rather than kernels */
+  jw_ku64(w, "collectives_seen", r->seen);
+  jw_ku64(w, "collectives_matched", r->matched);
+  jw_key(w, "left_out");
+  jw_obj(w);
+  jw_ku64(w, "unmatched", r->lone_seq);
+  jw_ku64(w, "no_seq", r->lone_noseq);
+  jw_ku64(w, "clipped", r->lone_clipped);
+  jw_ku64(w, "unaligned", r->unaligned_groups);
+  jw_ku64(w, "unsynchronized", r->unsync);
+  jw_obj_end(w);
   jw_key(w, "per_rank");
   jw_arr(w);
   for (size_t i = 0; i < r->nranks; i++) {
