@@ -1406,6 +1406,80 @@ START_TEST(t_order_independent_corpus) {
 }
 END_TEST
 
+/* What the straggler verdict rests on.  Scenario A (6 measured collectives,
+ * rank 1 late in all 3 steps) plus collectives that cannot be measured:
+ * rank 0 has 3 with a Seq no other rank has, inside the common window, and
+ * 2 after every other rank's trace has ended (clipped); rank 2 has 2
+ * AllGathers without Seq in a process group nobody else has (no partner at
+ * their position in the step); ranks 3 and 4 share one collective only with
+ * each other, so neither can be aligned.  Seen: 6 + 3 + 2 + 2 + 1 = 14, of
+ * which 6 measured: most were left out, so the finding is info, and warning
+ * again once the threshold is below 6/14. */
+static void build_left_out(fsdpa_ctx **c) {
+  build_a(c, NULL);
+  for (int k = 0; k < 3; k++)
+    add_coll(c[0], 100 + k, K_AR, "allreduce", "0", 100 + k, k * 10 * MS + 3 * MS, 100 * US, NULL);
+  for (int k = 0; k < 2; k++)
+    add_coll(c[0], 200 + k, K_AR, "allreduce", "0", 200 + k, 40 * MS + k * 5 * MS, 100 * US, NULL);
+  for (int k = 0; k < 2; k++)
+    add_coll(c[2], 300 + k, K_AG, "allgather", "7", FSDPA_ABSENT, 10 * MS + 8 * MS + k * MS + A_S[2],
+             100 * US, NULL);
+  for (int r = 3; r < 5; r++) {
+    c[r] = new_rank(NULL, r, A_B[0]);
+    add_coll(c[r], 1, K_AR, "allreduce", "9", 1, 2 * MS, 100 * US, NULL);
+  }
+}
+
+START_TEST(t_left_out_and_weak_verdict) {
+  fsdpa_ctx *c[5];
+  build_left_out(c);
+  char *rep = report_json(c, 5, NULL, NULL);
+  ck_assert_int_eq(tj_i64(rep, "cross_rank.collectives"), 6);
+  ck_assert_int_eq(tj_i64(rep, "cross_rank.collectives_seen"), 14);
+  ck_assert_int_eq(tj_i64(rep, "cross_rank.collectives_matched"), 7);
+  ck_assert_int_eq(tj_i64(rep, "cross_rank.left_out.unmatched"), 3);
+  ck_assert_int_eq(tj_i64(rep, "cross_rank.left_out.no_seq"), 2);
+  ck_assert_int_eq(tj_i64(rep, "cross_rank.left_out.clipped"), 2);
+  ck_assert_int_eq(tj_i64(rep, "cross_rank.left_out.unaligned"), 1);
+  ck_assert_int_eq(tj_i64(rep, "cross_rank.left_out.unsynchronized"), 0);
+  ck_assert_int_eq(tj_i64(rep, "cross_rank.unaligned"), 2);  /* kernels */
+  ck_assert(tj_is_null(rep, "cross_rank.per_rank.3.clock_offset_ns"));
+  /* the verdict is the same; only its weight drops */
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=straggler-rank].rank"), 1);
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=straggler-rank].cost_ns"), 3 * (50 * US + 2 * A_D) / 2);
+  ck_assert(tj_str_is(rep, "findings.[id=straggler-rank].severity", "info"));
+  ck_assert(tj_is_bool(rep, "findings.[id=straggler-rank].evidence.weak", 1));
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=straggler-rank].evidence.collectives"), 6);
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=straggler-rank].evidence.collectives_seen"), 14);
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=straggler-rank].evidence.collectives_matched"), 7);
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=straggler-rank].evidence.left_out.clipped"), 2);
+  char *detail = tj_str(rep, "findings.[id=straggler-rank].detail");
+  ck_assert_msg(strstr(detail, "rests on those 6 collectives, out of 14 seen on any rank (7 found on 2 ranks or more)") &&
+                    strstr(detail, "3 found on one rank only (a Seq no other rank has)") &&
+                    strstr(detail, "2 found on one rank only (no Seq") && strstr(detail, "2 clipped at a trace edge") &&
+                    strstr(detail, "1 on ranks whose clocks could not be aligned") &&
+                    !strstr(detail, "not ending together") && strstr(detail, "Most collectives were left out"),
+                "detail: %s", detail);
+  free(detail);
+  fsdpa_free(rep);
+  check_order_independent(c, NULL, 5, 6);
+  /* the threshold is the lowest rank's parameter: 6/14 is above 40 % */
+  ck_assert_int_eq(fsdpa_param_set(c[0], "crossrank.straggler_min_used_ppm", "400000"), FSDPA_OK);
+  rep = report_json(c, 5, NULL, NULL);
+  ck_assert(tj_str_is(rep, "findings.[id=straggler-rank].severity", "warning"));
+  ck_assert(tj_is_bool(rep, "findings.[id=straggler-rank].evidence.weak", 0));
+  detail = tj_str(rep, "findings.[id=straggler-rank].detail");
+  ck_assert_msg(!strstr(detail, "Most collectives were left out"), "detail: %s", detail);
+  free(detail);
+  fsdpa_free(rep);
+  fsdpa_ctx *rev[5] = {c[4], c[3], c[2], c[1], c[0]};
+  fsdpa_crossrank x = xr_query(rev, 5);
+  ck_assert_int_eq(x.straggler_rank, 1);
+  ck_assert_int_eq(x.reference_rank, 0);
+  free_all(c, 5);
+}
+END_TEST
+
 /* The CLI and a generated 3-rank straggler job, or NULL (skip printed). */
 static const char *cli_with_job(const char *extra, const char *out) {
   const char *cli = getenv("FSDPA_CLI");
@@ -1552,6 +1626,7 @@ int main(void) {
   tcase_add_test(tc, t_cli_low_memory);
   tcase_add_test(tc, t_order_independent_generated);
   tcase_add_test(tc, t_order_independent_corpus);
+  tcase_add_test(tc, t_left_out_and_weak_verdict);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_ENV);

@@ -1259,6 +1259,11 @@ static inline void fsdpa_report_options_init(fsdpa_report_options *opts) { fsdpa
  * @param[out] out      receives a NUL-terminated buffer, release with fsdpa_free()
  * @param[out] out_len  receives its length in bytes (may be NULL)
  *
+ * The report lists the contexts in rank order (`trace_info.rank`, else the
+ * context's index; equal ranks in the order given), so for known, distinct
+ * ranks its bytes do not depend on the order of `ctxs` (with `paths` in the
+ * same order).
+ *
  * Everything in the report except the top-level `cross_rank` section and its
  * findings depends on one context alone, and each context keeps its own part
  * (its findings and its `ranks` entry, with the analyses under them) until
@@ -1380,13 +1385,26 @@ FSDPA_API fsdpa_status fsdpa_param_get(fsdpa_ctx *ctx, const char *key, int64_t 
  * kernels of one rank with the same identity count as one collective
  * spanning them.  A "matched" collective is one found on at least 2 ranks.
  *
+ * <b>Order.</b>  Every result is the same whatever order the contexts (or
+ * summaries) are given in, as long as their ranks are known and distinct:
+ * the analysis first puts the ranks in rank order (equal ranks in the order
+ * given), and every choice it makes on a tie falls on the lowest rank.
+ * Reports list `inputs`, `ranks` and `cross_rank.per_rank` in rank order;
+ * fsdpa_crossrank_rank_list() keeps the caller's order.  A context without
+ * `distributedInfo.rank` is numbered by its position among the inputs, so
+ * its number, and what depends on it, follows the order given.
+ *
  * <b>Clocks.</b>  Ranks need not share a clock.  The reference rank is the one
- * taking part in the most matched collectives (first in input order on a
- * tie).  A rank's clock offset is the lower median, over the matched
- * collectives it shares with the reference rank, of (its kernel end − the
- * reference's kernel end); ranks sharing nothing with the reference are
- * aligned the same way through ranks already aligned.  Aligned time = own
- * time − offset.  Ranks that cannot be aligned are left out.
+ * taking part in the most matched collectives (the lowest rank on a tie).  A
+ * rank's clock offset is the lower median, over the matched collectives it
+ * shares with the reference rank, of (its kernel end − the reference's
+ * kernel end): with k differences sorted ascending, the one at index
+ * ⌊(k − 1) / 2⌋ (over an even count the smaller middle value, an observed
+ * difference in exact integer ns).  Ranks sharing nothing with the reference
+ * are aligned the same way through ranks already aligned, each collective
+ * against the reference if it takes part, else against its lowest aligned
+ * rank.  Aligned time = own time − offset.  Ranks that cannot be aligned are
+ * left out.
  *
  * <b>Transfer and wait.</b>  For a matched collective: duration on a rank =
  * kernel end − start (clock-free); "transfer" = the minimum duration over
@@ -1409,18 +1427,37 @@ FSDPA_API fsdpa_status fsdpa_param_get(fsdpa_ctx *ctx, const char *key, int64_t 
  * step's collectives, if that margin is at least `crossrank.min_delay_ns`;
  * that margin is the rank's "delay" in the step.  The straggler is the rank
  * that is the latest arriver in the most steps (ties: more time lost by the
- * others, then input order); finding `straggler-rank` fires when that count
+ * others, then the lower rank; a step's latest arriver on equal margins is
+ * the lower rank too); finding `straggler-rank` fires when that count
  * is at least `crossrank.straggler_min_steps` and more than
  * `crossrank.straggler_min_share_ppm` of the steps (default: more than half,
  * so two ranks taking turns are not a straggler).  Its cost is the time the
  * others lost to it divided by the number of other aligned ranks.
  *
+ * <b>What a verdict rests on.</b>  Counted in collectives (one per identity
+ * above, however many ranks and kernels it has): "seen" = found on any rank;
+ * "matched" = found on at least 2 ranks; "measured" = matched, on at least 2
+ * aligned ranks, and not unsynchronized: the only ones the figures and the
+ * straggler rule use.  The others are left out, each for one reason: found on
+ * one rank only and lying outside the window that every aligned rank's trace
+ * covers (from the latest first collective start to the earliest last
+ * collective end, aligned): "clipped" at a trace edge; else found on one rank
+ * only with a `Seq` no other rank has ("unmatched"), or without `Seq`
+ * ("no_seq": its position in the step found no partner); matched but with
+ * fewer than 2 aligned ranks ("unaligned"); "unsynchronized".  seen =
+ * measured + the five.  When measured × 10⁶ < seen ×
+ * `crossrank.straggler_min_used_ppm` (default: fewer than half of those seen
+ * were measured: most were left out), `straggler-rank` is severity info
+ * instead of warning and its detail says so; its detail and evidence give
+ * the counts in any case.
+ *
  * <b>Summaries</b> (`fsdpa.summary/1`, docs/summary-format.md) hold, per rank,
  * its input entry, its rank section and findings of the report, the
  * crossrank parameters and its collective table, so ranks can be analysed
  * where their traces live and combined centrally: merging is concatenation
- * of the rank lists (associative), and the report of a merged summary is
- * byte-identical to fsdpa_report() over the same traces in the same order.
+ * of the rank lists, put in rank order (associative and commutative for
+ * distinct ranks), and the report of a merged summary is byte-identical to
+ * fsdpa_report() over the same traces, in any order.
  *  @{ */
 
 /** Result of fsdpa_crossrank_query() over the contexts of one job. */
@@ -1462,7 +1499,8 @@ typedef struct fsdpa_crossrank_rank {
 /**
  * Cross-rank analysis over the contexts of one job (one per rank), on the
  * events fed so far.  Ranks are `distributedInfo.rank`, else the index.
- * Parameters (`crossrank.*`) are read from ctxs[0].
+ * Parameters (`crossrank.*`) are read from the context of the lowest rank
+ * (the first of them on a tie), as fsdpa_report() does.
  * @param ctxs      array of n contexts, one per rank
  * @param n         number of contexts
  * @param[out] out  the result
@@ -1513,8 +1551,10 @@ FSDPA_API fsdpa_status fsdpa_summary_write(fsdpa_ctx *ctx, const char *path, cha
                                            size_t *out_len);
 /**
  * Merge n summaries (each one rank or an earlier merge) into one: the rank
- * lists are concatenated in the order given, so merging is associative and
- * merge(merge(a,b),c) = merge(a,merge(b,c)) = merge(a,b,c) byte for byte.
+ * entries of all of them, verbatim, in rank order (equal ranks in the order
+ * given), so merging is associative and
+ * merge(merge(a,b),c) = merge(a,merge(b,c)) = merge(a,b,c) byte for byte,
+ * and, for distinct ranks, commutative: merge(b,a) = merge(a,b).
  * Each input is validated.
  * @param sums  n summaries
  * @param lens  their lengths in bytes
@@ -1533,7 +1573,7 @@ FSDPA_API fsdpa_status fsdpa_summary_merge(const char *const *sums, const size_t
                                            size_t *out_len, fsdpa_error *err);
 /**
  * The report of a (merged) summary: identical to fsdpa_report() over the
- * ranks' traces in the summary's order (the cross-rank section and finding
+ * ranks' traces, in any order (see @ref crossrank, Order; the cross-rank section and finding
  * are computed here, over all ranks).  Only ::FSDPA_FORMAT_JSON: text and
  * HTML need the events (::FSDPA_EINVAL).
  * @param sum    the summary (fsdpa_summary_write() or fsdpa_summary_merge())

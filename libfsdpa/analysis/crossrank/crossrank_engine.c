@@ -338,8 +338,12 @@ fsdpa_status xr_run_ctxs(fsdpa_ctx *const *ctxs, const int64_t *ranks, size_t n,
     st = xr_extract(a, ctxs[i], rk, &tabs[i]);
   }
   if (!st) {
+    /* the parameters of the lowest rank, like the report's (its contexts in rank order) */
+    size_t lo = 0;
+    for (size_t i = 1; i < n; i++)
+      if (tabs[i].rank < tabs[lo].rank) lo = i;
     xr_params p;
-    xr_params_from(ctxs[0]->params, &p);
+    xr_params_from(ctxs[lo]->params, &p);
     st = xr_analyze(a, tabs, n, &p, out);
   }
   for (size_t i = 0; i < n; i++) xr_table_free(a, &tabs[i]);

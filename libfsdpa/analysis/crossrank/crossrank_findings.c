@@ -62,11 +62,11 @@ static straggler_decision decide_straggler(const xr_result *r) {
   return d;
 }
 
-/* "A of B collectives seen (M matched on 2 ranks or more); left out: ..."
+/* "those A collectives, out of B seen (M found on 2 ranks or more); left out: ..."
  * naming only the reasons that occurred. */
 static void word_basis(const straggler_decision *d, char *buf, size_t size) {
-  int k = snprintf(buf, size, "  The verdict rests on the %llu measured collectives out of %llu seen on any rank "
-                   "(%llu matched on 2 ranks or more)",
+  int k = snprintf(buf, size, "  The verdict rests on those %llu collectives, out of %llu seen on any rank "
+                   "(%llu found on 2 ranks or more)",
                    (unsigned long long)d->collectives, (unsigned long long)d->seen,
                    (unsigned long long)d->matched);
   const struct {
@@ -74,10 +74,10 @@ static void word_basis(const straggler_decision *d, char *buf, size_t size) {
     const char *why;
   } out[] = {
       {d->lone_seq, "found on one rank only (a Seq no other rank has)"},
-      {d->lone_noseq, "found on one rank only (no Seq: matched by position in the step)"},
-      {d->lone_clipped, "clipped at the trace edge (outside the time every rank's trace covers)"},
-      {d->unaligned, "matched on ranks whose clocks could not be aligned"},
-      {d->unsync, "matched but not ending together on their ranks"},
+      {d->lone_noseq, "found on one rank only (no Seq, and no other rank has one at its position in the step)"},
+      {d->lone_clipped, "clipped at a trace edge (on one rank only, outside the time every rank's trace covers)"},
+      {d->unaligned, "on ranks whose clocks could not be aligned"},
+      {d->unsync, "not ending together on their ranks"},
   };
   int any = 0;
   for (size_t i = 0; i < sizeof out / sizeof out[0]; i++) {
