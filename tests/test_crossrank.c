@@ -1519,6 +1519,26 @@ START_TEST(t_cli_summarize_merge) {
   ck_assert_int_eq(st, 0);
   assert_same(direct, merged, "CLI analyze vs merge");
   ck_assert(tu_report_has_finding(merged, "straggler-rank"));
+  /* the summaries in other orders, and partial merges of them in other orders */
+  static const int orders[3][3] = {{2, 0, 1}, {1, 2, 0}, {2, 1, 0}};
+  for (int k = 0; k < 3; k++) {
+    const int *o = orders[k];
+    snprintf(cmd, sizeof cmd, "'%s' merge '%s' '%s' '%s'", cli, sm[o[0]], sm[o[1]], sm[o[2]]);
+    char *m = tu_run(cmd, &st);
+    ck_assert_int_eq(st, 0);
+    assert_same(direct, m, "CLI merge in another order");
+    free(m);
+    char part[4096];
+    snprintf(part, sizeof part, "%s/tests/gen/xr_cli.part%d.fsum", tu_build_root(), k);
+    snprintf(cmd, sizeof cmd, "'%s' merge --summary '%s' '%s' -o '%s'", cli, sm[o[0]], sm[o[1]], part);
+    free(tu_run(cmd, &st));
+    ck_assert_int_eq(st, 0);
+    snprintf(cmd, sizeof cmd, "'%s' merge '%s' '%s'", cli, sm[o[2]], part);
+    m = tu_run(cmd, &st);
+    ck_assert_int_eq(st, 0);
+    assert_same(direct, m, "CLI partial merges in another order");
+    free(m);
+  }
   snprintf(cmd, sizeof cmd, "'%s' merge -f text '%s' 2>/dev/null", cli, sm[0]);
   free(tu_run(cmd, &st));
   ck_assert_int_eq(WEXITSTATUS(st), 2);

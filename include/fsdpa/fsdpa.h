@@ -1383,7 +1383,9 @@ FSDPA_API fsdpa_status fsdpa_param_get(fsdpa_ctx *ctx, const char *key, int64_t 
  * the kernel name; send, recv and SendRecv count as one type.  A kernel's
  * step is the `ProfilerStep#N` whose CPU range holds its launch call.  Several
  * kernels of one rank with the same identity count as one collective
- * spanning them.  A "matched" collective is one found on at least 2 ranks.
+ * spanning them.  A "matched" collective is one found on at least 2 ranks;
+ * where its ranks disagree, its type is the lowest rank's, its step that of
+ * the lowest rank that has one, and its bytes the largest any rank gives.
  *
  * <b>Order.</b>  Every result is the same whatever order the contexts (or
  * summaries) are given in, as long as their ranks are known and distinct:

@@ -25,8 +25,9 @@ const cli_cmd cli_cmds[] = {
      "analyze one trace per rank and print a report (text, json, html)",
      "TRACE is a Kineto / PyTorch-profiler Chrome trace, plain or gzip (.json, .json.gz),\n"
      "or '-' for standard input.  Several TRACEs are the ranks of one job (rank taken from\n"
-     "distributedInfo.rank, else the order given).  A directory stands for the traces in\n"
-     "it (*.json and *.json.gz, sorted by name; not its subdirectories).\n",
+     "distributedInfo.rank, else the order given); the report lists them in rank order, so\n"
+     "with known ranks it does not depend on the order given.  A directory stands for the\n"
+     "traces in it (*.json and *.json.gz, sorted by name; not its subdirectories).\n",
      "Analyze the traces and print a report.\n",
      OPERAND_TRACES, "TRACE", 1, -1,
      "exit status: 0 report written, 1 findings at or above --fail-on, 2 bad usage,\n"
@@ -74,14 +75,16 @@ const cli_cmd cli_cmds[] = {
     {CMD_MERGE, "merge", 0, {"[options] SUMMARY [SUMMARY ...]"},
      "combine per-rank summaries into the report of the whole job",
      "Combines summaries (each one rank or an earlier merge) and prints the JSON report\n"
-     "that 'fsdpa analyze -f json' prints for all the traces in the same order, or with\n"
-     "--summary the merged summary (merging is associative: merge in any grouping).\n"
+     "that 'fsdpa analyze -f json' prints for all the traces (in any order), or with\n"
+     "--summary the merged summary (merging is associative and commutative: merge in any\n"
+     "grouping and order; ranks come out in rank order).\n"
      "A directory stands for the summaries in it (*.fsum, sorted by name).\n",
      "Combine summaries (each one rank, or an earlier merge) and print the JSON report that\n"
      ".B analyze \\-f json\n"
-     "prints for all the traces in the same order, or with\n"
+     "prints for all the traces (in any order), or with\n"
      ".B \\-\\-summary\n"
-     "the merged summary. Merging is associative.\n"
+     "the merged summary. Merging is associative and commutative: summaries may be merged in\n"
+     "any grouping and order, and the ranks come out in rank order.\n"
      "A directory\n"
      ".I SUMMARY\n"
      "stands for the files in it whose names end in\n"
