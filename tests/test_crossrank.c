@@ -1350,6 +1350,8 @@ static void check_order_independent(fsdpa_ctx **c, const char *const *paths, siz
   fsdpa_free(json);
 }
 
+static void check_against_ref(const char *const *paths, size_t n, const size_t *order);
+
 /* The generator's straggler job: every rank takes part in every collective,
  * so the reference rank is a tie (the lowest rank), and the offsets, waits
  * and the straggler's cost must not move with the order of the files. */
@@ -1371,6 +1373,9 @@ static void check_generated_orders(int ranks, int seed, int shuffles) {
   ck_assert_int_eq(x.reference_rank, 0);
   ck_assert_int_eq(x.straggler_rank, 1);
   check_order_independent(c, (const char *const *)paths, (size_t)ranks, shuffles);
+  size_t rev[PERM_MAX];
+  for (int r = 0; r < ranks; r++) rev[r] = (size_t)(ranks - 1 - r);
+  check_against_ref((const char *const *)paths, (size_t)ranks, rev);
   for (int r = 0; r < ranks; r++) free(paths[r]);
   free_all(c, (size_t)ranks);
 }
@@ -1384,6 +1389,58 @@ END_TEST
 /* The corpus's one multi-rank job (hta/trace_filter, 2 ranks), and the same
  * pair with an unrelated rank-3 trace (hta/trace_diff/control): nothing of
  * the third matches the others, which exercises the collectives left out. */
+/* The library's cross_rank section against tests/crossrank_ref.py (an
+ * independent reading of the raw traces), the traces given in `order`. */
+static void check_against_ref(const char *const *paths, size_t n, const size_t *order) {
+  char cmd[16384];
+  const char *py = getenv("FSDPA_PYTHON");
+  int k = snprintf(cmd, sizeof cmd, "'%s' '%s/tests/crossrank_ref.py'", py ? py : "python3", tu_source_root());
+  const char *pp[PERM_MAX];
+  fsdpa_ctx *c[PERM_MAX];
+  for (size_t i = 0; i < n; i++) {
+    pp[i] = paths[order[i]];
+    k += snprintf(cmd + k, sizeof cmd - (size_t)k, " '%s'", pp[i]);
+    c[i] = feed(pp[i]);
+  }
+  int st;
+  char *ref = tu_run(cmd, &st);
+  ck_assert_msg(st == 0 && ref, "%s: status %d", cmd, st);
+  char *rep = report_json(c, n, pp, NULL);
+  ck_assert_int_eq(tj_i64(rep, "cross_rank.reference_rank"), tj_i64(ref, "reference_rank"));
+  ck_assert_int_eq(tj_i64(rep, "cross_rank.collectives"), tj_i64(ref, "measured"));
+  ck_assert_int_eq(tj_i64(rep, "cross_rank.collectives_seen"), tj_i64(ref, "seen"));
+  ck_assert_int_eq(tj_i64(rep, "cross_rank.collectives_matched"), tj_i64(ref, "matched"));
+  static const char *const why[] = {"unmatched", "no_seq", "clipped", "unaligned", "unsynchronized"};
+  for (size_t w = 0; w < 5; w++) {
+    char a[64], b[64];
+    snprintf(a, sizeof a, "cross_rank.left_out.%s", why[w]);
+    snprintf(b, sizeof b, "left_out.%s", why[w]);
+    ck_assert_msg(tj_i64(rep, a) == tj_i64(ref, b), "%s: %lld vs reference %lld", a, (long long)tj_i64(rep, a),
+                  (long long)tj_i64(ref, b));
+  }
+  ck_assert_uint_eq(tj_count(rep, "cross_rank.per_rank"), n);
+  for (size_t i = 0; i < n; i++) {
+    char a[64], b[64];
+    snprintf(a, sizeof a, "cross_rank.per_rank.%zu.rank", i);
+    int64_t rk = tj_i64(rep, a);
+    snprintf(b, sizeof b, "ranks.%zu", i);
+    ck_assert_int_eq(rk, tj_i64(ref, b));  /* rank order */
+    snprintf(a, sizeof a, "cross_rank.per_rank.%zu.clock_offset_ns", i);
+    snprintf(b, sizeof b, "offsets.%lld", (long long)rk);
+    if (tj_has(ref, b)) ck_assert_int_eq(tj_i64(rep, a), tj_i64(ref, b));
+    else ck_assert(tj_is_null(rep, a));
+    snprintf(a, sizeof a, "cross_rank.per_rank.%zu.last_count", i);
+    snprintf(b, sizeof b, "last_count.%lld", (long long)rk);
+    ck_assert_int_eq(tj_i64(rep, a), tj_i64(ref, b));
+    snprintf(a, sizeof a, "cross_rank.per_rank.%zu.lost_ns", i);
+    snprintf(b, sizeof b, "lost.%lld", (long long)rk);
+    ck_assert_int_eq(tj_i64(rep, a), tj_i64(ref, b));
+  }
+  fsdpa_free(rep);
+  free(ref);
+  free_all(c, n);
+}
+
 START_TEST(t_order_independent_corpus) {
   const char *dir = tu_corpus_dir();
   if (!dir) return;
@@ -1403,6 +1460,10 @@ START_TEST(t_order_independent_corpus) {
   ck_assert_int_gt(tj_i64(rep, "cross_rank.collectives_seen"), tj_i64(rep, "cross_rank.collectives_matched"));
   fsdpa_free(rep);
   free_all(c, 3);
+  /* the figures themselves, against an independent reading of the traces */
+  static const size_t o2[2] = {1, 0}, o3[3] = {2, 0, 1};
+  check_against_ref(paths, 2, o2);
+  check_against_ref(paths, 3, o3);
 }
 END_TEST
 
