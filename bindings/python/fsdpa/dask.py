@@ -12,8 +12,8 @@ report is built from the merged summary.
 The report is byte-identical to ``fsdpa.analyze(paths)`` and to
 ``fsdpa analyze -f json PATHS`` on one machine: a summary (``fsdpa.summary/1``,
 docs/summary-format.md) carries each rank's part of the report as the library
-wrote it, and merging is associative, so the grouping of the merge tree does
-not matter.  Only summaries (tens of kB per rank) travel, never traces.
+wrote it, and merging is associative and commutative, so neither the grouping
+of the merge tree nor the order of the traces matters.  Only summaries (tens of kB per rank) travel, never traces.
 
 The summary functions (fsdpa_summary_write/merge/report/findings) are called
 through the binding (fsdpa/analyzer.py).  ``dask.distributed`` is imported
@@ -48,8 +48,10 @@ def summarize(path: PathLike, *, rank: Optional[int] = None,
 
 
 def merge(summaries: Sequence[bytes], *, max_memory_bytes: int = 0) -> bytes:
-    """Merge summaries (single ranks or earlier merges), keeping their order.
-    Associative: merge([merge([a, b]), c]) == merge([a, merge([b, c])]).
+    """Merge summaries (single ranks or earlier merges); the ranks come out in
+    rank order (equal ranks in the order given).  Associative:
+    merge([merge([a, b]), c]) == merge([a, merge([b, c])]), and for distinct
+    ranks commutative: merge([b, a]) == merge([a, b]).
     A bad summary raises ParseError naming it (`.input`: its index,
     `.offset`: the byte offset inside it)."""
     items = [bytes(s) for s in summaries]
