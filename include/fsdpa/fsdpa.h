@@ -1443,11 +1443,12 @@ FSDPA_API fsdpa_status fsdpa_param_get(fsdpa_ctx *ctx, const char *key, int64_t 
  * straggler rule use.  The others are left out, each for one reason: found on
  * one rank only and lying outside the window that every aligned rank's trace
  * covers (from the latest first collective start to the earliest last
- * collective end, aligned): "clipped" at a trace edge; else found on one rank
- * only with a `Seq` no other rank has ("unmatched"), or without `Seq`
- * ("no_seq": its position in the step found no partner); matched but with
- * fewer than 2 aligned ranks ("unaligned"); "unsynchronized".  seen =
- * measured + the five.  When measured × 10⁶ < seen ×
+ * collective end, aligned): "clipped" at a trace edge (a rank that could not
+ * be aligned has no place in that window, so its own are never clipped); else
+ * found on one rank only with a `Seq` no other rank has ("unmatched"), or
+ * without `Seq` ("no_seq": its position in the step found no partner);
+ * matched but with fewer than 2 aligned ranks ("unaligned");
+ * "unsynchronized".  seen = measured + the five.  When measured × 10⁶ < seen ×
  * `crossrank.straggler_min_used_ppm` (default: fewer than half of those seen
  * were measured: most were left out), `straggler-rank` is severity info
  * instead of warning and its detail says so; its detail and evidence give

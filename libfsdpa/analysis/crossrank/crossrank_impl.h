@@ -66,8 +66,9 @@ typedef struct xr_match {
 
 /* Match the tables' collectives into groups and align the ranks' clocks;
  * counts r->unmatched, r->seen, r->matched and sets r->ref_idx.  The tables
- * must be in rank order (ties are broken by the lower index).  mt must be zeroed before; it is
- * freeable (xr_match_free) whatever this returns.  -1 on allocation failure. */
+ * must be in rank order (ties are broken by the lower index).  mt must be
+ * zeroed before; it is freeable (xr_match_free) whatever this returns.  -1 on
+ * allocation failure. */
 int xr_match_run(fa_alloc *a, xr_match *mt, const xr_table *tabs, size_t n, xr_result *r);
 void xr_match_free(fa_alloc *a, xr_match *mt, const xr_table *tabs, size_t n);
 #endif
