@@ -41,8 +41,7 @@ fsdpa_status report_collect(fsdpa_ctx *const *ctxs, const int64_t *ranks, size_t
   return FSDPA_OK;
 }
 
-/* What fsdpa_report() and fsdpa_report_findings() both need: the resolved
- * ranks, the cross-rank result and every finding, sorted. */
+/* A context's resolved rank and its position among the inputs. */
 typedef struct rank_pos {
   int64_t rank;
   size_t i;
@@ -54,6 +53,9 @@ static int cmp_rank_pos(const void *pa, const void *pb) {
   return a->i < b->i ? -1 : a->i > b->i;
 }
 
+/* What fsdpa_report() and fsdpa_report_findings() both need: the contexts
+ * and paths in rank order with their resolved ranks, the cross-rank result
+ * and every finding, sorted. */
 static fsdpa_status prepare(report_in *in, fsdpa_ctx *const *ctxs, const char *const *paths, size_t n) {
   memset(in, 0, sizeof *in);
   fa_alloc *a = &ctxs[0]->alloc;
