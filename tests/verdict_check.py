@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The report's model of each trace against what an expert read in it
 (tests/verdicts/*.json, written without the library): the workload labels and
-mode (ranks[].workload) and the iterations (ranks[].iterations: how they were
-found and how many); the workload also against the generator's scenarios (FSDP
+mode (ranks[].workload), the iterations (ranks[].iterations: how they were
+found and how many) and the GPU idle inside DataLoader __next__
+(ranks[].dataloader); the workload also against the generator's scenarios (FSDP
 version from the truth).
 
 Agreement is required everywhere except on the traces listed in DISAGREE,
@@ -75,6 +76,18 @@ def check_iterations(v, it, bad):
             bad.append("%s: iteration of negative length %s" % (v["trace"], r))
 
 
+def check_dataloader(v, dl, bad):
+    """The GPU idle inside DataLoader __next__ against the verdict's own
+    recomputation of it (facts idle_in_dataloader*_ns), where it has one."""
+    for f in v.get("facts", []):
+        if f["name"] in ("idle_in_dataloader_ns", "idle_in_dataloader_steady_ns"):
+            if dl["idle_in_dataloader_ns"] != f["value"]:
+                bad.append("%s: idle_in_dataloader_ns %d, the verdict's fact %s is %d" %
+                           (v["trace"], dl["idle_in_dataloader_ns"], f["name"], f["value"]))
+            else:
+                print("# %s: DataLoader idle %d ns as the verdict's %s" % (v["trace"], f["value"], f["name"]))
+
+
 def corpus(bad):
     vdir = os.path.join(ROOT, "tests", "verdicts")
     if not os.path.isdir(CORPUS):
@@ -94,6 +107,7 @@ def corpus(bad):
         rank = report([path])["ranks"][0]
         wl = rank["workload"]
         check_iterations(v, rank["iterations"], bad)
+        check_dataloader(v, rank["dataloader"], bad)
         got = (sorted(wl["parallelism"]), wl["mode"])
         want = (sorted(v["workload"]["parallelism"]), v["workload"]["mode"])
         check_evidence(v["trace"], wl, bad)

@@ -80,7 +80,6 @@ fsdpa_status iterations_build(fsdpa_ctx *c, iterations *it) {
   uint32_t track[5] = {0};
   for (size_t i = 0; i < s->cpu.len; i++) {
     const ev_rec *r = STORE_REC(&s->cpu, i);
-    if (r->kind != RK_ANNOT) continue;
     int m = classify_iteration_mark(store_name(s, r->name), intern_len(&s->names, r->name));
     if (m == IT_NONE) continue;
     if (name[m] == INTERN_NONE) {
@@ -102,7 +101,6 @@ fsdpa_status iterations_build(fsdpa_ctx *c, iterations *it) {
   size_t n = 0;
   for (size_t i = 0; i < s->cpu.len && n < count[mark]; i++) {
     const ev_rec *e = STORE_REC(&s->cpu, i);
-    if (e->kind != RK_ANNOT) continue;
     if (classify_iteration_mark(store_name(s, e->name), intern_len(&s->names, e->name)) != mark) continue;
     if ((mark == IT_OPTIMIZER || mark == IT_DATALOADER) && e->name != name[mark]) continue;
     r[n++] = (it_range){e->ts, e->end, e->name};

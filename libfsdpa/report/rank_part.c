@@ -7,6 +7,7 @@
 #include "analysis/fsdp/fsdp.h"
 #include "analysis/sync/sync.h"
 #include "analysis/allocator/allocator.h"
+#include "analysis/dataloader/dataloader.h"
 #include "model/workload.h"
 #include "model/iterations.h"
 #include "util/fmt.h"
@@ -16,7 +17,7 @@
  * summaries and annotate all go through it, so they cannot drift apart. */
 typedef fsdpa_status (*findings_fn)(fsdpa_ctx *, int64_t, findings *);
 static const findings_fn FINDERS[] = {launch_gaps_findings, overlap_findings, backward_findings,
-                                      sync_waits_findings, allocator_findings};
+                                      sync_waits_findings, allocator_findings, dataloader_findings};
 
 fsdpa_status rank_findings_compute(fsdpa_ctx *c, int64_t rank, findings *f) {
   for (size_t k = 0; k < sizeof FINDERS / sizeof FINDERS[0]; k++) {
@@ -149,6 +150,8 @@ fsdpa_status rank_json_write(fsdpa_ctx *c, int64_t rank, jsonw *w) {
   if ((st = sync_classes_json(c, w))) return st;
   jw_key(w, "allocator");
   if ((st = allocator_json(c, w))) return st;
+  jw_key(w, "dataloader");
+  if ((st = dataloader_json(c, w))) return st;
   jw_key(w, "workload");
   if ((st = workload_json(c, w))) return st;
   jw_key(w, "iterations");

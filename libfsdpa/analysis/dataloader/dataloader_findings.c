@@ -1,0 +1,74 @@
+/* dataloader-stall: the GPU idles while the batch is being fetched on the
+ * CPU.  Decided from the engine's numbers, then worded; the advice follows
+ * the workload (training input pipeline or inference preprocessing). */
+#include "analysis/dataloader/dataloader.h"
+#include "analysis/dataloader/dataloader_impl.h"
+#include "model/workload.h"
+#include "util/fmt.h"
+#include <stdio.h>
+
+typedef struct stall {
+  int fires, severity;
+  double of_idle, of_window;  /* shares of the cost */
+} stall;
+
+static void stall_decide(const fsdpa_ctx *c, const dl_result *r, stall *d) {
+  d->fires = 0;
+  if (!r->cost_ns || !r->idle_ns || !r->window_ns) return;
+  d->of_idle = (double)r->cost_ns / (double)r->idle_ns;
+  d->of_window = (double)r->cost_ns / (double)r->window_ns;
+  /* shares are ratios (times stay integers); ppm like the thresholds */
+  int64_t ppm = (int64_t)(1e6 * d->of_window), idle_ppm = (int64_t)(1e6 * d->of_idle);
+  if (ppm < c->params[P_DATALOADER_MIN_SHARE_PPM] || idle_ppm < c->params[P_DATALOADER_MIN_IDLE_SHARE_PPM]) return;
+  d->fires = 1;
+  d->severity = ppm >= c->params[P_SEVERITY_CRITICAL_PPM] ? SEV_CRITICAL
+                : ppm >= c->params[P_SEVERITY_WARNING_PPM] ? SEV_WARNING
+                                                             : SEV_INFO;
+}
+
+static fsdpa_status stall_word(fsdpa_ctx *c, const dl_result *r, const stall *d, int64_t rank, findings *f) {
+  workload wl;
+  fsdpa_status st = workload_build(c, &wl);
+  if (st) return st;
+  char title[200], detail[900], evidence[400], t1[32], t2[32], t3[32];
+  fmt_dur(t1, sizeof t1, r->cost_ns);
+  fmt_dur(t2, sizeof t2, r->idle_ns);
+  fmt_dur(t3, sizeof t3, r->total_ns);
+  snprintf(title, sizeof title, "GPU waits for the DataLoader: %s idle (%.1f%% of the GPU time) inside __next__",
+           t1, 100.0 * d->of_window);
+  snprintf(detail, sizeof detail,
+           "%s of the %s of GPU idle time%s (%.1f%%) falls inside the %llu DataLoader __next__ call%s "
+           "(%s in all): the thread that launches the GPU work is fetching and preparing the next batch "
+           "while the GPU has nothing to do.",
+           t1, t2, r->window == DL_AFTER_FIRST_ITERATION ? " after the first iteration" : "", 100.0 * d->of_idle,
+           (unsigned long long)r->calls, r->calls == 1 ? "" : "s", t3);
+  const char *advice =
+      wl.mode == WM_TRAIN
+          ? "Load and augment batches in worker processes: DataLoader(num_workers=N>0, pin_memory=True, "
+            "persistent_workers=True, prefetch_factor=2 or more), and copy them with "
+            ".to(device, non_blocking=True); move heavy augmentation to the GPU or precompute it. "
+            "Look at the ranges below: each is one __next__ with the GPU idle inside it."
+          : "Prepare inputs off the thread that launches the model: a DataLoader with num_workers>0 (and "
+            "pin_memory=True), preprocessing on the GPU, or a pipeline that prepares the next batch while the "
+            "model runs. Look at the ranges below: each is one __next__ with the GPU idle inside it.";
+  snprintf(evidence, sizeof evidence,
+           "{\"calls\":%llu,\"total_ns\":%lld,\"idle_ns\":%lld,\"idle_in_dataloader_ns\":%lld,\"window_ns\":%lld,"
+           "\"window\":\"%s\",\"mode\":\"%s\"}",
+           (unsigned long long)r->calls, (long long)r->total_ns, (long long)r->idle_ns, (long long)r->cost_ns,
+           (long long)r->window_ns, r->window == DL_AFTER_FIRST_ITERATION ? "after_first_iteration" : "whole_trace",
+           wl_mode_name(wl.mode));
+  finding *x = findings_add(f, "dataloader-stall", d->severity, rank, FSDPA_ABSENT, r->cost_ns, title, detail,
+                            advice, evidence);
+  if (!x) return f->failed ? (fsdpa_status)f->failed : fa_fail_status(&c->alloc);
+  for (int i = 0; i < r->ntop; i++) finding_add_range(x, ctx_abs(c, r->top[i].s), ctx_abs(c, r->top[i].e));
+  return FSDPA_OK;
+}
+
+fsdpa_status dataloader_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
+  dl_result r;
+  fsdpa_status st = dl_compute(c, &r);
+  if (st) return st;
+  stall d;
+  stall_decide(c, &r, &d);
+  return d.fires ? stall_word(c, &r, &d, rank, f) : FSDPA_OK;
+}

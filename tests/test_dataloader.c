@@ -1,0 +1,133 @@
+/* dataloader-stall and ranks[].dataloader on hand-built events with known
+ * answers: GPU idle inside DataLoader __next__, the judged window (after the
+ * first iteration, else the whole trace), severity by share, and the advice
+ * chosen by the workload's mode. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testutil.h"
+#include "tjson.h"
+
+static const char *DL = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
+
+/* Kernels [0,100) [300,400) [600,700); __next__ over [120,280) and [400,600):
+ * the all-stream idle is [100,300) and [400,600), 400 ns; inside __next__
+ * [120,280) + [400,600) = 360 ns. */
+static fsdpa_ctx *build(void) {
+  fsdpa_ctx *c = tu_new_ctx();
+  tu_launch_kernel(c, 1, 0, 1, 7, 0, 100, "k0");
+  tu_launch_kernel(c, 1, 290, 2, 7, 300, 400, "k1");
+  tu_launch_kernel(c, 1, 590, 3, 7, 600, 700, "k2");
+  tu_add_x(c, "user_annotation", DL, 10, 1, 120, 160, FSDPA_ABSENT);
+  /* old traces record it as an operator; another iterator's name, so the
+   * two calls do not make iterations of their own */
+  tu_add_x(c, "cpu_op", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 10, 1, 400, 200,
+           FSDPA_ABSENT);
+  return c;
+}
+
+static int finding_index(const char *js, const char *id) {
+  size_t n = tj_count(js, "findings");
+  for (size_t i = 0; i < n; i++) {
+    char p[64];
+    snprintf(p, sizeof p, "findings.%zu.id", i);
+    if (tj_str_is(js, p, id)) return (int)i;
+  }
+  return -1;
+}
+
+START_TEST(t_idle_inside_next_whole_trace) {
+  fsdpa_ctx *c = build();
+  char *js = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(js);
+  ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.calls"), 2);
+  ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.total_ns"), 360);
+  ck_assert(tj_str_is(js, "ranks.0.dataloader.window", "whole_trace"));
+  ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.window_ns"), 700);
+  ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.idle_ns"), 400);
+  ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.idle_in_dataloader_ns"), 360);
+  int k = finding_index(js, "dataloader-stall");
+  ck_assert_int_ge(k, 0);
+  char p[96];
+  snprintf(p, sizeof p, "findings.%d.severity", k);
+  ck_assert(tj_str_is(js, p, "critical"));  /* 360 of 700 ns: 51 % */
+  snprintf(p, sizeof p, "findings.%d.cost_ns", k);
+  ck_assert_int_eq(tj_i64(js, p), 360);
+  /* the range holding most idle first: [400,600) has 200 ns */
+  snprintf(p, sizeof p, "findings.%d.evidence.ranges.0.start_ns", k);
+  ck_assert_int_eq(tj_i64(js, p), 400);
+  /* no backward, no optimizer: not a training input pipeline */
+  snprintf(p, sizeof p, "findings.%d.advice", k);
+  char *adv = tj_str(js, p);
+  ck_assert_ptr_nonnull(adv);
+  ck_assert_ptr_nonnull(strstr(adv, "Prepare inputs off the thread"));
+  free(adv);
+  free(js);
+  /* a training step gets the training advice */
+  tu_add_x(c, "user_annotation", "Optimizer.step#SGD.step", 10, 1, 700, 5, FSDPA_ABSENT);
+  js = tu_report(c, FSDPA_FORMAT_JSON);
+  k = finding_index(js, "dataloader-stall");
+  ck_assert_int_ge(k, 0);
+  snprintf(p, sizeof p, "findings.%d.advice", k);
+  adv = tj_str(js, p);
+  ck_assert_ptr_nonnull(strstr(adv, "num_workers=N>0"));
+  free(adv);
+  free(js);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+START_TEST(t_window_after_first_iteration_and_threshold) {
+  fsdpa_ctx *c = build();
+  /* two iterations: [0,300) and [300,700); only the second is judged:
+   * idle [400,600) = 200 ns, all inside __next__; window [300,700) */
+  tu_add_x(c, "user_annotation", "ProfilerStep#1", 10, 1, 0, 300, FSDPA_ABSENT);
+  tu_add_x(c, "user_annotation", "ProfilerStep#2", 10, 1, 300, 400, FSDPA_ABSENT);
+  char *js = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert(tj_str_is(js, "ranks.0.dataloader.window", "after_first_iteration"));
+  ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.window_ns"), 400);
+  ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.idle_ns"), 200);
+  ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.idle_in_dataloader_ns"), 200);
+  ck_assert_int_ge(finding_index(js, "dataloader-stall"), 0);
+  free(js);
+  /* below the share of the window it needs, no finding */
+  ck_assert_int_eq(fsdpa_param_set(c, "dataloader.min_share_ppm", "600000"), FSDPA_OK);
+  js = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_int_lt(finding_index(js, "dataloader-stall"), 0);
+  ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.idle_in_dataloader_ns"), 200);  /* the numbers stay */
+  free(js);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+START_TEST(t_no_dataloader) {
+  fsdpa_ctx *c = tu_new_ctx();
+  tu_launch_kernel(c, 1, 0, 1, 7, 0, 100, "k0");
+  tu_launch_kernel(c, 1, 290, 2, 7, 300, 400, "k1");
+  char *js = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.calls"), 0);
+  ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.idle_in_dataloader_ns"), 0);
+  ck_assert_int_lt(finding_index(js, "dataloader-stall"), 0);
+  free(js);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("dataloader");
+  TCase *t = tcase_create("dataloader");
+  tcase_add_test(t, t_idle_inside_next_whole_trace);
+  tcase_add_test(t, t_window_after_first_iteration_and_threshold);
+  tcase_add_test(t, t_no_dataloader);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(suite());
+  srunner_run_all(sr, CK_ENV);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
