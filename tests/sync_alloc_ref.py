@@ -8,7 +8,7 @@ with Python's json (no libfsdpa code) and prints, one fact per line:
   linked N                                  blocking calls whose correlation has a usable cuda_sync event
   behaviour CLASS API DUR SOURCE SCOPE Q OP calls that blocked by behaviour (tests/sync_behaviour_ref.py),
                                             longest first; those of class alloc are not in the sync counts
-  malloc N / free N                         allocator runtime calls
+  malloc N / free N                         device allocator runtime calls (not pinned host memory)
   dev TYPE ID EVENTS PEAK_ALLOC PEAK_RES ALLOC_AT_PEAK_RES REL_PEAK   (None -> -)
 
 Times are converted to integer ns exactly (Decimal), as the library does.
@@ -30,15 +30,19 @@ BLOCKING = {
     "cuStreamSynchronize", "cuEventSynchronize", "cuCtxSynchronize",
     "cudaMemcpy", "hipMemcpy", "cudaMemcpy2D", "cudaMemset", "hipMemset",
     "cudaFree", "hipFree", "cudaFreeAsync", "hipFreeAsync", "cudaFreeHost", "hipHostFree",
-    "cuMemFree_v2", "cuMemRelease",
+    "cuMemFree_v2", "cuMemFree", "cuMemRelease", "hipMemRelease", "cuMemFreeAsync", "hipFreeHost",
+    "cuMemFreeHost",
 }
+# device memory only: pinned host allocations (cudaHostAlloc, cudaFreeHost ...) are counted apart
+# (tests/alloc_classes_ref.py)
 MALLOC = {
-    "cudaMalloc", "hipMalloc", "cudaMallocAsync", "hipMallocAsync", "cudaHostAlloc", "hipHostMalloc",
-    "cudaMallocHost", "cudaMallocManaged", "hipMallocManaged", "cuMemAlloc_v2", "cuMemCreate",
-    "hipExtMallocWithFlags",
+    "cudaMalloc", "hipMalloc", "cudaMallocAsync", "hipMallocAsync", "cudaMallocManaged", "hipMallocManaged",
+    "cuMemAlloc_v2", "cuMemAlloc", "cuMemCreate", "hipMemCreate", "hipExtMallocWithFlags", "cudaMallocPitch",
+    "hipMallocPitch", "cudaMallocFromPoolAsync", "hipMallocFromPoolAsync", "cuMemAllocAsync",
+    "cuMemAllocFromPoolAsync",
 }
-FREE = {"cudaFree", "hipFree", "cudaFreeAsync", "hipFreeAsync", "cudaFreeHost", "hipHostFree",
-        "cuMemFree_v2", "cuMemRelease"}
+FREE = {"cudaFree", "hipFree", "cudaFreeAsync", "hipFreeAsync", "cuMemFree_v2", "cuMemFree", "cuMemRelease",
+        "hipMemRelease", "cuMemFreeAsync"}
 RUNTIME_CATS = {"cuda_runtime", "cuda_driver", "Runtime"}
 
 

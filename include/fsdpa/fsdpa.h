@@ -1052,12 +1052,17 @@ FSDPA_API fsdpa_status fsdpa_sync_step_list(fsdpa_ctx *ctx, const fsdpa_query *q
  *
  * Definitions every number of this group keeps to:
  *
- * - **Allocator calls**: `cuda_runtime` / `cuda_driver` events of device (or
- *   pinned-host) allocation APIs — **malloc**: cudaMalloc, cudaMallocAsync,
- *   cudaMallocHost, cudaHostAlloc, cudaMallocManaged, cuMemAlloc_v2,
- *   cuMemCreate, hipMalloc, hipMallocAsync, hipHostMalloc, hipMallocManaged,
- *   hipExtMallocWithFlags; **free**: cudaFree, cudaFreeAsync, cudaFreeHost,
- *   cuMemFree_v2, cuMemRelease, hipFree, hipFreeAsync, hipHostFree.  A call
+ * - **Allocator calls**: `cuda_runtime` / `cuda_driver` events of device
+ *   memory allocation APIs, whatever the allocator backend — **malloc**:
+ *   cudaMalloc, cudaMallocAsync, cudaMallocFromPoolAsync, cudaMallocManaged,
+ *   cudaMallocPitch, cuMemAlloc(_v2), cuMemAllocAsync, cuMemCreate, hipMalloc,
+ *   hipMallocAsync, hipMallocManaged, hipMemCreate, hipExtMallocWithFlags;
+ *   **free**: cudaFree, cudaFreeAsync, cuMemFree(_v2), cuMemFreeAsync,
+ *   cuMemRelease, hipFree, hipFreeAsync, hipMemRelease (a `_ptsz` suffix is
+ *   the same call).  Pinned host memory (cudaHostAlloc, cudaMallocHost,
+ *   hipHostMalloc, cuMemHostAlloc; cudaFreeHost, hipHostFree, cuMemFreeHost)
+ *   is not device memory: it is not counted in these numbers (the JSON
+ *   report counts it apart, `allocator.pinned_host`).  A call
  *   belongs to the step whose CPU range contains its start (as in the
  *   sync_waits group) and a window selects calls by their start.  `bytes` is
  *   the call's `bytes` argument (ROCm records it; CUDA does not).
@@ -1104,7 +1109,10 @@ FSDPA_API fsdpa_status fsdpa_sync_step_list(fsdpa_ctx *ctx, const fsdpa_query *q
  *   the call's end (the allocation that missed the cache).
  * - **GPU idle** of a set of allocator calls: as in the sync_waits group
  *   (cudaFree synchronizes the device; the idle during and after each call,
- *   overlaps counted once).
+ *   overlaps counted once).  The set is the window's malloc and free calls
+ *   and expandable segments' mapping calls (cuMemMap, cuMemSetAccess,
+ *   cuMemAddressReserve, cuMemUnmap, cuMemAddressFree; hipMem* alike), never
+ *   pinned host calls.
  *  @{ */
 
 /** Allocator activity and memory levels for a window (see the group). */

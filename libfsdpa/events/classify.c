@@ -131,6 +131,45 @@ static int is_comm_kernel(const char *s, size_t n) {
          find(s, n, LIT("ncclKernel")) != NULL || find(s, n, LIT("ncclDevKernel")) != NULL;
 }
 
+/* Allocator calls by how the memory is obtained.  CUPTI may name the
+ * per-thread-default-stream variants with a _ptsz suffix: same call. */
+static uint32_t alloc_class(const char *s, size_t n) {
+  if (n > 5 && memcmp(s + n - 5, "_ptsz", 5) == 0) n -= 5;
+  if (eq(s, n, LIT("cudaMalloc")) || eq(s, n, LIT("hipMalloc")) || eq(s, n, LIT("cudaMallocManaged")) ||
+      eq(s, n, LIT("hipMallocManaged")) || eq(s, n, LIT("cuMemAlloc_v2")) || eq(s, n, LIT("cuMemAlloc")) ||
+      eq(s, n, LIT("hipExtMallocWithFlags")) || eq(s, n, LIT("cudaMallocPitch")) ||
+      eq(s, n, LIT("hipMallocPitch")))
+    return NC_MALLOC;
+  if (eq(s, n, LIT("cudaFree")) || eq(s, n, LIT("hipFree")) || eq(s, n, LIT("cuMemFree_v2")) ||
+      eq(s, n, LIT("cuMemFree")))
+    return NC_FREE;
+  if (eq(s, n, LIT("cudaHostAlloc")) || eq(s, n, LIT("cudaMallocHost")) || eq(s, n, LIT("hipHostMalloc")) ||
+      eq(s, n, LIT("hipHostAlloc")) || eq(s, n, LIT("hipMallocHost")) || eq(s, n, LIT("cuMemHostAlloc")) ||
+      eq(s, n, LIT("cuMemAllocHost_v2")) || eq(s, n, LIT("cuMemAllocHost")))
+    return NC_MALLOC | NC_PINNED;
+  if (eq(s, n, LIT("cudaFreeHost")) || eq(s, n, LIT("hipHostFree")) || eq(s, n, LIT("hipFreeHost")) ||
+      eq(s, n, LIT("cuMemFreeHost")))
+    return NC_FREE | NC_PINNED;
+  if (eq(s, n, LIT("cudaMallocAsync")) || eq(s, n, LIT("hipMallocAsync")) ||
+      eq(s, n, LIT("cudaMallocFromPoolAsync")) || eq(s, n, LIT("hipMallocFromPoolAsync")) ||
+      eq(s, n, LIT("cuMemAllocAsync")) || eq(s, n, LIT("cuMemAllocFromPoolAsync")))
+    return NC_MALLOC | NC_ASYNC_POOL;
+  if (eq(s, n, LIT("cudaFreeAsync")) || eq(s, n, LIT("hipFreeAsync")) || eq(s, n, LIT("cuMemFreeAsync")))
+    return NC_FREE | NC_ASYNC_POOL;
+  /* expandable segments: physical chunks are created and mapped into a
+   * reserved range as the segment grows, unmapped and released as it shrinks */
+  if (eq(s, n, LIT("cuMemCreate")) || eq(s, n, LIT("hipMemCreate"))) return NC_MALLOC | NC_VMM;
+  if (eq(s, n, LIT("cuMemRelease")) || eq(s, n, LIT("hipMemRelease"))) return NC_FREE | NC_VMM;
+  if (eq(s, n, LIT("cuMemMap")) || eq(s, n, LIT("hipMemMap")) || eq(s, n, LIT("cuMemSetAccess")) ||
+      eq(s, n, LIT("hipMemSetAccess")) || eq(s, n, LIT("cuMemAddressReserve")) ||
+      eq(s, n, LIT("hipMemAddressReserve")))
+    return NC_VMM;
+  if (eq(s, n, LIT("cuMemUnmap")) || eq(s, n, LIT("hipMemUnmap")) || eq(s, n, LIT("cuMemAddressFree")) ||
+      eq(s, n, LIT("hipMemAddressFree")))
+    return NC_VMM | NC_UNMAP;
+  return 0;
+}
+
 uint32_t classify_name(const char *s, size_t n) {
   uint32_t f = 0;
   if (!s) return 0;
@@ -167,18 +206,7 @@ uint32_t classify_name(const char *s, size_t n) {
     if (eq(s, n, LIT("cudaDeviceSynchronize")) || eq(s, n, LIT("hipDeviceSynchronize")) ||
         eq(s, n, LIT("cuCtxSynchronize")))
       f |= NC_DEVICE_SYNC;
-    if (eq(s, n, LIT("cudaMalloc")) || eq(s, n, LIT("hipMalloc")) ||
-        eq(s, n, LIT("cudaMallocAsync")) || eq(s, n, LIT("hipMallocAsync")) ||
-        eq(s, n, LIT("cudaHostAlloc")) || eq(s, n, LIT("hipHostMalloc")) ||
-        eq(s, n, LIT("cudaMallocHost")) || eq(s, n, LIT("cudaMallocManaged")) ||
-        eq(s, n, LIT("hipMallocManaged")) || eq(s, n, LIT("cuMemAlloc_v2")) ||
-        eq(s, n, LIT("cuMemCreate")) || eq(s, n, LIT("hipExtMallocWithFlags")))
-      f |= NC_MALLOC;
-    if (eq(s, n, LIT("cudaFree")) || eq(s, n, LIT("hipFree")) || eq(s, n, LIT("cudaFreeAsync")) ||
-        eq(s, n, LIT("hipFreeAsync")) || eq(s, n, LIT("cudaFreeHost")) ||
-        eq(s, n, LIT("hipHostFree")) || eq(s, n, LIT("cuMemFree_v2")) ||
-        eq(s, n, LIT("cuMemRelease")))
-      f |= NC_FREE;
+    f |= alloc_class(s, n);
     if (eq(s, n, LIT("cudaMemcpy")) || eq(s, n, LIT("hipMemcpy")) ||
         eq(s, n, LIT("cudaMemcpy2D")) || eq(s, n, LIT("cudaMemset")) || eq(s, n, LIT("hipMemset")))
       f |= NC_SYNC_MEMCPY;

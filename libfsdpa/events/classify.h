@@ -52,8 +52,8 @@ enum {
   NC_COMM = 1u << 0,         /* collective-library kernel (nccl/rccl/msccl family) */
   NC_LAUNCH = 1u << 1,       /* runtime call that enqueues GPU work (kernel launch, async memcpy/memset, graph launch) */
   NC_SYNC = 1u << 2,         /* runtime call that blocks the CPU on the GPU (stream/event/device sync) */
-  NC_MALLOC = 1u << 3,       /* device allocation API (cudaMalloc, hipMalloc, cudaMallocAsync, cudaHostAlloc ...) */
-  NC_FREE = 1u << 4,         /* device free API (cudaFree, hipFree, ...) */
+  NC_MALLOC = 1u << 3,       /* allocation API (cudaMalloc, hipMalloc, cudaMallocAsync, cuMemCreate; with NC_PINNED cudaHostAlloc ...) */
+  NC_FREE = 1u << 4,         /* free API (cudaFree, hipFree, cudaFreeAsync, cuMemRelease; with NC_PINNED cudaFreeHost ...) */
   NC_SYNC_MEMCPY = 1u << 5,  /* synchronizing copy API (cudaMemcpy, hipMemcpy without Async) */
   NC_STEP = 1u << 6,         /* ProfilerStep#N */
   NC_FSDP2 = 1u << 7,        /* FSDP::... annotation */
@@ -64,7 +64,15 @@ enum {
   NC_GRAPH_LAUNCH = 1u << 12,/* cudaGraphLaunch / hipGraphLaunch */
   NC_EMPTY_CACHE = 1u << 13, /* torch.cuda.empty_cache / c10 emptyCache markers */
   NC_DEVICE_SYNC = 1u << 14, /* cudaDeviceSynchronize / hipDeviceSynchronize */
-  NC_ASYNC_COPY = 1u << 15   /* NC_LAUNCH that enqueues a copy / memset (cudaMemcpyAsync, hipMemcpyWithStream ...) */
+  NC_ASYNC_COPY = 1u << 15,  /* NC_LAUNCH that enqueues a copy / memset (cudaMemcpyAsync, hipMemcpyWithStream ...) */
+  /* How the allocator gets its memory: these ride on NC_MALLOC / NC_FREE
+   * (or stand alone for the VMM calls that only map), so every user of the
+   * two bits keeps seeing the same calls and the allocator analysis can
+   * tell device memory, pinned host memory and the backend apart. */
+  NC_PINNED = 1u << 20,      /* pinned host memory: cudaHostAlloc/cudaMallocHost/hipHostMalloc, cudaFreeHost/hipHostFree */
+  NC_VMM = 1u << 21,         /* driver virtual-memory call (expandable_segments): cuMemCreate/Map/SetAccess/Unmap/Release ... */
+  NC_UNMAP = 1u << 22,       /* an NC_VMM call that gives address space back without freeing memory (cuMemUnmap, cuMemAddressFree) */
+  NC_ASYNC_POOL = 1u << 23   /* stream-ordered pool allocator (cudaMallocAsync backend): cudaMallocAsync/cudaFreeAsync ... */
 };
 /* Bits 24..31 carry the collective type for NC_COMM kernel names. */
 #define NC_COLL_SHIFT 24

@@ -30,9 +30,9 @@ enum { SC_SCOPE_NONE = 0, SC_SCOPE_STREAM = 1, SC_SCOPE_DEVICE = 2 };
 /* The blocking calls: named ones and those that blocked by behaviour (except
  * allocation calls, whose time the allocator analysis accounts for). */
 #define SC_BLOCKING_MASK (SC_NAMED_MASK | SC_BEHAVIOUR)
-/* ... plus the allocation calls the allocator analysis needs, and every
- * call that was tested for blocking by behaviour. */
-#define SC_ALL_MASK (SC_BLOCKING_MASK | NC_MALLOC)
+/* ... plus the allocation and virtual-memory calls the allocator analysis
+ * needs, and every call that was tested for blocking by behaviour. */
+#define SC_ALL_MASK (SC_BLOCKING_MASK | NC_MALLOC | NC_VMM)
 
 /* API classes of runtime calls: the named ones always block; a call of the
  * others blocks by behaviour when it lasts longer than its class's

@@ -69,7 +69,7 @@ static int op_class(const store *s, const ev_rec *r) {
  * allocator-thrash finding points at it. */
 static int rt_class(const store *s, const ev_rec *r) {
   uint32_t f = store_name_info(s, r->name);
-  if (f & (NC_MALLOC | NC_FREE)) return HC_RT_ALLOC;
+  if (f & (NC_MALLOC | NC_FREE | NC_VMM)) return HC_RT_ALLOC;
   if (f & (NC_SYNC | NC_DEVICE_SYNC | NC_SYNC_MEMCPY)) return HC_RT_SYNC;
   if (f & (NC_LAUNCH | NC_GRAPH_LAUNCH)) return HC_RT_LAUNCH;
   return HC_RT_OTHER;

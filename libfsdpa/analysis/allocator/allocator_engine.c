@@ -8,7 +8,7 @@ static fsdpa_status ar_open_new(fsdpa_ctx *c, ar *r) {
   memset(r, 0, sizeof *r);
   fsdpa_status st = am_build(c, &r->m);
   if (st) return st;
-  if ((st = sc_build(c, NC_MALLOC | NC_FREE, &r->s))) {
+  if ((st = sc_build(c, NC_MALLOC | NC_FREE | NC_VMM, &r->s))) {
     am_free(c, &r->m);
     return st;
   }
@@ -66,7 +66,7 @@ fsdpa_status ar_summary(fsdpa_ctx *c, const ar *r, const qwin *w, fsdpa_memory_s
       o->free_ns += d;
       o->steady_state_free_calls += steady;
     }
-    sel[i] = 1;
+    sel[i] = (uint8_t)ar_device_call(k);
   }
   for (size_t i = 0; i < r->s.nsteps; i++) {
     const step_rec *s = &r->s.steps[i];
@@ -136,7 +136,7 @@ fsdpa_status ar_step(fsdpa_ctx *c, const ar *r, size_t i, int32_t di, fsdpa_memo
       o->free_calls++;
       o->free_ns += k->end - k->ts;
     }
-    sel[j] = 1;
+    sel[j] = (uint8_t)ar_device_call(k);
   }
   fsdpa_status st = sc_idle_cost(c, &r->s, sel, &o->gpu_idle_ns);
   fa_free(&c->alloc, sel, r->s.n ? r->s.n : 1);
@@ -172,6 +172,59 @@ void ar_device(const fsdpa_ctx *c, const ar *r, int32_t di, int64_t t0, int64_t 
   o->mean_unallocated_share = x.mean_unalloc;
 }
 
+void ar_classes_count(const ar *r, ar_classes *o) {
+  memset(o, 0, sizeof *o);
+  o->pinned_bytes = FSDPA_ABSENT;
+  for (size_t i = 0; i < r->s.n; i++) {
+    const sc_call *k = &r->s.v[i];
+    int64_t d = k->end - k->ts;
+    int steady = ar_steady(r, k);
+    if (ar_pinned_alloc(k)) {
+      o->pinned_alloc++;
+      o->pinned_steady_alloc += steady;
+      o->pinned_alloc_ns += d;
+      if (k->bytes != FSDPA_ABSENT)
+        o->pinned_bytes = sat_add(o->pinned_bytes == FSDPA_ABSENT ? 0 : o->pinned_bytes, k->bytes);
+    } else if (ar_pinned_free(k)) {
+      o->pinned_free++;
+      o->pinned_steady_free += steady;
+      o->pinned_free_ns += d;
+    } else if (k->info & NC_VMM) {
+      if (ar_malloc(k)) o->vmm_create++;
+      else if (ar_free(k)) o->vmm_release++;
+      else if (ar_unmap(k)) o->vmm_unmap++;
+      else o->vmm_map++;
+      o->vmm_steady += steady;
+      o->vmm_ns += d;
+    } else if (k->info & NC_ASYNC_POOL) {
+      if (ar_malloc(k)) o->async_malloc++;
+      else o->async_free++;
+      o->async_steady += steady;
+      o->async_ns += d;
+    } else if (ar_malloc(k)) {
+      o->native_malloc++;
+    } else if (ar_free(k)) {
+      o->native_free++;
+    }
+  }
+  uint64_t native = o->native_malloc + o->native_free;
+  uint64_t vmm = o->vmm_create + o->vmm_map + o->vmm_unmap + o->vmm_release;
+  uint64_t async = o->async_malloc + o->async_free;
+  uint64_t best = native;
+  o->backend = native ? AR_BACKEND_NATIVE : AR_BACKEND_UNKNOWN;
+  if (vmm && vmm >= best) { best = vmm; o->backend = AR_BACKEND_EXPANDABLE; }
+  if (async && async >= best) o->backend = AR_BACKEND_ASYNC;
+}
+
+const char *ar_backend_name(int b) {
+  switch (b) {
+    case AR_BACKEND_NATIVE: return "native";
+    case AR_BACKEND_EXPANDABLE: return "expandable_segments";
+    case AR_BACKEND_ASYNC: return "cudaMallocAsync";
+    default: return NULL;
+  }
+}
+
 int ar_pattern(const fsdpa_ctx *c, const ar *r) {
   int32_t di = r->m.primary;
   if (di < 0 || r->warmup >= (int64_t)r->s.nsteps) return AR_PATTERN_UNKNOWN;
@@ -200,7 +253,10 @@ int ar_api_next(const ar *r, size_t *pos, ar_api *o) {
     if (seen) continue;
     memset(o, 0, sizeof *o);
     o->name = name;
-    o->is_malloc = ar_malloc(&r->s.v[i]);
+    const sc_call *first = &r->s.v[i];
+    o->is_malloc = ar_malloc(first) || ar_pinned_alloc(first);
+    o->kind = o->is_malloc ? "malloc" : ar_map(first) ? "map" : ar_unmap(first) ? "unmap" : "free";
+    o->pinned = ar_pinned_alloc(first) || ar_pinned_free(first);
     o->bytes = FSDPA_ABSENT;
     for (size_t j = i; j < r->s.n; j++) {
       const sc_call *k = &r->s.v[j];

@@ -49,8 +49,11 @@ typedef struct thrash {
   int64_t warmup;
   int how;                     /* how the warm-up was decided (ar.how) */
   uint64_t steady_steps;
-  uint64_t nm, nf;             /* steady malloc / free calls */
+  uint64_t nm, nf;             /* steady device malloc / free calls */
   int64_t tm, tf;              /* their CPU time */
+  uint64_t nmap;               /* steady expandable-segment map / unmap calls */
+  int64_t tmap;
+  int backend;                 /* AR_BACKEND_*: the advice follows the allocator in use */
   int64_t steady_dur;          /* summed duration of the steady steps */
   int64_t min_per_step;
   sizes seg;                   /* new segment sizes, sorted */
@@ -81,11 +84,15 @@ static fsdpa_status thrash_decide(fsdpa_ctx *c, const ar *r, thrash *d) {
     if (!ar_steady(r, k)) continue;
     if (ar_malloc(k)) { d->nm++; d->tm += k->end - k->ts; }
     else if (ar_free(k)) { d->nf++; d->tf += k->end - k->ts; }
+    else if (ar_map(k) || ar_unmap(k)) { d->nmap++; d->tmap += k->end - k->ts; }
   }
+  ar_classes cls;
+  ar_classes_count(r, &cls);
+  d->backend = cls.backend;
   for (size_t i = (size_t)r->warmup; i < r->s.nsteps; i++) d->steady_dur += r->s.steps[i].end - r->s.steps[i].ts;
   d->min_per_step = c->params[P_THRASH_MIN_PER_STEP];
-  if (!d->steady_steps || d->nm + d->nf == 0 ||
-      (double)(d->nm + d->nf) < (double)d->min_per_step * (double)d->steady_steps)
+  uint64_t calls = d->nm + d->nf + d->nmap;
+  if (!d->steady_steps || calls == 0 || (double)calls < (double)d->min_per_step * (double)d->steady_steps)
     return FSDPA_OK;
   d->sel = fa_calloc(a, s->n);
   d->seg = (sizes){fa_malloc(a, s->n * sizeof(int64_t)), 0, s->n};
@@ -93,7 +100,7 @@ static fsdpa_status thrash_decide(fsdpa_ctx *c, const ar *r, thrash *d) {
   if (!d->sel || !d->seg.v || !d->req.v) return fa_fail_status(a);
   for (size_t i = 0; i < s->n; i++) {
     const sc_call *k = &s->v[i];
-    if (!ar_steady(r, k) || !(ar_malloc(k) || ar_free(k))) continue;
+    if (!ar_steady(r, k) || !ar_device_call(k)) continue;
     d->sel[i] = 1;
     if (ar_malloc(k)) {
       int64_t b = k->bytes != FSDPA_ABSENT ? k->bytes : am_reserved_growth(c, &r->m, r->m.primary, k->ts, k->end);
@@ -126,7 +133,11 @@ static void thrash_evidence(const thrash *d, sbuf *ev) {
   jw_ki64(&w, "warmup_steps", d->warmup);
   jw_ku64(&w, "steady_malloc_calls", d->nm);
   jw_ku64(&w, "steady_free_calls", d->nf);
-  jw_kratio(&w, "calls_per_step", (double)(d->nm + d->nf) / (double)d->steady_steps);
+  jw_ku64(&w, "steady_map_calls", d->nmap);
+  jw_kratio(&w, "calls_per_step", (double)(d->nm + d->nf + d->nmap) / (double)d->steady_steps);
+  jw_key(&w, "backend");
+  if (ar_backend_name(d->backend)) jw_str(&w, ar_backend_name(d->backend));
+  else jw_null(&w);
   jw_ki64(&w, "steady_malloc_ns", d->tm);
   jw_ki64(&w, "steady_free_ns", d->tf);
   jw_ki64(&w, "steady_steps_dur_ns", d->steady_dur);
@@ -151,6 +162,11 @@ static void thrash_detail(const thrash *d, char *detail, size_t cap) {
                    (long long)d->warmup, warmup_by, (unsigned long long)d->steady_steps, (unsigned long long)d->nm,
                    (unsigned long long)d->nf, fmt_ms(d->tm) / (double)d->steady_steps,
                    fmt_ms(d->tf) / (double)d->steady_steps, fmt_ms(d->cost_ns));
+  if (n > 0 && (size_t)n < cap && d->nmap)
+    n += snprintf(detail + n, cap - (size_t)n,
+                  " The expandable segments also made %llu cuMemMap/cuMemSetAccess/cuMemUnmap calls (%.2f ms per "
+                  "step).",
+                  (unsigned long long)d->nmap, fmt_ms(d->tmap) / (double)d->steady_steps);
   const sizes *seg = &d->seg, *req = &d->req;
   if (n > 0 && (size_t)n < cap && seg->n)
     n += snprintf(detail + n, cap - (size_t)n, " New segments %.1f-%.1f MiB (median %.1f MiB).", mib(seg->v[0]),
@@ -169,9 +185,23 @@ static void thrash_advice(const thrash *d, sbuf *adv) {
     sb_puts(adv, "The cache is being released every step (torch.cuda.empty_cache(), or frees after a failed "
                  "allocation): remove torch.cuda.empty_cache() from the training loop, so freed blocks are "
                  "reused instead of returned with a synchronizing cudaFree and re-allocated with cudaMalloc. ");
-  sb_puts(adv, "Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True so the caching allocator grows its "
-               "segments in place instead of creating new ones");
-  if (d->split_mb)
+  if (d->backend == AR_BACKEND_EXPANDABLE) {
+    /* its cuMem* calls show expandable segments already on: the segments
+     * themselves grow and shrink every step */
+    sb_puts(adv, "The allocator already uses expandable segments (its cuMemCreate/cuMemMap calls show it); they "
+                 "are unmapped and mapped again every step, which happens when cached memory is released "
+                 "(torch.cuda.empty_cache(), or a retry after a failed allocation) and each unmap waits for the "
+                 "stream");
+  } else if (d->backend == AR_BACKEND_ASYNC) {
+    sb_puts(adv, "The cudaMallocAsync backend (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync) sends every "
+                 "allocation and free to the CUDA stream-ordered pool; use the native caching allocator "
+                 "(PYTORCH_CUDA_ALLOC_CONF=backend:native,expandable_segments:True), which serves steady-state "
+                 "allocations from its cache without a driver call");
+  } else {
+    sb_puts(adv, "Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True so the caching allocator grows its "
+                 "segments in place instead of creating new ones");
+  }
+  if (d->split_mb && d->backend != AR_BACKEND_ASYNC)
     sb_printf(adv, ", or PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:%lld so the %.0f MiB blocks these "
                    "allocations need are never split for smaller tensors and stay reusable",
               (long long)d->split_mb, mib(d->split_bytes));
@@ -185,8 +215,11 @@ static fsdpa_status thrash_word(fsdpa_ctx *c, const ar *r, const thrash *d, int6
   sb_init(&adv, &c->alloc);
   thrash_evidence(d, &ev);
   char title[200], detail[1200];
-  snprintf(title, sizeof title, "Caching allocator thrash: %.1f cudaMalloc/cudaFree calls per steady-state step",
-           (double)(d->nm + d->nf) / (double)d->steady_steps);
+  const char *calls = d->backend == AR_BACKEND_EXPANDABLE ? "cuMemCreate/cuMemMap/cuMemUnmap/cuMemRelease"
+                      : d->backend == AR_BACKEND_ASYNC    ? "cudaMallocAsync/cudaFreeAsync"
+                                                          : "cudaMalloc/cudaFree";
+  snprintf(title, sizeof title, "Caching allocator thrash: %.1f %s calls per steady-state step",
+           (double)(d->nm + d->nf + d->nmap) / (double)d->steady_steps, calls);
   thrash_detail(d, detail, sizeof detail);
   thrash_advice(d, &adv);
   fsdpa_status st = FSDPA_OK;
@@ -221,6 +254,7 @@ typedef struct frag {
   int64_t big;                 /* most frequent large allocation, ABSENT */
   int64_t split_mb;            /* max_split_size_mb to advise, 0 = none */
   int64_t min_ppm;
+  int backend;                 /* AR_BACKEND_* */
 } frag;
 
 static fsdpa_status frag_decide(fsdpa_ctx *c, const ar *r, frag *d) {
@@ -250,6 +284,9 @@ static fsdpa_status frag_decide(fsdpa_ctx *c, const ar *r, frag *d) {
   fsdpa_status st = am_common_large_alloc(c, &r->m, di, &d->big);
   if (st) return st;
   d->split_mb = split_mb(d->big);
+  ar_classes cls;
+  ar_classes_count(r, &cls);
+  d->backend = cls.backend;
   d->severity = d->all.oom ? SEV_CRITICAL : SEV_WARNING;
   d->fires = 1;
   return FSDPA_OK;
@@ -301,8 +338,14 @@ static void frag_detail(const frag *d, char *detail, size_t cap) {
 }
 
 static void frag_advice(const frag *d, sbuf *adv) {
-  sb_puts(adv, "Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True so freed memory can be reused for "
-               "tensors of any size");
+  if (d->backend == AR_BACKEND_EXPANDABLE)
+    sb_puts(adv, "The allocator already uses expandable segments (its cuMem* calls show it), so the unused "
+                 "reservation is cached blocks kept between steps: lower the peak (activation checkpointing, "
+                 "smaller micro-batch) or let the allocator reclaim idle cached blocks early "
+                 "(PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,garbage_collection_threshold:0.8)");
+  else
+    sb_puts(adv, "Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True so freed memory can be reused for "
+                 "tensors of any size");
   if (d->split_mb)
     sb_printf(adv, ", or PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:%lld so the recurring %.0f MiB blocks "
                    "(e.g. FSDP all-gather buffers) are not split by smaller tensors",

@@ -82,7 +82,7 @@ size_t am_series(const fsdpa_ctx *c, const am *m, int32_t d, int64_t t0, int64_t
 
 typedef struct ar {
   am m;
-  sc_set s;        /* NC_MALLOC | NC_FREE calls, sorted by start */
+  sc_set s;        /* NC_MALLOC | NC_FREE | NC_VMM calls, sorted by start */
   int64_t warmup;  /* warm-up steps */
   int how;         /* 0 param, 1 reserved growth, 2 default */
   int borrowed;    /* a copy of the context's cached result: ar_close only forgets it */
@@ -93,8 +93,23 @@ typedef struct ar {
 fsdpa_status ar_open(fsdpa_ctx *c, ar *r);
 void ar_close(fsdpa_ctx *c, ar *r);
 
-static inline int ar_malloc(const sc_call *k) { return (k->info & NC_MALLOC) != 0; }
-static inline int ar_free(const sc_call *k) { return (k->info & NC_FREE) != 0 && !(k->info & NC_MALLOC); }
+/* Device memory: every allocator backend's allocation / release call
+ * (cudaMalloc, cuMemCreate, cudaMallocAsync ...); pinned host memory is not
+ * device memory and is counted apart. */
+static inline int ar_malloc(const sc_call *k) { return (k->info & (NC_MALLOC | NC_PINNED)) == NC_MALLOC; }
+static inline int ar_free(const sc_call *k) {
+  return (k->info & (NC_FREE | NC_MALLOC | NC_PINNED)) == NC_FREE;
+}
+static inline int ar_pinned_alloc(const sc_call *k) { return (k->info & (NC_MALLOC | NC_PINNED)) == (NC_MALLOC | NC_PINNED); }
+static inline int ar_pinned_free(const sc_call *k) {
+  return (k->info & (NC_FREE | NC_MALLOC | NC_PINNED)) == (NC_FREE | NC_PINNED);
+}
+/* Expandable segments' mapping calls (no memory changes hands: cuMemMap,
+ * cuMemSetAccess, cuMemAddressReserve; cuMemUnmap, cuMemAddressFree). */
+static inline int ar_map(const sc_call *k) { return (k->info & (NC_VMM | NC_MALLOC | NC_FREE | NC_UNMAP)) == NC_VMM; }
+static inline int ar_unmap(const sc_call *k) { return (k->info & (NC_VMM | NC_UNMAP)) == (NC_VMM | NC_UNMAP); }
+/* A call of the device allocator's churn: device malloc/free and mapping. */
+static inline int ar_device_call(const sc_call *k) { return ar_malloc(k) || ar_free(k) || ar_map(k) || ar_unmap(k); }
 static inline int ar_steady(const ar *r, const sc_call *k) { return k->step >= 0 && k->step >= r->warmup; }
 
 /* Does a step return to its baseline: end - start <= peak / 100 (1, 0, -1 unknown). */
@@ -102,6 +117,28 @@ static inline int ar_returns(const am_win *x) {
   if (x->start_a == FSDPA_ABSENT || x->end_a == FSDPA_ABSENT || x->peak_a == FSDPA_ABSENT) return -1;
   return x->end_a - x->start_a <= (x->peak_a > 0 ? x->peak_a / 100 : 0);
 }
+
+/* How the caching allocator obtains device memory, from the calls it makes:
+ * native (cudaMalloc/hipMalloc), expandable segments (cuMem* virtual-memory
+ * calls) or the cudaMallocAsync backend (stream-ordered pool calls). */
+enum { AR_BACKEND_UNKNOWN, AR_BACKEND_NATIVE, AR_BACKEND_EXPANDABLE, AR_BACKEND_ASYNC };
+typedef struct ar_classes {
+  uint64_t native_malloc, native_free;          /* cudaMalloc/hipMalloc/cuMemAlloc, cudaFree/hipFree/cuMemFree */
+  uint64_t vmm_create, vmm_map, vmm_unmap, vmm_release;
+  uint64_t async_malloc, async_free;
+  uint64_t vmm_steady, async_steady;            /* of those, in steady-state steps */
+  int64_t vmm_ns, async_ns;                     /* their summed CPU time */
+  uint64_t pinned_alloc, pinned_free, pinned_steady_alloc, pinned_steady_free;
+  int64_t pinned_alloc_ns, pinned_free_ns;
+  int64_t pinned_bytes;                         /* Σ runtime `bytes` of the pinned allocations, ABSENT */
+  int backend;                                  /* AR_BACKEND_* */
+} ar_classes;
+/* Counts over the whole trace; the backend is the one with the most calls
+ * (native: its mallocs and frees, expandable: every cuMem* virtual-memory
+ * call, async: its pool calls), ties to the later of native, expandable,
+ * async; unknown without any. */
+void ar_classes_count(const ar *r, ar_classes *out);
+const char *ar_backend_name(int b);
 
 /* Summary over window w (device from w->device, else primary). */
 fsdpa_status ar_summary(fsdpa_ctx *c, const ar *r, const qwin *w, fsdpa_memory_summary *out);
@@ -118,6 +155,8 @@ int ar_pattern(const fsdpa_ctx *c, const ar *r);
 typedef struct ar_api {
   uint32_t name;
   int is_malloc;   /* of its first call */
+  const char *kind;/* "malloc", "free", "map", "unmap" */
+  int pinned;      /* pinned host memory, not device memory */
   uint64_t calls;
   int64_t total_ns, max_ns;
   int64_t bytes;   /* Σ runtime `bytes`, ABSENT if no call has it */

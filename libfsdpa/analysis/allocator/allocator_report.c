@@ -39,7 +39,8 @@ static void write_by_api(fsdpa_ctx *c, const ar *r, jsonw *w) {
   for (size_t pos = 0; ar_api_next(r, &pos, &x);) {
     jw_obj(w);
     jw_kstr(w, "api", store_name(&c->st, x.name));
-    jw_kstr(w, "kind", x.is_malloc ? "malloc" : "free");
+    jw_kstr(w, "kind", x.kind);
+    jw_kstr(w, "memory", x.pinned ? "pinned_host" : "device");
     jw_ku64(w, "calls", x.calls);
     jw_ki64(w, "total_ns", x.total_ns);
     jw_ki64(w, "max_ns", x.max_ns);
@@ -47,6 +48,50 @@ static void write_by_api(fsdpa_ctx *c, const ar *r, jsonw *w) {
     jw_obj_end(w);
   }
   jw_arr_end(w);
+}
+
+/* What the device allocator's calls say about its backend, the calls of
+ * each backend, and pinned host memory (not device memory: not in
+ * malloc_calls / free_calls). */
+static void write_classes(const ar *r, jsonw *w) {
+  ar_classes k;
+  ar_classes_count(r, &k);
+  const char *b = ar_backend_name(k.backend);
+  jw_key(w, "backend");
+  if (b) jw_str(w, b);
+  else jw_null(w);
+  jw_key(w, "backend_evidence");
+  jw_obj(w);
+  jw_ku64(w, "native_calls", k.native_malloc + k.native_free);
+  jw_ku64(w, "vmm_calls", k.vmm_create + k.vmm_map + k.vmm_unmap + k.vmm_release);
+  jw_ku64(w, "async_pool_calls", k.async_malloc + k.async_free);
+  jw_obj_end(w);
+  jw_key(w, "vmm");
+  jw_obj(w);
+  jw_ku64(w, "create_calls", k.vmm_create);
+  jw_ku64(w, "map_calls", k.vmm_map);
+  jw_ku64(w, "unmap_calls", k.vmm_unmap);
+  jw_ku64(w, "release_calls", k.vmm_release);
+  jw_ku64(w, "steady_state_calls", k.vmm_steady);
+  jw_ki64(w, "total_ns", k.vmm_ns);
+  jw_obj_end(w);
+  jw_key(w, "async_pool");
+  jw_obj(w);
+  jw_ku64(w, "malloc_calls", k.async_malloc);
+  jw_ku64(w, "free_calls", k.async_free);
+  jw_ku64(w, "steady_state_calls", k.async_steady);
+  jw_ki64(w, "total_ns", k.async_ns);
+  jw_obj_end(w);
+  jw_key(w, "pinned_host");
+  jw_obj(w);
+  jw_ku64(w, "alloc_calls", k.pinned_alloc);
+  jw_ku64(w, "free_calls", k.pinned_free);
+  jw_ku64(w, "steady_state_alloc_calls", k.pinned_steady_alloc);
+  jw_ku64(w, "steady_state_free_calls", k.pinned_steady_free);
+  jw_ki64(w, "alloc_ns", k.pinned_alloc_ns);
+  jw_ki64(w, "free_ns", k.pinned_free_ns);
+  jw_ki64(w, "alloc_bytes", k.pinned_bytes);
+  jw_obj_end(w);
 }
 
 /* The first [OutOfMemory] events of each device: when, how much was asked,
@@ -110,6 +155,7 @@ fsdpa_status allocator_json(fsdpa_ctx *c, jsonw *w) {
   jw_key(w, "pattern");
   if (pat) jw_str(w, pat);
   else jw_null(w);
+  write_classes(&r, w);
   write_by_api(c, &r, w);
   jw_key(w, "devices");
   jw_arr(w);
