@@ -1,8 +1,10 @@
 /* The allocator analysis: the memory timeline and the caching allocator's
  * calls from hand-built event sets with known answers, fault injection over
  * every sync and allocator query and report hook, and generator scenarios
- * against their truth.  The real-trace corpus check of both analyses is in
- * test_sync.c. */
+ * against their truth (the allocator backends, pinned host memory, a device
+ * not analyzed).  The real-trace corpus check of both analyses is in
+ * test_sync.c; the allocator classes on the corpus are checked here against
+ * tests/alloc_classes_ref.py. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include "ctx.h"
 #include "analysis/sync/sync.h"
 #include "analysis/allocator/allocator.h"
+#include "events/classify.h"
 
 /* ---- event helpers ---- */
 
@@ -333,6 +336,269 @@ END_TEST
 START_TEST(t_gen_allocator_healthy) { tu_check_sync_alloc_scenario("allocator_healthy", NULL, "allocator-thrash"); }
 END_TEST
 
+/* ---- allocator backends, pinned host memory, devices not analyzed ---- */
+
+/* The name classes: device memory of each backend, pinned host memory,
+ * mapping-only VMM calls, and the categories of backends not analyzed. */
+START_TEST(t_alloc_classes) {
+#define CN(s) classify_name(s, strlen(s))
+  ck_assert_uint_eq(CN("cudaMalloc") & (NC_MALLOC | NC_PINNED | NC_VMM | NC_ASYNC_POOL), NC_MALLOC);
+  ck_assert_uint_eq(CN("cudaHostAlloc") & (NC_MALLOC | NC_FREE | NC_PINNED), NC_MALLOC | NC_PINNED);
+  ck_assert_uint_eq(CN("hipHostMalloc") & (NC_MALLOC | NC_FREE | NC_PINNED), NC_MALLOC | NC_PINNED);
+  ck_assert_uint_eq(CN("cudaFreeHost") & (NC_MALLOC | NC_FREE | NC_PINNED), NC_FREE | NC_PINNED);
+  ck_assert_uint_eq(CN("hipHostFree") & (NC_MALLOC | NC_FREE | NC_PINNED), NC_FREE | NC_PINNED);
+  ck_assert_uint_eq(CN("cuMemCreate") & (NC_MALLOC | NC_FREE | NC_VMM), NC_MALLOC | NC_VMM);
+  ck_assert_uint_eq(CN("cuMemRelease") & (NC_MALLOC | NC_FREE | NC_VMM), NC_FREE | NC_VMM);
+  ck_assert_uint_eq(CN("cuMemMap") & (NC_MALLOC | NC_FREE | NC_VMM | NC_UNMAP), NC_VMM);
+  ck_assert_uint_eq(CN("cuMemUnmap") & (NC_MALLOC | NC_FREE | NC_VMM | NC_UNMAP), NC_VMM | NC_UNMAP);
+  ck_assert_uint_eq(CN("cudaMallocAsync") & (NC_MALLOC | NC_ASYNC_POOL), NC_MALLOC | NC_ASYNC_POOL);
+  ck_assert_uint_eq(CN("cudaFreeAsync_ptsz") & (NC_FREE | NC_ASYNC_POOL), NC_FREE | NC_ASYNC_POOL);
+  ck_assert_uint_eq(CN("cudaMemcpyAsync") & (NC_MALLOC | NC_FREE | NC_VMM), 0);
+#undef CN
+  int host = -1;
+  ck_assert_int_eq(classify_xdev("mtia_ccp_events", 15, &host), XDEV_MTIA);
+  ck_assert_int_eq(host, 0);
+  ck_assert_int_eq(classify_xdev("xpu_runtime", 11, &host), XDEV_XPU);
+  ck_assert_int_eq(host, 1);
+  ck_assert_int_eq(classify_xdev("hpu_op", 6, &host), XDEV_HPU);
+  ck_assert_int_eq(host, 1);
+  ck_assert_int_eq(classify_xdev("cuda_runtime", 12, &host), -1);
+  ck_assert_int_eq(classify_cat("privateuse1_runtime", 19, 'X', "x", 1), RK_XDEV);
+  ck_assert_int_eq(classify_cat("kernel", 6, 'X', "x", 1), RK_KERNEL);
+}
+END_TEST
+
+/* By hand: 2 device mallocs, 1 pinned alloc + free, expandable mapping
+ * calls; the counts apart and the backend from the majority. */
+START_TEST(t_pinned_apart) {
+  fsdpa_ctx *c = tu_new_ctx();
+  fsdpa_event e = tu_x("user_annotation", "ProfilerStep#0", 10, 10, 0, 10000, FSDPA_ABSENT);
+  tu_add(c, &e);
+  static const char *const N[] = {"cudaMalloc", "cudaHostAlloc", "cudaFreeHost", "cudaMalloc", "cuMemCreate",
+                                  "cuMemMap", "cuMemSetAccess", "cuMemUnmap", "cuMemRelease"};
+  for (int i = 0; i < 9; i++) {
+    fsdpa_event r = tu_x(i >= 4 ? "cuda_driver" : "cuda_runtime", N[i], 10, 10, 100 + 1000 * i, 10 + i, 100 + i);
+    tu_add(c, &r);
+  }
+  fsdpa_memory_summary m;
+  m.size = sizeof m;
+  ck_assert_int_eq(fsdpa_memory_query(c, NULL, &m), FSDPA_OK);
+  ck_assert_uint_eq(m.malloc_calls, 3);  /* 2 cudaMalloc + cuMemCreate; not cudaHostAlloc */
+  ck_assert_uint_eq(m.free_calls, 1);    /* cuMemRelease; not cudaFreeHost */
+  ck_assert_int_eq(m.malloc_ns, 10 + 13 + 14);
+  char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.allocator.pinned_host.alloc_calls"), 1);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.allocator.pinned_host.free_calls"), 1);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.allocator.pinned_host.alloc_ns"), 11);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.allocator.pinned_host.free_ns"), 12);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.allocator.vmm.create_calls"), 1);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.allocator.vmm.map_calls"), 2);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.allocator.vmm.unmap_calls"), 1);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.allocator.vmm.release_calls"), 1);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.allocator.backend_evidence.native_calls"), 2);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.allocator.backend_evidence.vmm_calls"), 5);
+  ck_assert(tj_str_is(rep, "ranks.0.allocator.backend", "expandable_segments"));
+  ck_assert(tj_str_is(rep, "ranks.0.allocator.by_api.[api=cudaHostAlloc].memory", "pinned_host"));
+  ck_assert(tj_str_is(rep, "ranks.0.allocator.by_api.[api=cudaHostAlloc].kind", "malloc"));
+  ck_assert(tj_str_is(rep, "ranks.0.allocator.by_api.[api=cuMemUnmap].kind", "unmap"));
+  ck_assert(tj_str_is(rep, "ranks.0.allocator.by_api.[api=cudaMalloc].memory", "device"));
+  ck_assert_uint_eq(tj_count(rep, "ranks.0.other_devices"), 0);
+  free(rep);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+static char *truth_of(const char *trace) {
+  char t[4096];
+  snprintf(t, sizeof t, "%s", trace);
+  char *dot = strstr(t, ".json");
+  ck_assert_ptr_nonnull(dot);
+  snprintf(dot, sizeof t - (size_t)(dot - t), ".truth.json");
+  size_t n = 0;
+  char *s = tu_read_file(t, &n);
+  ck_assert_ptr_nonnull(s);
+  return s;
+}
+
+/* A generator scenario's allocator classes and advice against its truth. */
+static void check_backend_scenario(const char *scenario, int thrash) {
+  char name[128];
+  snprintf(name, sizeof name, "ab_%s.json.gz", scenario);
+  char *path = tu_tracegen(scenario, "--steps 6", name);
+  ck_assert_msg(path != NULL, "tools/tracegen could not generate %s", scenario);
+  fsdpa_ctx *c = tu_new_ctx();
+  ck_assert_msg(fsdpa_feed_file(c, path) == FSDPA_OK, "%s: %s", scenario, fsdpa_errmsg(c));
+  char *rep = tu_report(c, FSDPA_FORMAT_JSON), *t = truth_of(path);
+  ck_assert_ptr_nonnull(rep);
+  static const char *const K[][2] = {
+      {"allocator.malloc_calls", "ranks.0.allocator.malloc_calls"},
+      {"allocator.free_calls", "ranks.0.allocator.free_calls"},
+      {"allocator.steady_state_malloc_calls", "ranks.0.allocator.steady_state_malloc_calls"},
+      {"allocator.vmm.create_calls", "ranks.0.allocator.vmm.create_calls"},
+      {"allocator.vmm.map_calls", "ranks.0.allocator.vmm.map_calls"},
+      {"allocator.vmm.unmap_calls", "ranks.0.allocator.vmm.unmap_calls"},
+      {"allocator.vmm.release_calls", "ranks.0.allocator.vmm.release_calls"},
+      {"allocator.async_pool.malloc_calls", "ranks.0.allocator.async_pool.malloc_calls"},
+      {"allocator.async_pool.free_calls", "ranks.0.allocator.async_pool.free_calls"},
+      {"allocator.pinned_host.alloc_calls", "ranks.0.allocator.pinned_host.alloc_calls"},
+      {"allocator.pinned_host.free_calls", "ranks.0.allocator.pinned_host.free_calls"},
+  };
+  for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
+    ck_assert_msg(tj_i64(t, K[i][0]) == tj_i64(rep, K[i][1]), "%s: %s truth %lld lib %lld", scenario, K[i][0],
+                  (long long)tj_i64(t, K[i][0]), (long long)tj_i64(rep, K[i][1]));
+  char *tb = tj_is_null(t, "allocator.backend") ? NULL : tj_str(t, "allocator.backend");
+  if (tb) ck_assert_msg(tj_str_is(rep, "ranks.0.allocator.backend", tb), "%s: backend is not %s", scenario, tb);
+  else ck_assert(tj_is_null(rep, "ranks.0.allocator.backend"));
+  ck_assert_int_eq(tu_report_has_finding(rep, "allocator-thrash"), thrash);
+  if (thrash) {
+    char *adv = tj_str(rep, "findings.[id=allocator-thrash].advice");
+    char *title = tj_str(rep, "findings.[id=allocator-thrash].title");
+    /* the advice follows the backend in use: no expandable_segments for
+     * someone already on it */
+    if (!strcmp(tb, "expandable_segments")) {
+      ck_assert_msg(!strstr(adv, "=expandable_segments:True"), "%s: advises what is in use: %s", scenario, adv);
+      ck_assert(strstr(adv, "already uses expandable segments") != NULL);
+      ck_assert(strstr(title, "cuMemCreate") != NULL);
+    } else if (!strcmp(tb, "cudaMallocAsync")) {
+      ck_assert(strstr(adv, "backend:native") != NULL);
+      ck_assert(strstr(title, "cudaMallocAsync") != NULL);
+    }
+    free(adv);
+    free(title);
+  }
+  printf("# %s: backend %s, %lld malloc / %lld free, %lld pinned agree with the truth\n", scenario,
+         tb ? tb : "null", (long long)tj_i64(rep, "ranks.0.allocator.malloc_calls"),
+         (long long)tj_i64(rep, "ranks.0.allocator.free_calls"),
+         (long long)tj_i64(rep, "ranks.0.allocator.pinned_host.alloc_calls"));
+  free(tb);
+  free(rep);
+  free(t);
+  fsdpa_ctx_free(c);
+  free(path);
+}
+
+START_TEST(t_gen_thrash_expandable) { check_backend_scenario("allocator_thrash_expandable", 1); }
+END_TEST
+START_TEST(t_gen_thrash_async) { check_backend_scenario("allocator_thrash_async", 1); }
+END_TEST
+START_TEST(t_gen_pinned_host) { check_backend_scenario("pinned_host", 0); }
+END_TEST
+START_TEST(t_gen_thrash_native) { check_backend_scenario("allocator_thrash", 1); }
+END_TEST
+
+/* An MTIA-only trace: the device is reported present and not analyzed, the
+ * text report never says "no GPU activity". */
+START_TEST(t_gen_mtia_only) {
+  char *path = tu_tracegen("mtia_only", "--steps 6", "ab_mtia_only.json.gz");
+  ck_assert_msg(path != NULL, "tools/tracegen could not generate mtia_only");
+  fsdpa_ctx *c = tu_new_ctx();
+  ck_assert_int_eq(fsdpa_feed_file(c, path), FSDPA_OK);
+  char *rep = tu_report(c, FSDPA_FORMAT_JSON), *t = truth_of(path);
+  ck_assert_uint_eq(tj_count(rep, "ranks.0.other_devices"), 1);
+  ck_assert(tj_str_is(rep, "ranks.0.other_devices.0.device_type", "mtia"));
+  ck_assert(!tj_is_null(rep, "ranks.0.other_devices.0.analyzed") &&
+            tj_find(rep, "ranks.0.other_devices.0.analyzed", &(const char *){0}, &(const char *){0}));
+  static const char *const K[] = {"events", "runtime_events", "streams", "busy_ns"};
+  for (int i = 0; i < 4; i++) {
+    char a[96], b[96];
+    snprintf(a, sizeof a, "other_devices.0.%s", K[i]);
+    snprintf(b, sizeof b, "ranks.0.other_devices.0.%s", K[i]);
+    ck_assert_msg(tj_i64(t, a) == tj_i64(rep, b), "mtia %s truth %lld lib %lld", K[i], (long long)tj_i64(t, a),
+                  (long long)tj_i64(rep, b));
+  }
+  ck_assert_uint_eq(tj_count(rep, "ranks.0.streams"), 0);
+  char *txt = tu_report(c, FSDPA_FORMAT_TEXT);
+  ck_assert_ptr_nonnull(txt);
+  ck_assert_msg(!strstr(txt, "no GPU activity"), "%s", txt);
+  ck_assert(strstr(txt, "mtia: present, not analyzed") != NULL);
+  printf("# mtia_only: %lld device events on %lld streams, busy %lld ns agree with the truth\n",
+         (long long)tj_i64(rep, "ranks.0.other_devices.0.events"),
+         (long long)tj_i64(rep, "ranks.0.other_devices.0.streams"),
+         (long long)tj_i64(rep, "ranks.0.other_devices.0.busy_ns"));
+  free(txt);
+  free(rep);
+  free(t);
+  fsdpa_ctx_free(c);
+  free(path);
+}
+END_TEST
+
+/* The shared corpus: tests/alloc_classes_ref.py recomputes every class from
+ * the raw JSON; the report must agree on each trace. */
+START_TEST(t_corpus_classes) {
+  const char *dir = tu_corpus_dir();
+  if (!dir) return;
+  char **corpus = NULL;
+  size_t ncorpus = tu_corpus_files(dir, &corpus);
+  ck_assert_uint_gt(ncorpus, 10);
+  int pinned_traces = 0;
+  for (size_t i = 0; i < ncorpus; i++) {
+    char cmd[8192];
+    const char *py = getenv("FSDPA_PYTHON");
+    snprintf(cmd, sizeof cmd, "'%s' '%s/tests/alloc_classes_ref.py' '%s'", py ? py : "python3", tu_source_root(),
+             corpus[i]);
+    int status = 0;
+    char *ref = tu_run(cmd, &status);
+    ck_assert_msg(ref && status == 0, "%s: reference failed", corpus[i]);
+    fsdpa_ctx *c = tu_new_ctx();
+    if (fsdpa_feed_file(c, corpus[i]) != FSDPA_OK || strstr(ref, "not-a-trace")) {
+      fsdpa_ctx_free(c);
+      free(ref);
+      continue;
+    }
+    char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+    ck_assert_ptr_nonnull(rep);
+    char *save = NULL;
+    size_t nx = 0;
+    for (char *line = strtok_r(ref, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+      char k[64], b[64];
+      long long v, v2, v3;
+      const char *path = NULL;
+      char jp[160];
+      if (sscanf(line, "device_malloc %lld", &v) == 1) path = "ranks.0.allocator.malloc_calls";
+      else if (sscanf(line, "device_free %lld", &v) == 1) path = "ranks.0.allocator.free_calls";
+      else if (sscanf(line, "pinned_alloc %lld", &v) == 1) path = "ranks.0.allocator.pinned_host.alloc_calls";
+      else if (sscanf(line, "pinned_free %lld", &v) == 1) path = "ranks.0.allocator.pinned_host.free_calls";
+      else if (sscanf(line, "vmm %63s %lld", k, &v) == 2) {
+        snprintf(jp, sizeof jp, "ranks.0.allocator.vmm.%s_calls", k);
+        path = jp;
+      } else if (sscanf(line, "async %63s %lld", k, &v) == 2) {
+        snprintf(jp, sizeof jp, "ranks.0.allocator.async_pool.%s_calls", k);
+        path = jp;
+      } else if (sscanf(line, "backend %63s", b) == 1) {
+        if (!strcmp(b, "-")) ck_assert_msg(tj_is_null(rep, "ranks.0.allocator.backend"), "%s: backend", corpus[i]);
+        else ck_assert_msg(tj_str_is(rep, "ranks.0.allocator.backend", b), "%s: backend not %s", corpus[i], b);
+        continue;
+      } else if (sscanf(line, "xdev %63s %lld %lld %lld", k, &v, &v2, &v3) == 4) {
+        snprintf(jp, sizeof jp, "ranks.0.other_devices.[device_type=%s].events", k);
+        ck_assert_int_eq(tj_i64(rep, jp), v);
+        snprintf(jp, sizeof jp, "ranks.0.other_devices.[device_type=%s].runtime_events", k);
+        ck_assert_int_eq(tj_i64(rep, jp), v2);
+        snprintf(jp, sizeof jp, "ranks.0.other_devices.[device_type=%s].streams", k);
+        ck_assert_int_eq(tj_i64(rep, jp), v3);
+        nx++;
+        continue;
+      } else {
+        continue;
+      }
+      ck_assert_msg(tj_i64(rep, path) == v, "%s: %s lib %lld ref %lld", corpus[i], path,
+                    (long long)tj_i64(rep, path), v);
+      if (!strcmp(path, "ranks.0.allocator.pinned_host.alloc_calls") && v > 0) pinned_traces++;
+    }
+    ck_assert_uint_eq(tj_count(rep, "ranks.0.other_devices"), nx);
+    free(rep);
+    free(ref);
+    fsdpa_ctx_free(c);
+  }
+  tu_free_paths(corpus, ncorpus);
+  /* switchtransformers and the HTA alexnet benchmark each hold one cudaHostAlloc */
+  ck_assert_int_ge(pinned_traces, 2);
+  printf("# corpus: allocator classes agree with tests/alloc_classes_ref.py on %zu traces, %d with pinned host "
+         "memory\n", ncorpus, pinned_traces);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("allocator");
   TCase *u = tcase_create("unit");
@@ -340,11 +606,22 @@ static Suite *suite(void) {
   tcase_add_test(u, t_memory_null_rules);
   tcase_add_test(u, t_warmup_and_thrash);
   tcase_add_test(u, t_fault_injection);
+  tcase_add_test(u, t_alloc_classes);
+  tcase_add_test(u, t_pinned_apart);
   suite_add_tcase(s, u);
   TCase *g = tcase_create("generator");
   tcase_set_timeout(g, 1200);
   tcase_add_test(g, t_gen_allocator_thrash);
   tcase_add_test(g, t_gen_allocator_healthy);
+  tcase_add_test(g, t_gen_thrash_expandable);
+  tcase_add_test(g, t_gen_thrash_async);
+  tcase_add_test(g, t_gen_thrash_native);
+  tcase_add_test(g, t_gen_pinned_host);
+  tcase_add_test(g, t_gen_mtia_only);
+  TCase *r = tcase_create("real");
+  tcase_set_timeout(r, 1200);
+  tcase_add_test(r, t_corpus_classes);
+  suite_add_tcase(s, r);
   suite_add_tcase(s, g);
   return s;
 }

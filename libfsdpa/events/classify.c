@@ -20,6 +20,30 @@ static const char *find(const char *a, size_t la, const char *p, size_t lp) {
   return NULL;
 }
 
+static const struct { const char *p; size_t len; } XDEV_PREFIX[XDEV__COUNT] = {
+    {LIT("mtia_")}, {LIT("xpu_")}, {LIT("hpu_")}, {LIT("privateuse1_")}, {LIT("mlu_")}, {LIT("npu_")}};
+
+const char *xdev_type_name(int t) {
+  static const char *const N[XDEV__COUNT] = {"mtia", "xpu", "hpu", "privateuse1", "mlu", "npu"};
+  return t >= 0 && t < XDEV__COUNT ? N[t] : "other";
+}
+
+/* Kineto names other backends' activities <backend>_<what>: the host side
+ * is <backend>_runtime / <backend>_driver (and HPU's hpu_op, its host-side
+ * runtime event), the rest is device activity (mtia_ccp_events ...). */
+int classify_xdev(const char *cat, size_t n, int *host) {
+  *host = 0;
+  if (!cat) return -1;
+  for (int t = 0; t < XDEV__COUNT; t++) {
+    if (!starts(cat, n, XDEV_PREFIX[t].p, XDEV_PREFIX[t].len)) continue;
+    const char *rest = cat + XDEV_PREFIX[t].len;
+    size_t rl = n - XDEV_PREFIX[t].len;
+    *host = eq(rest, rl, LIT("runtime")) || eq(rest, rl, LIT("driver")) || (t == XDEV_HPU && eq(rest, rl, LIT("op")));
+    return t;
+  }
+  return -1;
+}
+
 int classify_cat(const char *cat, size_t n, char ph, const char *name, size_t nlen) {
   if (ph == 'M') return RK_META;
   if (ph == 'i' || ph == 'I') {
@@ -62,6 +86,8 @@ int classify_cat(const char *cat, size_t n, char ph, const char *name, size_t nl
     default:
       break;
   }
+  int host;
+  if (classify_xdev(cat, n, &host) >= 0) return RK_XDEV;
   return RK_OTHER;
 }
 

@@ -18,8 +18,16 @@ enum rec_kind {
   RK_ANNOT,        /* user_annotation */
   RK_MEM,          /* [memory] / [OutOfMemory] instants (own table) */
   RK_META,         /* ph M */
-  RK_OTHER         /* counted, dropped */
+  RK_OTHER,        /* counted, dropped */
+  RK_XDEV          /* a device backend not analyzed (MTIA, XPU, HPU ...): counted apart */
 };
+
+/* Device backends whose events are recognised but not analyzed. */
+enum { XDEV_MTIA, XDEV_XPU, XDEV_HPU, XDEV_PRIVATEUSE1, XDEV_MLU, XDEV_NPU, XDEV__COUNT };
+/* Backend of a category ("mtia_ccp_events", "xpu_runtime" ...), -1 if none;
+ * *host = 1 for the host-side runtime/driver calls, 0 for device activity. */
+int classify_xdev(const char *cat, size_t cat_len, int *host);
+const char *xdev_type_name(int t);  /* "mtia", "xpu", ... */
 
 /* Map a category string (+ phase, name) to a record kind. */
 int classify_cat(const char *cat, size_t cat_len, char ph, const char *name, size_t name_len);

@@ -44,6 +44,7 @@ void store_free(fa_alloc *a, store *s) {
   fa_vec_free(a, &s->side, sizeof(int64_t));
   fa_vec_free(a, &s->steps, sizeof(step_rec));
   fa_vec_free(a, &s->tracks, sizeof(track));
+  fa_vec_free(a, &s->xdev, sizeof(xdev_rec));
   fa_free(a, s->track_slots, s->track_nslots * sizeof(uint32_t));
   memset(s, 0, sizeof *s);
 }
@@ -160,7 +161,7 @@ fsdpa_status store_add(fa_alloc *a, store *s, const fsdpa_event *ev) {
                  (ev->ts_ns < -STORE_MAX_TIME || ev->ts_ns > STORE_MAX_TIME ||
                   (ev->dur_ns != FSDPA_ABSENT && ev->dur_ns > STORE_MAX_TIME));
   if (kind == RK_OTHER || ev->ts_ns == FSDPA_ABSENT || bad_time) {
-    if (kind != RK_OTHER) {  /* a retained kind without a time: count it as dropped */
+    if (kind != RK_OTHER && kind != RK_XDEV) {  /* a retained kind without a time: count it as dropped */
       st->other++;
     } else if (ev->cat && ev->ph == 'X') {
       int py = classify_pyframe(ev->cat, ev->cat_len, name, nlen);
@@ -171,6 +172,23 @@ fsdpa_status store_add(fa_alloc *a, store *s, const fsdpa_event *ev) {
         (*cnt)++;
       }
     }
+    return FSDPA_OK;
+  }
+
+  if (kind == RK_XDEV) {
+    /* not analyzed, but kept so the report can say the device was there */
+    xdev_rec x;
+    memset(&x, 0, sizeof x);
+    int host = 0;
+    x.type = (uint8_t)classify_xdev(ev->cat, ev->cat_len, &host);
+    x.host = (uint8_t)host;
+    x.ts = ev->ts_ns;
+    int64_t dur = ev->dur_ns == FSDPA_ABSENT || ev->dur_ns < 0 ? 0 : ev->dur_ns;
+    x.end = x.ts + dur;
+    x.pid = ev->pid != FSDPA_ABSENT ? ev->pid : ev->device != FSDPA_ABSENT ? ev->device : -1;
+    x.tid = ev->tid != FSDPA_ABSENT ? ev->tid : ev->stream != FSDPA_ABSENT ? ev->stream : -1;
+    if (!fa_vec_push(a, &s->xdev, sizeof x, &x)) FAIL();
+    s->gen++;
     return FSDPA_OK;
   }
 
@@ -502,4 +520,53 @@ fail:
   fa_free(a, slot, (ntr + 1) * sizeof(uint32_t));
   views_free(a, v);
   return NULL;
+}
+
+#define XDEV_BY_STREAM(x, y)                                                                            \
+  ((x)->type != (y)->type ? (x)->type < (y)->type                                                     \
+   : (x)->pid != (y)->pid ? (x)->pid < (y)->pid                                                       \
+   : (x)->tid != (y)->tid ? (x)->tid < (y)->tid                                                       \
+   : (x)->ts != (y)->ts   ? (x)->ts < (y)->ts                                                         \
+                          : (x)->end < (y)->end)
+FA_SORT_DEFINE(xdev_sort_stream, xdev_rec, XDEV_BY_STREAM)
+
+int store_xdev_summary(fa_alloc *a, const store *s, xdev_sum out[XDEV__COUNT]) {
+  for (int t = 0; t < XDEV__COUNT; t++) out[t] = (xdev_sum){0, 0, 0, FSDPA_ABSENT};
+  size_t n = s->xdev.len, nd = 0;
+  for (size_t i = 0; i < n; i++) {
+    const xdev_rec *x = &FA_VEC_AT(&s->xdev, xdev_rec, i);
+    if (x->host) out[x->type].runtime_events++;
+    else out[x->type].events++, nd++;
+  }
+  if (nd) {
+    xdev_rec *v = fa_malloc(a, nd * sizeof *v);
+    if (!v) return -1;
+    iv *u = fa_malloc(a, nd * sizeof *u);
+    if (!u) {
+      fa_free(a, v, nd * sizeof *v);
+      return -1;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+      const xdev_rec *x = &FA_VEC_AT(&s->xdev, xdev_rec, i);
+      if (!x->host) v[m++] = *x;
+    }
+    xdev_sort_stream(v, nd);
+    for (size_t i = 0; i < nd;) {
+      int t = v[i].type;
+      size_t j = i, k = 0;
+      for (; j < nd && v[j].type == t; j++) {
+        if (j == i || v[j].pid != v[j - 1].pid || v[j].tid != v[j - 1].tid) out[t].streams++;
+        u[k++] = (iv){v[j].ts, v[j].end};
+      }
+      k = iv_union(u, k);
+      out[t].busy_ns = iv_total(u, k);
+      i = j;
+    }
+    fa_free(a, v, nd * sizeof *v);
+    fa_free(a, u, nd * sizeof *u);
+  }
+  int present = 0;
+  for (int t = 0; t < XDEV__COUNT; t++) present += out[t].events + out[t].runtime_events > 0;
+  return present;
 }

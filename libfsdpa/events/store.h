@@ -14,6 +14,7 @@
 #include "util/alloc.h"
 #include "util/intern.h"
 #include "util/interval.h"
+#include "events/classify.h"
 
 #define AUX_NONE UINT32_MAX
 /* Largest |time| kept, ns (2^61 = 73 years): sums/differences stay in int64. */
@@ -66,6 +67,22 @@ typedef struct mem_rec {
   uint8_t oom;             /* [OutOfMemory] */
   uint8_t pad[3];
 } mem_rec;
+
+/* An event of a device backend not analyzed (classify_xdev). 40 bytes. */
+typedef struct xdev_rec {
+  int64_t ts, end;         /* relative */
+  int64_t pid, tid;        /* device side: device and stream (or queue) as the trace names them */
+  uint8_t type, host;      /* XDEV_*, host-side runtime call */
+  uint8_t pad[6];
+} xdev_rec;
+
+/* Per backend not analyzed: what the report says about it. */
+typedef struct xdev_sum {
+  uint64_t events;         /* device-side events */
+  uint64_t runtime_events; /* host-side runtime / driver events */
+  uint64_t streams;        /* distinct (pid, tid) of the device-side events */
+  int64_t busy_ns;         /* |union of the device-side events|, ABSENT without any */
+} xdev_sum;
 
 enum {
   TRACK_GPU = 1u << 0,
@@ -131,6 +148,7 @@ typedef struct store {
   fa_vec side;        /* int64_t values referenced by runtime aux (bytes) */
   fa_vec steps;       /* step_rec, sorted by (ts, number), ties in arrival order */
   fa_vec tracks;      /* track */
+  fa_vec xdev;        /* xdev_rec: events of device backends not analyzed */
   uint32_t *track_slots;  /* hash (pid,tid,gpu) -> id+1 */
   size_t track_nslots;
   /* Python frames are not kept, but whether the job runs a model's forward
@@ -149,6 +167,10 @@ void store_free(fa_alloc *a, store *s);
 fsdpa_status store_add(fa_alloc *a, store *s, const fsdpa_event *ev);
 /* Build (or reuse) the sorted views.  NULL on allocation failure. */
 const store_views *store_get_views(fa_alloc *a, store *s);
+/* Per backend (out[XDEV_*]): counts, streams and busy time of the events
+ * of device backends not analyzed.  Returns how many backends have events,
+ * or -1 on allocation failure. */
+int store_xdev_summary(fa_alloc *a, const store *s, xdev_sum out[XDEV__COUNT]);
 /* Runtime record index for a correlation id, or UINT32_MAX. */
 uint32_t store_runtime_for_corr(const store_views *v, int64_t corr);
 

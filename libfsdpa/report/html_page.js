@@ -697,11 +697,22 @@
     return segs;
   }
 
+  /* "no GPU activity" is wrong when the work ran on a device backend the
+     analysis does not read: say which devices are there instead */
+  function noGpuText(ri, plain) {
+    var od = arr(get(arr(REPORT.ranks)[ri], 'other_devices'));
+    if (!od.length) return plain;
+    return plain.replace('No GPU activity', 'No CUDA/ROCm GPU activity') + ' Present, not analyzed: ' + od.map(function (d) {
+      return d.device_type + ' (' + d.events + ' device events on ' + d.streams + ' streams, ' +
+        d.runtime_events + ' runtime events)';
+    }).join(', ') + '.';
+  }
+
   /* overview of the whole trace: steps, CPU threads, GPU busy per stream;
      zooms (drag, Ctrl+wheel, buttons, keys) down to the ops of the steps */
   function renderOverview(box, ri) {
     var rv = VIZ.ranks[ri], ov = rv.overview, st = state[ri];
-    if (!ov) { box.appendChild(el('div', { cls: 'card muted', text: 'No GPU activity or steps: nothing to draw.' })); return; }
+    if (!ov) { box.appendChild(el('div', { cls: 'card muted', text: noGpuText(ri, 'No GPU activity or steps: nothing to draw.') })); return; }
     var c = el('div', { cls: 'chart', id: 'overview-' + ri });
     var full = [rv.t0, Math.max(rv.t1, rv.t0 + 1)];
     function act(what) {
@@ -893,7 +904,7 @@
     var rv = VIZ.ranks[ri], st = state[ri];
     var c = el('div', { cls: 'chart', id: 'gantt-' + ri });
     if (!st.views.length) {
-      box.appendChild(el('div', { cls: 'card muted', text: 'No GPU activity: no Gantt view.' }));
+      box.appendChild(el('div', { cls: 'card muted', text: noGpuText(ri, 'No GPU activity: no Gantt view.') }));
       return;
     }
     var nsteps = arr(rv.steps).length;

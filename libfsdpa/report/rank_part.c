@@ -94,6 +94,29 @@ static fsdpa_status iterations_json(fsdpa_ctx *c, jsonw *w) {
   return FSDPA_OK;
 }
 
+/* Devices of backends libfsdpa does not analyze: present, so the report
+ * never reads as "no GPU activity" when the GPU work is simply elsewhere. */
+static int write_other_devices(fsdpa_ctx *c, jsonw *w) {
+  xdev_sum x[XDEV__COUNT];
+  if (store_xdev_summary(&c->alloc, &c->st, x) < 0) return -1;
+  jw_key(w, "other_devices");
+  jw_arr(w);
+  for (int t = 0; t < XDEV__COUNT; t++) {
+    if (!x[t].events && !x[t].runtime_events) continue;
+    jw_obj(w);
+    jw_kstr(w, "device_type", xdev_type_name(t));
+    jw_key(w, "analyzed");
+    jw_bool(w, 0);
+    jw_ku64(w, "events", x[t].events);
+    jw_ku64(w, "runtime_events", x[t].runtime_events);
+    jw_ku64(w, "streams", x[t].streams);
+    jw_ki64(w, "busy_ns", x[t].busy_ns);
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
+  return 0;
+}
+
 fsdpa_status rank_json_write(fsdpa_ctx *c, int64_t rank, jsonw *w) {
   const store_views *v = ctx_views(c);
   if (!v) return fa_fail_status(&c->alloc);
@@ -128,6 +151,7 @@ fsdpa_status rank_json_write(fsdpa_ctx *c, int64_t rank, jsonw *w) {
     jw_obj_end(w);
   }
   jw_arr_end(w);
+  if (write_other_devices(c, w)) return fa_fail_status(&c->alloc);
   fsdpa_status st;
   jw_key(w, "launch_gaps");
   if ((st = launch_gaps_json(c, w))) return st;

@@ -159,6 +159,17 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
             plural(c->st.stats.kernels, "kernel", "kernels"), c->st.steps.len, plural(c->st.steps.len, "step", "steps"),
             v->nstreams, plural(v->nstreams, "stream", "streams"), ndev, plural(ndev, "device", "devices"),
             ver == 2 ? ", FSDP2" : ver == 1 ? ", FSDP1" : "");
+  xdev_sum xd[XDEV__COUNT];
+  int nxdev = store_xdev_summary(&c->alloc, &c->st, xd);
+  if (nxdev < 0) return fa_fail_status(&c->alloc);
+  for (int t = 0; t < XDEV__COUNT; t++) {
+    if (!xd[t].events && !xd[t].runtime_events) continue;
+    fmt_dur(t1, sizeof t1, xd[t].busy_ns == FSDPA_ABSENT ? 0 : xd[t].busy_ns);
+    sb_printf(b, "   %s: present, not analyzed: %llu device %s, %llu %s, busy %s, %llu runtime %s\n",
+              xdev_type_name(t), (unsigned long long)xd[t].events, plural(xd[t].events, "event", "events"),
+              (unsigned long long)xd[t].streams, plural(xd[t].streams, "stream", "streams"), t1,
+              (unsigned long long)xd[t].runtime_events, plural(xd[t].runtime_events, "call", "calls"));
+  }
 
   workload wl;
   if ((st = workload_build(c, &wl))) return st;
@@ -208,7 +219,8 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
     label(b, in, "GPU idle");
     sb_printf(b, "%s: waiting for the host %s, short gaps %s, other %s\n", t1, t2, t3, t4);
   } else {
-    sb_puts(b, "n/a: no GPU activity in this trace\n");
+    sb_puts(b, nxdev ? "n/a: no CUDA/ROCm GPU activity; the other devices above are present, not analyzed\n"
+                     : "n/a: no GPU activity in this trace\n");
   }
 
   fsdpa_overlap ov;

@@ -103,9 +103,10 @@ def recount(path):
                 s[0] += 1
                 s[1] += dd
                 s[2] = max(s[2], dd)
-            if e["name"] == "cudaMalloc":
+            # device memory of every allocator backend the generator writes
+            if e["name"] in ("cudaMalloc", "cuMemCreate", "cudaMallocAsync"):
                 mallocs.append(ns(e["ts"]))
-            if e["name"] == "cudaFree":
+            if e["name"] in ("cudaFree", "cuMemRelease", "cudaFreeAsync"):
                 frees += 1
         elif c in GPU_CATS:
             gpu.append(e)
@@ -133,7 +134,7 @@ def recount(path):
                 comm_iv.append((s, en))
             else:
                 comp_iv.append((s, en))
-    span = max(x[1] for x in all_iv) - min(x[0] for x in all_iv)
+    span = max(x[1] for x in all_iv) - min(x[0] for x in all_iv) if all_iv else 0
     busy = ulen(all_iv)
     hw = kw = ot = 0
     for st, ps in per_stream.items():
@@ -252,7 +253,10 @@ class TraceGenTest(unittest.TestCase):
         self.assertEqual(t["steps"], rc["steps"])
         self.assertEqual(t["gpu"]["span_ns"], rc["span_ns"])
         self.assertEqual(t["gpu"]["busy_ns"], rc["busy_ns"])
-        self.assertAlmostEqual(t["gpu"]["density"], rc["busy_ns"] / rc["span_ns"], places=12)
+        if rc["span_ns"]:
+            self.assertAlmostEqual(t["gpu"]["density"], rc["busy_ns"] / rc["span_ns"], places=12)
+        else:
+            self.assertIsNone(t["gpu"]["density"])
         got = {s["stream"]: (s["kernels"], s["busy_ns"]) for s in t["gpu"]["streams"]}
         self.assertEqual(got, rc["streams"])
         ov = t["overlap"]

@@ -253,6 +253,26 @@ SCENARIOS = {
         desc="FSDP2, cudaMalloc only in steps 0 and 1 (lazy optimizer state), sawtooth back to baseline",
         expected=[], absent=["allocator-thrash", "allocator-fragmentation", "launch-overhead",
                              "backward-prefetch-missing", "cpu-sync-stall"]),
+    "allocator_thrash_expandable": dict(
+        kind="fsdp", version=2, thrash_segments=INF, alloc_backend="vmm",
+        desc="allocator_thrash under expandable_segments:True: cuMemCreate/cuMemMap/cuMemSetAccess and "
+             "cuMemUnmap/cuMemRelease (cuda_driver) every steady-state step",
+        expected=["allocator-thrash"], absent=["launch-overhead", "backward-prefetch-missing"]),
+    "allocator_thrash_async": dict(
+        kind="fsdp", version=2, thrash_segments=INF, alloc_backend="async",
+        desc="allocator_thrash under the cudaMallocAsync backend: cudaMallocAsync/cudaFreeAsync every "
+             "steady-state step",
+        expected=["allocator-thrash"], absent=["launch-overhead", "backward-prefetch-missing"]),
+    "pinned_host": dict(
+        kind="fsdp", version=2, lazy_optimizer=True, pinned_per_step=2,
+        desc="allocator_healthy plus 2 pinned host staging buffers (cudaHostAlloc/cudaFreeHost) per step: "
+             "pinned host memory, not device mallocs",
+        expected=[], absent=["allocator-thrash", "allocator-fragmentation", "launch-overhead",
+                             "backward-prefetch-missing"]),
+    "mtia_only": dict(
+        kind="xdev", desc="a loop whose device work runs on an MTIA device (mtia_runtime, mtia_ccp_events): "
+                          "no CUDA GPU activity, a device present and not analyzed",
+        expected=[], absent=["gpu-starvation", "launch-overhead", "allocator-thrash", "cpu-sync-stall"]),
     "straggler": dict(
         kind="fsdp", version=2, ranks=4, straggler_delay=1500 * US,
         desc="N ranks, one rank late by a known delay every step; others wait inside the first collective",
@@ -550,6 +570,14 @@ class Rank:
         self.stream_last_name = {}
         self.malloc_calls = 0
         self.free_calls = 0
+        # how the caching allocator gets device memory: native cudaMalloc, expandable segments
+        # (cuMem* driver calls) or the cudaMallocAsync backend
+        self.backend = sc.get("alloc_backend", "native")
+        self.vmm = {"create_calls": 0, "map_calls": 0, "unmap_calls": 0, "release_calls": 0}
+        self.async_pool = {"malloc_calls": 0, "free_calls": 0}
+        self.pinned = {"alloc_calls": 0, "free_calls": 0}
+        self.xdev_iv = {}      # (pid, tid) -> [(s, e)] of device events of a backend not analyzed
+        self.xdev_rt = 0
         self.malloc_by_step = []
         self.cur_step_mallocs = 0
         self.peak_alloc = 0
@@ -644,12 +672,12 @@ class Rank:
         st = self.stack[th]
         return st[-1][3] if st else 0
 
-    def runtime(self, th, name, cbid, dur, ext=None, sync_api=False):
+    def runtime(self, th, name, cbid, dur, ext=None, sync_api=False, cat="cuda_runtime"):
         start = self.t[th] + self.rus(self.ov["pre"])
         self.corr += 1
         if ext is None:
             ext = self.cur_ext(th)
-        self.emit_runtime(th, "cuda_runtime", name, start, dur, cbid, self.corr, ext)
+        self.emit_runtime(th, cat, name, start, dur, cbid, self.corr, ext)
         self.t[th] = start + dur
         if sync_api:
             s = self.sync.setdefault(name, [0, 0, 0])
@@ -839,7 +867,7 @@ class Rank:
             need = self.allocated + nbytes - self.reserved
             seg = max(need, 64 * MIB)
             seg = (seg + 2 * MIB - 1) // (2 * MIB) * (2 * MIB)
-            self.runtime(th, "cudaMalloc", 20, self.r(60 * US, 350 * US))
+            self.device_malloc(th)
             self.reserved += seg
             self.segments.append(seg)
             self.malloc_calls += 1
@@ -849,6 +877,61 @@ class Rank:
         self.addr_next += (nbytes + 511) // 512 * 512
         self.mem_event(th, addr, nbytes)
         return (addr, nbytes)
+
+    def device_malloc(self, th):
+        """One growth of the caching allocator, by its backend."""
+        if self.backend == "vmm":
+            self.runtime(th, "cuMemCreate", 652, self.r(40 * US, 200 * US), cat="cuda_driver")
+            self.runtime(th, "cuMemMap", 654, self.r(5 * US, 20 * US), cat="cuda_driver")
+            self.runtime(th, "cuMemSetAccess", 658, self.r(20 * US, 80 * US), cat="cuda_driver")
+            self.vmm["create_calls"] += 1
+            self.vmm["map_calls"] += 2
+        elif self.backend == "async":
+            self.runtime(th, "cudaMallocAsync", 417, self.r(5 * US, 40 * US))
+            self.async_pool["malloc_calls"] += 1
+        else:
+            self.runtime(th, "cudaMalloc", 20, self.r(60 * US, 350 * US))
+
+    def device_free(self, th):
+        if self.backend == "vmm":
+            self.runtime(th, "cuMemUnmap", 655, self.r(20 * US, 90 * US), cat="cuda_driver")
+            self.runtime(th, "cuMemRelease", 653, self.r(30 * US, 150 * US), cat="cuda_driver")
+            self.vmm["unmap_calls"] += 1
+            self.vmm["release_calls"] += 1
+        elif self.backend == "async":
+            self.runtime(th, "cudaFreeAsync", 418, self.r(5 * US, 30 * US))
+            self.async_pool["free_calls"] += 1
+        else:
+            self.runtime(th, "cudaFree", 22, self.r(150 * US, 600 * US))
+
+    def pinned_buffer(self, th, n):
+        """A staging buffer in pinned host memory, allocated and freed again (not device memory)."""
+        for _ in range(n):
+            self.runtime(th, "cudaHostAlloc", 19, self.r(200 * US, 900 * US))
+            self.runtime(th, "cudaFreeHost", 24, self.r(100 * US, 400 * US))
+            self.pinned["alloc_calls"] += 1
+            self.pinned["free_calls"] += 1
+
+    def xdev_work(self, th, n, queues=(101, 102)):
+        """MTIA-style work: host mtia_runtime launches and mtia_ccp_events device activity on queues
+        of device pid 0; libfsdpa reads these as a device backend it does not analyze."""
+        for j in range(n):
+            start = self.t[th] + self.rus(self.ov["pre"])
+            d = self.r(8 * US, 15 * US)
+            self.gpu_buf.append(self.f.x("mtia_runtime", jstr("mtiaLaunchKernel"), self.pid_s, self.tid_s[th],
+                                         self.E(start), d, '"correlation": %d' % (900000 + j)))
+            self.count("mtia_runtime")
+            self.xdev_rt += 1
+            self.t[th] = start + d
+            q = queues[j % len(queues)]
+            ivs = self.xdev_iv.setdefault((0, q), [])
+            ks = max(start + d + self.r(5 * US, 10 * US), ivs[-1][1] if ivs else 0)
+            kd = self.r(50 * US, 300 * US)
+            self.gpu_buf.append(self.f.x("mtia_ccp_events", jstr("mtia_kernel_%d" % (j % 5)), "0", str(q),
+                                         self.E(ks), kd, '"device": 0, "queue": %d, "correlation": %d' %
+                                         (q, 900000 + j)))
+            self.count("mtia_ccp_events")
+            ivs.append((ks, ks + kd))
 
     def free(self, th, h):
         if h is None:
@@ -866,7 +949,7 @@ class Rank:
                 break
             self.segments.pop()
             self.reserved -= seg
-            self.runtime(th, "cudaFree", 22, self.r(150 * US, 600 * US))
+            self.device_free(th)
             self.free_calls += 1
             n += 1
         return n
@@ -1018,6 +1101,7 @@ class FSDPWorkload:
         if sd and R.rank == opts["straggler_rank"]:
             self.delay = sd
         self.thrash = sc.get("thrash_segments", 0)
+        self.pinned_per_step = sc.get("pinned_per_step", 0)
         self.sync_stall = sc.get("sync_stall", False)
         self.unit_names = ["layers.%d" % i if self.version == 2 else "unit%d" % i for i in range(self.L)]
 
@@ -1158,6 +1242,8 @@ class FSDPWorkload:
         R.begin_step(k)
         if self.thrash and k >= 1:
             R.release_cached(main, self.thrash)
+        if self.pinned_per_step:
+            R.pinned_buffer(main, self.pinned_per_step)
         # data loading
         R.push(main, "user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__")
         R.cpu_mem(main, 1048576)
@@ -1428,6 +1514,12 @@ class SimpleWorkload:
         R.push(main, "user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__")
         R.t[main] += R.r(80 * US, 120 * US)
         R.pop(main)
+        if self.kind == "xdev":
+            R.push(main, "cpu_op", "aten::linear")
+            R.xdev_work(main, 6 * self.L)
+            R.pop(main)
+            R.end_step(R.r(60 * US, 120 * US))
+            return
         R.push(main, "cpu_op", "aten::to")
         R.push(main, "cpu_op", "aten::copy_")
         inp = R.alloc(main, 4 * MIB)
@@ -1750,8 +1842,16 @@ def build_truth(R, wl, scenario, sc, opts, nsteps):
         "allocator": {"malloc_calls": R.malloc_calls, "free_calls": R.free_calls,
                       "steady_state_malloc_calls": steady, "warmup_steps": warm,
                       "malloc_calls_by_step": R.malloc_by_step,
-                      "peak_allocated_bytes": None if legacy else R.peak_alloc,
-                      "peak_reserved_bytes": None if legacy else R.peak_res},
+                      # no device [memory] event (a device not analyzed): no peaks
+                      "peak_allocated_bytes": None if legacy or not R.peak_res else R.peak_alloc,
+                      "peak_reserved_bytes": None if legacy or not R.peak_res else R.peak_res,
+                      "backend": ({"vmm": "expandable_segments", "async": "cudaMallocAsync"}.get(R.backend, "native")
+                                  if R.malloc_calls + R.free_calls else None),
+                      "vmm": dict(R.vmm), "async_pool": dict(R.async_pool), "pinned_host": dict(R.pinned)},
+        "other_devices": ([{"device_type": "mtia", "events": sum(len(v) for v in R.xdev_iv.values()),
+                            "runtime_events": R.xdev_rt, "streams": len(R.xdev_iv),
+                            "busy_ns": union_len([x for v in R.xdev_iv.values() for x in v])}]
+                          if R.xdev_rt else []),
         "launch": {"host_wait_ns": R.host_wait, "kernel_wait_ns": R.kernel_wait, "other_ns": R.other_wait},
         "expected_findings": list(sc["expected"]),
         "absent_findings": list(sc["absent"]),
