@@ -451,6 +451,16 @@ static void check_backend_scenario(const char *scenario, int thrash) {
   if (tb) ck_assert_msg(tj_str_is(rep, "ranks.0.allocator.backend", tb), "%s: backend is not %s", scenario, tb);
   else ck_assert(tj_is_null(rep, "ranks.0.allocator.backend"));
   ck_assert_int_eq(tu_report_has_finding(rep, "allocator-thrash"), thrash);
+  /* pinned host memory has its own finding, never allocator-thrash's */
+  int pinned = tj_i64(t, "allocator.pinned_host.alloc_calls") > 0;
+  ck_assert_int_eq(tu_report_has_finding(rep, "pinned-host-churn"), pinned);
+  if (pinned) {
+    char *adv = tj_str(rep, "findings.[id=pinned-host-churn].advice");
+    ck_assert(strstr(adv, "pin_memory=True") != NULL);
+    ck_assert_int_eq(tj_i64(rep, "findings.[id=pinned-host-churn].evidence.steady_alloc_calls"),
+                     tj_i64(rep, "ranks.0.allocator.pinned_host.steady_state_alloc_calls"));
+    free(adv);
+  }
   if (thrash) {
     char *adv = tj_str(rep, "findings.[id=allocator-thrash].advice");
     char *title = tj_str(rep, "findings.[id=allocator-thrash].title");

@@ -301,7 +301,8 @@ START_TEST(t_html_long_trace) {
     TU_ITEM(fl, k, f);
     char p[128];
     snprintf(p, sizeof p, "findings.%zu.side", k);
-    int cpu = !strcmp(f.id, "cpu-sync-stall") || !strcmp(f.id, "allocator-thrash");
+    int cpu = !strcmp(f.id, "cpu-sync-stall") || !strcmp(f.id, "allocator-thrash") ||
+              !strcmp(f.id, "pinned-host-churn");
     if (!f.nranges) continue;
     ck_assert_msg(tj_str_is(vz, p, cpu ? "cpu" : "gpu"), "%s is not %s-side", f.id, cpu ? "CPU" : "GPU");
     seen_cpu += cpu;

@@ -134,7 +134,7 @@ enum { SIDE_NONE, SIDE_GPU, SIDE_CPU };
  * those calls.  The others are about GPU streams (gaps, collectives,
  * overlap).  An id in neither list counts as CPU-side when every range
  * starts at a runtime call. */
-static const char *const cpu_side_ids[] = {"cpu-sync-stall", "allocator-thrash"};
+static const char *const cpu_side_ids[] = {"cpu-sync-stall", "allocator-thrash", "pinned-host-churn"};
 static const char *const gpu_side_ids[] = {"gpu-starvation", "launch-overhead", "exposed-comm",
                                            "comm-serialized", "backward-prefetch-missing",
                                            "straggler-rank"};

@@ -201,7 +201,7 @@ DEVICE_PROPS = {
 
 ALL_FINDINGS = ["gpu-starvation", "launch-overhead", "comm-serialized", "exposed-comm",
                 "backward-prefetch-missing", "cpu-sync-stall", "allocator-thrash",
-                "allocator-fragmentation"]
+                "allocator-fragmentation", "pinned-host-churn"]
 
 SCENARIOS = {
     "fsdp2_healthy": dict(
@@ -267,7 +267,7 @@ SCENARIOS = {
         kind="fsdp", version=2, lazy_optimizer=True, pinned_per_step=2,
         desc="allocator_healthy plus 2 pinned host staging buffers (cudaHostAlloc/cudaFreeHost) per step: "
              "pinned host memory, not device mallocs",
-        expected=[], absent=["allocator-thrash", "allocator-fragmentation", "launch-overhead",
+        expected=["pinned-host-churn"], absent=["allocator-thrash", "allocator-fragmentation", "launch-overhead",
                              "backward-prefetch-missing"]),
     "mtia_only": dict(
         kind="xdev", desc="a loop whose device work runs on an MTIA device (mtia_runtime, mtia_ccp_events): "

@@ -10,6 +10,6 @@
 
 /* allocator_report.c: ranks[].allocator */
 fsdpa_status allocator_json(fsdpa_ctx *c, jsonw *w);
-/* allocator_findings.c: allocator-thrash, allocator-fragmentation */
+/* allocator_findings.c: allocator-thrash, pinned-host-churn, allocator-fragmentation */
 fsdpa_status allocator_findings(fsdpa_ctx *c, int64_t rank, findings *f);
 #endif

@@ -1,4 +1,4 @@
-/* allocator-thrash and allocator-fragmentation: each decided from the
+/* allocator-thrash, pinned-host-churn and allocator-fragmentation: each decided from the
  * engine's evaluation, then worded. */
 #include "analysis/allocator/allocator.h"
 #include "analysis/allocator/allocator_impl.h"
@@ -239,6 +239,102 @@ static fsdpa_status thrash_word(fsdpa_ctx *c, const ar *r, const thrash *d, int6
   return st;
 }
 
+/* ---- pinned-host-churn ---- */
+
+/* Pinned host memory allocated and freed in steady state: not device
+ * memory, so not allocator-thrash, but its calls are slow (cudaHostAlloc
+ * pins pages through the driver) and cudaFreeHost synchronizes the device.
+ * Fires on allocator-thrash's rate rule, over the pinned calls. */
+typedef struct pinned {
+  int fires;
+  int severity;
+  int64_t cost_ns;             /* GPU idle during and right after the steady pinned calls */
+  uint64_t steady_steps, na, nf;
+  int64_t ta, tf, steady_dur, min_per_step;
+  size_t top[FINDING_MAX_RANGES];
+  int ntop;
+} pinned;
+
+static fsdpa_status pinned_decide(fsdpa_ctx *c, const ar *r, pinned *d) {
+  const sc_set *s = &r->s;
+  memset(d, 0, sizeof *d);
+  d->steady_steps = s->nsteps > (size_t)r->warmup ? s->nsteps - (size_t)r->warmup : 0;
+  for (size_t i = 0; i < s->n; i++) {
+    const sc_call *k = &s->v[i];
+    if (!ar_steady(r, k)) continue;
+    if (ar_pinned_alloc(k)) { d->na++; d->ta += k->end - k->ts; }
+    else if (ar_pinned_free(k)) { d->nf++; d->tf += k->end - k->ts; }
+  }
+  d->min_per_step = c->params[P_THRASH_MIN_PER_STEP];
+  if (!d->steady_steps || d->na + d->nf == 0 ||
+      (double)(d->na + d->nf) < (double)d->min_per_step * (double)d->steady_steps)
+    return FSDPA_OK;
+  for (size_t i = (size_t)r->warmup; i < s->nsteps; i++) d->steady_dur += s->steps[i].end - s->steps[i].ts;
+  uint8_t *sel = fa_calloc(&c->alloc, s->n);
+  if (!sel) return fa_fail_status(&c->alloc);
+  for (size_t i = 0; i < s->n; i++) {
+    const sc_call *k = &s->v[i];
+    if (!ar_steady(r, k) || !(ar_pinned_alloc(k) || ar_pinned_free(k))) continue;
+    sel[i] = 1;
+    sc_top_insert(s, d->top, &d->ntop, FINDING_MAX_RANGES, i);
+  }
+  fsdpa_status st = sc_idle_cost(c, s, sel, &d->cost_ns);
+  fa_free(&c->alloc, sel, s->n);
+  if (st) return st;
+  d->severity = d->steady_dur > 0 && d->cost_ns >= d->steady_dur / 20 + (d->steady_dur % 20 != 0) ? SEV_CRITICAL
+                                                                                                   : SEV_WARNING;
+  d->fires = 1;
+  return FSDPA_OK;
+}
+
+static fsdpa_status pinned_word(fsdpa_ctx *c, const ar *r, const pinned *d, int64_t rank, findings *f) {
+  sbuf ev, adv;
+  sb_init(&ev, &c->alloc);
+  sb_init(&adv, &c->alloc);
+  jsonw w;
+  jw_init(&w, &ev, 0);
+  jw_obj(&w);
+  jw_ku64(&w, "steady_steps", d->steady_steps);
+  jw_ki64(&w, "warmup_steps", r->warmup);
+  jw_ku64(&w, "steady_alloc_calls", d->na);
+  jw_ku64(&w, "steady_free_calls", d->nf);
+  jw_kratio(&w, "calls_per_step", (double)(d->na + d->nf) / (double)d->steady_steps);
+  jw_ki64(&w, "steady_alloc_ns", d->ta);
+  jw_ki64(&w, "steady_free_ns", d->tf);
+  jw_ki64(&w, "steady_steps_dur_ns", d->steady_dur);
+  jw_ki64(&w, "gpu_idle_ns", d->cost_ns);
+  jw_ki64(&w, "min_per_step", d->min_per_step);
+  jw_obj_end(&w);
+  sb_puts(&adv, "Allocate pinned staging buffers once and reuse them (torch.empty(..., pin_memory=True) outside the "
+                "loop, then copy_ into it), keep DataLoader workers alive (persistent_workers=True with "
+                "pin_memory=True), and do not empty PyTorch's pinned-memory cache in the loop: every cudaHostAlloc "
+                "pins pages through the driver and every cudaFreeHost waits for the device.");
+  char title[200], detail[600];
+  snprintf(title, sizeof title, "Pinned host memory allocated every step: %.1f cudaHostAlloc/cudaFreeHost calls per "
+           "steady-state step", (double)(d->na + d->nf) / (double)d->steady_steps);
+  snprintf(detail, sizeof detail,
+           "%llu steady-state steps make %llu pinned host allocations and %llu frees (%.2f ms and %.2f ms of CPU "
+           "time per step); the GPU idled %.2f ms during and right after them. Pinned host memory is not device "
+           "memory: these calls are not in malloc_calls.",
+           (unsigned long long)d->steady_steps, (unsigned long long)d->na, (unsigned long long)d->nf,
+           fmt_ms(d->ta) / (double)d->steady_steps, fmt_ms(d->tf) / (double)d->steady_steps, fmt_ms(d->cost_ns));
+  fsdpa_status st = FSDPA_OK;
+  if (ev.failed || adv.failed) {
+    st = (fsdpa_status)(ev.failed ? ev.failed : adv.failed);
+  } else {
+    finding *x = findings_add(f, "pinned-host-churn", d->severity, rank, FSDPA_ABSENT, d->cost_ns, title, detail,
+                              adv.p, ev.p);
+    for (int i = 0; x && i < d->ntop; i++) {
+      const sc_call *k = &r->s.v[d->top[i]];
+      finding_add_range(x, ctx_abs(c, k->ts),
+                        ctx_abs(c, k->end + (k->idle_after == FSDPA_ABSENT ? 0 : k->idle_after)));
+    }
+  }
+  sb_free(&ev);
+  sb_free(&adv);
+  return st;
+}
+
 /* ---- allocator-fragmentation ---- */
 
 /* Whether allocator-fragmentation fires (on the primary device) and with
@@ -380,6 +476,11 @@ fsdpa_status allocator_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   st = thrash_decide(c, &r, &t);
   if (!st && t.fires) st = thrash_word(c, &r, &t, rank, f);
   thrash_free(c, &r, &t);
+  if (!st) {
+    pinned p;
+    st = pinned_decide(c, &r, &p);
+    if (!st && p.fires) st = pinned_word(c, &r, &p, rank, f);
+  }
   if (!st) {
     frag g;
     st = frag_decide(c, &r, &g);
