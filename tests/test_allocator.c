@@ -262,6 +262,12 @@ static void f_free(void *ud, void *p, size_t n) { (void)ud; (void)n; free(p); }
     fsdpa_list_free(l_);              \
   } while (0)
 
+static int findings_has_pinned(const findings *f) {
+  for (size_t i = 0; i < f->n; i++)
+    if (!strcmp(f->v[i].id, "pinned-host-churn")) return 1;
+  return 0;
+}
+
 static fsdpa_status run_all(fsdpa_ctx *c) {
   fsdpa_status st;
   RUN_LIST(fsdpa_sync_wait_list(c, NULL, &l_));
@@ -287,7 +293,15 @@ static fsdpa_status run_all(fsdpa_ctx *c) {
   st = sync_waits_findings(c, 0, &f);
   if (!st) st = allocator_findings(c, 0, &f);
   if (!st && f.failed) st = (fsdpa_status)f.failed;
+  if (!st && !findings_has_pinned(&f)) st = FSDPA_EINVAL;
   findings_free(&f);
+  if (st) return st;
+  xdev_sum x[XDEV__COUNT];
+  int nx = store_xdev_summary(&c->alloc, &c->st, x);
+  if (nx < 0) return fa_fail_status(&c->alloc);
+  ck_assert_int_eq(nx, 1);
+  ck_assert_uint_eq(x[XDEV_MTIA].events, 3);
+  ck_assert_int_eq(x[XDEV_MTIA].busy_ns, 900);
   return st;
 }
 
@@ -302,6 +316,14 @@ START_TEST(t_fault_injection) {
   tu_build_sync_inferred(c);
   build_steps(c, 0);
   build_mem(c);
+  /* pinned host churn, expandable-segment mapping calls and a device not
+   * analyzed, so their counts, finding and summary run under failure too */
+  for (int k = 2; k < 5; k++) {
+    tu_add_x(c, "cuda_runtime", "cudaHostAlloc", 10, 10, k * 1000 + 600, 40, 300 + k);
+    tu_add_x(c, "cuda_runtime", "cudaFreeHost", 10, 10, k * 1000 + 700, 40, 400 + k);
+    tu_add_x(c, "cuda_driver", "cuMemMap", 10, 10, k * 1000 + 800, 10, 500 + k);
+    tu_add_x(c, "mtia_ccp_events", "mtia_kernel", 0, 101, k * 1000 + 100, 300, FSDPA_ABSENT);
+  }
   ck_assert_int_eq(fsdpa_param_set(c, "sync.min_stall_ns", "100"), FSDPA_OK);
   /* views built outside the measured calls */
   fsdpa_list *streams = NULL;
