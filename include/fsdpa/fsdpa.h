@@ -380,7 +380,8 @@ typedef struct fsdpa_stats {
   uint64_t gpu_annotations;   /**< `gpu_user_annotation` */
   uint64_t memory;            /**< `[memory]` instant events */
   uint64_t cuda_sync;         /**< `cuda_sync` */
-  uint64_t other;             /**< everything else (python_function, flows, metadata, ...) */
+  uint64_t other;             /**< everything else (python_function, flows, metadata, events of device
+                                   backends not analyzed such as mtia_* / xpu_* categories, ...) */
   uint64_t memory_bytes;      /**< bytes the context holds now */
   uint64_t names;             /**< distinct interned names */
 } fsdpa_stats;

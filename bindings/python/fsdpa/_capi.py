@@ -790,7 +790,9 @@ class Stats(Record):
     gpu_annotations: int  # `gpu_user_annotation`
     memory: int  # `[memory]` instant events
     cuda_sync: int  # `cuda_sync`
-    other: int  # everything else (python_function, flows, metadata, ...)
+    # everything else (python_function, flows, metadata, events of device backends not analyzed such
+    # as mtia_* / xpu_* categories, ...)
+    other: int
     memory_bytes: int  # bytes the context holds now
     names: int  # distinct interned names
     _c = fsdpa_stats
