@@ -19,6 +19,10 @@ enum {
 #define PARAM_MAX ((int64_t)1 << 61)
 static inline int64_t param_min(int p) { return p == P_WARMUP_STEPS ? -1 : 0; }
 static inline int param_ok(int p, int64_t v) { return v >= param_min(p) && v <= PARAM_MAX; }
+/* The string-valued parameter (not in params.def): comma-separated globs
+ * (fnmatch) over whole kernel names that make a kernel communication
+ * (events/comm_class.h, rule "user").  fsdpa_param_get() gives their count. */
+#define PARAM_COMM_PATTERNS "comm.kernel_patterns"
 /* The default of parameter p (params.def). */
 int64_t param_default(int p);
 

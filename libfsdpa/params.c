@@ -29,6 +29,14 @@ fsdpa_status fsdpa_param_set(fsdpa_ctx *c, const char *key, const char *value) {
   if (!c) return FSDPA_EINVAL;
   ctx_clear(c);
   if (!key || !value) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_param_set: NULL name or value");
+  if (strcmp(key, PARAM_COMM_PATTERNS) == 0) {
+    /* the one string-valued parameter: it changes which kernels are
+     * communication, so every memoized result goes */
+    if (store_set_comm_patterns(&c->alloc, &c->st, value))
+      return ctx_fail(c, fa_fail_status(&c->alloc), "parameter %s: out of memory", key);
+    ctx_cache_clear(c);
+    return FSDPA_OK;
+  }
   int i = param_index(key);
   if (i < 0) return ctx_fail(c, FSDPA_EINVAL, "unknown parameter '%s'", key);
   char *end = NULL;
@@ -46,6 +54,10 @@ fsdpa_status fsdpa_param_get(fsdpa_ctx *c, const char *key, int64_t *value) {
   if (!c) return FSDPA_EINVAL;
   ctx_clear(c);
   if (!key || !value) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_param_get: NULL name or value");
+  if (strcmp(key, PARAM_COMM_PATTERNS) == 0) {
+    *value = (int64_t)c->st.ncomm_pats;
+    return FSDPA_OK;
+  }
   int i = param_index(key);
   if (i < 0) return ctx_fail(c, FSDPA_EINVAL, "unknown parameter '%s'", key);
   *value = c->params[i];

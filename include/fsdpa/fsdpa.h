@@ -1366,11 +1366,23 @@ FSDPA_API fsdpa_status fsdpa_param_list(fsdpa_list **out);
  * `fsdpa_param_set(ctx, "launch.kernel_wait_ns", "30000")`.  Values are
  * decimal integers from the parameter's min_value to its max_value (times in
  * ns, counts, shares in ppm; see fsdpa_param_list()).
+ *
+ * One parameter takes a string and is not in fsdpa_param_list():
+ * `comm.kernel_patterns`, a comma-separated list of glob patterns (`*`, `?`,
+ * `[...]` as fnmatch(3), matched against the whole kernel name; empty items
+ * are ignored, "" clears the list).  A kernel whose name matches one is
+ * communication (rule "user" in the report's `comm_families`), for in-house
+ * libraries the built-in name families and provenance do not know, e.g.
+ * `"*my_ep::dispatch*,*fancy_allreduce*"`.  Setting it replaces the previous
+ * list; memoized results are recomputed.
  * @return ::FSDPA_OK, or ::FSDPA_EINVAL for an unknown name or a value that is
- *         not an integer or is out of range (the parameter keeps its value).
+ *         not an integer or is out of range (the parameter keeps its value);
+ *         ::FSDPA_ENOMEM when the pattern list cannot be stored (the old one
+ *         is kept).
  */
 FSDPA_API fsdpa_status fsdpa_param_set(fsdpa_ctx *ctx, const char *key, const char *value);
-/** The value a parameter has in `ctx`.
+/** The value a parameter has in `ctx`; for `comm.kernel_patterns` the
+ *  number of patterns set.
  *  @return ::FSDPA_OK, or ::FSDPA_EINVAL for an unknown name. */
 FSDPA_API fsdpa_status fsdpa_param_get(fsdpa_ctx *ctx, const char *key, int64_t *value);
 

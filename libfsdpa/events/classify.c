@@ -152,9 +152,121 @@ int dtype_size(const char *s, size_t n) {
   return 0;
 }
 
-static int is_comm_kernel(const char *s, size_t n) {
-  return istarts(s, n, LIT("nccl")) || istarts(s, n, LIT("rccl")) || istarts(s, n, LIT("msccl")) ||
-         find(s, n, LIT("ncclKernel")) != NULL || find(s, n, LIT("ncclDevKernel")) != NULL;
+static const char *const FAMILY_NAMES[CF__COUNT] = {
+    "",       "nccl",       "rccl",        "msccl",       "mscclpp",   "deep_ep",
+    "custom_allreduce", "quickreduce", "trtllm_allreduce", "symm_mem", "nvshmem", "userbuffers"};
+
+const char *comm_family_name(int f) { return f > 0 && f < CF__COUNT ? FAMILY_NAMES[f] : ""; }
+
+/* The qualified function name of a demangled kernel name: without a leading
+ * "void ", the template arguments and the parameter list, so that a
+ * library's namespace is looked for where it names the kernel, not in a
+ * type argument.  "(anonymous namespace)" is part of the name. */
+static void fn_region(const char *s, size_t n, const char **o, size_t *on) {
+  if (starts(s, n, LIT("void "))) { s += 5; n -= 5; }
+  size_t i = 0;
+  while (i < n) {
+    if (s[i] == '(' && starts(s + i, n - i, LIT("(anonymous namespace)"))) { i += 21; continue; }
+    if (s[i] == '(' || s[i] == '<') break;
+    i++;
+  }
+  *o = s;
+  *on = i;
+}
+
+/* NCCL and its forks: the names the collective typing below was made for. */
+static int ccl_family(const char *s, size_t n) {
+  if (istarts(s, n, LIT("mscclpp"))) return CF_NONE;
+  if (istarts(s, n, LIT("nccl")) || find(s, n, LIT("ncclKernel")) || find(s, n, LIT("ncclDevKernel")))
+    return CF_NCCL;
+  if (istarts(s, n, LIT("rccl"))) return CF_RCCL;
+  if (istarts(s, n, LIT("msccl"))) return CF_MSCCL;
+  return CF_NONE;
+}
+
+/* Communication libraries that are not NCCL, by the names their sources give
+ * their kernels (DeepEP csrc/kernels, vLLM/sglang custom_all_reduce.cuh,
+ * vLLM quickreduce, TensorRT-LLM customAllReduceKernels / allReduceFusion,
+ * PyTorch symm_mem, NVSHMEM, MSCCL++, Transformer Engine userbuffers).  Names
+ * that merely contain "dispatch" or "combine" (flash-attention's split-kv
+ * combine, vLLM's _combined_routing_compute, DeepEP's own
+ * get_dispatch_layout, which is local compute) are not communication. */
+static int lib_family(const char *s, size_t n, int *coll) {
+  const char *f;
+  size_t fn;
+  fn_region(s, n, &f, &fn);
+  *coll = COLL_OTHER;
+  if (find(f, fn, LIT("mscclpp::")) || starts(f, fn, LIT("mscclpp"))) return CF_MSCCLPP;
+  if (find(f, fn, LIT("deep_ep::")) && !find(f, fn, LIT("get_dispatch_layout")) &&
+      !find(f, fn, LIT("::layout::"))) {
+    int house = find(f, fn, LIT("notify")) || find(f, fn, LIT("clean"));
+    if (!house && (find(f, fn, LIT("dispatch")) || find(f, fn, LIT("combine")))) *coll = COLL_ALLTOALL;
+    return CF_DEEP_EP;
+  }
+  if (find(f, fn, LIT("cross_device_reduce_1stage")) || find(f, fn, LIT("cross_device_reduce_2stage"))) {
+    *coll = COLL_ALLREDUCE;
+    return CF_CUSTOM_AR;
+  }
+  if (find(f, fn, LIT("quickreduce::allreduce_prototype"))) {
+    *coll = COLL_ALLREDUCE;
+    return CF_QUICKREDUCE;
+  }
+  if (find(f, fn, LIT("oneShotAllReduceKernel")) || find(f, fn, LIT("twoShotAllReduceKernel")) ||
+      find(f, fn, LIT("allReduceFusionKernel")) || find(f, fn, LIT("allreduce_fusion_kernel")) ||
+      (find(f, fn, LIT("tensorrt_llm::")) && find(f, fn, LIT("lamport"))) || starts(f, fn, LIT("lamport"))) {
+    *coll = COLL_ALLREDUCE;
+    return CF_TRTLLM_AR;
+  }
+  if (find(f, fn, LIT("c10d::nvshmem_extension::")) || istarts(f, fn, LIT("nvshmem"))) return CF_NVSHMEM;
+  if (find(f, fn, LIT("(anonymous namespace)::multimem_")) || starts(f, fn, LIT("multimem_")) ||
+      find(f, fn, LIT("one_shot_all_reduce_kernel")) || find(f, fn, LIT("two_shot_all_reduce_kernel")) ||
+      find(f, fn, LIT("c10d::symmetric_memory::"))) {
+    if (find(f, fn, LIT("all_gather"))) *coll = COLL_ALLGATHER;
+    else if (find(f, fn, LIT("reduce_scatter"))) *coll = COLL_REDUCESCATTER;
+    else if (find(f, fn, LIT("all_reduce")) || find(f, fn, LIT("one_shot")) || find(f, fn, LIT("two_shot")))
+      *coll = COLL_ALLREDUCE;
+    return CF_SYMM_MEM;
+  }
+  if (find(f, fn, LIT("userbuffers_"))) return CF_USERBUFFERS;
+  return CF_NONE;
+}
+
+static int is_gemm_kernel(const char *s, size_t n) {
+  static const struct { const char *p; size_t len; } G[] = {
+      {LIT("gemm")}, {LIT("cutlass")}, {LIT("xmma")}, {LIT("nvjet")}, {LIT("cublas")}, {LIT("Kernel2")},
+  };
+  for (size_t g = 0; g < sizeof G / sizeof G[0]; g++)
+    for (size_t i = 0; i + G[g].len <= n; i++)
+      if (strncasecmp(s + i, G[g].p, G[g].len) == 0) return 1;
+  return 0;
+}
+
+/* CPU ops and annotations that only launch communication: a kernel they
+ * launch is communication whatever its name (GEMMs excepted: fused
+ * comm+matmul ops).  Generic user annotations count only when the whole
+ * name (spaces and '#' trimmed) is a communication word: torchrec's
+ * "## alltoall_fwd_single ##" covers compute. */
+static int is_comm_op(const char *s, size_t n) {
+  static const struct { const char *p; size_t len; } P[] = {
+      {LIT("nccl:")},          {LIT("rccl:")},           {LIT("c10d::")},
+      {LIT("_c10d_functional::")}, {LIT("c10d_functional::")}, {LIT("symm_mem::")},
+      {LIT("_C_custom_ar::")}, {LIT("vllm::all_reduce")}, {LIT("sgl_kernel::all_reduce")},
+      {LIT("trtllm::allreduce")},
+  };
+  if (eq(s, n, LIT("record_param_comms"))) return 1;
+  for (size_t i = 0; i < sizeof P / sizeof P[0]; i++)
+    if (starts(s, n, P[i].p, P[i].len)) return 1;
+  static const struct { const char *p; size_t len; } W[] = {
+      {LIT("dispatch")},     {LIT("combine")},       {LIT("all_reduce")},  {LIT("allreduce")},
+      {LIT("all_gather")},   {LIT("allgather")},     {LIT("reduce_scatter")}, {LIT("all_to_all")},
+      {LIT("alltoall")},     {LIT("moe_dispatch")},  {LIT("moe_combine")}, {LIT("ep_dispatch")},
+      {LIT("ep_combine")},
+  };
+  while (n && (*s == ' ' || *s == '#')) { s++; n--; }
+  while (n && (s[n - 1] == ' ' || s[n - 1] == '#')) n--;
+  for (size_t i = 0; i < sizeof W / sizeof W[0]; i++)
+    if (n == W[i].len && strncasecmp(s, W[i].p, n) == 0) return 1;
+  return 0;
 }
 
 /* Allocator calls by how the memory is obtained.  CUPTI may name the
@@ -196,13 +308,22 @@ static uint32_t alloc_class(const char *s, size_t n) {
   return 0;
 }
 
+int classify_comm_family(const char *s, size_t n) {
+  int coll;
+  if (!s) return CF_NONE;
+  int fam = ccl_family(s, n);
+  return fam ? fam : lib_family(s, n, &coll);
+}
+
 uint32_t classify_name(const char *s, size_t n) {
   uint32_t f = 0;
   if (!s) return 0;
-  if (is_comm_kernel(s, n)) {
-    f |= NC_COMM;
-    f |= (uint32_t)coll_from_kernel_name(s, n) << NC_COLL_SHIFT;
-  }
+  int coll = COLL_OTHER, fam = ccl_family(s, n);
+  if (fam) coll = coll_from_kernel_name(s, n);
+  else fam = lib_family(s, n, &coll);
+  if (fam) f |= NC_COMM | (uint32_t)coll << NC_COLL_SHIFT;
+  else if (is_gemm_kernel(s, n)) f |= NC_GEMM;
+  if (is_comm_op(s, n)) f |= NC_COMM_OP;
   /* runtime / driver API names (CUDA and HIP) */
   if ((s[0] == 'c' || s[0] == 'h') && n > 3) {
     if (find(s, n, LIT("LaunchKernel")) || eq(s, n, LIT("cuLaunchKernel")) ||

@@ -57,7 +57,7 @@ int dtype_size(const char *s, size_t len);
 
 /* Per-name facts (bits). */
 enum {
-  NC_COMM = 1u << 0,         /* collective-library kernel (nccl/rccl/msccl family) */
+  NC_COMM = 1u << 0,         /* communication kernel by name family (classify_comm_family()) */
   NC_LAUNCH = 1u << 1,       /* runtime call that enqueues GPU work (kernel launch, async memcpy/memset, graph launch) */
   NC_SYNC = 1u << 2,         /* runtime call that blocks the CPU on the GPU (stream/event/device sync) */
   NC_MALLOC = 1u << 3,       /* allocation API (cudaMalloc, hipMalloc, cudaMallocAsync, cuMemCreate; with NC_PINNED cudaHostAlloc ...) */
@@ -73,6 +73,8 @@ enum {
   NC_EMPTY_CACHE = 1u << 13, /* torch.cuda.empty_cache / c10 emptyCache markers */
   NC_DEVICE_SYNC = 1u << 14, /* cudaDeviceSynchronize / hipDeviceSynchronize */
   NC_ASYNC_COPY = 1u << 15,  /* NC_LAUNCH that enqueues a copy / memset (cudaMemcpyAsync, hipMemcpyWithStream ...) */
+  NC_GEMM = 1u << 16,        /* GEMM kernel: compute even when launched inside a communication op */
+  NC_COMM_OP = 1u << 17,     /* CPU op / annotation whose kernels are communication (provenance) */
   /* How the allocator gets its memory: these ride on NC_MALLOC / NC_FREE
    * (or stand alone for the VMM calls that only map), so every user of the
    * two bits keeps seeing the same calls and the allocator analysis can
@@ -82,6 +84,30 @@ enum {
   NC_UNMAP = 1u << 22,       /* an NC_VMM call that gives address space back without freeing memory (cuMemUnmap, cuMemAddressFree) */
   NC_ASYNC_POOL = 1u << 23   /* stream-ordered pool allocator (cudaMallocAsync backend): cudaMallocAsync/cudaFreeAsync ... */
 };
+/* The name family of an NC_COMM kernel: kept per name beside the bits
+ * (store_name_family), which have no room for it. */
+enum comm_family {
+  CF_NONE = 0,
+  CF_NCCL,         /* ncclDevKernel_*, ncclKernel_*, ncclSymkDevKernel_*, nccl... */
+  CF_RCCL,         /* rccl... */
+  CF_MSCCL,        /* mscclKernel_*, msccl... */
+  CF_MSCCLPP,      /* mscclpp::... */
+  CF_DEEP_EP,      /* deep_ep:: dispatch / combine / notify / clean (not get_dispatch_layout) */
+  CF_CUSTOM_AR,    /* vLLM / sglang cross_device_reduce_{1,2}stage */
+  CF_QUICKREDUCE,  /* quickreduce::allreduce_prototype_* (ROCm) */
+  CF_TRTLLM_AR,    /* TensorRT-LLM one/twoShotAllReduceKernel, allReduceFusionKernel*, lamport* */
+  CF_SYMM_MEM,     /* torch symmetric memory: multimem_*, one/two_shot_all_reduce_kernel, ... */
+  CF_NVSHMEM,      /* nvshmem*, c10d::nvshmem_extension::... */
+  CF_USERBUFFERS,  /* Transformer Engine userbuffers */
+  CF__COUNT
+};
+/* The family of a kernel name (CF_NONE when it is not communication by name). */
+int classify_comm_family(const char *name, size_t len);
+/* "nccl", "deep_ep", ... ("" for CF_NONE). */
+const char *comm_family_name(int f);
+/* Families whose kernels are collectives the cross-rank analysis can match
+ * (NCCL and its forks: they carry or inherit the c10d collective args). */
+static inline int comm_family_is_ccl(int f) { return f == CF_NCCL || f == CF_RCCL || f == CF_MSCCL; }
 /* Bits 24..31 carry the collective type for NC_COMM kernel names. */
 #define NC_COLL_SHIFT 24
 static inline int nc_coll(uint32_t info) { return (int)(info >> NC_COLL_SHIFT); }

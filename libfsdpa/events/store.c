@@ -1,4 +1,5 @@
 #include "events/store.h"
+#include "events/comm_class.h"
 #include "events/classify.h"
 #include "events/classify_workload.h"
 #include <stdlib.h>
@@ -24,6 +25,7 @@ static void views_free(fa_alloc *a, store_views *v) {
   fa_free(a, v->corr_keys, v->corr_slots * sizeof(int64_t));
   fa_free(a, v->corr_vals, v->corr_slots * sizeof(uint32_t));
   fa_free(a, v->corr_dense, v->corr_range * sizeof(uint32_t));
+  fa_free(a, v->comm, v->ncomm_alloc * sizeof(uint32_t));
   memset(v, 0, sizeof *v);
 }
 
@@ -31,6 +33,7 @@ void store_free(fa_alloc *a, store *s) {
   views_free(a, &s->views);
   intern_free(a, &s->names);
   fa_vec_free(a, &s->name_info, sizeof(uint32_t));
+  fa_vec_free(a, &s->name_fam, sizeof(uint8_t));
   fa_vec_free(a, &s->gpu, sizeof(ev_rec));
   fa_vec_free(a, &s->gsync, sizeof(ev_rec));
   fa_vec_free(a, &s->gannot, sizeof(ev_rec));
@@ -46,6 +49,7 @@ void store_free(fa_alloc *a, store *s) {
   fa_vec_free(a, &s->tracks, sizeof(track));
   fa_vec_free(a, &s->xdev, sizeof(xdev_rec));
   fa_free(a, s->track_slots, s->track_nslots * sizeof(uint32_t));
+  fa_free(a, s->comm_pats, s->comm_pats_bytes);
   memset(s, 0, sizeof *s);
 }
 
@@ -109,6 +113,11 @@ static uint32_t name_get(fa_alloc *a, store *s, const char *p, size_t n) {
   if (id == s->name_info.len) {
     uint32_t info = classify_name(intern_str(&s->names, id), intern_len(&s->names, id));
     if (!fa_vec_push(a, &s->name_info, sizeof info, &info)) return INTERN_NONE;
+    uint8_t fam = (uint8_t)classify_comm_family(intern_str(&s->names, id), intern_len(&s->names, id));
+    if (!fa_vec_push(a, &s->name_fam, sizeof fam, &fam)) {
+      s->name_info.len--;  /* both tables or neither: the next intern retries */
+      return INTERN_NONE;
+    }
   }
   return id;
 }
@@ -464,7 +473,6 @@ const store_views *store_get_views(fa_alloc *a, store *s) {
     sv->ops[count[r->track]++] = (uint32_t)i;
     if (r->kind == RK_KERNEL) {
       sv->kernels++;
-      if (store_name_info(s, r->name) & NC_COMM) sv->comm_kernels++;
     } else {
       sv->memops++;
     }
@@ -487,10 +495,6 @@ const store_views *store_get_views(fa_alloc *a, store *s) {
     }
     sv->nbusy = iv_union_sorted(sv->busy, sv->nops);
     total_busy += sv->nbusy;
-    if (sv->comm_kernels && sv->comm_kernels < sv->kernels) sv->role = FSDPA_ROLE_MIXED;
-    else if (sv->comm_kernels) sv->role = FSDPA_ROLE_COMMUNICATION;
-    else if (sv->kernels) sv->role = FSDPA_ROLE_COMPUTE;
-    else sv->role = FSDPA_ROLE_MEMORY;
     v->bytes += sv->nops * (sizeof(uint32_t) + sizeof(iv));
   }
   fa_free(a, keys, maxn * sizeof(sort_key));
@@ -510,6 +514,18 @@ const store_views *store_get_views(fa_alloc *a, store *s) {
     v->bytes += total_busy * sizeof(iv);
   }
   if (build_corr(a, s, v)) goto fail;
+  /* the one classification of communication kernels: every consumer (roles
+   * here, overlap, FSDP units, HTML, comm_families) reads v->comm */
+  if (comm_classify(a, s, v)) goto fail;
+  for (size_t k = 0; k < v->nstreams; k++) {
+    gpu_stream_view *sv = &v->streams[k];
+    for (size_t j = 0; j < sv->nops; j++)
+      if (v->comm[sv->ops[j]]) sv->comm_kernels++;
+    if (sv->comm_kernels && sv->comm_kernels < sv->kernels) sv->role = FSDPA_ROLE_MIXED;
+    else if (sv->comm_kernels) sv->role = FSDPA_ROLE_COMMUNICATION;
+    else if (sv->kernels) sv->role = FSDPA_ROLE_COMPUTE;
+    else sv->role = FSDPA_ROLE_MEMORY;
+  }
   fa_free(a, count, (ntr + 1) * sizeof(uint32_t));
   fa_free(a, slot, (ntr + 1) * sizeof(uint32_t));
   v->gen = s->gen;
@@ -569,4 +585,23 @@ int store_xdev_summary(fa_alloc *a, const store *s, xdev_sum out[XDEV__COUNT]) {
   int present = 0;
   for (int t = 0; t < XDEV__COUNT; t++) present += out[t].events + out[t].runtime_events > 0;
   return present;
+}
+
+int store_set_comm_patterns(fa_alloc *a, store *s, const char *list) {
+  size_t n = strlen(list), np = 0, k = 0;
+  char *p = NULL;
+  if (n) {
+    if (!(p = fa_malloc(a, n + 1))) return -1;
+    for (size_t i = 0; i <= n; i++) {
+      char ch = i < n ? list[i] : ',';
+      if (ch != ',') { p[k++] = ch; continue; }
+      if (k && p[k - 1] != '\0') { p[k++] = '\0'; np++; }  /* empty items are dropped */
+    }
+  }
+  fa_free(a, s->comm_pats, s->comm_pats_bytes);
+  s->comm_pats = p;
+  s->comm_pats_bytes = n ? n + 1 : 0;
+  s->ncomm_pats = np;
+  s->views.gen = 0;  /* the classification changed: rebuild on next use */
+  return 0;
 }

@@ -129,12 +129,17 @@ typedef struct store_views {
   uint32_t *corr_dense;
   int64_t corr_base;
   size_t corr_range;
+  /* per st.gpu record: how it was classified as communication (comm_class.h
+   * COMM_CODE), 0 = not communication (compute kernel, memcpy, memset) */
+  uint32_t *comm;
+  size_t ncomm_alloc;
   size_t bytes;              /* memory held by the views */
 } store_views;
 
 typedef struct store {
   intern_table names;
   fa_vec name_info;   /* uint32_t per name id: classify_name() bits */
+  fa_vec name_fam;    /* uint8_t per name id: classify_comm_family() */
   fa_vec gpu;         /* ev_rec: kernel, memcpy, memset */
   fa_vec gsync;       /* ev_rec: cuda_sync */
   fa_vec gannot;      /* ev_rec: gpu_user_annotation */
@@ -159,6 +164,10 @@ typedef struct store {
   uint64_t gen;       /* 1 when empty, bumped on every retained event */
   fsdpa_stats stats;
   store_views views;
+  /* user patterns for communication kernels (comm.kernel_patterns): globs,
+   * each NUL-terminated, one after the other */
+  char *comm_pats;
+  size_t comm_pats_bytes, ncomm_pats;
 } store;
 
 void store_init(store *s);
@@ -173,9 +182,17 @@ const store_views *store_get_views(fa_alloc *a, store *s);
 int store_xdev_summary(fa_alloc *a, const store *s, xdev_sum out[XDEV__COUNT]);
 /* Runtime record index for a correlation id, or UINT32_MAX. */
 uint32_t store_runtime_for_corr(const store_views *v, int64_t corr);
+/* Replace the user patterns for communication kernels by the comma-separated
+ * globs in `list` (empty: none).  The views are rebuilt on next use.  0, or
+ * -1 on allocation failure (the old patterns are kept). */
+int store_set_comm_patterns(fa_alloc *a, store *s, const char *list);
 
 static inline uint32_t store_name_info(const store *s, uint32_t name) {
   return name < s->name_info.len ? FA_VEC_AT(&s->name_info, uint32_t, name) : 0;
+}
+/* enum comm_family of a kernel name (CF_NONE = 0 when not by name). */
+static inline int store_name_family(const store *s, uint32_t name) {
+  return name < s->name_fam.len ? FA_VEC_AT(&s->name_fam, uint8_t, name) : 0;
 }
 static inline const char *store_name(const store *s, uint32_t name) {
   return intern_str(&s->names, name);

@@ -3,6 +3,7 @@
 #include "model/kernel_sets.h"
 #include "model/fsdp_ann.h"
 #include "events/classify.h"
+#include "events/comm_class.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,7 +248,7 @@ static fsdpa_status attribute_comm(build *b, fa_vec *v1) {
   fsdp_model *m = b->m;
   for (size_t i = 0; i < s->gpu.len; i++) {
     const ev_rec *k = STORE_REC(&s->gpu, i);
-    if (k->kind != RK_KERNEL || !(store_name_info(s, k->name) & NC_COMM)) continue;
+    if (k->kind != RK_KERNEL || !store_gpu_is_comm(b->v, (uint32_t)i)) continue;
     uint32_t tr;
     int64_t t;
     const fm_node *nv = b->ann;
@@ -485,7 +486,7 @@ static fsdpa_status attribute_compute(build *b) {
   fm_nest_build(b->win, b->nwin, b->stack);
   for (size_t i = 0; i < s->gpu.len && b->nwin; i++) {
     const ev_rec *k = STORE_REC(&s->gpu, i);
-    if (k->kind != RK_KERNEL || (store_name_info(s, k->name) & NC_COMM)) continue;
+    if (k->kind != RK_KERNEL || store_gpu_is_comm(b->v, (uint32_t)i)) continue;
     uint32_t tr;
     int64_t t;
     if (fm_launch_of(b->a, s, b->v, &b->ext, k, &tr, &t, &b->oom)) {
@@ -519,7 +520,7 @@ static fsdpa_status rank_unions(build *b) {
   for (size_t i = 0; i < s->gpu.len; i++) {
     const ev_rec *k = STORE_REC(&s->gpu, i);
     if (k->kind != RK_KERNEL) continue;
-    if (store_name_info(s, k->name) & NC_COMM) nc++;
+    if (store_gpu_is_comm(b->v, (uint32_t)i)) nc++;
     else np++;
   }
   m->comm_cap = nc;
@@ -529,7 +530,7 @@ static fsdpa_status rank_unions(build *b) {
   for (size_t i = 0; i < s->gpu.len; i++) {
     const ev_rec *k = STORE_REC(&s->gpu, i);
     if (k->kind != RK_KERNEL) continue;
-    if (store_name_info(s, k->name) & NC_COMM) m->comm_all[m->ncomm_all++] = (iv){k->ts, k->end};
+    if (store_gpu_is_comm(b->v, (uint32_t)i)) m->comm_all[m->ncomm_all++] = (iv){k->ts, k->end};
     else m->compute_all[m->ncompute_all++] = (iv){k->ts, k->end};
   }
   m->ncomm_all = iv_union(m->comm_all, m->ncomm_all);

@@ -4,6 +4,7 @@
  * fsdpa.h, group overlap. */
 #include "model/kernel_sets.h"
 #include "events/classify.h"
+#include "events/comm_class.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,7 +159,7 @@ fsdpa_status ks_gather(fsdpa_ctx *c, const store_views *v, const qwin *w, ks_dat
       if (r->kind != RK_KERNEL) continue;
       iv x = {r->ts, r->end};
       if (!iv_clip1(&x, w->t0, w->t1)) continue;
-      if (!(store_name_info(s, r->name) & NC_COMM)) {
+      if (!store_gpu_is_comm(v, sv->ops[j])) {
         d->comp[d->ncomp++] = x;
         d->comp_kernels++;
         continue;

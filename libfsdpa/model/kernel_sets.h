@@ -27,8 +27,9 @@ typedef struct ks_data {
   uint64_t comp_kernels;
 } ks_data;
 
-/* Collect the selected streams' kernels inside w.  Comm = NC_COMM names
- * (classify.h), compute = every other kernel; memcpy/memset are neither. */
+/* Collect the selected streams' kernels inside w.  Comm = the views'
+ * classification (events/comm_class.h: name family, user pattern or
+ * provenance), compute = every other kernel; memcpy/memset are neither. */
 fsdpa_status ks_gather(fsdpa_ctx *c, const store_views *v, const qwin *w, ks_data *d);
 void ks_free(ks_data *d);
 /* Collective type of a comm kernel: "Collective name" arg when it names a

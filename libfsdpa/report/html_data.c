@@ -52,10 +52,10 @@ void html_classes_json(jsonw *w) {
   jw_arr_end(w);
 }
 
-static int op_class(const store *s, const ev_rec *r) {
+static int op_class(const store *s, const ev_rec *r, int comm) {
   if (r->kind == RK_MEMCPY) return HC_MEMCPY;
   if (r->kind == RK_MEMSET) return HC_MEMSET;
-  if (!(store_name_info(s, r->name) & NC_COMM)) return HC_COMPUTE;
+  if (!comm) return HC_COMPUTE;
   const coll_info *ci;
   switch (ks_kernel_coll(s, r, &ci)) {
     case COLL_ALLGATHER: return HC_ALLGATHER;
@@ -193,6 +193,7 @@ typedef struct lane_src {
   size_t nops;
   int64_t maxdur;        /* longest op, to start the scan of a window */
   int cpu;               /* runtime calls: classified by rt_class */
+  const uint32_t *comm;  /* GPU lanes: the views' communication classification */
 } lane_src;
 
 typedef struct win {
@@ -282,7 +283,7 @@ static void lane_rects(const store *s, const lane_src *src, const win *x, int64_
     int64_t a = r->ts < x->s ? x->s : r->ts, b = r->end > x->e ? x->e : r->end;
     int64_t c0 = (a - x->s) / res, c1 = (b - x->s + res - 1) / res;
     if (c1 <= c0) c1 = c0 + 1;
-    int cls = src->cpu ? rt_class(s, r) : op_class(s, r);
+    int cls = src->cpu ? rt_class(s, r) : op_class(s, r, src->comm[src->ops[i]] != 0);
     if (have && c0 < cur.c1) {
       if (b > cur.e) cur.e = b;
       if (c1 > cur.c1) cur.c1 = c1;
@@ -704,7 +705,7 @@ static fsdpa_status plan_cpu_lanes(report_in *in, size_t i, scratch *x) {
     }
     cl->nbusy = iv_union_sorted(cl->busy, m);
     fa_free(x->a, e, n * sizeof *e);
-    x->csrc[l] = (lane_src){&s->rt, cl->ops, m, cl->maxdur, 1};
+    x->csrc[l] = (lane_src){&s->rt, cl->ops, m, cl->maxdur, 1, NULL};
   }
   fa_free(x->a, cnt, cbytes);
   return st;
@@ -762,7 +763,7 @@ static void lane_classes(const store *s, const lane_src *src, int64_t t0, int64_
                          int64_t *ns) {
   for (size_t i = 0; i < src->nops; i++) {
     const ev_rec *r = STORE_REC(src->recs, src->ops[i]);
-    spread(ns, t0, bns, nb, r->ts, r->end, src->cpu ? rt_class(s, r) : op_class(s, r));
+    spread(ns, t0, bns, nb, r->ts, r->end, src->cpu ? rt_class(s, r) : op_class(s, r, src->comm[src->ops[i]] != 0));
   }
 }
 
@@ -1045,7 +1046,7 @@ fsdpa_status html_rank_viz(report_in *in, size_t i, const html_budget *b, jsonw 
       if (r->end - r->ts > m) m = r->end - r->ts;
     }
     x.order[k] = x.keys[k].idx;
-    x.gsrc[k] = (lane_src){&s->gpu, sv->ops, sv->nops, m, 0};
+    x.gsrc[k] = (lane_src){&s->gpu, sv->ops, sv->nops, m, 0, v->comm};
   }
   if ((st = step_gpu_ends(c, v, x.gend))) goto out;
   if ((st = plan_cpu_lanes(in, i, &x))) goto out;

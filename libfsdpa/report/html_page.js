@@ -539,7 +539,7 @@
         (share !== null ? fmtPct(share * 100) + ' of the GPU span; ' : '') + fmtPct(ov.overlap_pct) + ' of ' +
         fmtNs(ov.comm_ns) + ' communication hidden under compute',
         share === null ? '' : share > 0.1 ? 'bad' : share > 0.03 ? 'warn' : 'good'));
-    } else g.appendChild(kpi('exposed communication', 'n/a', 'no collective kernels in the trace'));
+    } else g.appendChild(kpi('exposed communication', 'n/a', 'no communication kernels in the trace'));
     var bw = get(r, 'fsdp.backward') || {};
     var pat = bw.pattern || 'unknown';
     var fv = get(r, 'fsdp.version');

@@ -10,8 +10,13 @@
 #include "analysis/dataloader/dataloader.h"
 #include "model/workload.h"
 #include "model/iterations.h"
+#include "events/classify.h"
+#include "events/comm_class.h"
 #include "util/fmt.h"
+#include "util/sort.h"
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* The one list of analyses that produce per-rank findings: fsdpa_report(),
  * summaries and annotate all go through it, so they cannot drift apart. */
@@ -117,6 +122,100 @@ static int write_other_devices(fsdpa_ctx *c, jsonw *w) {
   return 0;
 }
 
+/* comm_families: one row per communication kernel family, saying which
+ * rule (events/comm_class.h) classified it. */
+typedef struct cf_ent {
+  uint32_t code, gpu;
+  int64_t s, e;
+} cf_ent;
+#define CF_LESS(x, y) \
+  ((x)->code != (y)->code ? (x)->code < (y)->code \
+   : (x)->s != (y)->s     ? (x)->s < (y)->s \
+   : (x)->e != (y)->e     ? (x)->e < (y)->e \
+                          : (x)->gpu < (y)->gpu)
+FA_SORT_DEFINE(cf_sort, cf_ent, CF_LESS)
+
+typedef struct cf_row {
+  uint32_t code, example;  /* example: intern id of the family's first kernel (by start) */
+  uint64_t kernels;
+  int64_t busy;
+  const char *family;
+  size_t family_len;
+} cf_row;
+
+static int cf_row_cmp(const void *pa, const void *pb) {
+  const cf_row *a = pa, *b = pb;
+  int ra = comm_rule(a->code), rb = comm_rule(b->code);
+  if (ra != rb) return ra < rb ? -1 : 1;
+  size_t n = a->family_len < b->family_len ? a->family_len : b->family_len;
+  int k = memcmp(a->family, b->family, n);
+  if (k) return k;
+  if (a->family_len != b->family_len) return a->family_len < b->family_len ? -1 : 1;
+  return a->code < b->code ? -1 : a->code > b->code;
+}
+
+static fsdpa_status comm_families_json(fsdpa_ctx *c, const store_views *v, jsonw *w) {
+  const store *s = &c->st;
+  fa_alloc *a = &c->alloc;
+  size_t n = 0;
+  for (size_t i = 0; i < s->gpu.len; i++) n += v->comm[i] != 0;
+  cf_ent *e = n ? fa_malloc(a, n * sizeof *e) : NULL;
+  cf_row *rows = n ? fa_malloc(a, n * sizeof *rows) : NULL;
+  if (n && (!e || !rows)) {
+    fa_free(a, e, n * sizeof *e);
+    fa_free(a, rows, n * sizeof *rows);
+    return fa_fail_status(a);
+  }
+  size_t k = 0, nr = 0;
+  for (size_t i = 0; i < s->gpu.len; i++)
+    if (v->comm[i]) {
+      const ev_rec *r = STORE_REC(&s->gpu, i);
+      e[k++] = (cf_ent){v->comm[i], (uint32_t)i, r->ts, r->end};
+    }
+  cf_sort(e, n);
+  int64_t ce = 0;  /* end of the running union of the current family */
+  for (size_t i = 0; i < n; i++) {
+    if (!nr || rows[nr - 1].code != e[i].code) {
+      cf_row *x = &rows[nr++];
+      memset(x, 0, sizeof *x);
+      x->code = e[i].code;
+      x->example = STORE_REC(&s->gpu, e[i].gpu)->name;
+      uint32_t val = comm_value(e[i].code);
+      switch (comm_rule(e[i].code)) {
+        case COMM_BY_NAME: x->family = comm_family_name((int)val); break;
+        case COMM_BY_USER: x->family = store_comm_pattern(s, val); break;
+        default: x->family = store_name(s, val); break;
+      }
+      if (!x->family) x->family = "";
+      x->family_len = strlen(x->family);
+      ce = e[i].s;
+    }
+    cf_row *x = &rows[nr - 1];
+    x->kernels++;
+    if (e[i].e > ce) {
+      x->busy += e[i].e - (e[i].s > ce ? e[i].s : ce);
+      ce = e[i].e;
+    }
+  }
+  if (nr) qsort(rows, nr, sizeof *rows, cf_row_cmp);
+  jw_arr(w);
+  for (size_t i = 0; i < nr; i++) {
+    jw_obj(w);
+    jw_key(w, "family");
+    jw_strn(w, rows[i].family, rows[i].family_len);
+    jw_kstr(w, "rule", comm_rule_name(comm_rule(rows[i].code)));
+    jw_ku64(w, "kernels", rows[i].kernels);
+    jw_ki64(w, "busy_ns", rows[i].busy);
+    jw_key(w, "example");
+    jw_strn(w, store_name(s, rows[i].example), intern_len(&s->names, rows[i].example));
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
+  fa_free(a, e, n * sizeof *e);
+  fa_free(a, rows, n * sizeof *rows);
+  return FSDPA_OK;
+}
+
 fsdpa_status rank_json_write(fsdpa_ctx *c, int64_t rank, jsonw *w) {
   const store_views *v = ctx_views(c);
   if (!v) return fa_fail_status(&c->alloc);
@@ -153,6 +252,8 @@ fsdpa_status rank_json_write(fsdpa_ctx *c, int64_t rank, jsonw *w) {
   jw_arr_end(w);
   if (write_other_devices(c, w)) return fa_fail_status(&c->alloc);
   fsdpa_status st;
+  jw_key(w, "comm_families");
+  if ((st = comm_families_json(c, v, w))) return st;
   jw_key(w, "launch_gaps");
   if ((st = launch_gaps_json(c, w))) return st;
   jw_key(w, "overlap");

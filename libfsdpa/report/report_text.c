@@ -236,7 +236,7 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
               col(in, sh > 0.1 ? C_RED : sh > 0.03 ? C_YEL : C_GRN), t1, col(in, C_OFF), sh * 100.0,
               ov.overlap_pct < 0 ? 0.0 : ov.overlap_pct, t2);
   } else {
-    sb_puts(b, "n/a: no collective kernels in this trace\n");
+    sb_puts(b, "n/a: no communication kernels in this trace\n");
   }
 
   fsdpa_backward bw;

@@ -131,6 +131,16 @@ static int parse_set(const char *opt, const char *s, cli_set *out) {
   }
   size_t klen = (size_t)(eq - s);
   const char *v = eq + 1;
+  /* the one string-valued parameter (fsdpa_param_set): passed through */
+  static const char STRKEY[] = "comm.kernel_patterns";
+  if (klen == sizeof STRKEY - 1 && !strncmp(s, STRKEY, klen)) {
+    memcpy(out->key, s, klen);
+    out->key[klen] = 0;
+    out->value[0] = 0;
+    out->text = v;
+    return 0;
+  }
+  out->text = NULL;
   fsdpa_list *l = NULL;
   if (fsdpa_param_list(&l) != FSDPA_OK) {
     fail("out of memory");

@@ -18,7 +18,10 @@ enum { EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_IO = 3 };
 typedef struct cli_set {
   char key[128];
   char value[32];
+  const char *text;  /* comm.kernel_patterns: the argument's own text, else NULL */
 } cli_set;
+/* The value to hand to fsdpa_param_set(). */
+static inline const char *cli_set_value(const cli_set *s) { return s->text ? s->text : s->value; }
 
 typedef struct cli_args {
   const cli_cmd *cmd;

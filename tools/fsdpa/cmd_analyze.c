@@ -42,7 +42,7 @@ static fsdpa_status read_one(shared *sh, job *j) {
   fsdpa_status st = fsdpa_ctx_new(&j->ctx, &o);
   if (st) return st;
   for (size_t i = 0; i < a->nsets; i++) {
-    st = fsdpa_param_set(j->ctx, a->sets[i].key, a->sets[i].value);
+    st = fsdpa_param_set(j->ctx, a->sets[i].key, cli_set_value(&a->sets[i]));
     if (st) return st;
   }
   FILE *f = strcmp(j->path, "-") == 0 ? stdin : fopen(j->path, "rb");

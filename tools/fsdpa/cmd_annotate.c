@@ -47,7 +47,7 @@ int cmd_annotate(const cli_args *a) {
       goto out;
     }
     for (size_t k = 0; k < a->nsets; k++) {
-      if (fsdpa_param_set(ctxs[i], a->sets[k].key, a->sets[k].value)) {
+      if (fsdpa_param_set(ctxs[i], a->sets[k].key, cli_set_value(&a->sets[k]))) {
         fprintf(stderr, "%s: --set: %s (see 'fsdpa params')\n", cli_prog, fsdpa_errmsg(ctxs[i]));
         rc = EXIT_USAGE;
         goto out;

@@ -36,7 +36,7 @@ int cmd_summarize(const cli_args *a) {
     goto out;
   }
   for (size_t i = 0; i < a->nsets; i++) {
-    if (fsdpa_param_set(c, a->sets[i].key, a->sets[i].value)) {
+    if (fsdpa_param_set(c, a->sets[i].key, cli_set_value(&a->sets[i]))) {
       fprintf(stderr, "%s: --set: %s (see 'fsdpa params')\n", cli_prog, fsdpa_errmsg(c));
       rc = EXIT_USAGE;
       goto out;

@@ -116,10 +116,19 @@ def recount(path):
         if e.get("name") == "[memory]" and a.get("Device Type") not in (0, None) and "Total Allocated" in a:
             peak_a = max(peak_a or 0, a["Total Allocated"])
             peak_r = max(peak_r or 0, a["Total Reserved"])
-        if c in ("cpu_op", "user_annotation"):
+        if c in ("cpu_op", "user_annotation", "Operator"):
             cpu.append(e)
     all_iv, comm_iv, comp_iv = [], [], []
     per_stream = {}
+    # communication that is not NCCL-named (ep_moe): DeepEP's internode
+    # kernels by name, and whatever a custom all-reduce op launched
+    ar_ops = [(o["tid"], ns(o["ts"]), ns(o["ts"]) + int(Decimal(o["dur"]) * 1000)) for o in cpu
+              if o["name"] == "_C_custom_ar::all_reduce"]
+
+    def launched_in_ar(rt):
+        t = ns(rt["ts"])
+        return any(str(tid) == str(rt["tid"]) and s0 <= t <= e0 for tid, s0, e0 in ar_ops)
+
     for e in gpu:
         s = ns(e["ts"])
         en = s + int(Decimal(e["dur"]) * 1000)
@@ -130,7 +139,8 @@ def recount(path):
         all_iv.append((s, en))
         if e["cat"] in KERNEL_CATS:
             ps["kernels"] += 1
-            if e["name"].lower().startswith(("nccl", "rccl", "msccl")):
+            if (e["name"].lower().startswith(("nccl", "rccl", "msccl")) or "deep_ep::internode::" in e["name"]
+                    or (ar_ops and launched_in_ar(runtime[e["args"]["correlation"]]))):
                 comm_iv.append((s, en))
             else:
                 comp_iv.append((s, en))

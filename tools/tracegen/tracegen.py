@@ -21,6 +21,7 @@ actually emitted (own interval-union code, independent of libfsdpa).
 
 import argparse
 import gzip
+import fnmatch
 import json
 import os
 import random
@@ -131,6 +132,31 @@ K_TRITON_2 = "triton_poi_fused__unsafe_view_add_gelu_mul_view_1"
 K_TRITON_3 = "triton_per_fused__log_softmax__to_copy_nll_loss_forward_2"
 K_SGEMM = "void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_256x128_16x3_nt_align4>(cutlass_80_tensorop_s1688gemm_256x128_16x3_nt_align4::Params)"
 
+# Expert-parallel MoE serving step (scenario ep_moe): communication that is
+# not NCCL.  Names as the libraries' sources give them (DeepEP
+# csrc/kernels/internode.cu, vLLM moe routing, flash-attention split-kv).
+K_EP_LAYOUT = ("void deep_ep::layout::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*, "
+               "int, int, int, int)")
+K_EP_NOTIFY = ("void deep_ep::internode::notify_dispatch<true>(int const*, int*, int, int const*, int*, int, "
+               "bool const*, int*, int*, int, int, int, int, int, int, int*, int*, int*, int*, void*, int, int, "
+               "void**, int, int)")
+K_EP_DISPATCH = ("void deep_ep::internode::dispatch<false, 8, 2, 4, 1, 2, 24, 8, 4>(int4*, float*, long*, float*, "
+                 "void*, int4 const*, float const*, long const*, float const*, int, int, int, int, int, bool, "
+                 "void*, int, int, int, void**, int, int)")
+K_EP_COMBINE = ("void deep_ep::internode::combine<__nv_bfloat16, 8, 2, 4, 24, 8, 4>(int4*, float*, bool const*, "
+                "void const*, float const*, int4 const*, int, int, int, void*, int, int, int, void**, int, int)")
+K_ROUTING = "_combined_routing_compute"
+K_SPLITKV_COMBINE = ("void flash_fwd_splitkv_combine_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4, false, false, "
+                     "cutlass::bfloat16_t, Flash_kernel_traits<128, 64, 128, 4, cutlass::bfloat16_t> >, 4, 3, true>"
+                     "(Flash_fwd_params)")
+# a custom all-reduce whose name no rule knows: communication only by
+# provenance (launched inside _C_custom_ar::all_reduce)
+K_INHOUSE_AR = "void inhouse::fused_ring_reduce<__nv_bfloat16, 8>(__nv_bfloat16*, __nv_bfloat16 const*, int)"
+# an in-house transfer kernel outside any communication op: compute unless a
+# user pattern names it (truth "overlap_user": comm.kernel_patterns=*inhouse_ep::*)
+K_INHOUSE_XFER = "void inhouse_ep::ring_xfer_kernel<8>(int*, int)"
+EP_USER_PATTERN = "*inhouse_ep::*"
+
 NCCL_NEW = {
     "AllGather": "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
     "ReduceScatter": "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
@@ -175,6 +201,9 @@ _KPROF = {
     K_TRITON_3: (40, 8, (4096, 1, 1), (1024, 1, 1), 31.030302, 992.969727, 100),
     K_SGEMM: (222, 81920, (16, 1, 32), (128, 1, 1), 3.878788, 15.515152, 0),
 }
+for _n in (K_EP_LAYOUT, K_EP_NOTIFY, K_EP_DISPATCH, K_EP_COMBINE, K_ROUTING, K_SPLITKV_COMBINE, K_INHOUSE_AR,
+           K_INHOUSE_XFER):
+    _KPROF[_n] = (64, 32768, (132, 1, 1), (768, 1, 1), 1.0, 24.0, 75)
 for _n in list(NCCL_NEW.values()) + list(NCCL_OLD.values()):
     _KPROF[_n] = (96, 103808, (24, 1, 1), (512, 1, 1), 0.181818, 2.909091, 0)
 
@@ -277,6 +306,10 @@ SCENARIOS = {
         kind="fsdp", version=2, ranks=4, straggler_delay=1500 * US,
         desc="N ranks, one rank late by a known delay every step; others wait inside the first collective",
         expected=[], absent=["launch-overhead", "allocator-thrash", "backward-prefetch-missing"]),
+    "ep_moe": dict(
+        kind="ep", desc="expert-parallel MoE step: DeepEP dispatch/combine on a comm stream, a custom all-reduce "
+                        "known only by the op it runs in, routing and split-kv combine kernels that are compute",
+        expected=[], absent=["launch-overhead", "cpu-sync-stall", "allocator-thrash", "backward-prefetch-missing"]),
     "mixed": dict(
         kind="fsdp", version=2, broken_units=(2, 5), sync_stall=True, thrash_segments=1,
         desc="FSDP2 healthy forward, missing backward prefetch on some units, sync stall, a few steady-state mallocs",
@@ -596,6 +629,7 @@ class Rank:
         self.cpu_last = 0
         self.coll_starts = {}
         self.peer_starts = opts.get("peer_starts")
+        self.klog = [] if sc["kind"] == "ep" else None  # every kernel, for the ep truth
 
     # ---- random helpers (rank independent) --------------------------------
     def r(self, lo, hi):
@@ -712,7 +746,7 @@ class Rank:
         return start, end
 
     def launch(self, th, stream, kname, dur, deps=(), kind="kernel", ext=None, extra="", align=None,
-               api=("cudaLaunchKernel", 211, "cuda_runtime"), nbytes=0, block=None):
+               api=("cudaLaunchKernel", 211, "cuda_runtime"), nbytes=0, block=None, family=None):
         """CPU launch call + GPU activity.  Returns (gpu_start, gpu_end).
         block="own": the call returns when its own op is done (a pageable or
         synchronous copy); block="queue": it returns when the work queued on
@@ -755,7 +789,8 @@ class Rank:
         stid = self.stid(stream)
         comm = False
         if kind == "kernel":
-            comm = is_comm_name(kname)
+            # family: (name, rule) of communication that is not NCCL-named
+            comm = is_comm_name(kname) or family is not None
             c = f.cat("kernel")
             if self.legacy:
                 args = ('"queued": 0, "device": %d, "context": 1, "stream": %d, "correlation": %d, '
@@ -789,6 +824,8 @@ class Rank:
         self.u_all.add(es, ee)
         if kind == "kernel":
             (self.u_comm if comm else self.u_comp).add(es, ee)
+            if self.klog is not None:
+                self.klog.append((es, ee, kname, family))
             self.stream_kernels[stream] = self.stream_kernels.get(stream, 0) + 1
             h = self.stream_has.setdefault(stream, set())
             h.add("comm" if comm else "compute")
@@ -1531,6 +1568,8 @@ class SimpleWorkload:
             self.launch_bound(k)
         elif self.kind == "fused":
             self.fused(k)
+        elif self.kind == "ep":
+            self.ep(k)
         else:
             self.sync(k)
         R.free(main, inp)
@@ -1579,6 +1618,83 @@ class SimpleWorkload:
         R.pop(main)
         for h in hs:
             R.free(main, h)
+
+    def ep(self, k):
+        R = self.R
+        main = R.tid_main
+        comp, comm = 7, 20
+        hs = []
+        for j in range(self.L):
+            R.push(main, "cpu_op", "aten::mm")
+            hs.append(R.alloc(main, 16 * MIB))
+            R.launch(main, comp, K_SGEMM, R.r(300 * US, 500 * US))
+            R.pop(main)
+            R.push(main, "cpu_op", "vllm::moe_routing")
+            R.launch(main, comp, K_ROUTING, R.r(20 * US, 40 * US))
+            R.pop(main)
+            R.push(main, "cpu_op", "deep_ep::get_dispatch_layout")
+            _, le = R.launch(main, comp, K_EP_LAYOUT, R.r(8 * US, 15 * US))
+            R.pop(main)
+            R.push(main, "cpu_op", "deep_ep::dispatch")
+            R.launch(main, comm, K_EP_NOTIFY, R.r(10 * US, 20 * US), deps=(le,), family=("deep_ep", "name"))
+            _, de = R.launch(main, comm, K_EP_DISPATCH, R.r(200 * US, 400 * US), family=("deep_ep", "name"))
+            R.pop(main)
+            R.push(main, "cpu_op", "aten::mm")
+            _, ge = R.launch(main, comp, K_SGEMM, R.r(300 * US, 500 * US), deps=(de,))
+            R.pop(main)
+            R.push(main, "cpu_op", "deep_ep::combine")
+            R.launch(main, comm, K_EP_COMBINE, R.r(200 * US, 300 * US), deps=(ge,), family=("deep_ep", "name"))
+            R.pop(main)
+            # shared expert under the combine: overlap
+            R.push(main, "cpu_op", "aten::add")
+            R.launch(main, comp, K_ADD, R.r(100 * US, 150 * US), deps=(ge,))
+            R.pop(main)
+            R.push(main, "cpu_op", "flash_attn::splitkv_combine")
+            R.launch(main, comp, K_SPLITKV_COMBINE, R.r(30 * US, 60 * US))
+            R.pop(main)
+            R.push(main, "cpu_op", "_C_custom_ar::all_reduce")
+            R.launch(main, comp, K_INHOUSE_AR, R.r(80 * US, 120 * US),
+                     family=("_C_custom_ar::all_reduce", "provenance"))
+            R.pop(main)
+            R.push(main, "cpu_op", "symm_mem::fused_all_gather_matmul")
+            R.launch(main, comp, K_SGEMM, R.r(200 * US, 300 * US))
+            R.pop(main)
+            R.push(main, "cpu_op", "inhouse_ep::xfer")
+            R.launch(main, comm, K_INHOUSE_XFER, R.r(40 * US, 60 * US))
+            R.pop(main)
+        for h in hs:
+            R.free(main, h)
+
+    def truth_ep(self):
+        """Families and, with the user pattern, the overlap a second time."""
+        R = self.R
+        fam = {}
+        for s, e, kname, f in R.klog:
+            if f is None:
+                continue
+            x = fam.setdefault(f, {"iv": [], "first": None})
+            x["iv"].append((s, e))
+            if x["first"] is None or s < x["first"][0]:
+                x["first"] = (s, kname)
+        order = {"name": 0, "user": 1, "provenance": 2}
+        fams = [{"family": f[0], "rule": f[1], "kernels": len(x["iv"]), "busy_ns": union_len(x["iv"]),
+                 "example": x["first"][1]} for f, x in fam.items()]
+        fams.sort(key=lambda r: (order[r["rule"]], r["family"]))
+        pat = EP_USER_PATTERN
+        comm = merge_intervals([(s, e) for s, e, kn, f in R.klog
+                                if f is not None or fnmatch.fnmatchcase(kn, pat)])
+        comp = merge_intervals([(s, e) for s, e, kn, f in R.klog
+                                if f is None and not fnmatch.fnmatchcase(kn, pat)])
+        cn = sum(e - s for s, e in comm)
+        ov = inter_len(comm, comp)
+        xf = [(s, e) for s, e, kn, f in R.klog if fnmatch.fnmatchcase(kn, pat)]
+        ufam = sorted(fams + [{"family": pat, "rule": "user", "kernels": len(xf), "busy_ns": union_len(xf),
+                               "example": K_INHOUSE_XFER}], key=lambda r: (order[r["rule"]], r["family"]))
+        return {"comm_families": fams,
+                "user_pattern": pat,
+                "overlap_user": {"comm_ns": cn, "compute_ns": sum(e - s for s, e in comp), "overlap_ns": ov,
+                                 "exposed_comm_ns": cn - ov},
+                "comm_families_user": ufam}
 
     def sync(self, k):
         R = self.R
@@ -1857,6 +1973,8 @@ def build_truth(R, wl, scenario, sc, opts, nsteps):
         "absent_findings": list(sc["absent"]),
         "straggler": None,
     }
+    if sc["kind"] == "ep":
+        truth["ep"] = wl.truth_ep()
     if sc.get("straggler_delay"):
         truth["straggler"] = {"rank": opts["straggler_rank"], "delay_ns": sc["straggler_delay"]}
     return truth

@@ -151,7 +151,11 @@ fsdpa_status xr_extract(fa_alloc *a, fsdpa_ctx *c, int64_t rank, xr_table *t) {
     const ev_rec *k = STORE_REC(&st->gpu, i);
     if (k->kind != RK_KERNEL) continue;
     uint32_t info = store_name_info(st, k->name);
-    if (!(info & NC_COMM)) continue;
+    /* only NCCL and its forks: their kernels are the c10d collectives whose
+     * sequence numbers and process groups match across ranks; other
+     * communication (EP dispatch, custom all-reduce, provenance) has no
+     * identity to match by */
+    if (!(info & NC_COMM) || !comm_family_is_ccl(store_name_family(st, k->name))) continue;
     const coll_info *ki = k->aux != AUX_NONE ? &FA_VEC_AT(&st->colls, coll_info, k->aux) : NULL;
     uint32_t rti = k->corr != FSDPA_ABSENT ? store_runtime_for_corr(v, k->corr) : UINT32_MAX;
     const ev_rec *rt = rti != UINT32_MAX ? STORE_REC(&st->rt, rti) : NULL;
