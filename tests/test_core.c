@@ -97,6 +97,51 @@ START_TEST(t_classify_kernels_and_apis) {
     ck_assert_msg(((f & NC_COMM) != 0) == K[i].comm, "%s", K[i].n);
     if (K[i].comm) ck_assert_int_eq(nc_coll(f), K[i].coll);
   }
+  /* communication that is not NCCL, by the names the libraries' sources give
+   * their kernels; and names that only look like it */
+  struct { const char *n; int fam, coll; } F[] = {
+      {"void deep_ep::internode::dispatch<false, 8, 2, 4, 1, 2, 24, 8, 4>(int4*, float*)", CF_DEEP_EP, COLL_ALLTOALL},
+      {"void deep_ep::intranode::combine<__nv_bfloat16, 8, 768>(int4*)", CF_DEEP_EP, COLL_ALLTOALL},
+      {"void deep_ep::internode::notify_dispatch<true>(int const*)", CF_DEEP_EP, COLL_OTHER},
+      {"void deep_ep::internode_ll::clean_low_latency_buffer<32>(int*, int)", CF_DEEP_EP, COLL_OTHER},
+      {"void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(vllm::RankData*)", CF_CUSTOM_AR, COLL_ALLREDUCE},
+      {"void sglang::cross_device_reduce_2stage<float, 4>(sglang::RankData*)", CF_CUSTOM_AR, COLL_ALLREDUCE},
+      {"void quickreduce::allreduce_prototype_twoshot<quickreduce::CodecFP>(int)", CF_QUICKREDUCE, COLL_ALLREDUCE},
+      {"void tensorrt_llm::kernels::oneShotAllReduceKernel<__nv_bfloat16, 8>(AllReduceParams)", CF_TRTLLM_AR, COLL_ALLREDUCE},
+      {"void (anonymous namespace)::multimem_all_reduce_kernel<16, 8>(c10::BFloat16*)", CF_SYMM_MEM, COLL_ALLREDUCE},
+      {"void (anonymous namespace)::multimem_all_gather_kernel<16>(char*)", CF_SYMM_MEM, COLL_ALLGATHER},
+      {"void c10d::symmetric_memory::two_shot_all_reduce_kernel<float, 16>(float**)", CF_SYMM_MEM, COLL_ALLREDUCE},
+      {"void c10d::nvshmem_extension::all_to_all_vdev(void*)", CF_NVSHMEM, COLL_OTHER},
+      {"void mscclpp::allreduce_kernel<float>(float*)", CF_MSCCLPP, COLL_OTHER},
+      {"userbuffers_fp16_sum_inplace_gpu_rr_rs", CF_USERBUFFERS, COLL_OTHER},
+      {"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", CF_NCCL, COLL_ALLGATHER},
+      {"rcclAllReduceKernel", CF_RCCL, COLL_ALLREDUCE},
+      {"_combined_routing_compute", CF_NONE, 0},
+      {"void deep_ep::layout::get_dispatch_layout<256, 32, 8>(long const*, int*)", CF_NONE, 0},
+      {"void flash_fwd_splitkv_combine_kernel<Flash_fwd_kernel_traits<128, 64> >(Flash_fwd_params)", CF_NONE, 0},
+      {"void at::native::dispatch_kernel<deep_ep::Foo>(int)", CF_NONE, 0},
+      {"moe_align_block_size_kernel_combine", CF_NONE, 0},
+  };
+  for (size_t i = 0; i < sizeof F / sizeof F[0]; i++) {
+    uint32_t f = classify_name(F[i].n, strlen(F[i].n));
+    ck_assert_msg(nc_family(f) == F[i].fam, "%s: family %d", F[i].n, nc_family(f));
+    ck_assert_msg(((f & NC_COMM) != 0) == (F[i].fam != CF_NONE), "%s", F[i].n);
+    if (F[i].fam) ck_assert_msg(nc_coll(f) == F[i].coll, "%s: coll %d", F[i].n, nc_coll(f));
+  }
+  ck_assert_str_eq(comm_family_name(CF_DEEP_EP), "deep_ep");
+  /* provenance sources and GEMMs */
+  static const char *const OPS[] = {"record_param_comms", "nccl:all_reduce", "c10d::allreduce_",
+                                    "_c10d_functional::all_gather_into_tensor", "symm_mem::one_shot_all_reduce",
+                                    "_C_custom_ar::all_reduce", "vllm::all_reduce", "## dispatch ##", "combine"};
+  for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
+    ck_assert_msg(classify_name(OPS[i], strlen(OPS[i])) & NC_COMM_OP, "%s", OPS[i]);
+  static const char *const NOT_OPS[] = {"## alltoall_fwd_single ##", "FSDP::all_gather", "aten::mm",
+                                        "dispatch_tokens", "gloo:all_reduce"};
+  for (size_t i = 0; i < sizeof NOT_OPS / sizeof NOT_OPS[0]; i++)
+    ck_assert_msg(!(classify_name(NOT_OPS[i], strlen(NOT_OPS[i])) & NC_COMM_OP), "%s", NOT_OPS[i]);
+  ck_assert(classify_name("sm90_xmma_gemm_bf16bf16_bf16f32", 31) & NC_GEMM);
+  ck_assert(classify_name("nvjet_tst_128x256_64x4_1x2_h_bz_coopB_TNT", 41) & NC_GEMM);
+  ck_assert(!(classify_name("_combined_routing_compute", 25) & NC_GEMM));
   ck_assert(classify_name("cudaLaunchKernel", 16) & NC_LAUNCH);
   ck_assert(classify_name("cuLaunchKernelEx", 16) & NC_LAUNCH);
   ck_assert(classify_name("hipExtModuleLaunchKernel", 24) & NC_LAUNCH);

@@ -700,6 +700,171 @@ START_TEST(t_hta_reference) {
 }
 END_TEST
 
+/* ---- communication that is not NCCL ---- */
+
+/* The report's comm_families (at `rp`) equal the truth's (at `tp`), field by field. */
+static void same_families(const char *rep, const char *rp, const char *truth, const char *tp) {
+  size_t n = tj_count(truth, tp);
+  ck_assert_uint_eq(tj_count(rep, rp), n);
+  static const char *const STR[] = {"family", "rule", "example"}, *const NUM[] = {"kernels", "busy_ns"};
+  for (size_t i = 0; i < n; i++) {
+    char a[256], b[256];
+    for (size_t k = 0; k < 3; k++) {
+      snprintf(a, sizeof a, "%s.%zu.%s", rp, i, STR[k]);
+      snprintf(b, sizeof b, "%s.%zu.%s", tp, i, STR[k]);
+      char *x = tj_str(rep, a), *y = tj_str(truth, b);
+      ck_assert_msg(x && y && !strcmp(x, y), "%s: %s vs truth %s", a, x ? x : "(none)", y ? y : "(none)");
+      free(x);
+      free(y);
+    }
+    for (size_t k = 0; k < 2; k++) {
+      snprintf(a, sizeof a, "%s.%zu.%s", rp, i, NUM[k]);
+      snprintf(b, sizeof b, "%s.%zu.%s", tp, i, NUM[k]);
+      ck_assert_msg(tj_i64(rep, a) == tj_i64(truth, b), "%s: %lld vs truth %lld", a,
+                    (long long)tj_i64(rep, a), (long long)tj_i64(truth, b));
+    }
+  }
+}
+
+static void same_ov_truth(const char *rep, const char *truth, const char *tp) {
+  static const char *const F[] = {"comm_ns", "compute_ns", "overlap_ns", "exposed_comm_ns"};
+  for (size_t k = 0; k < 4; k++) {
+    char a[128], b[128];
+    snprintf(a, sizeof a, "ranks.0.overlap.%s", F[k]);
+    snprintf(b, sizeof b, "%s.%s", tp, F[k]);
+    ck_assert_msg(tj_i64(rep, a) == tj_i64(truth, b), "%s: %lld vs truth %lld", a, (long long)tj_i64(rep, a),
+                  (long long)tj_i64(truth, b));
+  }
+}
+
+/* ep_moe: DeepEP kernels are communication by name, the custom all-reduce
+ * by provenance only; routing, get_dispatch_layout, split-kv combine and
+ * the GEMM of a fused comm+matmul op are compute.  Exact against the truth,
+ * in the three trace formats, and again with a user pattern. */
+static void check_ep(const char *extra, const char *file) {
+  char *path = tu_tracegen("ep_moe", extra, file);
+  ck_assert_msg(path != NULL, "tools/tracegen/tracegen.py ep_moe failed");
+  char tpath[4200];
+  snprintf(tpath, sizeof tpath, "%s", path);
+  strcpy(strstr(tpath, ".json"), ".truth.json");
+  size_t tn = 0;
+  char *truth = tu_read_file(tpath, &tn);
+  ck_assert_ptr_nonnull(truth);
+  fsdpa_ctx *c = tu_new_ctx();
+  ck_assert_msg(fsdpa_feed_file(c, path) == FSDPA_OK, "%s", fsdpa_errmsg(c));
+  char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
+  same_ov_truth(rep, truth, "overlap");
+  same_families(rep, "ranks.0.comm_families", truth, "ep.comm_families");
+  ck_assert_uint_eq(tj_count(rep, "ranks.0.streams"), tj_count(truth, "gpu.streams"));
+  for (size_t i = 0; i < tj_count(truth, "gpu.streams"); i++) {
+    char a[96], b[96];
+    snprintf(a, sizeof a, "ranks.0.streams.%zu.role", i);
+    snprintf(b, sizeof b, "gpu.streams.%zu.role", i);
+    char *y = tj_str(truth, b);
+    ck_assert(y && tj_str_is(rep, a, y));
+    free(y);
+  }
+  /* the FSDP-less trace still splits every kernel once: comm + compute kernels */
+  fsdpa_overlap o = {sizeof o};
+  ck_assert_int_eq(fsdpa_overlap_query(c, NULL, &o), FSDPA_OK);
+  ck_assert_uint_eq(o.comm_kernels, (uint64_t)(tj_i64(truth, "ep.comm_families.0.kernels") +
+                                               tj_i64(truth, "ep.comm_families.1.kernels")));
+  free(rep);
+  /* the user pattern: one more family, the overlap of the truth's second classification */
+  char *pat = tj_str(truth, "ep.user_pattern");
+  ck_assert_ptr_nonnull(pat);
+  ck_assert_int_eq(fsdpa_param_set(c, "comm.kernel_patterns", pat), FSDPA_OK);
+  int64_t np = -1;
+  ck_assert_int_eq(fsdpa_param_get(c, "comm.kernel_patterns", &np), FSDPA_OK);
+  ck_assert_int_eq(np, 1);
+  rep = tu_report(c, FSDPA_FORMAT_JSON);
+  same_ov_truth(rep, truth, "ep.overlap_user");
+  same_families(rep, "ranks.0.comm_families", truth, "ep.comm_families_user");
+  ck_assert(tj_str_is(rep, "ranks.0.comm_families.[rule=user].family", pat));
+  free(rep);
+  /* clearing it gives the first report back */
+  ck_assert_int_eq(fsdpa_param_set(c, "comm.kernel_patterns", ""), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_param_get(c, "comm.kernel_patterns", &np), FSDPA_OK);
+  ck_assert_int_eq(np, 0);
+  rep = tu_report(c, FSDPA_FORMAT_JSON);
+  same_ov_truth(rep, truth, "overlap");
+  same_families(rep, "ranks.0.comm_families", truth, "ep.comm_families");
+  free(rep);
+  free(pat);
+  fsdpa_ctx_free(c);
+  free(truth);
+  free(path);
+}
+
+START_TEST(t_comm_not_nccl_generator) {
+  check_ep("--steps 3 --layers 4", "ov_ep_moe.json.gz");
+  check_ep("--steps 2 --layers 3 --format old", "ov_ep_moe_old.json");
+  check_ep("--steps 2 --layers 3 --format legacy19", "ov_ep_moe_legacy.json");
+}
+END_TEST
+
+/* Provenance by hand: which launches count, GEMMs excepted, covering
+ * gpu_user_annotations, and the order of the rules. */
+START_TEST(t_comm_provenance_exact) {
+  fsdpa_ctx *c = tu_new_ctx();
+  /* thread 1: a custom all-reduce op [100, 300] around two launches */
+  tu_add_x(c, "cpu_op", "_C_custom_ar::all_reduce", 10, 1, 100, 200, FSDPA_ABSENT);
+  tu_launch_kernel(c, 1, 150, 1, 7, 1000, 1100, "void my::strange_kernel<8>(int*)");         /* comm */
+  tu_launch_kernel(c, 1, 200, 2, 7, 1100, 1300, "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n"); /* GEMM: compute */
+  /* the same name launched outside any comm op is compute */
+  tu_launch_kernel(c, 1, 400, 3, 7, 1300, 1400, "void my::strange_kernel<8>(int*)");
+  /* a comm op on another thread does not cover thread 1's launch at 160 */
+  tu_add_x(c, "cpu_op", "record_param_comms", 10, 2, 500, 100, FSDPA_ABSENT);
+  tu_launch_kernel(c, 1, 550, 4, 7, 1400, 1500, "void my::other_kernel(int*)");               /* compute */
+  tu_launch_kernel(c, 2, 560, 5, 8, 1450, 1650, "void my::other_kernel(int*)");               /* comm */
+  /* names that only contain dispatch / combine are compute; DeepEP is comm by name */
+  tu_launch_kernel(c, 1, 700, 6, 7, 1500, 1600, "_combined_routing_compute");
+  tu_launch_kernel(c, 1, 710, 7, 7, 1600, 1700, "void deep_ep::layout::get_dispatch_layout<256, 32, 8>(long const*)");
+  tu_launch_kernel(c, 1, 720, 8, 9, 1600, 1900, "void deep_ep::intranode::combine<__nv_bfloat16, 24, 8>(int4*)");
+  /* a kernel with no launch inside a communication gpu_user_annotation on its stream */
+  tu_add_x(c, "gpu_user_annotation", "nccl:all_reduce", 0, 9, 1950, 200, FSDPA_ABSENT);
+  tu_add_x(c, "kernel", "void my::annotated_kernel(int*)", 0, 9, 2000, 100, FSDPA_ABSENT);   /* comm */
+  tu_add_x(c, "kernel", "void my::annotated_kernel(int*)", 0, 9, 2140, 100, FSDPA_ABSENT);   /* sticks out: compute */
+  /* comm on 7: [1000,1100]; 8: [1450,1650]; 9: [1600,1900] [2000,2100] -> union 1000..1100,
+   * 1450..1900, 2000..2100 = 100 + 450 + 100 */
+  fsdpa_overlap o = {sizeof o};
+  ck_assert_int_eq(fsdpa_overlap_query(c, NULL, &o), FSDPA_OK);
+  ck_assert_int_eq(o.comm_ns, 650);
+  ck_assert_uint_eq(o.comm_kernels, 4);
+  ck_assert_uint_eq(o.compute_kernels, 6);
+  char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
+  ck_assert_uint_eq(tj_count(rep, "ranks.0.comm_families"), 4);
+  ck_assert(tj_str_is(rep, "ranks.0.comm_families.0.family", "deep_ep"));
+  ck_assert(tj_str_is(rep, "ranks.0.comm_families.0.rule", "name"));
+  ck_assert(tj_str_is(rep, "ranks.0.comm_families.1.family", "_C_custom_ar::all_reduce"));
+  ck_assert(tj_str_is(rep, "ranks.0.comm_families.1.rule", "provenance"));
+  ck_assert(tj_str_is(rep, "ranks.0.comm_families.1.example", "void my::strange_kernel<8>(int*)"));
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.comm_families.1.busy_ns"), 100);
+  ck_assert(tj_str_is(rep, "ranks.0.comm_families.2.family", "nccl:all_reduce"));
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.comm_families.2.kernels"), 1);
+  ck_assert(tj_str_is(rep, "ranks.0.comm_families.3.family", "record_param_comms"));
+  ck_assert(tj_str_is(rep, "ranks.0.streams.[stream=8].role", "communication"));
+  ck_assert(tj_str_is(rep, "ranks.0.streams.[stream=7].role", "mixed"));
+  free(rep);
+  /* a user pattern comes before provenance; several, with an empty item */
+  ck_assert_int_eq(fsdpa_param_set(c, "comm.kernel_patterns", "nothing*,,*strange_kernel*"), FSDPA_OK);
+  int64_t np = 0;
+  ck_assert_int_eq(fsdpa_param_get(c, "comm.kernel_patterns", &np), FSDPA_OK);
+  ck_assert_int_eq(np, 2);
+  ck_assert_int_eq(fsdpa_overlap_query(c, NULL, &o), FSDPA_OK);
+  ck_assert_int_eq(o.comm_ns, 750);  /* + [1300, 1400] */
+  rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert(tj_str_is(rep, "ranks.0.comm_families.1.rule", "user"));
+  ck_assert(tj_str_is(rep, "ranks.0.comm_families.1.family", "*strange_kernel*"));
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.comm_families.1.kernels"), 2);
+  ck_assert(!tj_has(rep, "ranks.0.comm_families.[family=_C_custom_ar::all_reduce]"));
+  free(rep);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("overlap");
   TCase *tc = tcase_create("overlap");
@@ -711,6 +876,8 @@ int main(void) {
   tcase_add_test(tc, t_generator_scenarios);
   tcase_add_test(tc, t_between_feeds);
   tcase_add_test(tc, t_hta_reference);
+  tcase_add_test(tc, t_comm_not_nccl_generator);
+  tcase_add_test(tc, t_comm_provenance_exact);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_ENV);
