@@ -247,6 +247,36 @@ class Parsing(unittest.TestCase):
                 # options and operands in any order
                 self.assertEqual(self.outcome([cmd, *rest(), "--" + opt, value]), sep)
 
+    def test_comm_kernel_patterns(self):
+        """--set comm.kernel_patterns takes globs (a string, passed through): a user family in
+        comm_families, the overlap of the generator's second truth; the same bytes with -j and
+        --low-memory; an empty value is no pattern."""
+        tracegen = os.path.join(SRC, "tools", "tracegen", "tracegen.py")
+        ep = os.path.join(TMP, "gen", "ep.json.gz")
+        subprocess.run([sys.executable, tracegen, "ep_moe", "-o", ep, "--steps", "2", "--layers", "3"], check=True,
+                       capture_output=True)
+        with open(os.path.join(TMP, "gen", "ep.truth.json")) as fh:
+            truth = json.load(fh)["ep"]
+        pat = "comm.kernel_patterns=" + truth["user_pattern"]
+        rc, plain, err = run("analyze", "--format", "json", ep)
+        self.assertEqual(rc, 0, err)
+        rc, out, err = run("analyze", "--format", "json", "--set", pat, ep)
+        self.assertEqual(rc, 0, err)
+        rank = json.loads(out)["ranks"][0]
+        self.assertEqual(rank["comm_families"], truth["comm_families_user"])
+        for k, v in truth["overlap_user"].items():
+            self.assertEqual(rank["overlap"][k], v, k)
+        self.assertEqual(json.loads(plain)["ranks"][0]["comm_families"], truth["comm_families"])
+        self.assertEqual(run("analyze", "--format", "json", "--set", "comm.kernel_patterns=", ep)[1], plain)
+        for extra in (["-j", "2"], ["--low-memory"]):
+            two = run("analyze", "--format", "json", *extra, "--set", pat, ep, ep)
+            self.assertEqual(two[0], 0, two[2])
+            self.assertEqual(two[1], run("analyze", "--format", "json", "--set", pat, ep, ep)[1], extra)
+        # a long list is not cut to the 32 bytes an integer value gets
+        many = "comm.kernel_patterns=" + ",".join(["*nothing_%02d*" % i for i in range(10)] + [truth["user_pattern"]])
+        self.assertEqual(json.loads(run("analyze", "--format", "json", "--set", many, ep)[1])["ranks"][0]["overlap"],
+                         rank["overlap"])
+
     def test_options_take_effect(self):
         rc, out, _, _ = self.outcome(["analyze", "--format=html", SAMPLE])
         self.assertTrue(out.startswith(b"<!DOCTYPE html>"))

@@ -272,7 +272,15 @@ const cli_opt cli_opts[] = {
      "is 300000, 12.5% is 125000 (at most four decimals: a ppm is 0.0001%).\n"
      "An unknown\n"
      ".I KEY\n"
-     "or a value outside the parameter's range is a usage error.\n"},
+     "or a value outside the parameter's range is a usage error.\n"
+     "One key takes a string:\n"
+     ".B comm.kernel_patterns=PAT,PAT...\n"
+     "makes kernels whose whole name matches a glob\n"
+     ".RB ( * ,\n"
+     ".BR ? ,\n"
+     ".BR [...] )\n"
+     "communication (rule \"user\" in the report's comm_families), for in-house\n"
+     "communication libraries.\n"},
     {ANALYZE, OPT_JOBS, 'j', "jobs", "N", ARG_COUNT, NULL, NULL,
      "read and analyze N ranks in parallel (default 1)",
      "Read and analyze N traces in parallel (one thread per trace; each rank's part of the report is\n"
