@@ -771,6 +771,11 @@ static void check_ep(const char *extra, const char *file) {
   ck_assert_uint_eq(o.comm_kernels, (uint64_t)(tj_i64(truth, "ep.comm_families.0.kernels") +
                                                tj_i64(truth, "ep.comm_families.1.kernels")));
   free(rep);
+  /* the text report names the families and their rules */
+  rep = tu_report(c, FSDPA_FORMAT_TEXT);
+  ck_assert_ptr_nonnull(rep);
+  ck_assert_msg(strstr(rep, "deep_ep by name (") && strstr(rep, "_C_custom_ar::all_reduce by provenance ("), "%s", rep);
+  free(rep);
   /* the user pattern: one more family, the overlap of the truth's second classification */
   char *pat = tj_str(truth, "ep.user_pattern");
   ck_assert_ptr_nonnull(pat);
@@ -801,6 +806,22 @@ START_TEST(t_comm_not_nccl_generator) {
   check_ep("--steps 3 --layers 4", "ov_ep_moe.json.gz");
   check_ep("--steps 2 --layers 3 --format old", "ov_ep_moe_old.json");
   check_ep("--steps 2 --layers 3 --format legacy19", "ov_ep_moe_legacy.json");
+  /* NCCL alone needs no such line */
+  char *path = tu_tracegen("fsdp2_healthy", "--steps 2 --layers 2", "ov_ep_nccl_only.json.gz");
+  ck_assert_ptr_nonnull(path);
+  fsdpa_ctx *c = tu_new_ctx();
+  ck_assert_int_eq(fsdpa_feed_file(c, path), FSDPA_OK);
+  char *rep = tu_report(c, FSDPA_FORMAT_TEXT);
+  ck_assert_ptr_nonnull(rep);
+  ck_assert(strstr(rep, "comm found") == NULL);
+  free(rep);
+  rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_uint_eq(tj_count(rep, "ranks.0.comm_families"), 1);
+  ck_assert(tj_str_is(rep, "ranks.0.comm_families.0.family", "nccl"));
+  ck_assert(tj_str_is(rep, "ranks.0.comm_families.0.rule", "name"));
+  free(rep);
+  fsdpa_ctx_free(c);
+  free(path);
 }
 END_TEST
 

@@ -135,14 +135,6 @@ typedef struct cf_ent {
                           : (x)->gpu < (y)->gpu)
 FA_SORT_DEFINE(cf_sort, cf_ent, CF_LESS)
 
-typedef struct cf_row {
-  uint32_t code, example;  /* example: intern id of the family's first kernel (by start) */
-  uint64_t kernels;
-  int64_t busy;
-  const char *family;
-  size_t family_len;
-} cf_row;
-
 static int cf_row_cmp(const void *pa, const void *pb) {
   const cf_row *a = pa, *b = pb;
   int ra = comm_rule(a->code), rb = comm_rule(b->code);
@@ -154,14 +146,19 @@ static int cf_row_cmp(const void *pa, const void *pb) {
   return a->code < b->code ? -1 : a->code > b->code;
 }
 
-static fsdpa_status comm_families_json(fsdpa_ctx *c, const store_views *v, jsonw *w) {
+fsdpa_status comm_families_rows(fsdpa_ctx *c, cf_row **out, size_t *nout) {
+  const store_views *v = ctx_views(c);
+  *out = NULL;
+  *nout = 0;
+  if (!v) return fa_fail_status(&c->alloc);
   const store *s = &c->st;
   fa_alloc *a = &c->alloc;
   size_t n = 0;
   for (size_t i = 0; i < s->gpu.len; i++) n += v->comm[i] != 0;
-  cf_ent *e = n ? fa_malloc(a, n * sizeof *e) : NULL;
-  cf_row *rows = n ? fa_malloc(a, n * sizeof *rows) : NULL;
-  if (n && (!e || !rows)) {
+  if (!n) return FSDPA_OK;
+  cf_ent *e = fa_malloc(a, n * sizeof *e);
+  cf_row *rows = fa_malloc(a, n * sizeof *rows);
+  if (!e || !rows) {
     fa_free(a, e, n * sizeof *e);
     fa_free(a, rows, n * sizeof *rows);
     return fa_fail_status(a);
@@ -197,7 +194,25 @@ static fsdpa_status comm_families_json(fsdpa_ctx *c, const store_views *v, jsonw
       ce = e[i].e;
     }
   }
-  if (nr) qsort(rows, nr, sizeof *rows, cf_row_cmp);
+  fa_free(a, e, n * sizeof *e);
+  qsort(rows, nr, sizeof *rows, cf_row_cmp);
+  /* keep the allocation's size findable for the free: rows past nr are unused */
+  rows[0].alloc_n = n;
+  *out = rows;
+  *nout = nr;
+  return FSDPA_OK;
+}
+
+void comm_families_free(fsdpa_ctx *c, cf_row *rows) {
+  if (rows) fa_free(&c->alloc, rows, rows[0].alloc_n * sizeof *rows);
+}
+
+static fsdpa_status comm_families_json(fsdpa_ctx *c, jsonw *w) {
+  const store *s = &c->st;
+  cf_row *rows;
+  size_t nr;
+  fsdpa_status st = comm_families_rows(c, &rows, &nr);
+  if (st) return st;
   jw_arr(w);
   for (size_t i = 0; i < nr; i++) {
     jw_obj(w);
@@ -211,8 +226,7 @@ static fsdpa_status comm_families_json(fsdpa_ctx *c, const store_views *v, jsonw
     jw_obj_end(w);
   }
   jw_arr_end(w);
-  fa_free(a, e, n * sizeof *e);
-  fa_free(a, rows, n * sizeof *rows);
+  comm_families_free(c, rows);
   return FSDPA_OK;
 }
 
@@ -253,7 +267,7 @@ fsdpa_status rank_json_write(fsdpa_ctx *c, int64_t rank, jsonw *w) {
   if (write_other_devices(c, w)) return fa_fail_status(&c->alloc);
   fsdpa_status st;
   jw_key(w, "comm_families");
-  if ((st = comm_families_json(c, v, w))) return st;
+  if ((st = comm_families_json(c, w))) return st;
   jw_key(w, "launch_gaps");
   if ((st = launch_gaps_json(c, w))) return st;
   jw_key(w, "overlap");

@@ -4,6 +4,9 @@
  * default). */
 #include "report/report.h"
 #include "model/workload.h"
+#include "report/rank_part.h"
+#include "events/classify.h"
+#include "events/comm_class.h"
 #include "util/fmt.h"
 #include <math.h>
 #include <stdio.h>
@@ -102,6 +105,27 @@ static void spark_log(sbuf *b, const uint64_t *v, size_t n) {
 
 static void label(sbuf *b, const report_in *in, const char *name) {
   sb_printf(b, LABEL, col(in, C_BOLD), name, col(in, C_OFF));
+}
+
+/* Which communication was found and by which rule, when it is more than
+ * NCCL and its forks by name (the usual case, which needs no line). */
+static fsdpa_status comm_line(report_in *in, fsdpa_ctx *c, sbuf *b) {
+  cf_row *rows;
+  size_t n;
+  fsdpa_status st = comm_families_rows(c, &rows, &n);
+  if (st) return st;
+  int other = 0;
+  for (size_t i = 0; i < n; i++)
+    other |= !(comm_rule(rows[i].code) == COMM_BY_NAME && comm_family_is_ccl((int)comm_value(rows[i].code)));
+  if (other) {
+    label(b, in, "comm found");
+    for (size_t i = 0; i < n; i++)
+      sb_printf(b, "%s%.*s by %s (%llu)", i ? "; " : "", (int)rows[i].family_len, rows[i].family,
+                comm_rule_name(comm_rule(rows[i].code)), (unsigned long long)rows[i].kernels);
+    sb_puts(b, "\n");
+  }
+  comm_families_free(c, rows);
+  return FSDPA_OK;
 }
 
 /* allocated level over the trace as a 60-cell sparkline, linear between the
@@ -238,6 +262,7 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
   } else {
     sb_puts(b, "n/a: no communication kernels in this trace\n");
   }
+  if ((st = comm_line(in, c, b))) return st;
 
   fsdpa_backward bw;
   memset(&bw, 0, sizeof bw);
