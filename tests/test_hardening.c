@@ -1360,6 +1360,11 @@ END_TEST
 START_TEST(t_fault_injection_allocator_trace) { fi_generated("allocator_thrash", "hardening_fi3.json"); }
 END_TEST
 
+/* Communication that is not NCCL: the classification's covers and the
+ * report's comm_families (JSON and text). */
+START_TEST(t_fault_injection_ep_trace) { fi_generated("ep_moe", "hardening_fi_ep.json"); }
+END_TEST
+
 /* A small hand-written ROCm-style trace for the paths the others miss: an
  * RCCL kernel without collective args borrowing them from its
  * record_param_comms op, hipMalloc with a byte count, two devices (a
@@ -1480,6 +1485,7 @@ int main(void) {
   tcase_add_test(tc, t_fault_injection_fsdp1_trace);
   tcase_add_test(tc, t_fault_injection_allocator_trace);
   tcase_add_test(tc, t_fault_injection_rccl_fixture);
+  tcase_add_test(tc, t_fault_injection_ep_trace);
   tcase_add_test(tc, t_fault_injection_two_ranks);
   tcase_add_test(tc, t_memory_cap_real_trace);
   suite_add_tcase(s, tc);
