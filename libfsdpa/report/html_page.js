@@ -533,11 +533,15 @@
       dens === null ? '' : dens < 0.5 ? 'bad' : dens < 0.8 ? 'warn' : 'good', dens));
     var ov = r.overlap || {};
     var span = num(r.span_ns) ? r.span_ns : null;
+    // which communication, by which rule, when it is more than NCCL and its forks by name
+    var fams = r.comm_families || [], found = '';
+    if (fams.some(function (f) { return !(f.rule === 'name' && /^(nccl|rccl|msccl)$/.test(f.family)); }))
+      found = '; found: ' + fams.map(function (f) { return f.family + ' by ' + f.rule + ' (' + f.kernels + ')'; }).join(', ');
     if (num(ov.exposed_comm_ns)) {
       var share = span ? ov.exposed_comm_ns / span : null;
       g.appendChild(kpi('exposed communication', fmtNs(ov.exposed_comm_ns),
         (share !== null ? fmtPct(share * 100) + ' of the GPU span; ' : '') + fmtPct(ov.overlap_pct) + ' of ' +
-        fmtNs(ov.comm_ns) + ' communication hidden under compute',
+        fmtNs(ov.comm_ns) + ' communication hidden under compute' + found,
         share === null ? '' : share > 0.1 ? 'bad' : share > 0.03 ? 'warn' : 'good'));
     } else g.appendChild(kpi('exposed communication', 'n/a', 'no communication kernels in the trace'));
     var bw = get(r, 'fsdp.backward') || {};
