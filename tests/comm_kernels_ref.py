@@ -11,7 +11,8 @@ are communication and why, by the three rules of the contract written out here o
 
   comm_kernels_ref.py TRACE       prints the families as JSON (the report's comm_families) plus
                                   comm_ns (|union of communication kernels|) and the stream roles
-  comm_kernels_ref.py --check     runs over the generator's ep_moe (three formats) and the corpus
+  comm_kernels_ref.py --check     runs over the generator's ep_moe and custom_ar (three formats each)
+                                  and the corpus
                                   ($FSDPA_TRACE_CORPUS, else $FSDPA_DEFAULT_CORPUS; said when
                                   absent) and compares with `$FSDPA_CLI analyze --format json`
 """
@@ -192,15 +193,16 @@ def check():
         print("FSDPA_CLI not set")
         return 1
     # the generator's ep_moe (DeepEP by name, a custom all-reduce by provenance, look-alikes that are
-    # compute) in its three formats: the corpus itself has only NCCL
+    # compute) and custom_ar (provenance only) in the three formats: the corpus itself has only NCCL
     tmp = tempfile.mkdtemp(prefix="comm_ref_")
     gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "tracegen", "tracegen.py")
     paths = []
-    for fmt, ext in (("new", ".json.gz"), ("old", ".json"), ("legacy19", ".json")):
-        out = os.path.join(tmp, "ep_moe_" + fmt + ext)
-        subprocess.run([sys.executable, gen, "ep_moe", "-o", out, "--steps", "2", "--layers", "3", "--format", fmt],
-                       check=True, capture_output=True)
-        paths.append(out)
+    for scen in ("ep_moe", "custom_ar"):
+        for fmt, ext in (("new", ".json.gz"), ("old", ".json"), ("legacy19", ".json")):
+            out = os.path.join(tmp, scen + "_" + fmt + ext)
+            subprocess.run([sys.executable, gen, scen, "-o", out, "--steps", "2", "--layers", "3", "--format", fmt],
+                           check=True, capture_output=True)
+            paths.append(out)
     if not corpus or not os.path.isdir(corpus):
         print("# SKIP corpus: trace corpus not found at %r (set FSDPA_TRACE_CORPUS); generated traces only" % corpus)
         corpus = tmp

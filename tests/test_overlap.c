@@ -740,10 +740,12 @@ static void same_ov_truth(const char *rep, const char *truth, const char *tp) {
 /* ep_moe: DeepEP kernels are communication by name, the custom all-reduce
  * by provenance only; routing, get_dispatch_layout, split-kv combine and
  * the GEMM of a fused comm+matmul op are compute.  Exact against the truth,
- * in the three trace formats, and again with a user pattern. */
-static void check_ep(const char *extra, const char *file) {
-  char *path = tu_tracegen("ep_moe", extra, file);
-  ck_assert_msg(path != NULL, "tools/tracegen/tracegen.py ep_moe failed");
+ * in the three trace formats, and again with a user pattern.  custom_ar:
+ * the only communication is known by provenance. */
+static void check_ep(const char *scen, const char *extra, const char *file) {
+  char *path = tu_tracegen(scen, extra, file);
+  ck_assert_msg(path != NULL, "tools/tracegen/tracegen.py %s failed", scen);
+  int ep = !strcmp(scen, "ep_moe");
   char tpath[4200];
   snprintf(tpath, sizeof tpath, "%s", path);
   strcpy(strstr(tpath, ".json"), ".truth.json");
@@ -774,8 +776,18 @@ static void check_ep(const char *extra, const char *file) {
   /* the text report names the families and their rules */
   rep = tu_report(c, FSDPA_FORMAT_TEXT);
   ck_assert_ptr_nonnull(rep);
-  ck_assert_msg(strstr(rep, "deep_ep by name (") && strstr(rep, "_C_custom_ar::all_reduce by provenance ("), "%s", rep);
+  if (ep)
+    ck_assert_msg(strstr(rep, "deep_ep by name (") && strstr(rep, "_C_custom_ar::all_reduce by provenance ("), "%s", rep);
+  else
+    ck_assert_msg(strstr(rep, "c10d::allreduce_ by provenance (") && strstr(rep, "vllm::all_reduce by provenance ("),
+                  "%s", rep);
   free(rep);
+  if (!ep) {
+    fsdpa_ctx_free(c);
+    free(truth);
+    free(path);
+    return;
+  }
   /* the user pattern: one more family, the overlap of the truth's second classification */
   char *pat = tj_str(truth, "ep.user_pattern");
   ck_assert_ptr_nonnull(pat);
@@ -803,9 +815,12 @@ static void check_ep(const char *extra, const char *file) {
 }
 
 START_TEST(t_comm_not_nccl_generator) {
-  check_ep("--steps 3 --layers 4", "ov_ep_moe.json.gz");
-  check_ep("--steps 2 --layers 3 --format old", "ov_ep_moe_old.json");
-  check_ep("--steps 2 --layers 3 --format legacy19", "ov_ep_moe_legacy.json");
+  check_ep("ep_moe", "--steps 3 --layers 4", "ov_ep_moe.json.gz");
+  check_ep("ep_moe", "--steps 2 --layers 3 --format old", "ov_ep_moe_old.json");
+  check_ep("ep_moe", "--steps 2 --layers 3 --format legacy19", "ov_ep_moe_legacy.json");
+  /* communication by provenance only: without it the trace has none */
+  check_ep("custom_ar", "--steps 3 --layers 4", "ov_custom_ar.json.gz");
+  check_ep("custom_ar", "--steps 2 --layers 3 --format legacy19", "ov_custom_ar_legacy.json");
   /* NCCL alone needs no such line */
   char *path = tu_tracegen("fsdp2_healthy", "--steps 2 --layers 2", "ov_ep_nccl_only.json.gz");
   ck_assert_ptr_nonnull(path);

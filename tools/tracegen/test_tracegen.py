@@ -120,10 +120,12 @@ def recount(path):
             cpu.append(e)
     all_iv, comm_iv, comp_iv = [], [], []
     per_stream = {}
-    # communication that is not NCCL-named (ep_moe): DeepEP's internode
-    # kernels by name, and whatever a custom all-reduce op launched
+    # communication that is not NCCL-named (ep_moe, custom_ar): DeepEP's
+    # internode kernels by name, and whatever a custom all-reduce op or
+    # record_param_comms launched (no GEMM is launched in them but the fused
+    # all-gather+matmul's, which runs under symm_mem::, not listed here)
     ar_ops = [(o["tid"], ns(o["ts"]), ns(o["ts"]) + int(Decimal(o["dur"]) * 1000)) for o in cpu
-              if o["name"] == "_C_custom_ar::all_reduce"]
+              if o["name"] in ("_C_custom_ar::all_reduce", "vllm::all_reduce", "record_param_comms")]
 
     def launched_in_ar(rt):
         t = ns(rt["ts"])

@@ -156,6 +156,8 @@ K_INHOUSE_AR = "void inhouse::fused_ring_reduce<__nv_bfloat16, 8>(__nv_bfloat16*
 # user pattern names it (truth "overlap_user": comm.kernel_patterns=*inhouse_ep::*)
 K_INHOUSE_XFER = "void inhouse_ep::ring_xfer_kernel<8>(int*, int)"
 EP_USER_PATTERN = "*inhouse_ep::*"
+# the collective kernel of an in-house c10d backend (scenario custom_ar)
+K_HOUSE_C10D = "void house_ccl::ring_allreduce_kernel<float, 4>(float*, float const*, long)"
 
 NCCL_NEW = {
     "AllGather": "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
@@ -202,7 +204,7 @@ _KPROF = {
     K_SGEMM: (222, 81920, (16, 1, 32), (128, 1, 1), 3.878788, 15.515152, 0),
 }
 for _n in (K_EP_LAYOUT, K_EP_NOTIFY, K_EP_DISPATCH, K_EP_COMBINE, K_ROUTING, K_SPLITKV_COMBINE, K_INHOUSE_AR,
-           K_INHOUSE_XFER):
+           K_INHOUSE_XFER, K_HOUSE_C10D):
     _KPROF[_n] = (64, 32768, (132, 1, 1), (768, 1, 1), 1.0, 24.0, 75)
 for _n in list(NCCL_NEW.values()) + list(NCCL_OLD.values()):
     _KPROF[_n] = (96, 103808, (24, 1, 1), (512, 1, 1), 0.181818, 2.909091, 0)
@@ -309,6 +311,11 @@ SCENARIOS = {
     "ep_moe": dict(
         kind="ep", desc="expert-parallel MoE step: DeepEP dispatch/combine on a comm stream, a custom all-reduce "
                         "known only by the op it runs in, routing and split-kv combine kernels that are compute",
+        expected=[], absent=["launch-overhead", "cpu-sync-stall", "allocator-thrash", "backward-prefetch-missing"]),
+    "custom_ar": dict(
+        kind="ep", provenance_only=True,
+        desc="tensor-parallel decode step whose only communication has names no rule knows: all-reduce kernels "
+             "known by the ops they run in (vllm::all_reduce, an in-house c10d backend under record_param_comms)",
         expected=[], absent=["launch-overhead", "cpu-sync-stall", "allocator-thrash", "backward-prefetch-missing"]),
     "mixed": dict(
         kind="fsdp", version=2, broken_units=(2, 5), sync_stall=True, thrash_segments=1,
@@ -1536,6 +1543,7 @@ class SimpleWorkload:
     def __init__(self, R, sc, opts):
         self.R = R
         self.kind = sc["kind"]
+        self.sc = sc
         self.L = opts["layers"]
         self.blocking_copy = sc.get("blocking_copy", False)
         R.allocated = 2 * GIB
@@ -1568,6 +1576,8 @@ class SimpleWorkload:
             self.launch_bound(k)
         elif self.kind == "fused":
             self.fused(k)
+        elif self.kind == "ep" and self.sc.get("provenance_only"):
+            self.custom_ar(k)
         elif self.kind == "ep":
             self.ep(k)
         else:
@@ -1665,6 +1675,30 @@ class SimpleWorkload:
         for h in hs:
             R.free(main, h)
 
+    def custom_ar(self, k):
+        R = self.R
+        main = R.tid_main
+        for j in range(self.L):
+            R.push(main, "cpu_op", "aten::mm")
+            _, ge = R.launch(main, 7, K_SGEMM, R.r(200 * US, 400 * US))
+            R.pop(main)
+            R.push(main, "cpu_op", "vllm::all_reduce")
+            R.launch(main, 7, K_INHOUSE_AR, R.r(40 * US, 80 * US), family=("vllm::all_reduce", "provenance"))
+            R.pop(main)
+            R.push(main, "cpu_op", "aten::add")
+            R.launch(main, 7, K_ADD, R.r(30 * US, 60 * US))
+            R.pop(main)
+            # an in-house c10d backend: the collective runs on its own stream beside the next GEMM
+            R.push(main, "cpu_op", "c10d::allreduce_")
+            R.push(main, "cpu_op", "record_param_comms")
+            R.launch(main, 21, K_HOUSE_C10D, R.r(100 * US, 200 * US), deps=(ge,),
+                     family=("c10d::allreduce_", "provenance"))
+            R.pop(main)
+            R.pop(main)
+            R.push(main, "cpu_op", "symm_mem::fused_all_gather_matmul")
+            R.launch(main, 7, K_SGEMM, R.r(200 * US, 300 * US))
+            R.pop(main)
+
     def truth_ep(self):
         """Families and, with the user pattern, the overlap a second time."""
         R = self.R
@@ -1688,8 +1722,9 @@ class SimpleWorkload:
         cn = sum(e - s for s, e in comm)
         ov = inter_len(comm, comp)
         xf = [(s, e) for s, e, kn, f in R.klog if fnmatch.fnmatchcase(kn, pat)]
-        ufam = sorted(fams + [{"family": pat, "rule": "user", "kernels": len(xf), "busy_ns": union_len(xf),
-                               "example": K_INHOUSE_XFER}], key=lambda r: (order[r["rule"]], r["family"]))
+        urow = [{"family": pat, "rule": "user", "kernels": len(xf), "busy_ns": union_len(xf),
+                 "example": K_INHOUSE_XFER}] if xf else []
+        ufam = sorted(fams + urow, key=lambda r: (order[r["rule"]], r["family"]))
         return {"comm_families": fams,
                 "user_pattern": pat,
                 "overlap_user": {"comm_ns": cn, "compute_ns": sum(e - s for s, e in comp), "overlap_ns": ov,
