@@ -34,7 +34,7 @@ FAMILIES = [  # (family, regex on the qualified function name); first match wins
     ("mscclpp", re.compile(r"mscclpp::|^mscclpp")),
     ("deep_ep", re.compile(r"^(?!.*(get_dispatch_layout|::layout::)).*deep_ep::")),
     ("custom_allreduce", re.compile(r"cross_device_reduce_[12]stage")),
-    ("quickreduce", re.compile(r"quickreduce::allreduce_prototype")),
+    ("quickreduce", re.compile(r"allreduce_prototype_")),
     ("trtllm_allreduce", re.compile(r"oneShotAllReduceKernel|twoShotAllReduceKernel|allReduceFusionKernel|"
                                     r"allreduce_fusion_kernel|tensorrt_llm::.*lamport|^lamport")),
     ("nvshmem", re.compile(r"c10d::nvshmem_extension::|^(?i:nvshmem)")),

@@ -107,6 +107,8 @@ START_TEST(t_classify_kernels_and_apis) {
       {"void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(vllm::RankData*)", CF_CUSTOM_AR, COLL_ALLREDUCE},
       {"void sglang::cross_device_reduce_2stage<float, 4>(sglang::RankData*)", CF_CUSTOM_AR, COLL_ALLREDUCE},
       {"void quickreduce::allreduce_prototype_twoshot<quickreduce::CodecFP>(int)", CF_QUICKREDUCE, COLL_ALLREDUCE},
+      {"void aiter::allreduce_prototype_twoshot<aiter::AllReduceTwoshot<__half>, __half>(__half const*)", CF_QUICKREDUCE,
+       COLL_ALLREDUCE},
       {"void tensorrt_llm::kernels::oneShotAllReduceKernel<__nv_bfloat16, 8>(AllReduceParams)", CF_TRTLLM_AR, COLL_ALLREDUCE},
       {"void (anonymous namespace)::multimem_all_reduce_kernel<16, 8>(c10::BFloat16*)", CF_SYMM_MEM, COLL_ALLREDUCE},
       {"void (anonymous namespace)::multimem_all_gather_kernel<16>(char*)", CF_SYMM_MEM, COLL_ALLGATHER},

@@ -207,7 +207,8 @@ static int lib_family(const char *s, size_t n, int *coll) {
     *coll = COLL_ALLREDUCE;
     return CF_CUSTOM_AR;
   }
-  if (find(f, fn, LIT("quickreduce::allreduce_prototype"))) {
+  /* aiter builds the same kernels outside the quickreduce namespace */
+  if (find(f, fn, LIT("allreduce_prototype_"))) {
     *coll = COLL_ALLREDUCE;
     return CF_QUICKREDUCE;
   }

@@ -94,7 +94,7 @@ enum comm_family {
   CF_MSCCLPP,      /* mscclpp::... */
   CF_DEEP_EP,      /* deep_ep:: dispatch / combine / notify / clean (not get_dispatch_layout) */
   CF_CUSTOM_AR,    /* vLLM / sglang cross_device_reduce_{1,2}stage */
-  CF_QUICKREDUCE,  /* quickreduce::allreduce_prototype_* (ROCm) */
+  CF_QUICKREDUCE,  /* allreduce_prototype_* (vLLM quickreduce, aiter; ROCm) */
   CF_TRTLLM_AR,    /* TensorRT-LLM one/twoShotAllReduceKernel, allReduceFusionKernel*, lamport* */
   CF_SYMM_MEM,     /* torch symmetric memory: multimem_*, one/two_shot_all_reduce_kernel, ... */
   CF_NVSHMEM,      /* nvshmem*, c10d::nvshmem_extension::... */
