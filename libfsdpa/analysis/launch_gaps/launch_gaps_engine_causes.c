@@ -296,7 +296,9 @@ static int64_t host_parts(acc *A, const ev_rec *L, int64_t a, int64_t b) {
   }
   int64_t in_end = L->end < b ? L->end : b;
   if (in_end > pos) {
-    if (L->end - L->ts >= A->slow_ns) put(A, LG_C_BLOCKED, LG_W_NAME, L->name, pos, in_end);
+    /* a synchronous copy launches its own op and blocks like any blocking call */
+    if (L->end - L->ts >= A->slow_ns || (store_name_info(&A->c->st, L->name) & SC_BLOCKING_MASK))
+      put(A, LG_C_BLOCKED, LG_W_NAME, L->name, pos, in_end);
     else put_cpu(A, L->track, pos, in_end);
     pos = in_end;
   }

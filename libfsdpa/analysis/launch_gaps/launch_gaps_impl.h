@@ -113,8 +113,8 @@ fsdpa_status lg_hta_idle(fsdpa_ctx *c, int64_t device, int64_t stream, int drop_
  *      = the call), else host_not_launched (what = the innermost CPU op of
  *      that thread spanning the part, none when no op does);
  *   2. [tL, tE): inside the launch call: host_blocked in L when L lasted at
- *      least idle.slow_launch_ns (first launch loading a module), else
- *      host_not_launched as in 1;
+ *      least idle.slow_launch_ns (first launch loading a module) or is itself
+ *      a blocking call (a synchronous copy), else host_not_launched as in 1;
  *   3. [tE, g1): queued.  When a stream-wait (cuda_sync with wait_on_stream)
  *      on K's stream was issued after the op before K and at or before tL,
  *      the awaited op A is the last op of the awaited stream launched before
