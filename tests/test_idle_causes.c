@@ -270,6 +270,76 @@ START_TEST(t_starvation_wording) {
 }
 END_TEST
 
+/* Random nested CPU ops on the launching thread and random gaps: the top
+ * list's "what" (innermost op spanning each part, found by galloping from
+ * the previous answer) equals a linear scan for the innermost op. */
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static int64_t rnd(int64_t n) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (int64_t)(rng % (uint64_t)n);
+}
+typedef struct nop { int64_t s, e; int name; } nop;
+static int nest(nop *o, int n, int cap, int64_t s, int64_t e, int depth) {
+  for (int64_t t = s; t < e && n < cap;) {
+    int64_t a = t + rnd(200), b = a + 1 + rnd(2000);
+    if (b > e) break;
+    o[n++] = (nop){a, b, (int)rnd(4)};
+    if (depth < 3) n = nest(o, n, cap, a, b, depth + 1);
+    t = b;
+  }
+  return n;
+}
+static int naive_inner(const nop *o, int n, int64_t a, int64_t b) {
+  int best = -1;
+  for (int i = 0; i < n; i++)
+    if (o[i].s <= a && o[i].e >= b && (best < 0 || o[i].s >= o[best].s)) best = i;
+  return best;
+}
+START_TEST(t_random_innermost) {
+  static const char *NAMES[] = {"op0", "op1", "op2", "op3"};
+  for (int round = 0; round < 20; round++) {
+    static nop o[4000];
+    int n = nest(o, 0, 4000, 0, 400000, 0);
+    fsdpa_ctx *c = tu_new_ctx();
+    for (int i = 0; i < n; i++) tu_add_x(c, "cpu_op", NAMES[o[i].name], 100, 1, o[i].s, o[i].e - o[i].s, A);
+    int64_t want[5] = {0};  /* per name, [4] = none */
+    int64_t t = 0, corr = 1, prev_end = 0;
+    while (t < 400000) {
+      int64_t ls = t + rnd(3000), le = ls + 1 + rnd(20), ks = le, ke = ks + 1 + rnd(3000);  /* nothing queued: the top list holds only host parts */
+      kern(c, ls, le, corr++, 7, ks, ke);
+      if (corr > 2 && ks > prev_end) {  /* the gap [prev_end, ks) */
+        int64_t a = prev_end, pre = ls > a ? ls : a, in_end = le > a ? le : a;
+        int64_t parts[2][2] = {{a, pre < ks ? pre : ks}, {pre < ks ? pre : ks, in_end < ks ? in_end : ks}};
+        for (int p = 0; p < 2; p++) {
+          if (parts[p][1] <= parts[p][0]) continue;
+          int i = naive_inner(o, n, parts[p][0], parts[p][1]);
+          want[i < 0 ? 4 : o[i].name] += parts[p][1] - parts[p][0];
+        }
+      }
+      if (ke > prev_end) prev_end = ke;
+      t = ke;
+    }
+    lg_causes k = ALL(c);
+    int64_t got[5] = {0};
+    for (int i = 0; i < k.ntop; i++) {
+      if (k.top[i].cause != NL) continue;
+      if (k.top[i].wkind == LG_W_NONE) {
+        got[4] = k.top[i].ns;
+        continue;
+      }
+      char b[64];
+      lg_cause_what(c, &k.top[i], b, sizeof b);
+      got[b[2] - '0'] = k.top[i].ns;
+    }
+    for (int i = 0; i < 5; i++) ck_assert_msg(got[i] == want[i], "round %d name %d: %lld vs %lld", round, i,
+                                              (long long)got[i], (long long)want[i]);
+    fsdpa_ctx_free(c);
+  }
+}
+END_TEST
+
 /* ---- every window of a real or generated trace ---- */
 
 /* Whole trace, each device and each stream: parts sum to the window's idle. */
@@ -406,6 +476,7 @@ int main(void) {
   tcase_add_test(tc, t_rank_wait);
   tcase_add_test(tc, t_unlinked_and_closer_choice);
   tcase_add_test(tc, t_starvation_wording);
+  tcase_add_test(tc, t_random_innermost);
   suite_add_tcase(s, tc);
   TCase *tr = tcase_create("traces");
   tcase_set_timeout(tr, 1200);

@@ -128,15 +128,43 @@ fsdpa_status lg_cidx_build(fsdpa_ctx *c, lg_cidx **out) {
 
 /* ---- lookups ---- */
 
-/* Innermost CPU op of thread tr spanning [a, b), UINT32_MAX if none. */
-static uint32_t innermost(const lg_cidx *ix, uint32_t tr, int64_t a, int64_t b) {
-  size_t lo = 0, hi = ix->ncpu;  /* first op after (tr, a) */
-  while (lo < hi) {
+static int op_le(const cop *o, uint32_t tr, int64_t a) {
+  return o->track < tr || (o->track == tr && o->ts <= a);
+}
+
+/* One past the last op of thread tr starting at or before a.  Galloping from
+ * *hint, the previous answer: the gaps come in time order, mostly from one
+ * launching thread, so consecutive answers lie close together. */
+static size_t op_upper(const lg_cidx *ix, uint32_t tr, int64_t a, size_t *hint) {
+  size_t n = ix->ncpu, h = *hint < n ? *hint : n, lo, hi, step = 1;
+  if (h < n && op_le(&ix->cpu[h], tr, a)) {  /* answer > h */
+    lo = hi = h + 1;
+    while (hi < n && op_le(&ix->cpu[hi], tr, a)) {
+      lo = hi + 1;
+      hi += step;
+      step *= 2;
+    }
+    if (hi > n) hi = n;
+  } else {  /* answer <= h */
+    lo = hi = h;
+    while (lo > 0 && !op_le(&ix->cpu[lo - 1], tr, a)) {
+      hi = lo - 1;
+      lo = lo > step ? lo - step : 0;
+      step *= 2;
+    }
+  }
+  while (lo < hi) {  /* first in [lo, hi) not at or before a, else hi */
     size_t mid = lo + (hi - lo) / 2;
-    const cop *o = &ix->cpu[mid];
-    if (o->track < tr || (o->track == tr && o->ts <= a)) lo = mid + 1;
+    if (op_le(&ix->cpu[mid], tr, a)) lo = mid + 1;
     else hi = mid;
   }
+  *hint = lo;
+  return lo;
+}
+
+/* Innermost CPU op of thread tr spanning [a, b), UINT32_MAX if none. */
+static uint32_t innermost(const lg_cidx *ix, uint32_t tr, int64_t a, int64_t b, size_t *hint) {
+  size_t lo = op_upper(ix, tr, a, hint);
   if (!lo || ix->cpu[lo - 1].track != tr) return UINT32_MAX;
   uint32_t i = (uint32_t)(lo - 1);
   while (i != UINT32_MAX && ix->cpu[i].end < b) i = ix->cpu[i].parent;
@@ -224,6 +252,7 @@ typedef struct acc {
   tkey *t;
   size_t cap, n;
   int failed;
+  size_t hint;  /* innermost()'s previous answer */
 } acc;
 
 static uint64_t tk_hash(int cause, int wkind, int64_t what) {
@@ -272,7 +301,7 @@ static void put(acc *A, int cause, int wkind, int64_t what, int64_t a, int64_t b
 
 static void put_cpu(acc *A, uint32_t tr, int64_t a, int64_t b) {
   if (b <= a) return;
-  uint32_t i = innermost(A->ix, tr, a, b);
+  uint32_t i = innermost(A->ix, tr, a, b, &A->hint);
   if (i == UINT32_MAX) put(A, LG_C_NOT_LAUNCHED, LG_W_NONE, 0, a, b);
   else put(A, LG_C_NOT_LAUNCHED, LG_W_NAME, A->ix->cpu[i].name, a, b);
 }
@@ -373,7 +402,7 @@ fsdpa_status lg_causes_compute(fsdpa_ctx *c, const store_views *v, const lg_cidx
   size_t *cur = fa_malloc(&c->alloc, nsel * sizeof *cur);
   lg_union U;
   memset(&U, 0, sizeof U);
-  acc A = {c, v, ix, w, out, c->params[P_IDLE_SLOW_LAUNCH_NS], NULL, 0, 0, 0};
+  acc A = {c, v, ix, w, out, c->params[P_IDLE_SLOW_LAUNCH_NS], NULL, 0, 0, 0, 0};
   fsdpa_status st = FSDPA_OK;
   if (!sel || !cur) {
     st = ctx_fail(c, fa_fail_status(&c->alloc), "out of memory (idle causes)");

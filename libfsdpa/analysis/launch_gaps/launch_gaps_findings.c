@@ -107,6 +107,7 @@ typedef struct starve_one {
   double host_share;    /* of the GPU's idle */
   fsdpa_launch_gaps g;  /* that range, the device's streams */
   lg_top ranges;        /* its longest host-wait gaps */
+  qwin q;               /* that range (relative), the device */
   lg_causes k;          /* its device-level idle by cause */
   int main_cause;       /* the largest of k.ns (LG_C_*; ties: the earlier) */
 } starve_one;
@@ -186,7 +187,7 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
     nstarve++;
     cd.step = y->s[i].number;
     cd.ranges = cx.host_gaps;
-    if ((st = starve_causes(c, v, &qs, &cd))) return st;
+    cd.q = qs;
     int k;
     if (nw < STARVE_WORST) k = nw++;
     else if (worst[STARVE_WORST - 1].g.gpu_host_wait_ns >= cd.g.gpu_host_wait_ns) continue;
@@ -211,8 +212,10 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
     return FSDPA_OK;
   }
   d->starving_steps = nstarve;
-  for (int k = 0; k < nw; k++)
+  for (int k = 0; k < nw; k++) {
+    if ((st = starve_causes(c, v, &worst[k].q, &worst[k]))) return st;
     if (starve_judge(c, v, &worst[k])) d->one[d->n++] = worst[k];
+  }
   return FSDPA_OK;
 }
 
