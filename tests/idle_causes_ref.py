@@ -13,7 +13,11 @@ host_not_launched + host_blocked (which of the two depends on the list of blocki
 one place in the library, so it is not recomputed here); the queued rest is stream_wait (a
 cuda_sync stream wait on the op's stream, issued after the launch of the op before it, whose
 awaited op on the other stream was still to end), rank_wait (awaited op or the op itself a
-collective kernel) or unknown.  Times are integer ns exactly (Decimal).
+collective kernel) or unknown.  A trace with no such cuda_sync event has only the runtime calls:
+the launching thread's last cudaStreamWaitEvent after its previous launch waits on its last
+cudaEventRecord before (or the wait itself when the trace has no record call), recorded on the
+stream of the thread's last launch before that onto another stream of the device (looking back
+at most 64 launches).  Times are integer ns exactly (Decimal).
 """
 import bisect
 import gzip
@@ -24,6 +28,9 @@ from decimal import Decimal
 GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset"}
 KERNEL_CATS = {"kernel", "Kernel"}
 RUNTIME_CATS = {"cuda_runtime", "cuda_driver", "Runtime"}
+WAIT_CALLS = {"cudaStreamWaitEvent", "hipStreamWaitEvent", "cuStreamWaitEvent"}
+RECORD_CALLS = {"cudaEventRecord", "hipEventRecord", "cuEventRecord", "cudaEventRecordWithFlags",
+                "hipEventRecordWithFlags"}
 
 
 def ns(v):
@@ -57,6 +64,8 @@ def main(path):
     streams = {}   # (device, stream) -> [op]
     rt = {}        # correlation -> (ts, end), the first one
     waits = {}     # (device, stream) -> [(ts, wait_stream, record corr)]
+    rtwait = {}    # CPU thread -> [ts] of cudaStreamWaitEvent calls
+    rtrec = {}     # CPU thread -> [ts] of cudaEventRecord calls
     for e in evs:
         if not isinstance(e, dict) or e.get("ph") != "X" or "ts" not in e:
             continue
@@ -75,8 +84,15 @@ def main(path):
             streams.setdefault((dev, st), []).append(
                 {"ts": ts, "end": end, "corr": corr, "kernel": cat in KERNEL_CATS,
                  "name": e.get("name", "")})
-        elif cat in RUNTIME_CATS and corr is not None:
-            rt.setdefault(corr, (ts, end))
+        elif cat in RUNTIME_CATS:
+            thr = (e.get("pid"), e.get("tid"))
+            if corr is not None:
+                rt.setdefault(corr, (ts, end, thr))
+            name = e.get("name", "")
+            if name in WAIT_CALLS:
+                rtwait.setdefault(thr, []).append(ts)
+            elif name in RECORD_CALLS:
+                rtrec.setdefault(thr, []).append(ts)
         elif cat == "cuda_sync":
             ws = args.get("wait_on_stream")
             if isinstance(ws, int) and ws >= 0:
@@ -88,7 +104,20 @@ def main(path):
             o["i"] = i
     for v in waits.values():
         v.sort()
-
+    for v in list(rtwait.values()) + list(rtrec.values()):
+        v.sort()
+    order = {sk: i for i, sk in enumerate(sorted(streams, key=lambda k: (k[0], k[1])))}
+    launches = {}  # CPU thread -> [(ts, stream order, stream)] one per linked op
+    for sk, v in streams.items():
+        for o in v:
+            l = rt.get(o["corr"]) if o["corr"] is not None else None
+            if l:
+                launches.setdefault(l[2], []).append((l[0], order[sk], sk))
+    for v in launches.values():
+        v.sort(key=lambda x: (x[0], x[1]))
+    rtw = None
+    if not waits and rtwait:
+        rtw = (rtwait, rtrec, launches, bool(rtrec))
     def launch(o):
         return rt.get(o["corr"]) if o["corr"] is not None else None
 
@@ -97,14 +126,38 @@ def main(path):
         return l[0] if l else o["ts"]
 
     def attribute(keys):
-        return split(keys, streams, waits, rt, launch, key)
+        return split(keys, streams, waits, rt, launch, key, rtw)
 
     res = attribute(sorted(streams, key=str))
     res["streams"] = {"%s:%s" % sk: attribute([sk]) for sk in sorted(streams, key=str)}
     print(json.dumps(res, sort_keys=True))
 
 
-def split(keys, streams, waits, rt, launch, key):
+def last_launched(ops, t, launch):
+    """The op whose launch call started last before t (ties: later in stream order); ops
+    without a launch call do not count."""
+    best = None
+    for o in ops:
+        l = launch(o)
+        if l and l[0] < t and (best is None or (l[0], o["i"]) > best[0]):
+            best = ((l[0], o["i"]), o)
+    return best[1] if best else None
+
+
+def before(lst, t):
+    """Index of the last item < t in a sorted list of numbers (or first fields), or -1."""
+    lo, hi = 0, len(lst)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        v = lst[mid] if not isinstance(lst[mid], tuple) else lst[mid][0]
+        if v < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - 1
+
+
+def split(keys, streams, waits, rt, launch, key, rtw):
     """The attribution over the union of the streams `keys`."""
     busy = sorted((o["ts"], o["end"]) for sk in keys for o in streams[sk] if o["end"] > o["ts"])
     union = []
@@ -145,12 +198,38 @@ def split(keys, streams, waits, rt, launch, key):
             if wk == sk or wk not in streams:  # the awaited stream need not be among keys
                 continue
             rts = rt[rc][0] if rc in rt else wts
-            cand = [o for o in streams[wk] if key(o) < rts]
-            if not cand:
+            a = last_launched(streams[wk], rts, launch)
+            if a is None:
                 continue
-            a = cand[-1]
             if a["end"] > q and (A is None or a["end"] > A["end"]):
                 A = a
+        if rtw is not None:
+            # no cuda_sync waits: the runtime calls of K's launching thread
+            rtwait, rtrec, launches, has_rec = rtw
+            thr = L[2]
+            ll = launches.get(thr, [])
+            ip = before(ll, L[0])
+            ws_ = rtwait.get(thr, [])
+            iw = before(ws_, L[0] + 1)
+            if iw >= 0 and (ip < 0 or ws_[iw] > ll[ip][0]):
+                wts = ws_[iw]
+                at = wts
+                if has_rec:
+                    rr = rtrec.get(thr, [])
+                    ir = before(rr, wts)
+                    if ir >= 0:
+                        at = rr[ir]
+                i = before(ll, at)
+                back = 0
+                while i >= 0 and back < 64:
+                    wk = ll[i][2]
+                    if wk != sk and wk[0] == sk[0]:
+                        a = last_launched(streams[wk], at, launch)
+                        if a is not None and a["end"] > q and (A is None or a["end"] > A["end"]):
+                            A = a
+                        break
+                    i -= 1
+                    back += 1
         if A is not None:
             e = min(A["end"], g1)
             qa = q

@@ -170,6 +170,33 @@ START_TEST(t_stream_wait) {
 }
 END_TEST
 
+/* The same without cuda_sync events (ROCm): only hipEventRecord and
+ * hipStreamWaitEvent runtime calls; the event's stream is that of the
+ * thread's last launch before the record onto another stream. */
+START_TEST(t_stream_wait_runtime_calls) {
+  fsdpa_ctx *c = tu_new_ctx();
+  launch(c, "hipLaunchKernel", 1, 10, 15, 1, "kernel", "gemm", 7, 20, 50);     /* P */
+  launch(c, "hipLaunchKernel", 1, 100, 105, 2, "kernel", "copy", 20, 110, 5000); /* W */
+  tu_add_x(c, "cuda_runtime", "hipEventRecord", 100, 1, 106, 1, 900);
+  tu_add_x(c, "cuda_runtime", "hipStreamWaitEvent", 100, 1, 108, 1, 901);
+  launch(c, "hipLaunchKernel", 1, 109, 114, 3, "kernel", "gemm", 7, 5000, 6000); /* K */
+  lg_causes k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
+  expect(&k, 64, 0, 4886, 0, 0);
+  expect_top(c, &k, 0, SW, "stream 20", 4886);
+  fsdpa_ctx_free(c);
+  /* a wait before K's previous launch does not hold K */
+  c = tu_new_ctx();
+  launch(c, "hipLaunchKernel", 1, 100, 105, 2, "kernel", "copy", 20, 110, 5000);
+  tu_add_x(c, "cuda_runtime", "hipEventRecord", 100, 1, 106, 1, 900);
+  tu_add_x(c, "cuda_runtime", "hipStreamWaitEvent", 100, 1, 107, 1, 901);
+  launch(c, "hipLaunchKernel", 1, 108, 109, 1, "kernel", "gemm", 7, 120, 150);
+  launch(c, "hipLaunchKernel", 1, 110, 114, 3, "kernel", "gemm", 7, 5000, 6000);
+  k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
+  expect(&k, 0, 0, 0, 0, 4850);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
 /* The awaited op W had not started: its launch, a synchronous cudaMemcpy on
  * another thread, blocked until 8990; only then did stream 7 wait for W to
  * run (stream_wait), and after W it queued 50 ns (unknown). */
@@ -472,6 +499,7 @@ int main(void) {
   tcase_add_test(tc, t_blocked_host);
   tcase_add_test(tc, t_slow_launch);
   tcase_add_test(tc, t_stream_wait);
+  tcase_add_test(tc, t_stream_wait_runtime_calls);
   tcase_add_test(tc, t_wait_on_blocked_copy);
   tcase_add_test(tc, t_rank_wait);
   tcase_add_test(tc, t_unlinked_and_closer_choice);

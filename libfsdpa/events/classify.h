@@ -63,7 +63,9 @@ enum {
   NC_NCCL_ANNOT = 1u << 11,  /* nccl:<op> user annotation */
   NC_GRAPH_LAUNCH = 1u << 12,/* cudaGraphLaunch / hipGraphLaunch */
   NC_EMPTY_CACHE = 1u << 13, /* torch.cuda.empty_cache / c10 emptyCache markers */
-  NC_DEVICE_SYNC = 1u << 14  /* cudaDeviceSynchronize / hipDeviceSynchronize */
+  NC_DEVICE_SYNC = 1u << 14, /* cudaDeviceSynchronize / hipDeviceSynchronize */
+  NC_STREAM_WAIT = 1u << 15, /* cudaStreamWaitEvent / hipStreamWaitEvent: a stream waits for an event */
+  NC_EVENT_RECORD = 1u << 16 /* cudaEventRecord / hipEventRecord: an event recorded on a stream */
 };
 /* Bits 24..31 carry the collective type for NC_COMM kernel names. */
 #define NC_COLL_SHIFT 24

@@ -29,6 +29,12 @@ typedef struct swait { /* a stream-wait issued on a stream */
   int64_t ts, stream, rec_corr;
 } swait;
 
+typedef struct tcall { /* a runtime call of a thread: launch, stream wait, event record */
+  uint32_t track;
+  uint32_t stream;     /* launches: index of the op's stream in the views */
+  int64_t ts;
+} tcall;
+
 struct lg_cidx {
   cop *cpu;
   size_t ncpu;
@@ -36,6 +42,14 @@ struct lg_cidx {
   size_t nblk;
   swait *wt;
   size_t nwt;
+  /* a trace without cuda_sync stream waits (ROCm, older CUDA): its
+   * cudaStreamWaitEvent / cudaEventRecord calls, and the launches, per thread */
+  tcall *rl, *rw, *rr;
+  size_t nrl, nrw, nrr, nrl_cap;
+  /* when there are waits: each stream's linked ops by launch time
+   * (ls[lo[i] .. lo[i+1]) for stream i of the views) */
+  tcall *ls;
+  size_t nls, *lo, nlo;
 };
 
 /* Enclosing ops first at equal start, so parents precede children. */
@@ -57,16 +71,91 @@ FA_SORT_DEFINE(sort_bcall, bcall, BC_LESS)
    : (a)->stream != (b)->stream ? (a)->stream < (b)->stream                             \
                             : (a)->rec_corr < (b)->rec_corr)
 FA_SORT_DEFINE(sort_swait, swait, SW_LESS)
+#define TC_LESS(a, b)                                                                   \
+  ((a)->track != (b)->track ? (a)->track < (b)->track                                   \
+   : (a)->ts != (b)->ts     ? (a)->ts < (b)->ts                                         \
+                            : (a)->stream < (b)->stream)
+FA_SORT_DEFINE(sort_tcall, tcall, TC_LESS)
 
 void lg_cidx_free(fsdpa_ctx *c, lg_cidx *ix) {
   if (!ix) return;
   fa_free(&c->alloc, ix->cpu, ix->ncpu * sizeof *ix->cpu);
   fa_free(&c->alloc, ix->blk, ix->nblk * sizeof *ix->blk);
   fa_free(&c->alloc, ix->wt, ix->nwt * sizeof *ix->wt);
+  fa_free(&c->alloc, ix->rl, ix->nrl_cap * sizeof(tcall));
+  fa_free(&c->alloc, ix->rw, ix->nrw * sizeof(tcall));
+  fa_free(&c->alloc, ix->rr, ix->nrr * sizeof(tcall));
+  fa_free(&c->alloc, ix->ls, ix->nls * sizeof(tcall));
+  fa_free(&c->alloc, ix->lo, ix->nlo * sizeof(size_t));
   fa_free(&c->alloc, ix, sizeof *ix);
 }
 
-fsdpa_status lg_cidx_build(fsdpa_ctx *c, lg_cidx **out) {
+/* The runtime-call stream waits: only read when no cuda_sync says which
+ * stream waits for which (ix->nwt == 0). */
+static fsdpa_status rt_waits_build(fsdpa_ctx *c, const store_views *v, lg_cidx *ix) {
+  const store *st = &c->st;
+  size_t nw = 0, nr = 0, nl = 0;
+  for (size_t i = 0; i < st->rt.len; i++) {
+    uint32_t info = store_name_info(st, STORE_REC(&st->rt, i)->name);
+    nw += (info & NC_STREAM_WAIT) != 0;
+    nr += (info & NC_EVENT_RECORD) != 0;
+  }
+  if (!nw) return FSDPA_OK;
+  for (size_t i = 0; i < v->nstreams; i++) nl += v->streams[i].nops;
+  ix->rw = fa_malloc(&c->alloc, nw * sizeof(tcall));
+  if (ix->rw) ix->nrw = nw;
+  ix->rr = ix->rw && nr ? fa_malloc(&c->alloc, nr * sizeof(tcall)) : NULL;
+  if (ix->rr) ix->nrr = nr;
+  ix->rl = ix->rw && (!nr || ix->rr) && nl ? fa_malloc(&c->alloc, nl * sizeof(tcall)) : NULL;
+  if (ix->rl) ix->nrl = nl;
+  if (!ix->rw || (nr && !ix->rr) || (nl && !ix->rl))
+    return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory (idle causes)");
+  nw = nr = nl = 0;
+  for (size_t i = 0; i < st->rt.len; i++) {
+    const ev_rec *r = STORE_REC(&st->rt, i);
+    uint32_t info = store_name_info(st, r->name);
+    if (info & NC_STREAM_WAIT) ix->rw[nw++] = (tcall){r->track, 0, r->ts};
+    if (info & NC_EVENT_RECORD) ix->rr[nr++] = (tcall){r->track, 0, r->ts};
+  }
+  for (size_t i = 0; i < v->nstreams; i++)
+    for (size_t j = 0; j < v->streams[i].nops; j++) {
+      uint32_t ri = store_runtime_for_corr(v, STORE_REC(&st->gpu, v->streams[i].ops[j])->corr);
+      if (ri == UINT32_MAX) continue;
+      const ev_rec *l = STORE_REC(&st->rt, ri);
+      ix->rl[nl++] = (tcall){l->track, (uint32_t)i, l->ts};
+    }
+  ix->nrl = nl;  /* the unlinked ops have no entry; the allocation keeps its size below */
+  sort_tcall(ix->rw, nw);
+  sort_tcall(ix->rr, nr);
+  sort_tcall(ix->rl, nl);
+  return FSDPA_OK;
+}
+
+/* Each stream's linked ops sorted by launch start (ties: stream order), for
+ * "the last op launched onto a stream before t". */
+static fsdpa_status launch_order_build(fsdpa_ctx *c, const store_views *v, lg_cidx *ix) {
+  size_t n = 0;
+  for (size_t i = 0; i < v->nstreams; i++) n += v->streams[i].nops;
+  ix->lo = fa_malloc(&c->alloc, (v->nstreams + 1) * sizeof(size_t));
+  if (ix->lo) ix->nlo = v->nstreams + 1;
+  ix->ls = ix->lo && n ? fa_malloc(&c->alloc, n * sizeof(tcall)) : NULL;
+  if (ix->ls) ix->nls = n;
+  if (!ix->lo || (n && !ix->ls)) return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory (idle causes)");
+  size_t k = 0;
+  for (size_t i = 0; i < v->nstreams; i++) {
+    ix->lo[i] = k;
+    const gpu_stream_view *sv = &v->streams[i];
+    for (size_t j = 0; j < sv->nops; j++) {
+      uint32_t ri = store_runtime_for_corr(v, STORE_REC(&c->st.gpu, sv->ops[j])->corr);
+      if (ri != UINT32_MAX) ix->ls[k++] = (tcall){0, (uint32_t)j, STORE_REC(&c->st.rt, ri)->ts};
+    }
+    sort_tcall(ix->ls + ix->lo[i], k - ix->lo[i]);
+  }
+  ix->lo[v->nstreams] = k;
+  return FSDPA_OK;
+}
+
+fsdpa_status lg_cidx_build(fsdpa_ctx *c, const store_views *v, lg_cidx **out) {
   *out = NULL;
   lg_cidx *ix = fa_calloc(&c->alloc, sizeof *ix);
   if (!ix) return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory (idle causes)");
@@ -122,6 +211,18 @@ fsdpa_status lg_cidx_build(fsdpa_ctx *c, lg_cidx **out) {
     ix->wt[k++] = (swait){r->track, 0, r->ts, y->wait_on_stream, y->wait_on_event_corr};
   }
   sort_swait(ix->wt, nwt);
+  fsdpa_status rs = FSDPA_OK;
+  if (!nwt) {
+    size_t cap = 0;
+    for (size_t i = 0; i < v->nstreams; i++) cap += v->streams[i].nops;
+    rs = rt_waits_build(c, v, ix);
+    if (ix->rl) ix->nrl_cap = cap;
+  }
+  if (!rs && (ix->nwt || ix->nrw)) rs = launch_order_build(c, v, ix);
+  if (rs) {
+    lg_cidx_free(c, ix);
+    return rs;
+  }
   *out = ix;
   return FSDPA_OK;
 }
@@ -198,6 +299,20 @@ static size_t waits_upto(const lg_cidx *ix, uint32_t tr, int64_t t) {
   return lo;
 }
 
+/* Launches looked back over for the stream an event was recorded on. */
+#define RT_BACK 64
+
+/* The last call of thread tr in a[0..n) starting before t, or NULL. */
+static const tcall *tc_before(const tcall *a, size_t n, uint32_t tr, int64_t t) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (a[mid].track < tr || (a[mid].track == tr && a[mid].ts < t)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo && a[lo - 1].track == tr ? &a[lo - 1] : NULL;
+}
+
 static const gpu_stream_view *find_stream(const store_views *v, int64_t dev, int64_t stream) {
   size_t lo = 0, hi = v->nstreams;
   while (lo < hi) {
@@ -222,17 +337,18 @@ static int64_t launch_key(const fsdpa_ctx *c, const store_views *v, const ev_rec
   return l ? l->ts : op->ts;
 }
 
-/* Last op of a stream handed to it before t (a stream runs its ops in the
- * order they were launched), or NULL. */
+/* The op of a stream whose launch call started last before t (ties: the
+ * later in stream order), or NULL; ops without a launch call are not
+ * counted. */
 static const ev_rec *last_launched_before(const fsdpa_ctx *c, const store_views *v,
-                                          const gpu_stream_view *sv, int64_t t) {
-  size_t lo = 0, hi = sv->nops;
+                                          const lg_cidx *ix, const gpu_stream_view *sv, int64_t t) {
+  size_t si = (size_t)(sv - v->streams), lo = ix->lo[si], hi = ix->lo[si + 1], b = lo;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (launch_key(c, v, STORE_REC(&c->st.gpu, sv->ops[mid])) < t) lo = mid + 1;
+    if (ix->ls[mid].ts < t) lo = mid + 1;
     else hi = mid;
   }
-  return lo ? STORE_REC(&c->st.gpu, sv->ops[lo - 1]) : NULL;
+  return lo > b ? STORE_REC(&c->st.gpu, sv->ops[ix->ls[lo - 1].stream]) : NULL;
 }
 
 /* ---- accumulation ---- */
@@ -349,10 +465,40 @@ static void queued_parts(acc *A, const gpu_stream_view *sv, size_t j, const ev_r
     if (!ws || ws == sv) continue;
     uint32_t ri = store_runtime_for_corr(v, x->rec_corr);
     int64_t rts = ri == UINT32_MAX ? x->ts : STORE_REC(&c->st.rt, ri)->ts;
-    const ev_rec *a = last_launched_before(c, v, ws, rts);
+    const ev_rec *a = last_launched_before(c, v, A->ix, ws, rts);
     if (a && a->end > q && (!wa || a->end > wa->end)) {
       wa = a;
       wstream = ws->stream;
+    }
+  }
+  if (!A->ix->nwt && A->ix->nrw) {
+    /* no cuda_sync: a cudaStreamWaitEvent of the launching thread after its
+     * previous launch waits, for K's stream, on the event of the thread's
+     * last cudaEventRecord before it (or, with no record call in the trace,
+     * on the wait itself), recorded on the stream of the thread's last launch
+     * before that onto another stream: PyTorch records on the current stream
+     * right after the work it orders.  The look back is bounded (RT_BACK). */
+    const lg_cidx *x = A->ix;
+    const tcall *pl = tc_before(x->rl, x->nrl, L->track, L->ts);
+    const tcall *wt = tc_before(x->rw, x->nrw, L->track, L->ts + 1);
+    if (wt && (!pl || wt->ts > pl->ts)) {
+      const tcall *rc = x->nrr ? tc_before(x->rr, x->nrr, L->track, wt->ts) : NULL;
+      int64_t at = rc ? rc->ts : wt->ts;
+      const tcall *rl = tc_before(x->rl, x->nrl, L->track, at);
+      for (int back = 0; rl && back < RT_BACK; back++, rl--) {
+        const gpu_stream_view *ws = &v->streams[rl->stream];
+        if (rl->track != L->track) break;
+        if (ws == sv || ws->device != sv->device) {
+          if (rl == x->rl) break;
+          continue;
+        }
+        const ev_rec *a = last_launched_before(c, v, A->ix, ws, at);
+        if (a && a->end > q && (!wa || a->end > wa->end)) {
+          wa = a;
+          wstream = ws->stream;
+        }
+        break;
+      }
     }
   }
   if (wa) {

@@ -137,7 +137,7 @@ fsdpa_status lg_idle_causes(fsdpa_ctx *c, const store_views *v, const qwin *w0, 
   lg_cidx *ix = m ? m->ix : NULL, *own = NULL;
   fsdpa_status st;
   if (!ix) {
-    if ((st = lg_cidx_build(c, &own))) return st;
+    if ((st = lg_cidx_build(c, v, &own))) return st;
     ix = own;
     if (m) {  /* the memo keeps it */
       m->ix = own;

@@ -117,10 +117,15 @@ fsdpa_status lg_hta_idle(fsdpa_ctx *c, int64_t device, int64_t stream, int drop_
  *      a blocking call (a synchronous copy), else host_not_launched as in 1;
  *   3. [tE, g1): queued.  When a stream-wait (cuda_sync with wait_on_stream)
  *      on K's stream was issued after the op before K and at or before tL,
- *      the awaited op A is the last op of the awaited stream launched before
- *      the event's record call; until A ends: if A had not started, first
+ *      the awaited op A is the op of the awaited stream whose launch call
+ *      started last before the event's record call; until A ends: if A had not started, first
  *      A's own launch as in 1-2, then stream_wait (rank_wait when A is a
- *      communication kernel);
+ *      communication kernel).  A trace without such cuda_sync events (ROCm)
+ *      has only the runtime calls: a cudaStreamWaitEvent of L's thread after
+ *      its previous launch and at or before tL waits on the event of that
+ *      thread's last cudaEventRecord before it, recorded on the stream of the
+ *      thread's last launch before the record (PyTorch records on the
+ *      current stream);
  *   4. the rest: rank_wait when K is a communication kernel (a collective
  *      held for its peers), else unknown (what = K).
  * A gap whose ops have no launch call is unknown (what none).  Parts are
@@ -144,7 +149,7 @@ typedef struct lg_causes {
 /* Indexes the attribution reads (blocking calls and CPU ops per thread,
  * stream waits per stream), built once per context state. */
 typedef struct lg_cidx lg_cidx;
-fsdpa_status lg_cidx_build(fsdpa_ctx *c, lg_cidx **out);
+fsdpa_status lg_cidx_build(fsdpa_ctx *c, const store_views *v, lg_cidx **out);
 void lg_cidx_free(fsdpa_ctx *c, lg_cidx *ix);
 fsdpa_status lg_causes_compute(fsdpa_ctx *c, const store_views *v, const lg_cidx *ix,
                                const qwin *w, lg_causes *out);
