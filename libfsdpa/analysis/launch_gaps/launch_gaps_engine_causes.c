@@ -302,14 +302,36 @@ static size_t waits_upto(const lg_cidx *ix, uint32_t tr, int64_t t) {
 /* Launches looked back over for the stream an event was recorded on. */
 #define RT_BACK 64
 
-/* The last call of thread tr in a[0..n) starting before t, or NULL. */
-static const tcall *tc_before(const tcall *a, size_t n, uint32_t tr, int64_t t) {
-  size_t lo = 0, hi = n;
+static int tc_lt(const tcall *x, uint32_t tr, int64_t t) {
+  return x->track < tr || (x->track == tr && x->ts < t);
+}
+
+/* The last call of thread tr in a[0..n) starting before t, or NULL.
+ * Galloping from *hint (the previous answer: the gaps come in time order). */
+static const tcall *tc_before(const tcall *a, size_t n, uint32_t tr, int64_t t, size_t *hint) {
+  size_t h = *hint < n ? *hint : n, lo, hi, step = 1;
+  if (h < n && tc_lt(&a[h], tr, t)) {
+    lo = hi = h + 1;
+    while (hi < n && tc_lt(&a[hi], tr, t)) {
+      lo = hi + 1;
+      hi += step;
+      step *= 2;
+    }
+    if (hi > n) hi = n;
+  } else {
+    lo = hi = h;
+    while (lo > 0 && !tc_lt(&a[lo - 1], tr, t)) {
+      hi = lo - 1;
+      lo = lo > step ? lo - step : 0;
+      step *= 2;
+    }
+  }
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (a[mid].track < tr || (a[mid].track == tr && a[mid].ts < t)) lo = mid + 1;
+    if (tc_lt(&a[mid], tr, t)) lo = mid + 1;
     else hi = mid;
   }
+  *hint = lo;
   return lo && a[lo - 1].track == tr ? &a[lo - 1] : NULL;
 }
 
@@ -369,6 +391,7 @@ typedef struct acc {
   size_t cap, n;
   int failed;
   size_t hint;  /* innermost()'s previous answer */
+  size_t hl, hw, hr;  /* tc_before()'s previous answers in rl, rw, rr */
 } acc;
 
 static uint64_t tk_hash(int cause, int wkind, int64_t what) {
@@ -479,12 +502,13 @@ static void queued_parts(acc *A, const gpu_stream_view *sv, size_t j, const ev_r
      * before that onto another stream: PyTorch records on the current stream
      * right after the work it orders.  The look back is bounded (RT_BACK). */
     const lg_cidx *x = A->ix;
-    const tcall *pl = tc_before(x->rl, x->nrl, L->track, L->ts);
-    const tcall *wt = tc_before(x->rw, x->nrw, L->track, L->ts + 1);
+    const tcall *pl = tc_before(x->rl, x->nrl, L->track, L->ts, &A->hl);
+    const tcall *wt = tc_before(x->rw, x->nrw, L->track, L->ts + 1, &A->hw);
     if (wt && (!pl || wt->ts > pl->ts)) {
-      const tcall *rc = x->nrr ? tc_before(x->rr, x->nrr, L->track, wt->ts) : NULL;
+      const tcall *rc = x->nrr ? tc_before(x->rr, x->nrr, L->track, wt->ts, &A->hr) : NULL;
       int64_t at = rc ? rc->ts : wt->ts;
-      const tcall *rl = tc_before(x->rl, x->nrl, L->track, at);
+      size_t h2 = A->hl;  /* near pl: keep the hint of the next gap's first search */
+      const tcall *rl = tc_before(x->rl, x->nrl, L->track, at, &h2);
       for (int back = 0; rl && back < RT_BACK; back++, rl--) {
         const gpu_stream_view *ws = &v->streams[rl->stream];
         if (rl->track != L->track) break;
@@ -548,7 +572,7 @@ fsdpa_status lg_causes_compute(fsdpa_ctx *c, const store_views *v, const lg_cidx
   size_t *cur = fa_malloc(&c->alloc, nsel * sizeof *cur);
   lg_union U;
   memset(&U, 0, sizeof U);
-  acc A = {c, v, ix, w, out, c->params[P_IDLE_SLOW_LAUNCH_NS], NULL, 0, 0, 0, 0};
+  acc A = {c, v, ix, w, out, c->params[P_IDLE_SLOW_LAUNCH_NS], NULL, 0, 0, 0, 0, 0, 0, 0};
   fsdpa_status st = FSDPA_OK;
   if (!sel || !cur) {
     st = ctx_fail(c, fa_fail_status(&c->alloc), "out of memory (idle causes)");
