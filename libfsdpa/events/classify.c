@@ -355,6 +355,13 @@ uint32_t classify_name(const char *s, size_t n) {
         eq(s, n, LIT("cuCtxSynchronize")))
       f |= NC_DEVICE_SYNC;
     f |= alloc_class(s, n);
+    if (eq(s, n, LIT("cudaStreamWaitEvent")) || eq(s, n, LIT("hipStreamWaitEvent")) ||
+        eq(s, n, LIT("cuStreamWaitEvent")))
+      f |= NC_STREAM_WAIT;
+    if (eq(s, n, LIT("cudaEventRecord")) || eq(s, n, LIT("hipEventRecord")) ||
+        eq(s, n, LIT("cuEventRecord")) || eq(s, n, LIT("cudaEventRecordWithFlags")) ||
+        eq(s, n, LIT("hipEventRecordWithFlags")))
+      f |= NC_EVENT_RECORD;
     if (eq(s, n, LIT("cudaMemcpy")) || eq(s, n, LIT("hipMemcpy")) ||
         eq(s, n, LIT("cudaMemcpy2D")) || eq(s, n, LIT("cudaMemset")) || eq(s, n, LIT("hipMemset")))
       f |= NC_SYNC_MEMCPY;

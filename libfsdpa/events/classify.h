@@ -75,6 +75,8 @@ enum {
   NC_ASYNC_COPY = 1u << 15,  /* NC_LAUNCH that enqueues a copy / memset (cudaMemcpyAsync, hipMemcpyWithStream ...) */
   NC_GEMM = 1u << 16,        /* GEMM kernel: compute even when launched inside a communication op */
   NC_COMM_OP = 1u << 17,     /* CPU op / annotation whose kernels are communication (provenance) */
+  NC_STREAM_WAIT = 1u << 18, /* cudaStreamWaitEvent / hipStreamWaitEvent: a stream waits for an event */
+  NC_EVENT_RECORD = 1u << 19,/* cudaEventRecord / hipEventRecord: an event recorded on a stream */
   /* How the allocator gets its memory: these ride on NC_MALLOC / NC_FREE
    * (or stand alone for the VMM calls that only map), so every user of the
    * two bits keeps seeing the same calls and the allocator analysis can

@@ -6,8 +6,7 @@
 #include "events/classify.h"
 #include <string.h>
 
-/* Gaps k = [u[k].e, u[k+1].s) that intersect [t0, t1): k in [*k0, *k1). */
-static void gap_range(const iv *u, size_t n, int64_t t0, int64_t t1, size_t *k0, size_t *k1) {
+void lg_gap_range(const iv *u, size_t n, int64_t t0, int64_t t1, size_t *k0, size_t *k1) {
   *k0 = *k1 = 0;
   if (n < 2 || t0 >= t1) return;
   size_t lo = 1, hi = n;  /* first i >= 1 with u[i].s > t0 */
@@ -137,7 +136,7 @@ static void gap_add(const sink *k, const qwin *w, const iv *u, size_t i, const c
 static void scan(const fsdpa_ctx *c, const store_views *v, const qwin *w, const iv *u, size_t n,
                  const gpu_stream_view *const *sel, size_t nsel, size_t *cur, const sink *k) {
   size_t k0, k1;
-  gap_range(u, n, w->t0, w->t1, &k0, &k1);
+  lg_gap_range(u, n, w->t0, w->t1, &k0, &k1);
   if (k0 >= k1) return;
   for (size_t s = 0; s < nsel; s++) cur[s] = lg_first_op_from(&c->st, sel[s], u[k0 + 1].s);
   run rn = {0, 0, 0, 0};
@@ -179,7 +178,7 @@ fsdpa_status lg_gaps_compute(fsdpa_ctx *c, const store_views *v, const qwin *w, 
     const gpu_stream_view *sv = &v->streams[i];
     if (!lg_selected(sv, w)) continue;
     size_t k0, k1;
-    gap_range(sv->busy, sv->nbusy, w->t0, w->t1, &k0, &k1);
+    lg_gap_range(sv->busy, sv->nbusy, w->t0, w->t1, &k0, &k1);
     total += k1 - k0;
     nsel++;
   }

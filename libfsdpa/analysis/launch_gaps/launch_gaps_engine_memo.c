@@ -7,14 +7,17 @@
 
 typedef struct lg_ent {
   qwin w;
-  int used;
+  int used;        /* ENT_* bits: which results the entry holds */
   fsdpa_launch_gaps g;
   lg_extra x;
+  lg_causes k;
 } lg_ent;
+enum { ENT_GAPS = 1, ENT_CAUSES = 2 };
 
 typedef struct lg_memo {
   lg_ent *e;
   size_t cap, n;  /* cap: a power of two, or 0 */
+  lg_cidx *ix;    /* the idle-cause indexes, built on first use */
 } lg_memo;
 
 #define MEMO_MAX ((size_t)1 << 16)  /* entries; past that, stop remembering */
@@ -39,6 +42,7 @@ static lg_ent *slot(lg_ent *e, size_t cap, const qwin *w) {
 
 static void memo_free(fsdpa_ctx *c, void *obj) {
   lg_memo *m = obj;
+  lg_cidx_free(c, m->ix);
   fa_free(&c->alloc, m->e, m->cap * sizeof *m->e);
   fa_free(&c->alloc, m, sizeof *m);
 }
@@ -50,12 +54,17 @@ static fsdpa_status memo_new(fsdpa_ctx *c, void *obj, const void *arg) {
   return FSDPA_OK;
 }
 
-static void remember(fsdpa_ctx *c, lg_memo *m, const qwin *w, const fsdpa_launch_gaps *g, const lg_extra *x) {
-  if (m->n >= MEMO_MAX) return;
+/* The entry of w, added when missing; NULL when full or out of memory. */
+static lg_ent *entry(fsdpa_ctx *c, lg_memo *m, const qwin *w) {
+  if (m->cap) {
+    lg_ent *s = slot(m->e, m->cap, w);
+    if (s->used) return s;
+  }
+  if (m->n >= MEMO_MAX) return NULL;
   if (2 * (m->n + 1) > m->cap) {
     size_t nc = m->cap ? 2 * m->cap : 64;
     lg_ent *ne = fa_calloc(&c->alloc, nc * sizeof *ne);
-    if (!ne) return;
+    if (!ne) return NULL;
     for (size_t i = 0; i < m->cap; i++)
       if (m->e[i].used) *slot(ne, nc, &m->e[i].w) = m->e[i];
     fa_free(&c->alloc, m->e, m->cap * sizeof *m->e);
@@ -63,11 +72,17 @@ static void remember(fsdpa_ctx *c, lg_memo *m, const qwin *w, const fsdpa_launch
     m->cap = nc;
   }
   lg_ent *s = slot(m->e, m->cap, w);
-  s->used = 1;
   s->w = *w;
+  m->n++;
+  return s;
+}
+
+static void remember(fsdpa_ctx *c, lg_memo *m, const qwin *w, const fsdpa_launch_gaps *g, const lg_extra *x) {
+  lg_ent *s = entry(c, m, w);
+  if (!s) return;
+  s->used |= ENT_GAPS;
   s->g = *g;
   s->x = *x;
-  m->n++;
 }
 
 /* The result depends on the window and on which streams are selected, not on
@@ -92,7 +107,7 @@ fsdpa_status lg_gaps(fsdpa_ctx *c, const store_views *v, const qwin *w0, fsdpa_l
     m = (lg_memo *)(uintptr_t)k;
   if (m && m->cap) {
     const lg_ent *s = slot(m->e, m->cap, w);
-    if (s->used) {
+    if (s->used & ENT_GAPS) {
       *out = s->g;
       if (x) *x = s->x;
       return FSDPA_OK;
@@ -103,5 +118,39 @@ fsdpa_status lg_gaps(fsdpa_ctx *c, const store_views *v, const qwin *w0, fsdpa_l
   if (st) return st;
   if (x) *x = mine;
   if (m) remember(c, m, w, out, &mine);
+  return FSDPA_OK;
+}
+
+fsdpa_status lg_idle_causes(fsdpa_ctx *c, const store_views *v, const qwin *w0, lg_causes *out) {
+  qwin key = canonical(v, w0);
+  const void *k = NULL;
+  lg_memo *m = NULL;
+  if (ctx_cache_obtain(c, CACHE_LAUNCH_GAPS, sizeof(lg_memo), memo_new, NULL, memo_free, &k) == FSDPA_OK)
+    m = (lg_memo *)(uintptr_t)k;
+  if (m && m->cap) {
+    const lg_ent *s = slot(m->e, m->cap, &key);
+    if (s->used & ENT_CAUSES) {
+      *out = s->k;
+      return FSDPA_OK;
+    }
+  }
+  lg_cidx *ix = m ? m->ix : NULL, *own = NULL;
+  fsdpa_status st;
+  if (!ix) {
+    if ((st = lg_cidx_build(c, v, &own))) return st;
+    ix = own;
+    if (m) {  /* the memo keeps it */
+      m->ix = own;
+      own = NULL;
+    }
+  }
+  st = lg_causes_compute(c, v, ix, &key, out);
+  lg_cidx_free(c, own);
+  if (st || !m) return st;
+  lg_ent *s = entry(c, m, &key);
+  if (s) {
+    s->used |= ENT_CAUSES;
+    s->k = *out;
+  }
   return FSDPA_OK;
 }

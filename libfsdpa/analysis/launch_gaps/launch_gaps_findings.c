@@ -107,6 +107,9 @@ typedef struct starve_one {
   double host_share;    /* of the GPU's idle */
   fsdpa_launch_gaps g;  /* that range, the device's streams */
   lg_top ranges;        /* its longest host-wait gaps */
+  qwin q;               /* that range (relative), the device */
+  lg_causes k;          /* its device-level idle by cause */
+  int main_cause;       /* the largest of k.ns (LG_C_*; ties: the earlier) */
 } starve_one;
 
 enum { STARVE_WORST = 3 };
@@ -138,6 +141,17 @@ static int starve_judge(fsdpa_ctx *c, const store_views *v, starve_one *o) {
   o->sev = o->g.utilization * 2e6 < (double)c->params[P_STARVATION_DENSITY_PPM] ? SEV_CRITICAL
                                                                                  : SEV_WARNING;
   return 1;
+}
+
+/* The idle causes of a starving range: the wording blames the CPU's launch
+ * rate only for the part the host had not launched yet. */
+static fsdpa_status starve_causes(fsdpa_ctx *c, const store_views *v, const qwin *q, starve_one *o) {
+  fsdpa_status st = lg_idle_causes(c, v, q, &o->k);
+  if (st) return st;
+  o->main_cause = LG_C_NOT_LAUNCHED;
+  for (int i = 1; i < LG_C__N; i++)
+    if (o->k.ns[i] > o->k.ns[o->main_cause]) o->main_cause = i;
+  return FSDPA_OK;
 }
 
 /* Per device: the steady range as a whole, else the individual steady steps
@@ -173,6 +187,7 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
     nstarve++;
     cd.step = y->s[i].number;
     cd.ranges = cx.host_gaps;
+    cd.q = qs;
     int k;
     if (nw < STARVE_WORST) k = nw++;
     else if (worst[STARVE_WORST - 1].g.gpu_host_wait_ns >= cd.g.gpu_host_wait_ns) continue;
@@ -192,12 +207,15 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
     o->step = steady_step(y);
     o->g = g;
     o->ranges = x.host_gaps;
+    if ((st = starve_causes(c, v, &q, o))) return st;
     if (starve_judge(c, v, o)) d->n = 1;
     return FSDPA_OK;
   }
   d->starving_steps = nstarve;
-  for (int k = 0; k < nw; k++)
+  for (int k = 0; k < nw; k++) {
+    if ((st = starve_causes(c, v, &worst[k].q, &worst[k]))) return st;
     if (starve_judge(c, v, &worst[k])) d->one[d->n++] = worst[k];
+  }
   return FSDPA_OK;
 }
 
@@ -295,21 +313,80 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
   fmt_dur(t_host, sizeof t_host, g->gpu_host_wait_ns);
   fmt_dur(t_kw, sizeof t_kw, g->gpu_kernel_wait_ns);
   fmt_dur(t_oth, sizeof t_oth, g->gpu_other_ns);
-  char title[256], detail[1024];
-  snprintf(title, sizeof title,
-           "GPU starved: device %lld busy %.0f%% of the time, %.0f%% of its idle time waiting on "
-           "the CPU",
-           (long long)d->device, 100.0 * g->utilization, 100.0 * o->host_share);
+  const lg_causes *k = &o->k;
+  char t_nl[32], t_bl[32], t_sw[32], t_rw[32], t_un[32], top[200] = "";
+  fmt_dur(t_nl, sizeof t_nl, k->ns[LG_C_NOT_LAUNCHED]);
+  fmt_dur(t_bl, sizeof t_bl, k->ns[LG_C_BLOCKED]);
+  fmt_dur(t_sw, sizeof t_sw, k->ns[LG_C_STREAM_WAIT]);
+  fmt_dur(t_rw, sizeof t_rw, k->ns[LG_C_RANK_WAIT]);
+  fmt_dur(t_un, sizeof t_un, k->ns[LG_C_UNKNOWN]);
+  for (int i = 0; i < k->ntop; i++)  /* what the main cause mostly was */
+    if (k->top[i].cause == o->main_cause && k->top[i].wkind != LG_W_NONE) {
+      lg_cause_what(c, &k->top[i], top, sizeof top);
+      break;
+    }
+  double sh = share(k->ns[o->main_cause], k->idle_ns);
+  char title[512], detail[2048], why[600];
+  const char *advice;
+  switch (o->main_cause) {
+    case LG_C_BLOCKED:
+      snprintf(why, sizeof why,
+               "Most of it (%.1f%%) the launching thread was blocked inside a runtime call%s%s%s, "
+               "not slow at launching",
+               100.0 * sh, top[0] ? " (mostly " : "", top, top[0] ? ")" : "");
+      advice = "Look at the blocking calls in the ranges below: a first launch of a kernel that "
+               "loads its module (warm up before profiling, or CUDA_MODULE_LOADING=EAGER), "
+               "synchronous copies (pinned memory with non_blocking=True), cudaFree and "
+               "synchronizations (avoid torch.cuda.empty_cache(), .item(), .cpu() in the loop).";
+      break;
+    case LG_C_STREAM_WAIT:
+      snprintf(why, sizeof why,
+               "Most of it (%.1f%%) the next op was already queued but waited for an event on "
+               "another stream%s%s%s, not for the CPU",
+               100.0 * sh, top[0] ? " (mostly " : "", top, top[0] ? ")" : "");
+      advice = "Look at the cross-stream dependencies (event record / stream wait) in the ranges "
+               "below: the awaited stream's work, or what delays it, is on the critical path; "
+               "issue it earlier or wait later.";
+      break;
+    case LG_C_RANK_WAIT:
+      snprintf(why, sizeof why,
+               "Most of it (%.1f%%) the work waited for a collective%s%s%s, i.e. for other ranks",
+               100.0 * sh, top[0] ? " (mostly " : "", top, top[0] ? ")" : "");
+      advice = "Compare the ranks (fsdpa analyze over all of them: straggler-rank): a slower rank "
+               "or an unbalanced workload holds the collective; overlap communication with "
+               "compute.";
+      break;
+    case LG_C_UNKNOWN:
+      snprintf(why, sizeof why,
+               "Most of it (%.1f%%) the next op was queued for reasons the trace does not show",
+               100.0 * sh);
+      advice = "Profile with CPU ops, runtime calls and cuda_sync events enabled (with_stack, "
+               "record_shapes) so that the cause of the queued idle can be seen.";
+      break;
+    default:
+      snprintf(why, sizeof why,
+               "Most of it (%.1f%%) the next op had not been launched yet%s%s%s: the CPU did not "
+               "feed the GPU fast enough",
+               100.0 * sh, top[0] ? " (the launching thread mostly in " : "", top,
+               top[0] ? ")" : "");
+      advice = "Look at what the CPU does in the ranges below: data loading (more DataLoader "
+               "workers, pin_memory, prefetching), Python overhead between ops, host-side syncs "
+               "(.item(), printing, logging). Fewer launches help too: torch.compile, CUDA "
+               "graphs, larger batches.";
+      break;
+  }
+  static const char *const short_cause[LG_C__N] = {
+      "waiting on the CPU to launch", "with the CPU blocked in a call",
+      "waiting for another stream", "waiting for other ranks", "of unknown cause"};
+  snprintf(title, sizeof title, "GPU starved: device %lld busy %.0f%% of the time, %.0f%% of its idle time %s",
+           (long long)d->device, 100.0 * g->utilization, 100.0 * sh, short_cause[o->main_cause]);
   snprintf(detail, sizeof detail,
            "In %s device %lld ran GPU work %s of %s (%.1f%%). Of %s idle, %s (%.1f%%) were "
-           "host-bound gaps: the launch call of the next GPU op started only after the GPU had "
-           "gone idle, so the CPU did not feed the GPU fast enough (kernel wait %s, other %s).",
+           "host-bound gaps (the launch call of the next GPU op started only after the GPU had "
+           "gone idle; kernel wait %s, other %s). Split by cause: host not launched %s, host "
+           "blocked %s, stream wait %s, rank wait %s, unknown %s. %s.",
            scope, (long long)d->device, t_busy, t_win, 100.0 * g->utilization, t_idle, t_host,
-           100.0 * o->host_share, t_kw, t_oth);
-  const char *advice =
-      "Look at what the CPU does in the ranges below: data loading (more DataLoader workers, "
-      "pin_memory, prefetching), Python overhead between ops, host-side syncs (.item(), "
-      "printing, logging). Fewer launches help too: torch.compile, CUDA graphs, larger batches.";
+           100.0 * o->host_share, t_kw, t_oth, t_nl, t_bl, t_sw, t_rw, t_un, why);
   sbuf b;
   sb_init(&b, &c->alloc);
   jsonw w;
@@ -329,6 +406,12 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
   jw_ki64(&w, "min_host_share_ppm", d->min_host_share_ppm);
   jw_ku64(&w, "starving_steps", d->starving_steps);
   jw_ku64(&w, "steady_steps", d->steady_steps);
+  jw_ki64(&w, "host_not_launched_ns", k->ns[LG_C_NOT_LAUNCHED]);
+  jw_ki64(&w, "host_blocked_ns", k->ns[LG_C_BLOCKED]);
+  jw_ki64(&w, "stream_wait_ns", k->ns[LG_C_STREAM_WAIT]);
+  jw_ki64(&w, "rank_wait_ns", k->ns[LG_C_RANK_WAIT]);
+  jw_ki64(&w, "unknown_ns", k->ns[LG_C_UNKNOWN]);
+  jw_kstr(&w, "main_cause", lg_cause_names[o->main_cause]);
   jw_obj_end(&w);
   fsdpa_status st = add(f, c, "gpu-starvation", o->sev, rank, o->step, o->cost_ns, title, detail,
                         advice, &b, &o->ranges);

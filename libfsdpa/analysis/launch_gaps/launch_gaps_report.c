@@ -103,10 +103,39 @@ static void queue_obj(jsonw *w, const fsdpa_launch_queue *q) {
   jw_obj_end(w);
 }
 
+/* idle_causes: the GPU idle of the window split by cause (launch_gaps_impl.h). */
+static void causes_obj(const fsdpa_ctx *c, jsonw *w, const lg_causes *k) {
+  static const char *const keys[LG_C__N] = {"host_not_launched_ns", "host_blocked_ns",
+                                            "stream_wait_ns", "rank_wait_ns", "unknown_ns"};
+  jw_key(w, "idle_causes");
+  jw_obj(w);
+  jw_ki64(w, "idle_ns", k->idle_ns);
+  for (int i = 0; i < LG_C__N; i++) jw_ki64(w, keys[i], k->ns[i]);
+  jw_key(w, "top");
+  jw_arr(w);
+  for (int i = 0; i < k->ntop; i++) {
+    char what[256];
+    lg_cause_what(c, &k->top[i], what, sizeof what);
+    jw_obj(w);
+    jw_kstr(w, "cause", lg_cause_names[k->top[i].cause]);
+    if (k->top[i].wkind == LG_W_NONE) {
+      jw_key(w, "what");
+      jw_null(w);
+    } else {
+      jw_kstr(w, "what", what);
+    }
+    jw_ki64(w, "ns", k->top[i].ns);
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
+  jw_obj_end(w);
+}
+
 /* all_g / all_l: the whole-trace answers, reused when one stream is all
  * there is (the common single-GPU trace: saves a pass over every op). */
 static fsdpa_status streams_json(fsdpa_ctx *c, const store_views *v, jsonw *w,
-                                 const fsdpa_launch_gaps *all_g, const fsdpa_launch_latency *all_l) {
+                                 const fsdpa_launch_gaps *all_g, const fsdpa_launch_latency *all_l,
+                                 const lg_causes *all_k) {
   jw_key(w, "streams");
   jw_arr(w);
   for (size_t i = 0; i < v->nstreams; i++) {
@@ -115,11 +144,14 @@ static fsdpa_status streams_json(fsdpa_ctx *c, const store_views *v, jsonw *w,
     fsdpa_launch_gaps g;
     fsdpa_launch_latency l;
     fsdpa_launch_queue qu;
+    lg_causes k;
     fsdpa_status st;
     if (v->nstreams == 1) {
       g = *all_g;
       l = *all_l;
-    } else if ((st = lg_gaps(c, v, &q, &g, NULL)) || (st = lg_latency(c, v, &q, &l))) {
+      k = *all_k;
+    } else if ((st = lg_gaps(c, v, &q, &g, NULL)) || (st = lg_latency(c, v, &q, &l)) ||
+               (st = lg_idle_causes(c, v, &q, &k))) {
       return st;
     }
     if ((st = lg_queue(c, v, &q, &qu))) return st;
@@ -130,6 +162,7 @@ static fsdpa_status streams_json(fsdpa_ctx *c, const store_views *v, jsonw *w,
     timeline_fields(w, &g);
     latency_obj(w, &l, 0);
     queue_obj(w, &qu);
+    causes_obj(c, w, &k);
     jw_obj_end(w);
   }
   jw_arr_end(w);
@@ -137,7 +170,7 @@ static fsdpa_status streams_json(fsdpa_ctx *c, const store_views *v, jsonw *w,
 }
 
 static fsdpa_status devices_json(fsdpa_ctx *c, const store_views *v, jsonw *w,
-                                 const fsdpa_launch_gaps *all_g) {
+                                 const fsdpa_launch_gaps *all_g, const lg_causes *all_k) {
   int one = lg_one_device(v);
   jw_key(w, "devices");
   jw_arr(w);
@@ -145,16 +178,20 @@ static fsdpa_status devices_json(fsdpa_ctx *c, const store_views *v, jsonw *w,
     if (i && v->streams[i].device == v->streams[i - 1].device) continue;
     qwin q = {INT64_MIN, INT64_MAX, v->streams[i].device, FSDPA_ABSENT};
     fsdpa_launch_gaps g;
+    lg_causes k;
     if (one) {
       g = *all_g;
+      k = *all_k;
     } else {
       fsdpa_status st = lg_gaps(c, v, &q, &g, NULL);
+      if (!st) st = lg_idle_causes(c, v, &q, &k);
       if (st) return st;
     }
     jw_obj(w);
     jw_ki64(w, "device", v->streams[i].device);
     jw_ku64(w, "streams", g.streams);
     window_fields(w, &g);
+    causes_obj(c, w, &k);
     jw_obj_end(w);
   }
   jw_arr_end(w);
@@ -203,8 +240,11 @@ fsdpa_status launch_gaps_json(fsdpa_ctx *c, jsonw *w) {
   qwin all = {INT64_MIN, INT64_MAX, FSDPA_ABSENT, FSDPA_ABSENT};
   fsdpa_launch_gaps g;
   fsdpa_launch_latency l;
+  lg_causes k;
   fsdpa_status st;
-  if ((st = lg_gaps(c, v, &all, &g, NULL)) || (st = lg_latency(c, v, &all, &l))) return st;
+  if ((st = lg_gaps(c, v, &all, &g, NULL)) || (st = lg_latency(c, v, &all, &l)) ||
+      (st = lg_idle_causes(c, v, &all, &k)))
+    return st;
   jw_obj(w);
   jw_ki64(w, "kernel_wait_threshold_ns", g.kernel_wait_threshold_ns);
   jw_ki64(w, "small_gap_threshold_ns", g.small_gap_threshold_ns);
@@ -212,7 +252,8 @@ fsdpa_status launch_gaps_json(fsdpa_ctx *c, jsonw *w) {
   gap_fields(w, &g);
   gpu_fields(w, &g);
   latency_obj(w, &l, 1);
-  if ((st = streams_json(c, v, w, &g, &l)) || (st = devices_json(c, v, w, &g)) ||
+  causes_obj(c, w, &k);
+  if ((st = streams_json(c, v, w, &g, &l, &k)) || (st = devices_json(c, v, w, &g, &k)) ||
       (st = steps_json(c, v, w)))
     return st;
   jw_obj_end(w);

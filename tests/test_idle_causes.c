@@ -1,0 +1,519 @@
+/* Idle causes (launch_gaps_engine_causes.c): hand-built gaps with known
+ * answers (launch-bound, a blocked host inside a gap, a slow first launch,
+ * a stream wait, a wait on an op whose own launch blocked, a collective,
+ * window clipping); on every generator scenario and every corpus trace the
+ * parts sum exactly to the idle of the same window, and the corpus agrees
+ * with an independent Python recomputation from the raw JSON
+ * (tests/idle_causes_ref.py). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testutil.h"
+#include "tjson.h"
+#include "ctx.h"
+#include "analysis/launch_gaps/launch_gaps.h"
+#include "analysis/launch_gaps/launch_gaps_impl.h"
+
+#define A FSDPA_ABSENT
+#define NL LG_C_NOT_LAUNCHED
+#define BL LG_C_BLOCKED
+#define SW LG_C_STREAM_WAIT
+#define RW LG_C_RANK_WAIT
+#define UN LG_C_UNKNOWN
+
+/* A GPU op on device 0 over [s, e) and its launch call `api` on CPU thread
+ * (100, tid) over [ls, le), linked by corr. */
+static void launch(fsdpa_ctx *c, const char *api, int64_t tid, int64_t ls, int64_t le, int64_t corr,
+                   const char *cat, const char *kname, int64_t stream, int64_t s, int64_t e) {
+  tu_add_x(c, "cuda_runtime", api, 100, tid, ls, le - ls, corr);
+  tu_add_x(c, cat, kname, 0, stream, s, e - s, corr);
+}
+static void kern(fsdpa_ctx *c, int64_t ls, int64_t le, int64_t corr, int64_t stream, int64_t s, int64_t e) {
+  launch(c, "cudaLaunchKernel", 1, ls, le, corr, "kernel", "gemm", stream, s, e);
+}
+
+static lg_causes causes(fsdpa_ctx *c, int64_t t0, int64_t t1, int64_t dev, int64_t stream) {
+  const store_views *v = ctx_views(c);
+  ck_assert_ptr_nonnull(v);
+  qwin w = {t0, t1, dev, stream};
+  lg_causes k;
+  ck_assert_int_eq(lg_idle_causes(c, v, &w, &k), FSDPA_OK);
+  int64_t sum = 0;
+  for (int i = 0; i < LG_C__N; i++) sum += k.ns[i];
+  ck_assert_int_eq(sum, k.idle_ns);
+  fsdpa_launch_gaps g;
+  ck_assert_int_eq(lg_gaps(c, v, &w, &g, NULL), FSDPA_OK);
+  ck_assert_int_eq(k.idle_ns, g.gpu_idle_ns);
+  return k;
+}
+#define ALL(c) causes(c, INT64_MIN, INT64_MAX, A, A)
+
+static void expect(const lg_causes *k, int64_t nl, int64_t bl, int64_t sw, int64_t rw, int64_t un) {
+  ck_assert_msg(k->ns[NL] == nl && k->ns[BL] == bl && k->ns[SW] == sw && k->ns[RW] == rw &&
+                    k->ns[UN] == un,
+                "got %lld/%lld/%lld/%lld/%lld, want %lld/%lld/%lld/%lld/%lld",
+                (long long)k->ns[NL], (long long)k->ns[BL], (long long)k->ns[SW],
+                (long long)k->ns[RW], (long long)k->ns[UN], (long long)nl, (long long)bl,
+                (long long)sw, (long long)rw, (long long)un);
+}
+
+static void expect_top(fsdpa_ctx *c, const lg_causes *k, int i, int cause, const char *what, int64_t ns) {
+  ck_assert_int_gt(k->ntop, i);
+  char b[256];
+  lg_cause_what(c, &k->top[i], b, sizeof b);
+  ck_assert_int_eq(k->top[i].cause, cause);
+  ck_assert_str_eq(b, what);
+  ck_assert_int_eq(k->top[i].ns, ns);
+}
+
+/* The gap [200, 260) before a kernel launched at [250, 255): 55 ns not yet
+ * launched (the thread inside aten::foo), 5 ns queued behind nothing. */
+START_TEST(t_launch_bound) {
+  fsdpa_ctx *c = tu_new_ctx();
+  kern(c, 100, 105, 1, 7, 110, 200);
+  tu_add_x(c, "cpu_op", "aten::outer", 100, 1, 90, 1000, A);
+  tu_add_x(c, "cpu_op", "aten::foo", 100, 1, 150, 106, A);
+  kern(c, 250, 255, 2, 7, 260, 300);
+  lg_causes k = ALL(c);
+  ck_assert_int_eq(k.idle_ns, 60);
+  expect(&k, 55, 0, 0, 0, 5);
+  expect_top(c, &k, 0, NL, "aten::foo", 55);
+  expect_top(c, &k, 1, UN, "gemm", 5);
+  /* a window cutting the gap: parts clipped, still summing */
+  k = causes(c, 230, 258, A, A);
+  expect(&k, 25, 0, 0, 0, 3);
+  /* the part before the innermost op starts has the enclosing one */
+  fsdpa_ctx_free(c);
+  c = tu_new_ctx();
+  kern(c, 100, 105, 1, 7, 110, 200);
+  tu_add_x(c, "cpu_op", "aten::outer", 100, 1, 90, 1000, A);
+  tu_add_x(c, "cpu_op", "aten::foo", 100, 1, 150, 50, A);   /* ends at 200: does not span */
+  kern(c, 250, 255, 2, 7, 260, 300);
+  k = ALL(c);
+  expect(&k, 55, 0, 0, 0, 5);
+  expect_top(c, &k, 0, NL, "aten::outer", 55);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* The launching thread blocked in cudaStreamSynchronize [210, 240) inside
+ * the gap [200, 260): 30 ns host_blocked, 25 ns not launched, 5 queued. */
+START_TEST(t_blocked_host) {
+  fsdpa_ctx *c = tu_new_ctx();
+  kern(c, 100, 105, 1, 7, 110, 200);
+  tu_add_x(c, "cuda_runtime", "cudaStreamSynchronize", 100, 1, 210, 30, 50);
+  kern(c, 250, 255, 2, 7, 260, 300);
+  /* another thread's blocking call says nothing about this launch */
+  tu_add_x(c, "cuda_runtime", "cudaDeviceSynchronize", 100, 2, 200, 60, 51);
+  lg_causes k = ALL(c);
+  expect(&k, 25, 30, 0, 0, 5);
+  expect_top(c, &k, 0, BL, "cudaStreamSynchronize", 30);
+  ck_assert_int_eq(k.top[1].cause, NL);
+  ck_assert_int_eq(k.top[1].wkind, LG_W_NONE);  /* no CPU op on the thread */
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* A first launch that takes 1 ms (module load) started before the gap:
+ * the gap's time inside it is host_blocked; a 999,999 ns one is not. */
+START_TEST(t_slow_launch) {
+  for (int slow = 0; slow < 2; slow++) {
+    fsdpa_ctx *c = tu_new_ctx();
+    int64_t d = slow ? 1000000 : 999999;
+    kern(c, 100, 105, 1, 7, 110, 200);
+    kern(c, 150, 150 + d, 2, 7, 160 + d, 200 + d);
+    lg_causes k = ALL(c);
+    int64_t in = 150 + d - 200;
+    if (slow) expect(&k, 0, in, 0, 0, 10);
+    else expect(&k, in, 0, 0, 0, 10);
+    if (slow) expect_top(c, &k, 0, BL, "cudaLaunchKernel", in);
+    fsdpa_ctx_free(c);
+  }
+}
+END_TEST
+
+/* Stream 7 waits (cuda_sync Stream Wait Event) for an event recorded after
+ * op W on stream 20.  Stream 7 alone: its gap [50, 5000) is 64 ns before K's
+ * launch ended, then stream_wait until W ends at 5000.  The device: W itself
+ * ends its gap [50, 110), all host-side but the 5 ns W was queued. */
+START_TEST(t_stream_wait) {
+  fsdpa_ctx *c = tu_new_ctx();
+  kern(c, 10, 15, 1, 7, 20, 50);       /* P, the op before K */
+  kern(c, 100, 105, 2, 20, 110, 5000); /* W */
+  tu_add_x(c, "cuda_runtime", "cudaEventRecord", 100, 1, 106, 1, 900);
+  tu_add_x(c, "cuda_runtime", "cudaStreamWaitEvent", 100, 1, 108, 1, 901);
+  fsdpa_event e = tu_x("cuda_sync", "Stream Wait Event", 0, 7, 108, 1, 901);
+  e.sync_kind = "Stream Wait Event";
+  e.sync_kind_len = strlen(e.sync_kind);
+  e.wait_on_stream = 20;
+  e.wait_on_event_corr = 900;
+  tu_add(c, &e);
+  kern(c, 109, 114, 3, 7, 5000, 6000); /* K */
+  lg_causes k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
+  expect(&k, 64, 0, 4886, 0, 0);
+  expect_top(c, &k, 0, SW, "stream 20", 4886);
+  k = ALL(c);
+  expect(&k, 55, 0, 0, 0, 5);
+  /* a wait issued before the op before K does not hold K */
+  fsdpa_ctx_free(c);
+  c = tu_new_ctx();
+  kern(c, 100, 105, 2, 20, 110, 5000);
+  e.ts_ns = 5;
+  tu_add_x(c, "cuda_runtime", "cudaEventRecord", 100, 1, 3, 1, 900);
+  tu_add(c, &e);
+  kern(c, 10, 15, 1, 7, 20, 50);
+  kern(c, 109, 114, 3, 7, 5000, 6000);
+  k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
+  expect(&k, 64, 0, 0, 0, 4886);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* The same without cuda_sync events (ROCm): only hipEventRecord and
+ * hipStreamWaitEvent runtime calls; the event's stream is that of the
+ * thread's last launch before the record onto another stream. */
+START_TEST(t_stream_wait_runtime_calls) {
+  fsdpa_ctx *c = tu_new_ctx();
+  launch(c, "hipLaunchKernel", 1, 10, 15, 1, "kernel", "gemm", 7, 20, 50);     /* P */
+  launch(c, "hipLaunchKernel", 1, 100, 105, 2, "kernel", "copy", 20, 110, 5000); /* W */
+  tu_add_x(c, "cuda_runtime", "hipEventRecord", 100, 1, 106, 1, 900);
+  tu_add_x(c, "cuda_runtime", "hipStreamWaitEvent", 100, 1, 108, 1, 901);
+  launch(c, "hipLaunchKernel", 1, 109, 114, 3, "kernel", "gemm", 7, 5000, 6000); /* K */
+  lg_causes k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
+  expect(&k, 64, 0, 4886, 0, 0);
+  expect_top(c, &k, 0, SW, "stream 20", 4886);
+  fsdpa_ctx_free(c);
+  /* a wait before K's previous launch does not hold K */
+  c = tu_new_ctx();
+  launch(c, "hipLaunchKernel", 1, 100, 105, 2, "kernel", "copy", 20, 110, 5000);
+  tu_add_x(c, "cuda_runtime", "hipEventRecord", 100, 1, 106, 1, 900);
+  tu_add_x(c, "cuda_runtime", "hipStreamWaitEvent", 100, 1, 107, 1, 901);
+  launch(c, "hipLaunchKernel", 1, 108, 109, 1, "kernel", "gemm", 7, 120, 150);
+  launch(c, "hipLaunchKernel", 1, 110, 114, 3, "kernel", "gemm", 7, 5000, 6000);
+  k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
+  expect(&k, 0, 0, 0, 0, 4850);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* The awaited op W had not started: its launch, a synchronous cudaMemcpy on
+ * another thread, blocked until 8990; only then did stream 7 wait for W to
+ * run (stream_wait), and after W it queued 50 ns (unknown). */
+START_TEST(t_wait_on_blocked_copy) {
+  fsdpa_ctx *c = tu_new_ctx();
+  kern(c, 1, 6, 1, 7, 10, 50);
+  launch(c, "cudaMemcpy", 2, 20, 9000, 2, "gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 20, 8990, 9050);
+  tu_add_x(c, "cuda_runtime", "cudaEventRecord", 100, 2, 9001, 1, 900);
+  fsdpa_event e = tu_x("cuda_sync", "Stream Wait Event", 0, 7, 85, 1, 901);
+  e.wait_on_stream = 20;
+  e.wait_on_event_corr = 900;
+  tu_add(c, &e);
+  kern(c, 90, 95, 3, 7, 9100, 9200);
+  lg_causes k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
+  /* [50,95) before K was on its stream, [95,8990) W's copy call, [8990,9050) W runs */
+  expect(&k, 45, 8895, 60, 0, 50);
+  expect_top(c, &k, 0, BL, "cudaMemcpy", 8895);
+  /* the device: the gap before the copy is the blocking copy itself */
+  k = ALL(c);
+  expect(&k, 0, 8940, 0, 0, 50);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* Queued before a collective: rank_wait; waiting on a stream whose awaited
+ * op is a collective: rank_wait too. */
+START_TEST(t_rank_wait) {
+  fsdpa_ctx *c = tu_new_ctx();
+  kern(c, 100, 105, 1, 7, 110, 200);
+  launch(c, "cudaLaunchKernelExC", 1, 150, 155, 2, "kernel",
+         "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 7, 400, 500);
+  lg_causes k = ALL(c);
+  expect(&k, 0, 0, 0, 200, 0);
+  ck_assert_int_eq(k.top[0].cause, RW);
+  fsdpa_ctx_free(c);
+  c = tu_new_ctx();
+  kern(c, 10, 15, 1, 7, 20, 50);
+  launch(c, "cudaLaunchKernelExC", 1, 100, 105, 2, "kernel", "ncclKernel_AllGather_RING_LL_Sum_int8_t", 20,
+         110, 5000);
+  tu_add_x(c, "cuda_runtime", "cudaEventRecord", 100, 1, 106, 1, 900);
+  fsdpa_event e = tu_x("cuda_sync", "Stream Wait Event", 0, 7, 108, 1, 901);
+  e.wait_on_stream = 20;
+  e.wait_on_event_corr = 900;
+  tu_add(c, &e);
+  kern(c, 109, 114, 3, 7, 5000, 6000);
+  k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
+  expect(&k, 64, 0, 0, 4886, 0);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* No launch call: unknown, what none; the device gap takes the closer
+ * launched first. */
+START_TEST(t_unlinked_and_closer_choice) {
+  fsdpa_ctx *c = tu_new_ctx();
+  tu_add_x(c, "kernel", "k", 0, 7, 0, 100, A);
+  tu_add_x(c, "kernel", "k", 0, 7, 300, 100, A);
+  lg_causes k = ALL(c);
+  expect(&k, 0, 0, 0, 0, 200);
+  ck_assert_int_eq(k.top[0].wkind, LG_W_NONE);
+  fsdpa_ctx_free(c);
+  c = tu_new_ctx();
+  kern(c, 0, 5, 1, 7, 10, 100);
+  kern(c, 150, 155, 2, 7, 300, 400);  /* launched after the gap began */
+  kern(c, 20, 25, 3, 8, 300, 350);    /* launched before it: this one ends the device gap */
+  k = ALL(c);
+  expect(&k, 0, 0, 0, 0, 200);
+  k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
+  expect(&k, 55, 0, 0, 0, 145);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* gpu-starvation words its cause: a steady step whose idle is mostly a
+ * blocking call blames the call, not the launch rate. */
+START_TEST(t_starvation_wording) {
+  fsdpa_ctx *c = tu_new_ctx();
+  int64_t corr = 1;
+  for (int s = 0; s < 3; s++) {
+    int64_t t = s * 1000000;
+    char name[32];
+    snprintf(name, sizeof name, "ProfilerStep#%d", s);
+    tu_add_x(c, "user_annotation", name, 100, 1, t, 1000000, A);
+    kern(c, t + 10, t + 15, corr++, 7, t + 20, t + 100000);
+    tu_add_x(c, "cuda_runtime", "cudaStreamSynchronize", 100, 1, t + 100100, 700000, corr++);
+    kern(c, t + 800200, t + 800205, corr++, 7, t + 800210, t + 900000);
+  }
+  char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
+  ck_assert(tu_report_has_finding(rep, "gpu-starvation"));
+  const char *f = strstr(rep, "\"gpu-starvation\"");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_ptr_nonnull(strstr(f, "\"main_cause\":\"host_blocked\""));
+  ck_assert_ptr_nonnull(strstr(f, "blocked inside a runtime call (mostly cudaStreamSynchronize)"));
+  ck_assert_ptr_null(strstr(f, "did not feed the GPU"));
+  free(rep);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* Random nested CPU ops on the launching thread and random gaps: the top
+ * list's "what" (innermost op spanning each part, found by galloping from
+ * the previous answer) equals a linear scan for the innermost op. */
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static int64_t rnd(int64_t n) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (int64_t)(rng % (uint64_t)n);
+}
+typedef struct nop { int64_t s, e; int name; } nop;
+static int nest(nop *o, int n, int cap, int64_t s, int64_t e, int depth) {
+  for (int64_t t = s; t < e && n < cap;) {
+    int64_t a = t + rnd(200), b = a + 1 + rnd(2000);
+    if (b > e) break;
+    o[n++] = (nop){a, b, (int)rnd(4)};
+    if (depth < 3) n = nest(o, n, cap, a, b, depth + 1);
+    t = b;
+  }
+  return n;
+}
+static int naive_inner(const nop *o, int n, int64_t a, int64_t b) {
+  int best = -1;
+  for (int i = 0; i < n; i++)
+    if (o[i].s <= a && o[i].e >= b && (best < 0 || o[i].s >= o[best].s)) best = i;
+  return best;
+}
+START_TEST(t_random_innermost) {
+  static const char *NAMES[] = {"op0", "op1", "op2", "op3"};
+  for (int round = 0; round < 20; round++) {
+    static nop o[4000];
+    int n = nest(o, 0, 4000, 0, 400000, 0);
+    fsdpa_ctx *c = tu_new_ctx();
+    for (int i = 0; i < n; i++) tu_add_x(c, "cpu_op", NAMES[o[i].name], 100, 1, o[i].s, o[i].e - o[i].s, A);
+    int64_t want[5] = {0};  /* per name, [4] = none */
+    int64_t t = 0, corr = 1, prev_end = 0;
+    while (t < 400000) {
+      int64_t ls = t + rnd(3000), le = ls + 1 + rnd(20), ks = le, ke = ks + 1 + rnd(3000);  /* nothing queued: the top list holds only host parts */
+      kern(c, ls, le, corr++, 7, ks, ke);
+      if (corr > 2 && ks > prev_end) {  /* the gap [prev_end, ks) */
+        int64_t a = prev_end, pre = ls > a ? ls : a, in_end = le > a ? le : a;
+        int64_t parts[2][2] = {{a, pre < ks ? pre : ks}, {pre < ks ? pre : ks, in_end < ks ? in_end : ks}};
+        for (int p = 0; p < 2; p++) {
+          if (parts[p][1] <= parts[p][0]) continue;
+          int i = naive_inner(o, n, parts[p][0], parts[p][1]);
+          want[i < 0 ? 4 : o[i].name] += parts[p][1] - parts[p][0];
+        }
+      }
+      if (ke > prev_end) prev_end = ke;
+      t = ke;
+    }
+    lg_causes k = ALL(c);
+    int64_t got[5] = {0};
+    for (int i = 0; i < k.ntop; i++) {
+      if (k.top[i].cause != NL) continue;
+      if (k.top[i].wkind == LG_W_NONE) {
+        got[4] = k.top[i].ns;
+        continue;
+      }
+      char b[64];
+      lg_cause_what(c, &k.top[i], b, sizeof b);
+      got[b[2] - '0'] = k.top[i].ns;
+    }
+    for (int i = 0; i < 5; i++) ck_assert_msg(got[i] == want[i], "round %d name %d: %lld vs %lld", round, i,
+                                              (long long)got[i], (long long)want[i]);
+    fsdpa_ctx_free(c);
+  }
+}
+END_TEST
+
+/* ---- every window of a real or generated trace ---- */
+
+/* Whole trace, each device and each stream: parts sum to the window's idle. */
+static size_t check_sums(fsdpa_ctx *c) {
+  const store_views *v = ctx_views(c);
+  ck_assert_ptr_nonnull(v);
+  size_t n = 0;
+  if (!v->nstreams) return 0;
+  causes(c, INT64_MIN, INT64_MAX, A, A);
+  n++;
+  for (size_t i = 0; i < v->nstreams; i++) {
+    causes(c, INT64_MIN, INT64_MAX, v->streams[i].device, v->streams[i].stream);
+    if (!i || v->streams[i].device != v->streams[i - 1].device)
+      causes(c, INT64_MIN, INT64_MAX, v->streams[i].device, A);
+    n++;
+  }
+  size_t ns = c->st.steps.len;
+  for (size_t i = 0; i < ns; i++) {
+    const step_rec *s = &FA_VEC_AT(&c->st.steps, step_rec, i);
+    causes(c, s->ts, s->end, A, A);
+    n++;
+  }
+  return n;
+}
+
+static char *ref_run(const char *path) {
+  char cmd[8192];
+  const char *py = getenv("FSDPA_PYTHON");
+  snprintf(cmd, sizeof cmd, "'%s' '%s/tests/idle_causes_ref.py' '%s'", py ? py : "python3",
+           tu_source_root(), path);
+  int st = 0;
+  char *out = tu_run(cmd, &st);
+  ck_assert_msg(out && st == 0, "reference failed on %s", path);
+  return out;
+}
+
+static void cmp_ref(const char *ref, const char *pre, const lg_causes *k, const char *what) {
+  char p[256];
+#define R(key) (snprintf(p, sizeof p, "%s%s", pre, key), tj_i64(ref, p))
+  ck_assert_msg(R("idle_ns") == k->idle_ns, "%s: idle %lld vs %lld", what, (long long)R("idle_ns"),
+                (long long)k->idle_ns);
+  ck_assert_msg(R("pre_ns") == k->ns[NL] + k->ns[BL], "%s: before on stream %lld vs %lld", what,
+                (long long)R("pre_ns"), (long long)(k->ns[NL] + k->ns[BL]));
+  ck_assert_msg(R("stream_wait_ns") == k->ns[SW], "%s: stream wait %lld vs %lld", what,
+                (long long)R("stream_wait_ns"), (long long)k->ns[SW]);
+  ck_assert_msg(R("rank_wait_ns") == k->ns[RW], "%s: rank wait", what);
+  ck_assert_msg(R("unknown_ns") == k->ns[UN], "%s: unknown %lld vs %lld", what,
+                (long long)R("unknown_ns"), (long long)k->ns[UN]);
+#undef R
+}
+
+/* The whole trace and each stream against the reference. */
+static void check_ref(fsdpa_ctx *c, const char *path) {
+  char *ref = ref_run(path);
+  const store_views *v = ctx_views(c);
+  ck_assert_ptr_nonnull(v);
+  if (v->nstreams) {
+    lg_causes k = ALL(c);
+    cmp_ref(ref, "", &k, path);
+    for (size_t i = 0; i < v->nstreams; i++) {
+      char pre[96], what[4300];
+      snprintf(pre, sizeof pre, "streams.%lld:%lld.", (long long)v->streams[i].device,
+               (long long)v->streams[i].stream);
+      snprintf(what, sizeof what, "%s %s", path, pre);
+      k = causes(c, INT64_MIN, INT64_MAX, v->streams[i].device, v->streams[i].stream);
+      cmp_ref(ref, pre, &k, what);
+    }
+  } else {
+    ck_assert_int_eq(tj_i64(ref, "idle_ns"), 0);
+  }
+  free(ref);
+}
+
+START_TEST(t_corpus) {
+  const char *dir = tu_corpus_dir();
+  if (!dir) return;
+  char **paths = NULL;
+  size_t n = tu_corpus_files(dir, &paths), traces = 0, windows = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (strstr(paths[i], "execution_trace")) continue;  /* not a Kineto trace */
+    fsdpa_ctx *c = tu_new_ctx();
+    ck_assert_msg(fsdpa_feed_file(c, paths[i]) == FSDPA_OK, "%s: %s", paths[i], fsdpa_errmsg(c));
+    windows += check_sums(c);
+    check_ref(c, paths[i]);
+    traces++;
+    fsdpa_ctx_free(c);
+  }
+  printf("# idle causes: %zu corpus traces, %zu windows summed, reference agrees\n", traces, windows);
+  ck_assert_int_gt(traces, 20);
+  tu_free_paths(paths, n);
+}
+END_TEST
+
+START_TEST(t_generator) {
+  static const char *S[] = {"fsdp2_healthy", "fsdp2_no_prefetch", "fsdp1_serialized", "network_bound",
+                            "comm_on_compute_stream", "launch_bound", "fused_healthy", "sync_stall",
+                            "allocator_thrash", "allocator_healthy", "straggler", "mixed"};
+  size_t done = 0;
+  for (size_t i = 0; i < sizeof S / sizeof S[0]; i++) {
+    char name[128];
+    snprintf(name, sizeof name, "ic_%s.json.gz", S[i]);
+    char *path = tu_tracegen(S[i], "--ranks 1", name);
+    ck_assert_msg(path != NULL, "tracegen %s failed", S[i]);
+    fsdpa_ctx *c = tu_new_ctx();
+    ck_assert_msg(fsdpa_feed_file(c, path) == FSDPA_OK, "%s: %s", path, fsdpa_errmsg(c));
+    check_sums(c);
+    check_ref(c, path);
+    if (!strcmp(S[i], "launch_bound")) {
+      /* the eager loop's idle is its host: nothing waits on another stream */
+      lg_causes k = ALL(c);
+      ck_assert_int_eq(k.ns[SW] + k.ns[RW], 0);
+      ck_assert_int_gt(k.ns[NL], k.idle_ns / 2);
+    }
+    if (!strcmp(S[i], "sync_stall")) {
+      lg_causes k = ALL(c);
+      ck_assert_int_gt(k.ns[BL], 0);
+    }
+    fsdpa_ctx_free(c);
+    free(path);
+    done++;
+  }
+  ck_assert_int_eq(done, sizeof S / sizeof S[0]);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("idle_causes");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, t_launch_bound);
+  tcase_add_test(tc, t_blocked_host);
+  tcase_add_test(tc, t_slow_launch);
+  tcase_add_test(tc, t_stream_wait);
+  tcase_add_test(tc, t_stream_wait_runtime_calls);
+  tcase_add_test(tc, t_wait_on_blocked_copy);
+  tcase_add_test(tc, t_rank_wait);
+  tcase_add_test(tc, t_unlinked_and_closer_choice);
+  tcase_add_test(tc, t_starvation_wording);
+  tcase_add_test(tc, t_random_innermost);
+  suite_add_tcase(s, tc);
+  TCase *tr = tcase_create("traces");
+  tcase_set_timeout(tr, 1200);
+  tcase_add_test(tr, t_corpus);
+  tcase_add_test(tr, t_generator);
+  suite_add_tcase(s, tr);
+  SRunner *r = srunner_create(s);
+  srunner_run_all(r, CK_ENV);
+  int nf = srunner_ntests_failed(r);
+  srunner_free(r);
+  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
