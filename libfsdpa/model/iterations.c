@@ -46,6 +46,13 @@ void iterations_free(iterations *it) {
   it->n = 0;
 }
 
+static int mark_of(const store *s, uint8_t *memo, uint32_t name) {
+  if (name >= s->name_info.len) return IT_NONE;
+  if (memo[name] == 0xff)
+    memo[name] = (uint8_t)classify_iteration_mark(store_name(s, name), intern_len(&s->names, name));
+  return memo[name];
+}
+
 /* First start and last end of the CPU records of a thread. */
 static void thread_extent(const store *s, uint32_t track, int64_t *first, int64_t *last) {
   *first = INT64_MAX;
@@ -75,12 +82,17 @@ fsdpa_status iterations_build(fsdpa_ctx *c, iterations *it) {
   }
   /* the marks of each kind; the first mark's name (and thread) is the one
    * followed, so that a second optimizer (EMA) does not double the count */
+  /* the mark of each name, decided once (a string match; names repeat) */
+  size_t nn = s->name_info.len ? s->name_info.len : 1;
+  uint8_t *memo = fa_malloc(it->a, nn);
+  if (!memo) return fa_fail_status(it->a);
+  memset(memo, 0xff, nn);
   size_t count[5] = {0};
   uint32_t name[5] = {INTERN_NONE, INTERN_NONE, INTERN_NONE, INTERN_NONE, INTERN_NONE};
   uint32_t track[5] = {0};
   for (size_t i = 0; i < s->cpu.len; i++) {
     const ev_rec *r = STORE_REC(&s->cpu, i);
-    int m = classify_iteration_mark(store_name(s, r->name), intern_len(&s->names, r->name));
+    int m = mark_of(s, memo, r->name);
     if (m == IT_NONE) continue;
     if (name[m] == INTERN_NONE) {
       name[m] = r->name;
@@ -95,16 +107,19 @@ fsdpa_status iterations_build(fsdpa_ctx *c, iterations *it) {
              : count[IT_BENCHMARK] ? IT_BENCHMARK
              : count[IT_DATALOADER] >= 2 ? IT_DATALOADER
                                          : IT_NONE;
-  if (mark == IT_NONE) return FSDPA_OK;
-  it_range *r = fa_malloc(it->a, count[mark] * sizeof *r);
-  if (!r) return fa_fail_status(it->a);
+  it_range *r = mark == IT_NONE ? NULL : fa_malloc(it->a, count[mark] * sizeof *r);
+  if (mark == IT_NONE || !r) {
+    fa_free(it->a, memo, nn);
+    return mark == IT_NONE ? FSDPA_OK : fa_fail_status(it->a);
+  }
   size_t n = 0;
   for (size_t i = 0; i < s->cpu.len && n < count[mark]; i++) {
     const ev_rec *e = STORE_REC(&s->cpu, i);
-    if (classify_iteration_mark(store_name(s, e->name), intern_len(&s->names, e->name)) != mark) continue;
+    if (mark_of(s, memo, e->name) != mark) continue;
     if ((mark == IT_OPTIMIZER || mark == IT_DATALOADER) && e->name != name[mark]) continue;
     r[n++] = (it_range){e->ts, e->end, e->name};
   }
+  fa_free(it->a, memo, nn);
   qsort(r, n, sizeof *r, by_start);
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {

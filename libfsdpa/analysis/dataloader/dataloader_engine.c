@@ -19,29 +19,47 @@ static void top_insert(dl_result *r, const dl_call *k) {
   r->top[i] = *k;
 }
 
+/* Whether a name is a DataLoader __next__, decided once per name (the
+ * classification is a string match; traces repeat few names many times). */
+static int is_next(const store *s, uint8_t *memo, uint32_t name) {
+  if (name >= s->name_info.len) return 0;
+  if (memo[name] == 0xff)
+    memo[name] = classify_iteration_mark(store_name(s, name), intern_len(&s->names, name)) == IT_DATALOADER;
+  return memo[name];
+}
+
 fsdpa_status dl_compute(fsdpa_ctx *c, dl_result *r) {
   memset(r, 0, sizeof *r);
   const store *s = &c->st;
   fa_alloc *a = &c->alloc;
+  size_t nn = s->name_info.len ? s->name_info.len : 1;
+  uint8_t *memo = fa_malloc(a, nn);
+  if (!memo) return fa_fail_status(a);
+  memset(memo, 0xff, nn);
   size_t ncalls = 0;
   for (size_t i = 0; i < s->cpu.len; i++) {
     const ev_rec *e = STORE_REC(&s->cpu, i);
-    if (classify_iteration_mark(store_name(s, e->name), intern_len(&s->names, e->name)) == IT_DATALOADER) ncalls++;
+    if (is_next(s, memo, e->name)) {
+      ncalls++;
+      r->total_ns += e->end - e->ts;
+    }
   }
   r->calls = ncalls;
   const store_views *v = ctx_views(c);
-  if (!v) return fa_fail_status(a);
+  if (!v) {
+    fa_free(a, memo, nn);
+    return fa_fail_status(a);
+  }
   if (!ncalls || !v->nall) {
-    for (size_t i = 0; i < s->cpu.len && ncalls; i++) {
-      const ev_rec *e = STORE_REC(&s->cpu, i);
-      if (classify_iteration_mark(store_name(s, e->name), intern_len(&s->names, e->name)) == IT_DATALOADER)
-        r->total_ns += e->end - e->ts;
-    }
+    fa_free(a, memo, nn);
     return FSDPA_OK;
   }
   iterations it;
   fsdpa_status st = iterations_build(c, &it);
-  if (st) return st;
+  if (st) {
+    fa_free(a, memo, nn);
+    return st;
+  }
   size_t nw = it.n >= 2 ? it.n - 1 : 1, nb = v->nall;
   iv *win = fa_malloc(a, nw * sizeof *win), *idle = fa_malloc(a, (nb + 1) * sizeof *idle);
   iv *idle_w = fa_malloc(a, (nb + 1 + nw) * sizeof *idle_w), *dl = fa_malloc(a, ncalls * sizeof *dl);
@@ -67,10 +85,9 @@ fsdpa_status dl_compute(fsdpa_ctx *c, dl_result *r) {
   r->window_ns = iv_total(span_w, nsw);
   r->idle_ns = iv_total(idle_w, niw);
   size_t k = 0;
-  for (size_t i = 0; i < s->cpu.len; i++) {
+  for (size_t i = 0; i < s->cpu.len && k < ncalls; i++) {
     const ev_rec *e = STORE_REC(&s->cpu, i);
-    if (classify_iteration_mark(store_name(s, e->name), intern_len(&s->names, e->name)) != IT_DATALOADER) continue;
-    r->total_ns += e->end - e->ts;
+    if (!is_next(s, memo, e->name)) continue;
     dl[k] = (iv){e->ts, e->end};
     calls[k] = (dl_call){e->ts, e->end, iv_len_in(idle_w, niw, e->ts, e->end)};
     top_insert(r, &calls[k]);
@@ -86,5 +103,6 @@ out:
   fa_free(a, idle, (nb + 1) * sizeof *idle);
   fa_free(a, win, (it.n >= 2 ? it.n - 1 : 1) * sizeof *win);
   iterations_free(&it);
+  fa_free(a, memo, nn);
   return st;
 }
