@@ -45,7 +45,11 @@ class ReportIdentityTest(unittest.TestCase):
         rep = fsdpa.analyze([support.TINY, path])
         self.assert_same(rep.json, cli)
         self.assertEqual(len(rep.inputs), 2)
-        self.assertEqual(rep.inputs[0].path, support.TINY)
+        # inputs come in rank order, whatever order they were given in: the
+        # tiny trace says rank 1, the sample rank 0
+        self.assertEqual([i.rank for i in rep.inputs], [0, 1])
+        self.assertEqual(rep.inputs[1].path, support.TINY)
+        self.assertEqual(fsdpa.analyze([path, support.TINY]).json, rep.json)
 
     def test_params_reach_the_analyses(self):
         """`--set` on the CLI and params= in Python give the same report."""
