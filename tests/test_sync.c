@@ -207,10 +207,13 @@ START_TEST(t_sync_behaviour) {
   ck_assert(!tj_has(rep, "ranks.0.sync_waits.[api=cudaMalloc]"));
   ck_assert(!tj_has(rep, "ranks.0.sync_waits.[api=cudaLaunchKernel]"));
   ck_assert_int_eq(tj_i64(rep, "ranks.0.sync_waits.[api=cudaMemcpyAsync].count"), 1);
-  /* 1.71 ms blocked in a 20 ms step: flagged (>= 1 ms, >= 2 %); info: the GPU ran the
-   * queued kernel through the wait, so the idle inside it is far below 5 % of the step */
+  /* 1.71 ms blocked in a 20 ms step: flagged (>= 1 ms, >= 2 %); warning by the idle the wait
+   * opened: the GPU ran dry 5 us before the copy returned and stayed idle until kB, 2.996 ms
+   * (15 % of the step: >= 5 %, < 30 %) */
   ck_assert(tu_report_has_finding(rep, "cpu-sync-stall"));
-  ck_assert(tj_str_is(rep, "findings.[id=cpu-sync-stall].severity", "info"));
+  ck_assert(tj_str_is(rep, "findings.[id=cpu-sync-stall].severity", "warning"));
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=cpu-sync-stall].evidence.gpu_idle_opened_ns"), 2996 * US);
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=cpu-sync-stall].evidence.judged_ns"), 20000 * US);
   ck_assert_int_eq(tj_i64(rep, "findings.[id=cpu-sync-stall].evidence.behaviour_calls"), 1);
   free(rep);
   /* the wake-up tolerance: the call returned 5 us after its copy */

@@ -18,8 +18,8 @@ typedef struct stall {
   int64_t flagged_ns;         /* blocked time in the flagged steps */
   int64_t flagged_dur;        /* their summed duration */
   int64_t judged_ns;          /* summed duration of every step judged */
-  int64_t inside_ns;          /* GPU idle while the flagged calls blocked (each device once) */
-  int64_t inside_ppm;         /* inside_ns as a share of judged_ns: the severity */
+  int64_t opened_ns;          /* GPU gaps opened while the flagged calls blocked, full length */
+  int64_t opened_ppm;         /* opened_ns as a share of judged_ns: the severity */
   const step_rec *worst_step; /* flagged step whose worst thread blocked longest */
   const sa_step *worst;       /* its row */
   const track *worst_thread;
@@ -42,10 +42,25 @@ static void stall_free(fsdpa_ctx *c, const sync_run *r, stall *d) {
   fa_free(&c->alloc, d->rows, sa_steps_bytes(&r->s));
 }
 
-/* GPU idle while the selected calls blocked, without the idle after them
- * (sc_idle_cost counts that too): a thread that waited while the GPU worked
- * lost its lead, and what the GPU lost is only the idle inside the wait. */
-static fsdpa_status idle_inside(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, int64_t *out) {
+/* GPU idle the selected calls caused: the full length of every GPU gap that
+ * opens while one of them blocks (the queue ran dry under the wait and stayed
+ * dry until the thread came back).  Not sc_idle_cost's idle after any call
+ * that ends on an idle GPU: a thread that waited while the GPU worked lost its
+ * lead, and the idle it did not open is not its cost. */
+static int64_t gaps_opened(const iv *b, size_t nb, int64_t s, int64_t e) {
+  size_t lo = 0, hi = nb;
+  while (lo < hi) { /* first busy interval ending at or after s */
+    size_t mid = lo + (hi - lo) / 2;
+    if (b[mid].e < s) lo = mid + 1;
+    else hi = mid;
+  }
+  int64_t t = 0;
+  for (size_t j = lo; j + 1 < nb && b[j].e < e; j++)
+    if (b[j + 1].s > b[j].e) t += b[j + 1].s - b[j].e;
+  return t;
+}
+
+static fsdpa_status idle_opened(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, int64_t *out) {
   *out = 0;
   size_t n = 0;
   for (size_t i = 0; i < s->n; i++) n += sel[i] != 0;
@@ -60,7 +75,7 @@ static fsdpa_status idle_inside(fsdpa_ctx *c, const sc_set *s, const uint8_t *se
     m = iv_union(w, m);
     size_t nb;
     const iv *b = sc_busy(s, d, &nb);
-    for (size_t j = 0; j < m; j++) *out += (w[j].e - w[j].s) - iv_len_in(b, nb, w[j].s, w[j].e);
+    for (size_t j = 0; j < m; j++) *out += gaps_opened(b, nb, w[j].s, w[j].e);
   }
   fa_free(&c->alloc, w, n * sizeof(iv));
   return FSDPA_OK;
@@ -126,14 +141,14 @@ static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, stall *d) {
     if (st) return st;
   }
   /* a thread blocked while the GPU kept busy costs the CPU its lead, not GPU
-   * time: severity follows the GPU idle inside the blocking calls as a share
-   * of the steps judged, on the scale every finding uses */
-  if ((st = idle_inside(c, s, d->in, &d->inside_ns))) return st;
+   * time: severity follows the GPU idle the blocking calls opened, as a
+   * share of the steps judged, on the scale every finding uses */
+  if ((st = idle_opened(c, s, d->in, &d->opened_ns))) return st;
   for (size_t i = 0; i < s->nsteps; i++)
     if (s->steps[i].end > s->steps[i].ts) d->judged_ns += s->steps[i].end - s->steps[i].ts;
-  d->inside_ppm = d->judged_ns > 0 ? (int64_t)(1e6 * ((double)d->inside_ns / (double)d->judged_ns)) : 0;
-  d->severity = d->inside_ppm >= c->params[P_SEVERITY_CRITICAL_PPM]  ? SEV_CRITICAL
-                : d->inside_ppm >= c->params[P_SEVERITY_WARNING_PPM] ? SEV_WARNING
+  d->opened_ppm = d->judged_ns > 0 ? (int64_t)(1e6 * ((double)d->opened_ns / (double)d->judged_ns)) : 0;
+  d->severity = d->opened_ppm >= c->params[P_SEVERITY_CRITICAL_PPM]  ? SEV_CRITICAL
+                : d->opened_ppm >= c->params[P_SEVERITY_WARNING_PPM] ? SEV_WARNING
                                                                       : SEV_INFO;
   d->step = d->nflag == 1 ? d->worst_step->number : FSDPA_ABSENT;
   d->fires = 1;
@@ -223,8 +238,8 @@ static void stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall *d, sbuf
   jw_ki64(&w, "flagged_sync_ns", d->flagged_ns);
   jw_ki64(&w, "flagged_steps_dur_ns", d->flagged_dur);
   jw_ki64(&w, "judged_ns", d->judged_ns);
-  jw_ki64(&w, "gpu_idle_inside_ns", d->inside_ns);
-  jw_ki64(&w, "gpu_idle_inside_ppm", d->inside_ppm);
+  jw_ki64(&w, "gpu_idle_opened_ns", d->opened_ns);
+  jw_ki64(&w, "gpu_idle_opened_ppm", d->opened_ppm);
   jw_ki64(&w, "gpu_idle_ns", d->cost_ns);
   jw_ki64(&w, "worst_step", d->worst_step->number);
   jw_ki64(&w, "worst_step_dur_ns", d->worst_step->end - d->worst_step->ts);

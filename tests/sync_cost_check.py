@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""cpu-sync-stall's severity follows the GPU idle the blocking calls opened
+(docs/report-contract.md): on every corpus trace where it fires,
+
+  - the severity is critical / warning / info by gpu_idle_opened_ppm against
+    severity.critical_ppm / severity.warning_ppm (30 % / 5 %), and that ppm is
+    gpu_idle_opened_ns over judged_ns;
+  - where every step is flagged and every flagged call blocked by name (so the
+    calls judged are exactly the listed APIs' calls), gpu_idle_opened_ns equals
+    what tests/verdicts/facts.py computes from the raw JSON without the library:
+    the full length of the GPU gaps that begin while one of those calls runs.
+
+Exit 0 = all agree, 1 = a difference, 77 = no corpus.
+"""
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.environ.get("FSDPA_SOURCE_ROOT") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLI = os.environ.get("FSDPA_CLI")
+CORPUS = os.environ.get("FSDPA_TRACE_CORPUS") or os.environ.get("FSDPA_DEFAULT_CORPUS") or \
+    os.path.join(ROOT, "..", "shared", "traces")
+WARNING_PPM, CRITICAL_PPM = 50000, 300000
+
+
+def main():
+    if not CLI or not os.access(CLI, os.X_OK):
+        print("FSDPA_CLI must name the fsdpa executable", file=sys.stderr)
+        return 2
+    if not os.path.isdir(CORPUS):
+        print("# SKIP: no trace corpus at %s" % CORPUS)
+        return 77
+    bad, n, recomputed = [], 0, 0
+    for d, _, files in sorted(os.walk(CORPUS)):
+        for f in sorted(files):
+            if not (f.endswith(".json") or f.endswith(".json.gz")):
+                continue
+            path = os.path.join(d, f)
+            name = os.path.relpath(path, CORPUS)
+            r = subprocess.run([CLI, "analyze", "--format", "json", path], capture_output=True, text=True)
+            if r.returncode not in (0, 1):
+                continue
+            for x in json.loads(r.stdout)["findings"]:
+                if x["id"] != "cpu-sync-stall":
+                    continue
+                n += 1
+                e = x["evidence"]
+                ppm = e["gpu_idle_opened_ppm"]
+                want_ppm = int(1e6 * e["gpu_idle_opened_ns"] / e["judged_ns"]) if e["judged_ns"] > 0 else 0
+                if abs(ppm - want_ppm) > 1:
+                    bad.append("%s: gpu_idle_opened_ppm %d, opened/judged gives %d" % (name, ppm, want_ppm))
+                sev = "critical" if ppm >= CRITICAL_PPM else "warning" if ppm >= WARNING_PPM else "info"
+                if x["severity"] != sev:
+                    bad.append("%s: severity %s, %d ppm of idle opened says %s" % (name, x["severity"], ppm, sev))
+                if e["behaviour_calls"] or e["flagged_steps"] != e["steps"]:
+                    continue
+                apis = "|".join(a["api"] for a in e["by_api"])
+                calc = {"fn": "idle_opened_by", "filter": {"name_re": "^(%s)$" % apis}, "window": {"steps": "all"}}
+                v = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "verdicts", "facts.py"), "--eval",
+                                    path, json.dumps(calc)], capture_output=True, text=True, check=True)
+                got = int(v.stdout.strip())
+                recomputed += 1
+                if got != e["gpu_idle_opened_ns"]:
+                    bad.append("%s: gpu_idle_opened_ns %d, recomputed from the raw JSON %d" %
+                               (name, e["gpu_idle_opened_ns"], got))
+                else:
+                    print("# %s: %d ns opened, %s" % (name, got, x["severity"]))
+    print("# %d cpu-sync-stall findings, %d recomputed from the raw JSON" % (n, recomputed))
+    for b in bad:
+        print("FAIL " + b)
+    if not recomputed:
+        print("FAIL no finding could be recomputed: the check would prove nothing")
+        return 1
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
