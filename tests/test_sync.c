@@ -174,6 +174,44 @@ static void build_behaviour(fsdpa_ctx *c) {
   tu_add_x(c, "cuda_runtime", "cudaMalloc", 10, 10, 9300 * US, 1705 * US, 8);
 }
 
+/* One 20 ms step: a cudaStreamSynchronize blocks 4.8 ms while k1 runs, the GPU
+ * runs dry at 5000 us (5 us before the call returns) and k2 starts at `next`. */
+static void build_cost(fsdpa_ctx *c, int64_t next) {
+  tu_add_x(c, "user_annotation", "ProfilerStep#1", 10, 10, 0, 20000 * US, FSDPA_ABSENT);
+  tu_launch_kernel(c, 10, 50 * US, 1, 7, 100 * US, 5000 * US, "k1");
+  tu_add_x(c, "cuda_runtime", "cudaStreamSynchronize", 10, 10, 200 * US, 4805 * US, 2);
+  tu_launch_kernel(c, 10, next - 50 * US, 3, 7, next, next + 800 * US, "k2");
+}
+
+/* cpu-sync-stall's severity follows the GPU gap the wait opened, as a share of
+ * the step (severity.warning_ppm 5 %, severity.critical_ppm 30 %), not how long
+ * the thread blocked (24 % of the step in all three). */
+START_TEST(t_sync_severity_by_cost) {
+  static const struct { int64_t next; const char *sev; } C[] = {
+      {5150 * US, "info"}, {7000 * US, "warning"}, {12000 * US, "critical"}};
+  for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+    fsdpa_ctx *c = tu_new_ctx();
+    build_cost(c, C[i].next);
+    char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+    ck_assert_ptr_nonnull(rep);
+    ck_assert(tu_report_has_finding(rep, "cpu-sync-stall"));
+    ck_assert_msg(tj_str_is(rep, "findings.[id=cpu-sync-stall].severity", C[i].sev), "case %zu", i);
+    ck_assert_int_eq(tj_i64(rep, "findings.[id=cpu-sync-stall].evidence.gpu_idle_opened_ns"), C[i].next - 5000 * US);
+    ck_assert_int_eq(tj_i64(rep, "findings.[id=cpu-sync-stall].evidence.gpu_idle_opened_ppm"),
+                     (C[i].next - 5000 * US) / 20); /* ns per 20 ms, in ppm */
+    free(rep);
+    if (i == 2) { /* the thresholds are the params */
+      ck_assert_int_eq(fsdpa_param_set(c, "severity.critical_ppm", "400000"), FSDPA_OK);
+      rep = tu_report(c, FSDPA_FORMAT_JSON);
+      ck_assert_ptr_nonnull(rep);
+      ck_assert(tj_str_is(rep, "findings.[id=cpu-sync-stall].severity", "warning"));
+      free(rep);
+    }
+    fsdpa_ctx_free(c);
+  }
+}
+END_TEST
+
 START_TEST(t_sync_behaviour) {
   fsdpa_ctx *c = tu_new_ctx();
   build_behaviour(c);
@@ -678,6 +716,7 @@ static Suite *suite(void) {
   tcase_add_test(u, t_sync_inferred_idle);
   tcase_add_test(u, t_sync_cuda_sync_events);
   tcase_add_test(u, t_sync_behaviour);
+  tcase_add_test(u, t_sync_severity_by_cost);
   tcase_add_test(u, t_sync_behaviour_drain);
   tcase_add_test(u, t_list_protocol);
   tcase_add_test(u, t_list_outlives_context);
