@@ -85,7 +85,19 @@ def corpus(bad):
                 continue  # rejected inputs have no advice
             check(os.path.relpath(path, CORPUS), rep, bad)
             n += 1
-    print("# corpus: %d traces" % n)
+    # ranks of one job together, so that cross-rank findings are judged too
+    for group in (("hta/trace_filter/sampled_rank-0.json.gz", "hta/trace_filter/sampled_rank-1.json.gz"),):
+        paths = [os.path.join(CORPUS, g) for g in group]
+        if not all(os.path.exists(p) for p in paths):
+            bad.append("%s: missing from the corpus" % (group,))
+            continue
+        rep = report(paths)
+        if rep is None:
+            bad.append("%s: the CLI rejected the ranks together" % (group,))
+            continue
+        check(" + ".join(group), rep, bad)
+        n += 1
+    print("# corpus: %d traces and rank groups" % n)
     return n
 
 
