@@ -2,6 +2,7 @@
  * (fsdp_engine_backward.c): whether it fires and with which numbers
  * (decide_prefetch), its evidence, and its sentences (word_prefetch). */
 #include "analysis/fsdp/fsdp_impl.h"
+#include "model/workload.h"
 #include <stdlib.h>
 #include <string.h>
 #include "util/satmath.h"
@@ -135,9 +136,16 @@ static fsdpa_status word_prefetch(fsdpa_ctx *c, int64_t rank, findings *f, const
             (double)d->cost_ns / 1e3 / (double)d->links);
   if (ev->failed || det->failed || names->failed)
     return (fsdpa_status)(ev->failed ? ev->failed : det->failed ? det->failed : names->failed);
+  /* FSDP1 or FSDP2 wording from the workload's evidence when it names one
+   * version only; else from the units the model found */
+  workload wl;
+  fsdpa_status st = workload_build(c, &wl);
+  if (st) return st;
+  uint32_t v1 = wl.labels & (1u << WL_FSDP1), v2 = wl.labels & (1u << WL_FSDP2);
+  int fsdp1 = v1 && !v2 ? 1 : v2 && !v1 ? 0 : d->fsdp1;
   const char *advice =
       d->pattern == FSDPA_BWD_SERIALIZED
-          ? (d->fsdp1 ? "Nothing runs beside anything in backward. Set "
+          ? (fsdp1 ? "Nothing runs beside anything in backward. Set "
                         "backward_prefetch=BackwardPrefetch.BACKWARD_PRE so the next unit's "
                         "all-gather is issued before this unit's gradients, and make sure "
                         "collectives run on their own stream (not synchronised with compute after "
@@ -145,7 +153,7 @@ static fsdpa_status word_prefetch(fsdpa_ctx *c, int64_t rank, findings *f, const
                       : "Nothing runs beside anything in backward. Keep FSDP2's collectives on "
                         "their own streams (not the compute stream) and prefetch the next unit "
                         "with module.set_modules_to_backward_prefetch([previous_module]).")
-          : (d->fsdp1 ? "Issue the next unit's all-gather before computing this unit's gradients: "
+          : (fsdp1 ? "Issue the next unit's all-gather before computing this unit's gradients: "
                         "FullyShardedDataParallel(..., "
                         "backward_prefetch=BackwardPrefetch.BACKWARD_PRE)."
                       : "Prefetch the next unit in backward: FSDP2 prefetches one unit by default; "
