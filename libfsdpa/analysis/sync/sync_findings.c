@@ -183,7 +183,9 @@ static void stall_detail(const fsdpa_ctx *c, const sync_run *r, const stall *d, 
     n += snprintf(detail + n, cap - (size_t)n, "; the GPU then idled %.3f ms", fmt_ms(lk->idle_after));
   if (n > 0 && (size_t)n < cap)
     snprintf(detail + n, cap - (size_t)n,
-             ". GPU idle while blocked and until work resumed: %.2f ms over the flagged steps.", fmt_ms(d->cost_ns));
+             ". GPU idle while blocked and until work resumed: %.2f ms over the flagged steps; GPU gaps that "
+             "opened during the waits: %.2f ms (%.1f%% of the steps judged).",
+             fmt_ms(d->cost_ns), fmt_ms(d->opened_ns), (double)d->opened_ppm / 1e4);
 }
 
 /* Advice for the APIs that actually stalled, in the words of the workload:
