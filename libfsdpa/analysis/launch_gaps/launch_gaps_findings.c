@@ -5,36 +5,15 @@
  * worded from that struct alone (title, detail, advice, evidence). */
 #include "analysis/launch_gaps/launch_gaps.h"
 #include "analysis/launch_gaps/launch_gaps_impl.h"
+#include "model/iterations.h"
 #include "util/fmt.h"
 #include <stdio.h>
 #include <string.h>
 
-typedef struct steady {
-  step_rec *s;        /* sorted steps */
-  size_t n, cap;      /* steps, allocation */
-  size_t first;       /* first steady step */
-  int64_t t0, t1;     /* steady range (relative); whole trace without steps */
-} steady;
+typedef lg_steady steady;
 
-static fsdpa_status steady_get(fsdpa_ctx *c, steady *y) {
-  memset(y, 0, sizeof *y);
-  y->t0 = INT64_MIN;
-  y->t1 = INT64_MAX;
-  y->cap = c->st.steps.len;
-  if (!y->cap) return FSDPA_OK;
-  y->s = fa_malloc(&c->alloc, y->cap * sizeof *y->s);
-  if (!y->s) return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory (launch gaps findings)");
-  y->n = ctx_sorted_steps(c, y->s, y->cap);
-  y->first = lg_first_steady(y->n);
-  y->t0 = y->s[y->first].ts;
-  y->t1 = y->s[y->first].end;
-  for (size_t i = y->first; i < y->n; i++)
-    if (y->s[i].end > y->t1) y->t1 = y->s[i].end;
-  return FSDPA_OK;
-}
-
-/* The step number of a finding over the steady range: the one steady step,
- * else none. */
+/* The step number of a finding over the steady range: the one steady
+ * ProfilerStep, else none. */
 static int64_t steady_step(const steady *y) {
   return (y->n && y->n - y->first == 1) ? y->s[y->first].number : FSDPA_ABSENT;
 }
@@ -49,6 +28,17 @@ static int too_cheap(fsdpa_ctx *c, const store_views *v, int64_t cost) {
   if (ppm <= 0 || !v->nall) return 0;
   int64_t span = v->all_busy[v->nall - 1].e - v->all_busy[0].s;
   return (double)cost * 1e6 < (double)ppm * (double)span;
+}
+
+/* Severity by the share of the judged time a finding costs:
+ * severity.critical_ppm and severity.warning_ppm (the verdict corpus's
+ * scale), info below. */
+static int sev_by_share(const fsdpa_ctx *c, int64_t cost, int64_t judged) {
+  if (judged <= 0) return SEV_INFO;
+  double ppm = (double)cost * 1e6 / (double)judged;
+  return ppm >= (double)c->params[P_SEVERITY_CRITICAL_PPM]  ? SEV_CRITICAL
+         : ppm >= (double)c->params[P_SEVERITY_WARNING_PPM] ? SEV_WARNING
+                                                             : SEV_INFO;
 }
 
 /* ---- launch-overhead: decision ---- */
@@ -86,8 +76,7 @@ static fsdpa_status overhead_decide(fsdpa_ctx *c, const store_views *v, const st
   d->fires = 1;
   d->cost_ns = cost;
   d->idle_share = share(cost, g->gpu_window_ns);
-  /* critical when launch-bound idle is at least half the GPU's time */
-  d->sev = d->idle_share >= 0.5 ? SEV_CRITICAL : SEV_WARNING;
+  d->sev = sev_by_share(c, cost, g->gpu_window_ns);
   d->step = steady_step(y);
   d->short_kernel_ns = P[P_LAUNCH_SHORT_KERNEL_NS];
   d->kernels = x->kernels;
@@ -110,6 +99,8 @@ typedef struct starve_one {
   qwin q;               /* that range (relative), the device */
   lg_causes k;          /* its device-level idle by cause */
   int main_cause;       /* the largest of k.ns (LG_C_*; ties: the earlier) */
+  uint64_t kernels;     /* kernels starting in that range */
+  double cost_share;    /* cost_ns / the steady range's GPU window (the judged time) */
 } starve_one;
 
 enum { STARVE_WORST = 3 };
@@ -120,26 +111,37 @@ typedef struct starvation {
   uint64_t starving_steps, steady_steps;
   int64_t max_density_ppm;      /* starvation.max_density_ppm */
   int64_t min_host_share_ppm;   /* starvation.min_host_share_ppm */
+  int64_t judged_ns;            /* GPU window of the steady range: the severity's denominator */
   int n;                        /* findings that fire, costliest first */
   starve_one one[STARVE_WORST];
 } starvation;
 
-static int starving(fsdpa_ctx *c, const fsdpa_launch_gaps *g) {
+/* Host-bound idle (launch issued after the GPU went idle) explains most of
+ * the idle, and the GPU is busy less than the density threshold (dense = 1)
+ * or, with judged > 0, the host-bound idle is itself a warning-sized share
+ * of the judged time (a GPU 60 % busy that waits on its host 40 % of the
+ * time starves as much as the 40 % says). */
+static int starving(fsdpa_ctx *c, const fsdpa_launch_gaps *g, int64_t judged) {
   const int64_t *P = c->params;
-  return g->utilization >= 0 && g->gpu_idle_ns > 0 &&
-         g->utilization * 1e6 < (double)P[P_STARVATION_DENSITY_PPM] &&
-         (double)g->gpu_host_wait_ns * 1e6 >= (double)P[P_STARVATION_HOST_SHARE_PPM] * (double)g->gpu_idle_ns;
+  if (g->utilization < 0 || g->gpu_idle_ns <= 0) return 0;
+  if ((double)g->gpu_host_wait_ns * 1e6 < (double)P[P_STARVATION_HOST_SHARE_PPM] * (double)g->gpu_idle_ns)
+    return 0;
+  return g->utilization * 1e6 < (double)P[P_STARVATION_DENSITY_PPM] ||
+         (judged > 0 && (double)g->gpu_host_wait_ns * 1e6 >= (double)P[P_SEVERITY_WARNING_PPM] * (double)judged);
 }
 
-/* Cost, share and severity of a starving range; 0 when too cheap to report. */
-static int starve_judge(fsdpa_ctx *c, const store_views *v, starve_one *o) {
+/* Cost, share and severity of a starving range; 0 when too cheap to report.
+ * Severity by the cost's share of the judged time; at most info with fewer
+ * than starvation.min_kernels kernels in the range: a snippet of a handful
+ * of kernels (a demo, one first forward) shows no steady state to rank. */
+static int starve_judge(fsdpa_ctx *c, const store_views *v, int64_t judged, starve_one *o) {
   int64_t cost = o->g.gpu_host_wait_ns;
   if (too_cheap(c, v, cost)) return 0;
   o->cost_ns = cost;
   o->host_share = share(o->g.gpu_host_wait_ns, o->g.gpu_idle_ns);
-  /* critical below half the density threshold */
-  o->sev = o->g.utilization * 2e6 < (double)c->params[P_STARVATION_DENSITY_PPM] ? SEV_CRITICAL
-                                                                                 : SEV_WARNING;
+  o->cost_share = share(cost, judged);
+  o->sev = sev_by_share(c, cost, judged);
+  if ((int64_t)o->kernels < c->params[P_STARVATION_MIN_KERNELS]) o->sev = SEV_INFO;
   return 1;
 }
 
@@ -175,6 +177,7 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
   } else if ((st = lg_gaps(c, v, &q, &g, &x))) {
     return st;
   }
+  d->judged_ns = g.gpu_window_ns;
   uint64_t nsteady = y->n - y->first, nstarve = 0;
   starve_one worst[STARVE_WORST];
   int nw = 0;
@@ -183,10 +186,11 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
     starve_one cd;
     lg_extra cx;
     if ((st = lg_gaps(c, v, &qs, &cd.g, &cx))) return st;
-    if (!starving(c, &cd.g)) continue;
+    if (!starving(c, &cd.g, 0)) continue;  /* a step by its own density only */
     nstarve++;
     cd.step = y->s[i].number;
     cd.ranges = cx.host_gaps;
+    cd.kernels = cx.kernels;
     cd.q = qs;
     int k;
     if (nw < STARVE_WORST) k = nw++;
@@ -200,21 +204,24 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
     }
   }
   d->steady_steps = nsteady;
-  if (starving(c, &g)) {
+  /* the whole range when dense-starved, or when no single step is and the
+   * host-bound share of the whole is large: idle spread over all steps */
+  if (starving(c, &g, 0) || (!nstarve && starving(c, &g, d->judged_ns))) {
     d->whole = 1;
     d->starving_steps = nsteady == 1 ? 1 : nstarve;
     starve_one *o = &d->one[0];
     o->step = steady_step(y);
     o->g = g;
     o->ranges = x.host_gaps;
+    o->kernels = x.kernels;
     if ((st = starve_causes(c, v, &q, o))) return st;
-    if (starve_judge(c, v, o)) d->n = 1;
+    if (starve_judge(c, v, d->judged_ns, o)) d->n = 1;
     return FSDPA_OK;
   }
   d->starving_steps = nstarve;
   for (int k = 0; k < nw; k++) {
     if ((st = starve_causes(c, v, &worst[k].q, &worst[k]))) return st;
-    if (starve_judge(c, v, &worst[k])) d->one[d->n++] = worst[k];
+    if (starve_judge(c, v, d->judged_ns, &worst[k])) d->one[d->n++] = worst[k];
   }
   return FSDPA_OK;
 }
@@ -222,12 +229,18 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
 /* ---- wording ---- */
 
 static void fmt_scope(char *b, size_t n, const steady *y) {
-  if (!y->n) snprintf(b, n, "the whole trace (no ProfilerStep ranges)");
-  else if (y->n - y->first == 1)
+  if (!y->n) snprintf(b, n, "the whole trace (no iterations found)");
+  else if (y->source == ITS_PROFILER_STEP && y->n - y->first == 1)
     fmt_step(b, n, y->s[y->first].number);
-  else
+  else if (y->source == ITS_PROFILER_STEP)
     snprintf(b, n, "steady-state steps #%lld-#%lld%s", (long long)y->s[y->first].number,
              (long long)y->s[y->n - 1].number, y->first ? " (first step excluded as warm-up)" : "");
+  else if (y->n - y->first == 1)
+    snprintf(b, n, "iteration %zu of %zu (%s)%s", y->n, y->n, lg_steady_source(y),
+             y->first ? ", the first left out as warm-up" : "");
+  else
+    snprintf(b, n, "iterations %zu-%zu of %zu (%s)%s", y->first + 1, y->n, y->n, lg_steady_source(y),
+             y->first ? ", the first left out as warm-up" : "");
 }
 
 static fsdpa_status add(findings *f, fsdpa_ctx *c, const char *id, int sev, int64_t rank,
@@ -412,6 +425,10 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
   jw_ki64(&w, "rank_wait_ns", k->ns[LG_C_RANK_WAIT]);
   jw_ki64(&w, "unknown_ns", k->ns[LG_C_UNKNOWN]);
   jw_kstr(&w, "main_cause", lg_cause_names[o->main_cause]);
+  jw_ki64(&w, "judged_window_ns", d->judged_ns);
+  jw_kratio(&w, "cost_share", o->cost_share);
+  jw_ku64(&w, "kernels", o->kernels);
+  jw_ki64(&w, "min_kernels", c->params[P_STARVATION_MIN_KERNELS]);
   jw_obj_end(&w);
   fsdpa_status st = add(f, c, "gpu-starvation", o->sev, rank, o->step, o->cost_ns, title, detail,
                         advice, &b, &o->ranges);
@@ -431,7 +448,7 @@ fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   if (!v) return fa_fail_status(&c->alloc);
   if (!v->nstreams) return FSDPA_OK;
   steady y;
-  fsdpa_status st = steady_get(c, &y);
+  fsdpa_status st = lg_steady_get(c, &y);
   if (st) return st;
   qwin q = {y.t0, y.t1, FSDPA_ABSENT, FSDPA_ABSENT};
   fsdpa_launch_gaps g;
@@ -447,6 +464,6 @@ fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
     st = starvation_decide(c, v, &y, v->streams[i].device, one ? &g : NULL, one ? &x : NULL, &sd);
     if (!st) st = starvation_word(c, &y, rank, f, &sd);
   }
-  fa_free(&c->alloc, y.s, y.cap * sizeof *y.s);
+  lg_steady_free(c, &y);
   return st;
 }

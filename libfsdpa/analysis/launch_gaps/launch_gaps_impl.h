@@ -13,10 +13,25 @@
 #define FSDPA_ANALYSIS_LAUNCH_GAPS_IMPL_H
 #include "ctx.h"
 
-/* The first steady ProfilerStep of n sorted steps: the first of three or
- * more is warm-up (allocator, autotuning, lazy init) and would make every
- * trace look starved. */
-static inline size_t lg_first_steady(size_t nsteps) { return nsteps >= 3 ? 1 : 0; }
+/* The first steady iteration of n sorted ones: the first of two or more is
+ * warm-up (allocator, autotuning, lazy module loading, cuDNN set-up) and
+ * would make every trace look starved; with one there is nothing to set it
+ * against and it is judged (the dataloader analysis cuts the same way). */
+static inline size_t lg_first_steady(size_t nsteps) { return nsteps >= 2 ? 1 : 0; }
+
+/* launch_gaps_engine_steady.c: the iterations judged, sorted by start.  s[]
+ * are the ProfilerStep ranges, else the inferred iterations (number
+ * FSDPA_ABSENT); s[first..n) is the steady state, [t0, t1) its range
+ * (relative; the whole trace without iterations), s[0..first) warm-up. */
+typedef struct lg_steady {
+  step_rec *s;
+  size_t n, cap, first;
+  int source;          /* enum it_source (model/iterations.h) */
+  int64_t t0, t1;
+} lg_steady;
+fsdpa_status lg_steady_get(fsdpa_ctx *c, lg_steady *y);
+void lg_steady_free(fsdpa_ctx *c, lg_steady *y);
+const char *lg_steady_source(const lg_steady *y);  /* "ProfilerStep", "optimizer_step", "none", ... */
 /* Whether the views' streams (sorted by device, at least one) are all on one
  * device: its answers are then the whole trace's. */
 static inline int lg_one_device(const store_views *v) {

@@ -230,6 +230,42 @@ static fsdpa_status steps_json(fsdpa_ctx *c, const store_views *v, jsonw *w) {
   return st;
 }
 
+/* The warm-up cut of the findings (lg_steady_get): which iterations are
+ * warm-up and what their GPU idle costs, apart from the steady idle the
+ * findings judge. */
+static fsdpa_status warmup_json(fsdpa_ctx *c, const store_views *v, jsonw *w) {
+  lg_steady y;
+  fsdpa_status st = lg_steady_get(c, &y);
+  if (st) return st;
+  fsdpa_launch_gaps wg, sg;
+  memset(&wg, 0, sizeof wg);
+  qwin qs = {y.t0, y.t1, FSDPA_ABSENT, FSDPA_ABSENT};
+  if (y.first) {
+    qwin qw = {y.s[0].ts, y.t0, FSDPA_ABSENT, FSDPA_ABSENT};
+    st = lg_gaps(c, v, &qw, &wg, NULL);
+  }
+  if (!st) st = lg_gaps(c, v, &qs, &sg, NULL);
+  if (!st) {
+    jw_key(w, "warmup");
+    jw_obj(w);
+    jw_kstr(w, "iterations_from", lg_steady_source(&y));
+    jw_ku64(w, "iterations", y.n);
+    jw_ku64(w, "warmup_iterations", y.first);
+    jw_ki64(w, "warmup_start_ns", y.first ? ctx_abs(c, y.s[0].ts) : FSDPA_ABSENT);
+    jw_ki64(w, "warmup_end_ns", y.first ? ctx_abs(c, y.t0) : FSDPA_ABSENT);
+    jw_ki64(w, "warmup_gpu_idle_ns", y.first ? wg.gpu_idle_ns : 0);
+    jw_ki64(w, "warmup_gpu_host_wait_ns", y.first ? wg.gpu_host_wait_ns : 0);
+    jw_ki64(w, "steady_start_ns", y.n ? ctx_abs(c, y.t0) : FSDPA_ABSENT);
+    jw_ki64(w, "steady_end_ns", y.n ? ctx_abs(c, y.t1) : FSDPA_ABSENT);
+    jw_ki64(w, "steady_gpu_window_ns", sg.gpu_window_ns);
+    jw_ki64(w, "steady_gpu_idle_ns", sg.gpu_idle_ns);
+    jw_ki64(w, "steady_gpu_host_wait_ns", sg.gpu_host_wait_ns);
+    jw_obj_end(w);
+  }
+  lg_steady_free(c, &y);
+  return st;
+}
+
 fsdpa_status launch_gaps_json(fsdpa_ctx *c, jsonw *w) {
   const store_views *v = ctx_views(c);
   if (!v) return fa_fail_status(&c->alloc);
@@ -254,7 +290,7 @@ fsdpa_status launch_gaps_json(fsdpa_ctx *c, jsonw *w) {
   latency_obj(w, &l, 1);
   causes_obj(c, w, &k);
   if ((st = streams_json(c, v, w, &g, &l, &k)) || (st = devices_json(c, v, w, &g, &k)) ||
-      (st = steps_json(c, v, w)))
+      (st = steps_json(c, v, w)) || (st = warmup_json(c, v, w)))
     return st;
   jw_obj_end(w);
   return FSDPA_OK;
