@@ -824,6 +824,152 @@ START_TEST(t_findings_one_starving_step) {
 }
 END_TEST
 
+/* Three iterations of 10 ms (the first W longer), base 1 ms: in each, nk
+ * kernels of 100 µs back to back from its start, each launched 90 µs
+ * before it; then the GPU idles until the next iteration, whose first
+ * launch comes 10 µs before its kernel, after the GPU went idle (host
+ * wait).  The first iteration idles W more right after its first kernel
+ * (warm-up: its second launch is W late).  marks: ProfilerStep ranges,
+ * else one Optimizer.step annotation closing each iteration. */
+#define MS 1000000
+static void build_iters(fsdpa_ctx *c, int nk, int64_t W, int profiler_steps) {
+  int64_t base = MS;
+  /* the thread's first CPU op: where the first optimizer iteration starts */
+  if (!profiler_steps) tu_add_x(c, "cpu_op", "aten::empty", 100, 1, base - 20000, 5000, A);
+  for (int i = 0; i < 3; i++) {
+    int64_t T = base + (i ? W : 0) + i * 10 * MS;
+    for (int k = 0; k < nk; k++) {
+      int64_t ts = T + k * 100000 + (i == 0 && k ? W : 0);
+      int64_t rts = ts - ((k == 0 || (i == 0 && k == 1 && W)) ? 10000 : 90000);
+      K(c, 7, ts, 100000, rts, 5000);
+    }
+    int64_t end = base + W + (i + 1) * 10 * MS;
+    char name[32];
+    snprintf(name, sizeof name, "ProfilerStep#%d", i + 1);
+    if (profiler_steps) step_ev(c, name, i ? T : base - 20000, end - (i ? T : base - 20000));
+    else tu_add_x(c, "user_annotation", "Optimizer.step#SGD.step", 100, 1, end - 100000, 100000, A);
+  }
+}
+
+static int sev_of(const finding *x) { return x ? x->severity : -1; }
+
+/* Severity by the host-wait idle's share of the steady GPU window, on a GPU
+ * more than half busy (the density rule alone would not fire). */
+START_TEST(t_starvation_severity_by_share) {
+  /* nk 60: steady window [11, 27) ms = 16 ms, busy 12 ms, idle [17, 21) =
+   * 4 ms host wait: 25 % -> warning (utilization 75 %) */
+  fsdpa_ctx *c = tu_new_ctx();
+  build_iters(c, 60, 0, 1);
+  findings f;
+  findings_init(&f, &c->alloc);
+  ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+  const finding *gs = find_id(&f, "gpu-starvation");
+  ck_assert_int_eq(sev_of(gs), SEV_WARNING);
+  ck_assert_int_eq(gs->step, FSDPA_ABSENT);
+  ck_assert_int_eq(gs->cost_ns, 4 * MS);
+  ck_assert_int_eq(tj_i64(gs->evidence, "judged_window_ns"), 16 * MS);
+  ck_assert_int_eq(tj_i64(gs->evidence, "gpu_idle_ns"), 4 * MS);
+  ck_assert(fabs(tj_num(gs->evidence, "cost_share") - 0.25) < 1e-9);
+  ck_assert(fabs(tj_num(gs->evidence, "utilization") - 0.75) < 1e-9);
+  ck_assert_int_eq(tj_i64(gs->evidence, "kernels"), 120);
+  findings_free(&f);
+  /* 120 kernels under starvation.min_kernels: a snippet, info at most */
+  ck_assert_int_eq(fsdpa_param_set(c, "starvation.min_kernels", "121"), FSDPA_OK);
+  findings_init(&f, &c->alloc);
+  ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+  ck_assert_int_eq(sev_of(find_id(&f, "gpu-starvation")), SEV_INFO);
+  findings_free(&f);
+  /* the warning border moved above 25 %: no large share, density 75 %: none */
+  ck_assert_int_eq(fsdpa_param_set(c, "severity.warning_ppm", "250001"), FSDPA_OK);
+  findings_init(&f, &c->alloc);
+  ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+  ck_assert_ptr_null(find_id(&f, "gpu-starvation"));
+  findings_free(&f);
+  fsdpa_ctx_free(c);
+
+  /* nk 50: window 15 ms, 5 ms host wait: 33.3 % -> critical at 66.7 % busy */
+  c = tu_new_ctx();
+  build_iters(c, 50, 0, 1);
+  findings_init(&f, &c->alloc);
+  ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+  gs = find_id(&f, "gpu-starvation");
+  ck_assert_int_eq(sev_of(gs), SEV_CRITICAL);
+  ck_assert_int_eq(gs->cost_ns, 5 * MS);
+  ck_assert_int_eq(tj_i64(gs->evidence, "judged_window_ns"), 15 * MS);
+  findings_free(&f);
+  fsdpa_ctx_free(c);
+
+  /* nk 98: 0.2 ms host wait in a 19.8 ms window (1 %), 99 % busy: none */
+  c = tu_new_ctx();
+  build_iters(c, 98, 0, 1);
+  findings_init(&f, &c->alloc);
+  ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+  ck_assert_ptr_null(find_id(&f, "gpu-starvation"));
+  findings_free(&f);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* A warm-up first iteration holding 200 ms of idle: the verdict is the
+ * steady state's (warning, 25 %), the warm-up cost is reported apart; the
+ * same with iterations inferred from Optimizer.step instead of ProfilerStep. */
+START_TEST(t_starvation_warmup_apart) {
+  for (int marks = 1; marks >= 0; marks--) {
+    fsdpa_ctx *c = tu_new_ctx();
+    build_iters(c, 60, 200 * MS, marks);
+    findings f;
+    findings_init(&f, &c->alloc);
+    ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+    const finding *gs = find_id(&f, "gpu-starvation");
+    ck_assert_int_eq(sev_of(gs), SEV_WARNING);
+    ck_assert_int_eq(gs->cost_ns, 4 * MS);
+    ck_assert_int_eq(tj_i64(gs->evidence, "judged_window_ns"), 16 * MS);
+    ck_assert_ptr_nonnull(strstr(gs->detail, marks ? "steady-state steps #2-#3 (first step excluded as warm-up)"
+                                                   : "iterations 2-3 of 3 (optimizer_step), the first left out as warm-up"));
+    findings_free(&f);
+    char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+    ck_assert_ptr_nonnull(rep);
+    ck_assert(tj_str_is(rep, "ranks.0.launch_gaps.warmup.iterations_from", marks ? "ProfilerStep" : "optimizer_step"));
+    ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.warmup.iterations"), 3);
+    ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.warmup.warmup_iterations"), 1);
+    /* warm-up idle: the 200 ms after its first kernel and the 4 ms before
+     * iteration 2 */
+    ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.warmup.warmup_gpu_idle_ns"), 204 * MS);
+    ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.warmup.warmup_gpu_host_wait_ns"), 204 * MS);
+    ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.warmup.steady_gpu_window_ns"), 16 * MS);
+    ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.warmup.steady_gpu_idle_ns"), 4 * MS);
+    ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.warmup.steady_gpu_host_wait_ns"), 4 * MS);
+    ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.warmup.steady_end_ns") -
+                         tj_i64(rep, "ranks.0.launch_gaps.warmup.steady_start_ns"), 20 * MS);
+    ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.warmup.warmup_end_ns"),
+                     tj_i64(rep, "ranks.0.launch_gaps.warmup.steady_start_ns"));
+    free(rep);
+    fsdpa_ctx_free(c);
+  }
+}
+END_TEST
+
+/* Only the warm-up iteration has GPU work (the second step is the one open
+ * when the profiler stopped): no steady state, no finding. */
+START_TEST(t_starvation_only_warmup) {
+  fsdpa_ctx *c = tu_new_ctx();
+  for (int k = 0; k < 40; k++) K(c, 7, k * 1000000, 10000, k * 1000000 - 10000, 5000);
+  step_ev(c, "ProfilerStep#1", -20000, 40 * MS);
+  step_ev(c, "ProfilerStep#2", 40 * MS, 50000);
+  findings f;
+  findings_init(&f, &c->alloc);
+  ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+  ck_assert_ptr_null(find_id(&f, "gpu-starvation"));
+  ck_assert_ptr_null(find_id(&f, "launch-overhead"));
+  findings_free(&f);
+  char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.warmup.warmup_gpu_idle_ns"), 39 * (MS - 10000));
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.warmup.steady_gpu_idle_ns"), 0);
+  free(rep);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
 START_TEST(t_report_section) {
   fsdpa_ctx *c = tu_new_ctx();
   build_categories(c);
@@ -1215,6 +1361,9 @@ int main(void) {
   tcase_add_test(tc, t_between_feeds_and_bad_args);
   tcase_add_test(tc, t_findings_launch_bound_and_healthy);
   tcase_add_test(tc, t_findings_one_starving_step);
+  tcase_add_test(tc, t_starvation_severity_by_share);
+  tcase_add_test(tc, t_starvation_warmup_apart);
+  tcase_add_test(tc, t_starvation_only_warmup);
   tcase_add_test(tc, t_report_section);
   tcase_add_test(tc, t_allocation_failures);
   suite_add_tcase(s, tc);
