@@ -970,6 +970,39 @@ START_TEST(t_starvation_only_warmup) {
 }
 END_TEST
 
+/* 40 kernels of 10 µs 1 ms apart, each launched after the GPU went idle,
+ * correlation ids step apart: 1 (a complete trace: starved, critical) or
+ * 1000 (ids span 39001 > 100 x 40 calls: a sampled trace, no finding). */
+START_TEST(t_sampled_trace_not_judged) {
+  for (int step = 1; step <= 1000; step += 999) {
+    fsdpa_ctx *c = tu_new_ctx();
+    for (int k = 0; k < 40; k++) {
+      int64_t corr = 1 + (int64_t)k * step;
+      fsdpa_event e = tu_x("kernel", "k", 0, 7, k * MS, 10000, corr);
+      ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
+      e = tu_x("cuda_runtime", "cudaLaunchKernel", 100, 1, k * MS - 20000, 5000, corr);
+      ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
+    }
+    findings f;
+    findings_init(&f, &c->alloc);
+    ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+    if (step == 1) ck_assert_int_eq(sev_of(find_id(&f, "gpu-starvation")), SEV_CRITICAL);
+    else ck_assert_ptr_null(find_id(&f, "gpu-starvation"));
+    findings_free(&f);
+    char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+    ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.sampling.runtime_calls"), 40);
+    ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.sampling.correlation_span"), 39 * step + 1);
+    ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.sampling.max_ratio"), 100);
+    const char *b, *e;
+    ck_assert(tj_find(rep, "ranks.0.launch_gaps.sampling.sampled", &b, &e));
+    ck_assert_int_eq((int)(e - b), step != 1 ? 4 : 5);  /* true / false */
+    ck_assert_int_eq(b[0], step != 1 ? 't' : 'f');
+    free(rep);
+    fsdpa_ctx_free(c);
+  }
+}
+END_TEST
+
 START_TEST(t_report_section) {
   fsdpa_ctx *c = tu_new_ctx();
   build_categories(c);
@@ -1364,6 +1397,7 @@ int main(void) {
   tcase_add_test(tc, t_starvation_severity_by_share);
   tcase_add_test(tc, t_starvation_warmup_apart);
   tcase_add_test(tc, t_starvation_only_warmup);
+  tcase_add_test(tc, t_sampled_trace_not_judged);
   tcase_add_test(tc, t_report_section);
   tcase_add_test(tc, t_allocation_failures);
   suite_add_tcase(s, tc);

@@ -447,6 +447,9 @@ fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   const store_views *v = ctx_views(c);
   if (!v) return fa_fail_status(&c->alloc);
   if (!v->nstreams) return FSDPA_OK;
+  lg_sampling smp;
+  lg_sampling_get(c, &smp);
+  if (smp.sampled) return FSDPA_OK;  /* gaps between the ops kept are not idle */
   steady y;
   fsdpa_status st = lg_steady_get(c, &y);
   if (st) return st;

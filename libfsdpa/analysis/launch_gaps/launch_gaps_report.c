@@ -266,6 +266,19 @@ static fsdpa_status warmup_json(fsdpa_ctx *c, const store_views *v, jsonw *w) {
   return st;
 }
 
+static void sampling_json(const fsdpa_ctx *c, jsonw *w) {
+  lg_sampling o;
+  lg_sampling_get(c, &o);
+  jw_key(w, "sampling");
+  jw_obj(w);
+  jw_ku64(w, "runtime_calls", o.calls);
+  jw_ki64(w, "correlation_span", o.corr_span);
+  jw_ki64(w, "max_ratio", o.max_ratio);
+  jw_key(w, "sampled");
+  jw_bool(w, o.sampled);
+  jw_obj_end(w);
+}
+
 fsdpa_status launch_gaps_json(fsdpa_ctx *c, jsonw *w) {
   const store_views *v = ctx_views(c);
   if (!v) return fa_fail_status(&c->alloc);
@@ -292,6 +305,7 @@ fsdpa_status launch_gaps_json(fsdpa_ctx *c, jsonw *w) {
   if ((st = streams_json(c, v, w, &g, &l, &k)) || (st = devices_json(c, v, w, &g, &k)) ||
       (st = steps_json(c, v, w)) || (st = warmup_json(c, v, w)))
     return st;
+  sampling_json(c, w);
   jw_obj_end(w);
   return FSDPA_OK;
 }
