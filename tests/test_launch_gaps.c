@@ -872,6 +872,7 @@ START_TEST(t_starvation_severity_by_share) {
   ck_assert(fabs(tj_num(gs->evidence, "cost_share") - 0.25) < 1e-9);
   ck_assert(fabs(tj_num(gs->evidence, "utilization") - 0.75) < 1e-9);
   ck_assert_int_eq(tj_i64(gs->evidence, "kernels"), 120);
+  ck_assert_int_eq(tj_i64(gs->evidence, "warmup_gpu_idle_ns"), 4 * MS);  /* [7, 11) ms */
   findings_free(&f);
   /* 120 kernels under starvation.min_kernels: a snippet, info at most */
   ck_assert_int_eq(fsdpa_param_set(c, "starvation.min_kernels", "121"), FSDPA_OK);
@@ -924,6 +925,8 @@ START_TEST(t_starvation_warmup_apart) {
     ck_assert_int_eq(sev_of(gs), SEV_WARNING);
     ck_assert_int_eq(gs->cost_ns, 4 * MS);
     ck_assert_int_eq(tj_i64(gs->evidence, "judged_window_ns"), 16 * MS);
+    ck_assert_int_eq(tj_i64(gs->evidence, "warmup_gpu_idle_ns"), 204 * MS);
+    ck_assert_ptr_nonnull(strstr(gs->detail, "The first iteration, left out as warm-up, held 204.00 ms more GPU idle."));
     ck_assert_ptr_nonnull(strstr(gs->detail, marks ? "steady-state steps #2-#3 (first step excluded as warm-up)"
                                                    : "iterations 2-3 of 3 (optimizer_step), the first left out as warm-up"));
     findings_free(&f);

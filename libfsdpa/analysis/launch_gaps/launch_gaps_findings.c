@@ -112,6 +112,7 @@ typedef struct starvation {
   int64_t max_density_ppm;      /* starvation.max_density_ppm */
   int64_t min_host_share_ppm;   /* starvation.min_host_share_ppm */
   int64_t judged_ns;            /* GPU window of the steady range: the severity's denominator */
+  int64_t warmup_idle_ns;       /* the device's GPU idle in the warm-up iteration, left out; ABSENT without */
   int n;                        /* findings that fire, costliest first */
   starve_one one[STARVE_WORST];
 } starvation;
@@ -178,6 +179,13 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
     return st;
   }
   d->judged_ns = g.gpu_window_ns;
+  d->warmup_idle_ns = FSDPA_ABSENT;
+  if (y->first) {  /* reported apart, never judged */
+    qwin qw = {y->s[0].ts, y->t0, device, FSDPA_ABSENT};
+    fsdpa_launch_gaps wg;
+    if ((st = lg_gaps(c, v, &qw, &wg, NULL))) return st;
+    d->warmup_idle_ns = wg.gpu_idle_ns;
+  }
   uint64_t nsteady = y->n - y->first, nstarve = 0;
   starve_one worst[STARVE_WORST];
   int nw = 0;
@@ -339,7 +347,12 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
       break;
     }
   double sh = share(k->ns[o->main_cause], k->idle_ns);
-  char title[512], detail[2048], why[600];
+  char title[512], detail[2048], why[600], warm[160] = "";
+  if (d->warmup_idle_ns != FSDPA_ABSENT) {
+    char t_w[32];
+    fmt_dur(t_w, sizeof t_w, d->warmup_idle_ns);
+    snprintf(warm, sizeof warm, " The first iteration, left out as warm-up, held %s more GPU idle.", t_w);
+  }
   const char *advice;
   switch (o->main_cause) {
     case LG_C_BLOCKED:
@@ -397,9 +410,9 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
            "In %s device %lld ran GPU work %s of %s (%.1f%%). Of %s idle, %s (%.1f%%) were "
            "host-bound gaps (the launch call of the next GPU op started only after the GPU had "
            "gone idle; kernel wait %s, other %s). Split by cause: host not launched %s, host "
-           "blocked %s, stream wait %s, rank wait %s, unknown %s. %s.",
+           "blocked %s, stream wait %s, rank wait %s, unknown %s. %s.%s",
            scope, (long long)d->device, t_busy, t_win, 100.0 * g->utilization, t_idle, t_host,
-           100.0 * o->host_share, t_kw, t_oth, t_nl, t_bl, t_sw, t_rw, t_un, why);
+           100.0 * o->host_share, t_kw, t_oth, t_nl, t_bl, t_sw, t_rw, t_un, why, warm);
   sbuf b;
   sb_init(&b, &c->alloc);
   jsonw w;
@@ -429,6 +442,7 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
   jw_kratio(&w, "cost_share", o->cost_share);
   jw_ku64(&w, "kernels", o->kernels);
   jw_ki64(&w, "min_kernels", c->params[P_STARVATION_MIN_KERNELS]);
+  jw_ki64(&w, "warmup_gpu_idle_ns", d->warmup_idle_ns);
   jw_obj_end(&w);
   fsdpa_status st = add(f, c, "gpu-starvation", o->sev, rank, o->step, o->cost_ns, title, detail,
                         advice, &b, &o->ranges);
