@@ -1,6 +1,8 @@
 /* Findings of the launch-gaps analysis: `launch-overhead` and
- * `gpu-starvation` (report contract), judged on steady-state steps
- * (lg_first_steady).  Each finding is decided first (whether it fires, its
+ * `gpu-starvation` (report contract), judged on the steady state
+ * (lg_steady_get: ProfilerStep or inferred iterations, the first of two or
+ * more left out as warm-up), severity by the cost's share of it, none on a
+ * sampled trace.  Each finding is decided first (whether it fires, its
  * severity, cost, numbers and evidence ranges, into a small struct) and then
  * worded from that struct alone (title, detail, advice, evidence). */
 #include "analysis/launch_gaps/launch_gaps.h"
