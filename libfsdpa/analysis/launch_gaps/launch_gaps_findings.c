@@ -8,6 +8,7 @@
 #include "analysis/launch_gaps/launch_gaps.h"
 #include "analysis/launch_gaps/launch_gaps_impl.h"
 #include "model/iterations.h"
+#include "model/workload.h"
 #include "util/fmt.h"
 #include <stdio.h>
 #include <string.h>
@@ -355,6 +356,10 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
     fmt_dur(t_w, sizeof t_w, d->warmup_idle_ns);
     snprintf(warm, sizeof warm, " The first iteration, left out as warm-up, held %s more GPU idle.", t_w);
   }
+  workload wl;
+  fsdpa_status wst = workload_build(c, &wl);
+  if (wst) return wst;
+  int wl_dataloader = wl.dataloader;
   const char *advice;
   switch (o->main_cause) {
     case LG_C_BLOCKED:
@@ -397,10 +402,16 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
                "feed the GPU fast enough",
                100.0 * sh, top[0] ? " (the launching thread mostly in " : "", top,
                top[0] ? ")" : "");
-      advice = "Look at what the CPU does in the ranges below: data loading (more DataLoader "
-               "workers, pin_memory, prefetching), Python overhead between ops, host-side syncs "
-               "(.item(), printing, logging). Fewer launches help too: torch.compile, CUDA "
-               "graphs, larger batches.";
+      /* name the DataLoader only where the trace has one */
+      advice = wl_dataloader
+                   ? "Look at what the CPU does in the ranges below: data loading (more DataLoader "
+                     "workers, pin_memory, prefetching), Python overhead between ops, host-side syncs "
+                     "(.item(), printing, logging). Fewer launches help too: torch.compile, CUDA "
+                     "graphs, larger batches."
+                   : "Look at what the CPU does in the ranges below: preparing the next inputs on the "
+                     "launching thread, Python overhead between ops, host-side syncs (.item(), "
+                     "printing, logging). Fewer launches help too: torch.compile, CUDA graphs, "
+                     "larger batches.";
       break;
   }
   static const char *const short_cause[LG_C__N] = {
@@ -463,8 +474,8 @@ fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   const store_views *v = ctx_views(c);
   if (!v) return fa_fail_status(&c->alloc);
   if (!v->nstreams) return FSDPA_OK;
-  lg_sampling smp;
-  lg_sampling_get(c, &smp);
+  trace_sampling smp;
+  trace_sampling_get(c, &smp);
   if (smp.sampled) return FSDPA_OK;  /* gaps between the ops kept are not idle */
   steady y;
   fsdpa_status st = lg_steady_get(c, &y);

@@ -12,6 +12,7 @@
 #ifndef FSDPA_ANALYSIS_LAUNCH_GAPS_IMPL_H
 #define FSDPA_ANALYSIS_LAUNCH_GAPS_IMPL_H
 #include "ctx.h"
+#include "model/sampling.h"
 
 /* The first steady iteration of n sorted ones: the first of two or more is
  * warm-up (allocator, autotuning, lazy module loading, cuDNN set-up) and
@@ -32,15 +33,6 @@ typedef struct lg_steady {
 fsdpa_status lg_steady_get(fsdpa_ctx *c, lg_steady *y);
 void lg_steady_free(fsdpa_ctx *c, lg_steady *y);
 const char *lg_steady_source(const lg_steady *y);  /* "ProfilerStep", "optimizer_step", "none", ... */
-/* Whether the trace is sampled: the runtime calls' correlation ids span more
- * than launch.sampled_corr_ratio times the calls recorded. */
-typedef struct lg_sampling {
-  uint64_t calls;       /* runtime calls with a correlation id */
-  int64_t corr_span;    /* max - min + 1 of their ids; 0 without calls */
-  int64_t max_ratio;    /* launch.sampled_corr_ratio */
-  int sampled;
-} lg_sampling;
-void lg_sampling_get(const fsdpa_ctx *c, lg_sampling *o);
 /* Whether the views' streams (sorted by device, at least one) are all on one
  * device: its answers are then the whole trace's. */
 static inline int lg_one_device(const store_views *v) {

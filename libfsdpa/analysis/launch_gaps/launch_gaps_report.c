@@ -267,8 +267,8 @@ static fsdpa_status warmup_json(fsdpa_ctx *c, const store_views *v, jsonw *w) {
 }
 
 static void sampling_json(const fsdpa_ctx *c, jsonw *w) {
-  lg_sampling o;
-  lg_sampling_get(c, &o);
+  trace_sampling o;
+  trace_sampling_get(c, &o);
   jw_key(w, "sampling");
   jw_obj(w);
   jw_ku64(w, "runtime_calls", o.calls);

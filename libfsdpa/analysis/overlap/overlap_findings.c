@@ -4,6 +4,7 @@
 #include "analysis/overlap/overlap_impl.h"
 #include "model/fsdp_model.h"
 #include "model/workload.h"
+#include "model/sampling.h"
 #include "events/classify.h"
 #include <string.h>
 #include "util/fmt.h"
@@ -227,8 +228,12 @@ fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   ov_facts x;
   memset(&x, 0, sizeof x);
   overlap_fill(&d, &x.o);
-  /* nothing to overlap: no communication, or no compute to hide it under */
-  if (!d.nents || !d.ncomp || x.o.comm_ns <= 0) {
+  /* nothing to overlap: no communication, or no compute to hide it under;
+   * and in a sampled trace most kernels were dropped, so communication
+   * "not under compute" is what the filter left out */
+  trace_sampling smp;
+  trace_sampling_get(c, &smp);
+  if (!d.nents || !d.ncomp || x.o.comm_ns <= 0 || smp.sampled) {
     ks_free(&d);
     return FSDPA_OK;
   }
