@@ -60,9 +60,12 @@ class TypedFindingsTest(unittest.TestCase):
         typed = self.assert_same_findings([support.TINY])
         self.assertEqual([f.id for f in typed], ["gpu-starvation"])
         (f,) = typed
-        self.assertEqual((f.rank, f.step, f.severity, f.cost_ns), (1, None, "warning", 890_000))
+        # the first of its two ProfilerSteps is warm-up (its 700 us of idle are
+        # reported apart, launch_gaps.warmup); the steady step runs one kernel,
+        # too few to judge above info
+        self.assertEqual((f.rank, f.step, f.severity, f.cost_ns), (1, 6, "info", 190_000))
         self.assertEqual([(r.start_ns, r.end_ns) for r in f.ranges],
-                         [(support.BASE + 300_000, support.BASE + 1_100_000),
+                         [(support.BASE + 1_000_000, support.BASE + 1_100_000),
                           (support.BASE + 1_110_000, support.BASE + 1_200_000)])
 
     def test_sample(self):
