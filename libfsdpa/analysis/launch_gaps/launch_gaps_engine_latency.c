@@ -2,6 +2,7 @@
  * (ops launched but not yet started), both through the correlation map. */
 #include "analysis/launch_gaps/launch_gaps_impl.h"
 #include "events/classify.h"
+#include "util/satmath.h"
 #include <string.h>
 
 fsdpa_status lg_latency(fsdpa_ctx *c, const store_views *v, const qwin *w,
@@ -37,7 +38,7 @@ fsdpa_status lg_latency(fsdpa_ctx *c, const store_views *v, const qwin *w,
       int64_t l = r->ts - rt->end;
       if (l < 0) l = 0;
       lat[m++] = l;
-      total += l;
+      total = sat_add(total, l);  /* a hostile trace: many latencies near 2^62 */
       o.counts[lg_bin(l)]++;
       if (kernel) {
         o.kernels_linked++;
