@@ -8,11 +8,15 @@
 # $FUZZ_BUILD/artifacts/<target>/ (fix the bug, then commit the input to
 # tests/data/regress/<target>/ so every build replays it).  New coverage
 # goes to a scratch corpus in the build directory, never into the source
-# tree.  See docs/fuzzing.md for long runs and AFL++.
+# tree.  The seed is fixed (FUZZ_SEED, default 1) so a red stage can be
+# rerun here exactly; exploring with fresh seeds is the long campaigns' job.
+# A failing input is also printed (gzip, base64) so it survives the CI
+# machine.  See docs/fuzzing.md for long runs and AFL++.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-${FUZZ_SECONDS:-60}}
 B=${FUZZ_BUILD:-build-fuzz}
+SEED=${FUZZ_SEED:-1}
 TARGETS=(fuzz_feed fuzz_gzip fuzz_split fuzz_events fuzz_summary)
 
 if ! command -v clang >/dev/null 2>&1; then
@@ -36,7 +40,7 @@ for t in "${TARGETS[@]}"; do
   dirs=("$work" "fuzz/corpus/$t")
   [ -d "tests/data/regress/$t" ] && dirs+=("tests/data/regress/$t")
   log="$B/artifacts/$t.log"
-  "$B/fuzz/$t" -max_total_time="$SECS" -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
+  "$B/fuzz/$t" -max_total_time="$SECS" -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 -seed="$SEED" \
     -dict=fuzz/json.dict -artifact_prefix="$art/" "${dirs[@]}" >"$log" 2>&1
   rc=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
@@ -46,6 +50,15 @@ for t in "${TARGETS[@]}"; do
   if [ "$rc" -ne 0 ]; then
     failed+=("$t")
     grep -E 'ERROR|SUMMARY|fuzz check failed|runtime error|Test unit written' "$log" | head -20
+    for a in "$art"/*; do
+      [ -f "$a" ] || continue
+      enc=$(gzip -9c "$a" | base64 -w 100)
+      if [ "${#enc}" -le 32768 ]; then
+        echo "--- $(basename "$a") ($(stat -c %s "$a") bytes; recover: base64 -d | gunzip > input)"
+        echo "$enc"
+        echo "---"
+      fi
+    done
   fi
 done
 echo "fuzz: ${#TARGETS[@]} targets, $total_runs runs, ${#failed[@]} failing${failed[*]:+: ${failed[*]}}"

@@ -1,4 +1,5 @@
 #include "model/sampling.h"
+#include "util/satmath.h"
 #include <string.h>
 
 /* Kineto numbers runtime calls with consecutive correlation ids (other
@@ -18,7 +19,7 @@ void trace_sampling_get(const fsdpa_ctx *c, trace_sampling *o) {
   }
   o->max_ratio = c->params[P_LAUNCH_SAMPLED_CORR_RATIO];
   if (!o->calls) return;
-  o->corr_span = hi - lo + 1;
+  o->corr_span = sat_add(sat_sub(hi, lo), 1); /* ids are not bounded */
   o->sampled = o->calls >= 2 && o->max_ratio > 0 &&
                (double)o->corr_span > (double)o->max_ratio * (double)o->calls;
 }
