@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include "report_jobs.h"
 #include "tjson.h"
+#include "util/fmt.h"
 
 static rj_job jobs[RJ_MAX_JOBS];
 static size_t njobs;
@@ -46,6 +47,50 @@ static void check_text(const char *name, const char *tx, int color) {
   ck_assert_msg(strstr(tx, "Findings (worst first)") || strstr(tx, "No findings"), "%s: no findings part", name);
 }
 
+/* The text's iterations and idle-causes lines say what the JSON does:
+ * ranks[].iterations.count, the warm-up iteration's GPU idle
+ * (launch_gaps.warmup) and every cause of launch_gaps.idle_causes with
+ * idle, as "<cause> <duration>". */
+static void check_text_facts(const char *name, const char *js, const char *tx) {
+  static const char *const keys[5] = {"host_not_launched_ns", "host_blocked_ns", "stream_wait_ns",
+                                      "rank_wait_ns", "unknown_ns"};
+  static const char *const words[5] = {"host not launched", "host blocked", "stream wait", "rank wait",
+                                       "unknown"};
+  size_t nr = tj_count(js, "ranks");
+  for (size_t r = 0; r < nr; r++) {
+    char path[160], want[200], d[32];
+    snprintf(path, sizeof path, "ranks.%zu.iterations.count", r);
+    int64_t n = tj_i64(js, path);
+    if (n) snprintf(want, sizeof want, "   iterations   %lld from ", (long long)n);
+    else snprintf(want, sizeof want, "   iterations   none found: ");
+    ck_assert_msg(strstr(tx, want) != NULL, "%s: rank %zu: no \"%s\" line", name, r, want);
+    snprintf(path, sizeof path, "ranks.%zu.launch_gaps", r);
+    if (tj_is_null(js, path)) {
+      ck_assert_msg(strstr(tx, "   idle causes  ") == NULL || nr > 1, "%s: idle causes without GPU", name);
+      continue;
+    }
+    snprintf(path, sizeof path, "ranks.%zu.launch_gaps.warmup.warmup_iterations", r);
+    if (tj_i64(js, path)) {
+      snprintf(path, sizeof path, "ranks.%zu.launch_gaps.warmup.warmup_gpu_idle_ns", r);
+      fmt_dur(d, sizeof d, tj_i64(js, path));
+      snprintf(want, sizeof want, "the first is warm-up, not judged: %s GPU idle", d);
+      ck_assert_msg(strstr(tx, want) != NULL, "%s: rank %zu: no \"%s\"", name, r, want);
+    }
+    snprintf(path, sizeof path, "ranks.%zu.launch_gaps.idle_causes.idle_ns", r);
+    if (!tj_i64(js, path)) {
+      ck_assert_msg(strstr(tx, "   idle causes  none: ") != NULL, "%s: rank %zu: idle causes", name, r);
+      continue;
+    }
+    for (int k = 0; k < 5; k++) {
+      snprintf(path, sizeof path, "ranks.%zu.launch_gaps.idle_causes.%s", r, keys[k]);
+      int64_t ns = tj_i64(js, path);
+      fmt_dur(d, sizeof d, ns);
+      snprintf(want, sizeof want, "%s %s (", words[k], d);
+      ck_assert_msg(!ns || strstr(tx, want) != NULL, "%s: rank %zu: idle causes lack \"%s\"", name, r, want);
+    }
+  }
+}
+
 START_TEST(t_json_and_text_of_every_trace) {
   char dir[4096], cmd[65536], err[1024];
   snprintf(dir, sizeof dir, "%s/tests/schema-out", tu_build_root());
@@ -72,15 +117,16 @@ START_TEST(t_json_and_text_of_every_trace) {
     char p[4500];
     snprintf(p, sizeof p, "%s/%s.json", dir, j->name);
     ck_assert_int_eq(rj_write(p, js, len), 0);
-    fsdpa_free(js);
     if (off + strlen(p) + 4 < sizeof cmd) off += (size_t)snprintf(cmd + off, sizeof cmd - off, " '%s'", p);
     for (int color = 0; color <= 1; color++) {
       char *tx = rj_report(c, j, FSDPA_FORMAT_TEXT, color, &len, &e);
       ck_assert_msg(tx != NULL && e.status == FSDPA_OK, "%s: text report: %s", j->name, e.message);
       ck_assert_uint_eq(strlen(tx), len);
       check_text(j->name, tx, color);
+      if (!color) check_text_facts(j->name, js, tx);
       fsdpa_free(tx);
     }
+    fsdpa_free(js);
     rj_unload(c, j->n);
     scenarios += j->kind == 1;
     corpus += j->kind == 2;

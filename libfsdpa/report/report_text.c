@@ -4,6 +4,8 @@
  * default). */
 #include "report/report.h"
 #include "model/workload.h"
+#include "model/iterations.h"
+#include "analysis/launch_gaps/launch_gaps.h"
 #include "report/rank_part.h"
 #include "events/classify.h"
 #include "events/comm_class.h"
@@ -106,6 +108,97 @@ static void spark_log(sbuf *b, const uint64_t *v, size_t n) {
 static void label(sbuf *b, const report_in *in, const char *name) {
   sb_printf(b, LABEL, col(in, C_BOLD), name, col(in, C_OFF));
 }
+/* the columns LABEL takes */
+#define LABEL_COLS 16
+
+/* The rest of a labelled line: items joined by `sep`, a new line (indented
+ * under the label's value) only between items, so a number never leaves
+ * its unit behind. */
+static void items_line(sbuf *b, int width, char (*items)[96], int n, const char *sep) {
+  int colno = LABEL_COLS, sepc = text_cols(sep, strlen(sep)), endc = (int)strcspn(sep, " ");
+  for (int i = 0; i < n; i++) {
+    /* an item that is not the last keeps room for the separator that ends
+     * its line when the next item moves down */
+    int wc = text_cols(items[i], strlen(items[i])) + (i + 1 < n ? endc : 0);
+    if (i && colno + sepc + wc > width) {
+      sb_printf(b, "%.*s\n%*s", endc, sep, LABEL_COLS, "");
+      colno = LABEL_COLS;
+    } else if (i) {
+      sb_puts(b, sep);
+      colno += sepc;
+    }
+    sb_puts(b, items[i]);
+    colno += wc - (i + 1 < n ? endc : 0);
+  }
+  sb_puts(b, "\n");
+}
+
+/* How the iterations were found, for people (it_source_name order). */
+static const char *iterations_found_by(const char *source) {
+  static const char *const map[][2] = {
+      {"ProfilerStep", "ProfilerStep#N ranges"},       {"engine_step", "engine step annotations"},
+      {"optimizer_step", "Optimizer.step# annotations"}, {"benchmark_annotation", "benchmark run annotations"},
+      {"dataloader", "DataLoader __next__ calls"}};
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (!strcmp(source, map[i][0])) return map[i][1];
+  return source;
+}
+
+/* ranks[].iterations and launch_gaps.warmup: how many, found how, and what
+ * the warm-up iteration the findings leave out holds. */
+static fsdpa_status iterations_line(report_in *in, fsdpa_ctx *c, const launch_gaps_brief *lb, sbuf *b) {
+  iterations it;
+  fsdpa_status st = iterations_build(c, &it);
+  if (st) return st;
+  char items[2][96], t1[32];
+  int n = 0;
+  label(b, in, "iterations");
+  if (!it.n) {
+    snprintf(items[n++], sizeof items[0], "none found: no ProfilerStep or per-iteration annotation; the whole trace is judged");
+  } else {
+    snprintf(items[n++], sizeof items[0], "%zu from %s", it.n, iterations_found_by(it_source_name(it.source)));
+    if (lb->gpu && lb->warmup_iterations) {
+      fmt_dur(t1, sizeof t1, lb->warmup_gpu_idle_ns);
+      snprintf(items[n++], sizeof items[0], "the first is warm-up, not judged: %s GPU idle", t1);
+    } else if (it.n >= 2) {
+      snprintf(items[n++], sizeof items[0], "the first is warm-up, not judged");
+    } else {
+      snprintf(items[n++], sizeof items[0], "one iteration: no warm-up cut");
+    }
+  }
+  iterations_free(&it);
+  items_line(b, width_of(in), items, n, "; ");
+  return FSDPA_OK;
+}
+
+/* launch_gaps.idle_causes: the GPU idle split by cause, largest first
+ * (ties in the contract's order), causes without idle left out. */
+static void idle_causes_line(report_in *in, const launch_gaps_brief *lb, sbuf *b) {
+  static const char *const names[LAUNCH_GAPS_CAUSES] = {"host not launched", "host blocked", "stream wait",
+                                                        "rank wait", "unknown"};
+  label(b, in, "idle causes");
+  if (lb->idle_ns <= 0) {
+    sb_puts(b, "none: the GPU is never idle\n");
+    return;
+  }
+  int ord[LAUNCH_GAPS_CAUSES], n = 0;
+  for (int k = 0; k < LAUNCH_GAPS_CAUSES; k++) {
+    if (lb->cause_ns[k] <= 0) continue;
+    int j = n++;
+    while (j && lb->cause_ns[ord[j - 1]] < lb->cause_ns[k]) {
+      ord[j] = ord[j - 1];
+      j--;
+    }
+    ord[j] = k;
+  }
+  char items[LAUNCH_GAPS_CAUSES][96], t1[32];
+  for (int j = 0; j < n; j++) {
+    fmt_dur(t1, sizeof t1, lb->cause_ns[ord[j]]);
+    snprintf(items[j], sizeof items[0], "%s %s (%.1f%%)", names[ord[j]], t1,
+             100.0 * (double)lb->cause_ns[ord[j]] / (double)lb->idle_ns);
+  }
+  items_line(b, width_of(in), items, n, ", ");
+}
 
 /* Which communication was found and by which rule, when it is more than
  * NCCL and its forks by name (the usual case, which needs no line). */
@@ -205,6 +298,8 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
       first = 0;
     }
   sb_printf(b, "%s, mode %s\n", first ? "parallelism unknown" : "", wl_mode_name(wl.mode));
+  launch_gaps_brief lb;
+  if ((st = launch_gaps_brief_get(c, &lb)) || (st = iterations_line(in, c, &lb, b))) return st;
 
   size_t ns = c->st.steps.len;
   label(b, in, "step time");
@@ -242,6 +337,7 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
     fmt_dur(t4, sizeof t4, g.gpu_other_ns);
     label(b, in, "GPU idle");
     sb_printf(b, "%s: waiting for the host %s, short gaps %s, other %s\n", t1, t2, t3, t4);
+    if (lb.gpu) idle_causes_line(in, &lb, b);
   } else {
     sb_puts(b, nxdev ? "n/a: no CUDA/ROCm GPU activity; the other devices above are present, not analyzed\n"
                      : "n/a: no GPU activity in this trace\n");

@@ -10,6 +10,19 @@
 
 /* launch_gaps_report.c: ranks[].launch_gaps */
 fsdpa_status launch_gaps_json(fsdpa_ctx *c, jsonw *w);
+/* launch_gaps_report.c: what the text report prints of launch_gaps (the
+ * numbers of its idle_causes and warmup objects, whole trace, all streams).
+ * gpu = 0 without GPU activity (launch_gaps is null; nothing else is set). */
+#define LAUNCH_GAPS_CAUSES 5  /* host_not_launched, host_blocked, stream_wait, rank_wait, unknown */
+typedef struct launch_gaps_brief {
+  int gpu;
+  int64_t idle_ns;                       /* = gpu_idle_ns */
+  int64_t cause_ns[LAUNCH_GAPS_CAUSES];  /* sums to idle_ns, in the contract's order */
+  size_t iterations, warmup_iterations;  /* warmup.iterations, warmup.warmup_iterations */
+  const char *iterations_from;           /* warmup.iterations_from */
+  int64_t warmup_gpu_idle_ns, warmup_gpu_host_wait_ns;
+} launch_gaps_brief;
+fsdpa_status launch_gaps_brief_get(fsdpa_ctx *c, launch_gaps_brief *out);
 /* launch_gaps_findings.c: launch-overhead, gpu-starvation */
 fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f);
 #endif

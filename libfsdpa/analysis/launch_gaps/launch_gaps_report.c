@@ -309,3 +309,35 @@ fsdpa_status launch_gaps_json(fsdpa_ctx *c, jsonw *w) {
   jw_obj_end(w);
   return FSDPA_OK;
 }
+
+_Static_assert(LG_C__N == LAUNCH_GAPS_CAUSES, "launch_gaps.h names every cause");
+
+fsdpa_status launch_gaps_brief_get(fsdpa_ctx *c, launch_gaps_brief *out) {
+  memset(out, 0, sizeof *out);
+  const store_views *v = ctx_views(c);
+  if (!v) return fa_fail_status(&c->alloc);
+  if (!v->nstreams) return FSDPA_OK;
+  qwin all = {INT64_MIN, INT64_MAX, FSDPA_ABSENT, FSDPA_ABSENT};
+  lg_causes k;
+  fsdpa_status st = lg_idle_causes(c, v, &all, &k);
+  if (st) return st;
+  out->gpu = 1;
+  out->idle_ns = k.idle_ns;
+  for (int i = 0; i < LG_C__N; i++) out->cause_ns[i] = k.ns[i];
+  lg_steady y;
+  if ((st = lg_steady_get(c, &y))) return st;
+  out->iterations = y.n;
+  out->warmup_iterations = y.first;
+  out->iterations_from = lg_steady_source(&y);
+  if (y.first) {
+    qwin qw = {y.s[0].ts, y.t0, FSDPA_ABSENT, FSDPA_ABSENT};
+    fsdpa_launch_gaps wg;
+    st = lg_gaps(c, v, &qw, &wg, NULL);
+    if (!st) {
+      out->warmup_gpu_idle_ns = wg.gpu_idle_ns;
+      out->warmup_gpu_host_wait_ns = wg.gpu_host_wait_ns;
+    }
+  }
+  lg_steady_free(c, &y);
+  return st;
+}
