@@ -6,8 +6,9 @@
 #include "model/workload.h"
 #include "model/sampling.h"
 #include "events/classify.h"
-#include <string.h>
 #include "util/fmt.h"
+#include <stdio.h>
+#include <string.h>
 
 /* What both findings read, over the whole trace. */
 typedef struct ov_facts {
@@ -23,7 +24,9 @@ typedef struct ov_facts {
 typedef struct serialized_decision {
   int fires, severity;
   int shared;                    /* collectives share a stream with compute kernels */
-  int64_t cost_ns;               /* min(comm, compute) − overlap: what could be hidden */
+  int64_t hideable_ns;           /* min(comm, compute) − overlap: what could be hidden */
+  int by_exposed;                /* exposed-comm fires too and measures that time */
+  int64_t cost_ns;               /* hideable_ns, or 0 when exposed-comm measures it */
   int64_t comm_ns, compute_ns, overlap_ns;
   double overlap_pct;
   const overlap_ivs *ranges;
@@ -38,6 +41,8 @@ typedef struct exposed_decision {
   fm_summary fs;                 /* fs.units == 0: no FSDP units to speak of */
   fsdpa_comm_split bw[COLL__COUNT];  /* collectives with a known bus bandwidth, split order */
   size_t nbw;
+  fsdpa_comm_split top;          /* the collective with the most exposed time (top.count 0: none) */
+  int64_t comm_ns;
   const overlap_ivs *ranges;
 } exposed_decision;
 
@@ -51,9 +56,11 @@ static void facts_streams(const store_views *v, ov_facts *x) {
   }
 }
 
-/* Evidence shared by both findings: totals, per collective with bandwidth,
- * stream roles, and (FSDP) how many units need more comm than compute. */
-static void evidence(fsdpa_ctx *c, jsonw *w, const ov_facts *x) {
+/* Evidence of both findings: totals, per collective with bandwidth, stream
+ * roles, and (FSDP) how many units need more comm than compute; then the
+ * finding's own keys (sd: comm-serialized's, ed: exposed-comm's). */
+static void evidence(fsdpa_ctx *c, jsonw *w, const ov_facts *x, const struct serialized_decision *sd,
+                     const struct exposed_decision *ed) {
   const fsdpa_overlap *o = &x->o;
   jw_obj(w);
   jw_ki64(w, "comm_ns", o->comm_ns);
@@ -71,12 +78,33 @@ static void evidence(fsdpa_ctx *c, jsonw *w, const ov_facts *x) {
     jw_ku64(w, "fsdp_unit_phases_comm_bound", x->fs.comm_bound);
     jw_ki64(w, "fsdp_exposed_formula_ns", x->fs.exposed_formula_ns);
   }
+  if (sd) {
+    jw_ki64(w, "hideable_ns", sd->hideable_ns);
+    jw_key(w, "measured_by");
+    if (sd->by_exposed) jw_str(w, "exposed-comm");
+    else jw_null(w);
+  }
+  if (ed) {
+    jw_key(w, "exposed_share_of_comm");
+    jw_f64(w, x->o.comm_ns > 0 ? (double)x->o.exposed_comm_ns / (double)x->o.comm_ns : 0, 4);
+    jw_key(w, "top_exposed_collective");
+    if (ed->top.count) jw_str(w, ed->top.name);
+    else jw_null(w);
+    jw_ki64(w, "top_exposed_collective_ns", ed->top.count ? ed->top.exposed_ns : FSDPA_ABSENT);
+  }
   jw_obj_end(w);
 }
 
 /* ---- decisions ---- */
 
-static void decide_serialized(const fsdpa_ctx *c, const ov_facts *x, serialized_decision *d) {
+/* After decide_exposed: the time comm-serialized could hide, min(comm,
+ * compute) − overlap, is never more than the exposed time, comm − overlap,
+ * and is part of it (hiding communication under compute shrinks exactly
+ * that), so when exposed-comm fires it is the measure of that time and
+ * comm-serialized costs only what it adds: nothing.  It still fires, with
+ * its severity, for what it says that exposed-comm does not: why. */
+static void decide_serialized(const fsdpa_ctx *c, const ov_facts *x, const exposed_decision *ed,
+                              serialized_decision *d) {
   memset(d, 0, sizeof *d);
   const fsdpa_overlap *o = &x->o;
   double thr = (double)c->params[P_OVERLAP_SERIALIZED_PPM] / 1e4;
@@ -85,7 +113,9 @@ static void decide_serialized(const fsdpa_ctx *c, const ov_facts *x, serialized_
   d->fires = 1;
   d->severity = SEV_WARNING;
   d->shared = x->mixed_streams > 0;
-  d->cost_ns = lo - o->overlap_ns;
+  d->hideable_ns = lo - o->overlap_ns;
+  d->by_exposed = ed->fires;
+  d->cost_ns = ed->fires ? 0 : d->hideable_ns;
   d->comm_ns = o->comm_ns;
   d->compute_ns = o->compute_ns;
   d->overlap_ns = o->overlap_ns;
@@ -106,10 +136,14 @@ static void decide_exposed(const fsdpa_ctx *c, const ov_facts *x, exposed_decisi
   d->netbound = x->fs.units && x->fs.comm_bound * 2 > x->fs.units;
   d->cost_ns = exposed;
   d->span_ns = span;
+  d->comm_ns = x->o.comm_ns;
   d->fs = x->fs;
-  for (size_t i = 0; i < x->ncoll && d->nbw < COLL__COUNT; i++) {
-    overlap_split_public(c, &x->by_coll[i], 0, &d->bw[d->nbw]);
-    if (d->bw[d->nbw].busbw_gbps >= 0) d->nbw++;
+  for (size_t i = 0; i < x->ncoll; i++) {
+    fsdpa_comm_split sp;
+    overlap_split_public(c, &x->by_coll[i], 0, &sp);
+    /* the most exposed; ties: the first in split order */
+    if (sp.exposed_ns > 0 && (!d->top.count || sp.exposed_ns > d->top.exposed_ns)) d->top = sp;
+    if (d->nbw < COLL__COUNT && sp.busbw_gbps >= 0) d->bw[d->nbw++] = sp;
   }
   d->ranges = &x->exposed;
 }
@@ -164,7 +198,10 @@ static void word_serialized(fsdpa_ctx *c, int64_t rank, findings *f, const seria
             fmt_ms(d->comm_ns), fmt_ms(d->compute_ns), fmt_ms(d->overlap_ns), d->overlap_pct,
             d->shared ? "collectives share a stream with compute kernels, so one waits for the other"
                       : "the communication stream and the compute stream take turns",
-            fmt_ms(d->cost_ns));
+            fmt_ms(d->hideable_ns));
+  if (d->by_exposed)
+    sb_puts(det, " That time is part of the exposed communication exposed-comm reports and costs: this "
+                 "finding adds no cost of its own, it says why the communication is exposed.");
   if (d->shared) {
     sb_printf(adv, "Collectives run on the compute stream (PyTorch >= 2.8 issues synchronous collectives on "
                    "the current stream): keep them on a side stream (%sasync_op=True) so communication "
@@ -177,9 +214,13 @@ static void word_serialized(fsdpa_ctx *c, int64_t rank, findings *f, const seria
     sb_puts(adv, " Remove waits that make the compute stream depend on every collective (explicit "
                  "work.wait(), torch.cuda.synchronize(), CUDA_DEVICE_MAX_CONNECTIONS=1).");
   }
-  finding *x = findings_add(f, "comm-serialized", d->severity, rank, FSDPA_ABSENT, d->cost_ns,
-                            "Communication and computation do not overlap", det->p ? det->p : "",
-                            adv->p ? adv->p : "", evidence_json);
+  char title[192], t1[32];
+  fmt_dur(t1, sizeof t1, d->comm_ns);
+  snprintf(title, sizeof title,
+           "Communication and computation do not overlap: %.1f%% of %s of communication runs beside compute",
+           d->overlap_pct < 0 ? 0.0 : d->overlap_pct, t1);
+  finding *x = findings_add(f, "comm-serialized", d->severity, rank, FSDPA_ABSENT, d->cost_ns, title,
+                            det->p ? det->p : "", adv->p ? adv->p : "", evidence_json);
   add_ranges(c, x, d->ranges);
 }
 
@@ -215,7 +256,16 @@ static void word_exposed(fsdpa_ctx *c, int64_t rank, findings *f, const exposed_
               wl->labels & WL_FSDP_ANY ? "all-gather" : "collective");
     advice_early(wl, adv);
   }
-  finding *x = findings_add(f, "exposed-comm", d->severity, rank, FSDPA_ABSENT, d->cost_ns, "Exposed communication",
+  char title[224], t1[32], t2[32], top[128] = "";
+  fmt_dur(t1, sizeof t1, d->cost_ns);
+  if (d->top.count) {
+    fmt_dur(t2, sizeof t2, d->top.exposed_ns);
+    snprintf(top, sizeof top, "; %s %s (%s)", d->top.exposed_ns * 2 > d->cost_ns ? "mostly" : "largest",
+             d->top.name[0] ? d->top.name : "other", t2);
+  }
+  snprintf(title, sizeof title, "Exposed communication: %s, %.1f%% of the GPU span and %.1f%% of the communication%s",
+           t1, d->share_pct, d->comm_ns > 0 ? 100.0 * (double)d->cost_ns / (double)d->comm_ns : 0.0, top);
+  finding *x = findings_add(f, "exposed-comm", d->severity, rank, FSDPA_ABSENT, d->cost_ns, title,
                             det->p ? det->p : "", adv->p ? adv->p : "", evidence_json);
   add_ranges(c, x, d->ranges);
 }
@@ -251,19 +301,30 @@ fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   if (!st) st = fm_summarize(c, &x.fs);
   if (st) goto done;
   facts_streams(v, &x);
-  jsonw jw;
-  jw_init(&jw, &ev, 0);
-  evidence(c, &jw, &x);
-  if (ev.failed) {
-    st = (fsdpa_status)ev.failed;
-    goto done;
-  }
-  serialized_decision sd;
-  decide_serialized(c, &x, &sd);
-  if (sd.fires) word_serialized(c, rank, f, &sd, &wl, ev.p, &det, &adv);
   exposed_decision ed;
   decide_exposed(c, &x, &ed);
-  if (ed.fires) word_exposed(c, rank, f, &ed, &wl, ev.p, &det, &adv);
+  serialized_decision sd;
+  decide_serialized(c, &x, &ed, &sd);
+  jsonw jw;
+  if (sd.fires) {
+    jw_init(&jw, &ev, 0);
+    evidence(c, &jw, &x, &sd, NULL);
+    if (ev.failed) {
+      st = (fsdpa_status)ev.failed;
+      goto done;
+    }
+    word_serialized(c, rank, f, &sd, &wl, ev.p, &det, &adv);
+  }
+  if (ed.fires) {
+    ev.len = 0;
+    jw_init(&jw, &ev, 0);
+    evidence(c, &jw, &x, NULL, &ed);
+    if (ev.failed) {
+      st = (fsdpa_status)ev.failed;
+      goto done;
+    }
+    word_exposed(c, rank, f, &ed, &wl, ev.p, &det, &adv);
+  }
   if (det.failed || adv.failed) st = (fsdpa_status)(det.failed ? det.failed : adv.failed);
 done:
   sb_free(&ev);
