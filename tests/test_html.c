@@ -279,7 +279,7 @@ START_TEST(t_html_long_trace) {
   /* one class table for every chart: the GPU classes, then the CPU ones */
   static const char *const classes[] = {"compute", "AllGather", "ReduceScatter", "AllReduce",
                                         "other collective", "memcpy", "memset"};
-  ck_assert_uint_eq(tj_count(vz, "classes"), 11);
+  ck_assert_uint_eq(tj_count(vz, "classes"), 12);
   for (int k = 0; k < 7; k++) {
     char p[64];
     snprintf(p, sizeof p, "classes.%d.name", k);
@@ -288,6 +288,10 @@ START_TEST(t_html_long_trace) {
     ck_assert(tj_str_is(vz, p, "gpu"));
   }
   ck_assert(tj_str_is(vz, "classes.7.side", "cpu"));
+  /* blocking runtime calls: by name and by behaviour are two classes */
+  ck_assert(tj_str_is(vz, "classes.8.name", "blocking by name (CPU)"));
+  ck_assert(tj_str_is(vz, "classes.11.name", "blocking by behaviour (CPU)"));
+  ck_assert(tj_str_is(vz, "classes.11.side", "cpu"));
   ck_assert_uint_eq(tj_count(vz, "ranks.0.steps"), 500);
   ck_assert_int_eq(tj_i64(vz, "ranks.0.step_views.stride"), 1);
   /* the findings' sides, in the order of the typed list (= the JSON's) */
@@ -353,6 +357,73 @@ END_TEST
  * views holds even at that resolution, so every stride-th step is kept and
  * the page must say which (checked in the browser: a step it does not hold
  * says how to draw it and zooms the overview to it). */
+/* The CPU lanes draw the calls that blocked by behaviour (a pageable
+ * cudaMemcpyAsync, a launch that waited for the queue to drain: the
+ * sync_classes.by_behaviour of the report) in their own class, apart from
+ * the calls that block by name (cudaMemcpy); the page's report carries the
+ * workload, iterations and idle causes its summary shows. */
+START_TEST(t_html_blocking_by_behaviour) {
+  char *trace = tu_tracegen("blocking_copy", "--steps 4", "html-blocking-copy.json.gz");
+  ck_assert_ptr_nonnull(trace);
+  fsdpa_ctx *c = NULL;
+  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_feed_file(c, trace), FSDPA_OK);
+  const char *paths[1] = {trace};
+  size_t len = 0;
+  fsdpa_error err;
+  char *h = NULL;
+  ck_assert_int_eq(html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len, &err), FSDPA_OK);
+  char *vz = viz_of(h);
+  char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
+  ck_assert_uint_gt(tj_count(rep, "ranks.0.sync_classes.by_behaviour"), 0);
+  size_t nw = tj_count(vz, "ranks.0.windows"), by_name = 0, by_behaviour = 0;
+  for (size_t w = 0; w < nw; w++) {
+    char p[128];
+    snprintf(p, sizeof p, "ranks.0.windows.%zu.cpu", w);
+    size_t nl = tj_count(vz, p);
+    for (size_t l = 0; l < nl; l++) {
+      snprintf(p, sizeof p, "ranks.0.windows.%zu.cpu.%zu", w, l);
+      size_t nv = tj_count(vz, p);
+      ck_assert_uint_eq(nv % 6, 0);
+      for (size_t r = 0; r < nv; r += 6) {
+        snprintf(p, sizeof p, "ranks.0.windows.%zu.cpu.%zu.%zu", w, l, r + 2);
+        int64_t cls = tj_i64(vz, p);
+        snprintf(p, sizeof p, "ranks.0.windows.%zu.cpu.%zu.%zu", w, l, r + 3);
+        int64_t idx = tj_i64(vz, p);
+        snprintf(p, sizeof p, "ranks.0.windows.%zu.names.%lld", w, (long long)idx);
+        char *api = tj_str(vz, p);
+        if (cls == 11) {
+          by_behaviour++;
+          /* a call of sync_classes.by_behaviour */
+          char q[160];
+          snprintf(q, sizeof q, "ranks.0.sync_classes.by_behaviour.[api=%s].class", api);
+          ck_assert_msg(tj_has(rep, q), "%s drawn as blocking by behaviour", api);
+        }
+        if (cls == 8) {
+          by_name++;
+          ck_assert_msg(strcmp(api, "cudaMemcpyAsync") && strcmp(api, "cudaLaunchKernel"), "%s by name", api);
+        }
+        free(api);
+      }
+    }
+  }
+  printf("# blocking_copy: %zu CPU rectangles blocking by behaviour, %zu by name\n", by_behaviour, by_name);
+  ck_assert_uint_gt(by_behaviour, 0);
+  ck_assert_uint_gt(by_name, 0);
+  /* what the rank summary shows is in the embedded report */
+  ck_assert(tj_has(rep, "ranks.0.workload.parallelism"));
+  ck_assert(tj_has(rep, "ranks.0.iterations.count"));
+  ck_assert(tj_has(rep, "ranks.0.launch_gaps.idle_causes.idle_ns"));
+  ck_assert(tj_has(rep, "ranks.0.launch_gaps.warmup.warmup_iterations"));
+  free(rep);
+  free(vz);
+  fsdpa_free(h);
+  fsdpa_ctx_free(c);
+  free(trace);
+}
+END_TEST
+
 START_TEST(t_html_steps_past_the_budget) {
   fsdpa_ctx *c = NULL;
   ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
@@ -542,6 +613,7 @@ int main(void) {
   tcase_add_test(tc, t_html_escapes_names);
   tcase_add_test(tc, t_html_long_trace);
   tcase_add_test(tc, t_html_steps_past_the_budget);
+  tcase_add_test(tc, t_html_blocking_by_behaviour);
   tcase_add_test(tc, t_html_every_trace_in_the_browser);
   tcase_add_test(tc, t_html_and_text_fault_injection);
   suite_add_tcase(s, tc);

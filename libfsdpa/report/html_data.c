@@ -33,13 +33,14 @@
 /* Classes drawn in the overview and the Gantt, in the order of the page's
  * colour table and legend (html_page.js CLASS_COLORS). */
 enum { HC_COMPUTE, HC_ALLGATHER, HC_REDUCESCATTER, HC_ALLREDUCE, HC_OTHER_COMM, HC_MEMCPY,
-       HC_MEMSET, HC_RT_LAUNCH, HC_RT_SYNC, HC_RT_ALLOC, HC_RT_OTHER, HC__COUNT };
+       HC_MEMSET, HC_RT_LAUNCH, HC_RT_SYNC, HC_RT_ALLOC, HC_RT_OTHER, HC_RT_BEHAVIOUR, HC__COUNT };
 /* The first class of runtime calls (CPU lanes). */
 #define HC__CPU HC_RT_LAUNCH
 
 static const char *const class_names[HC__COUNT] = {
     "compute", "AllGather", "ReduceScatter", "AllReduce", "other collective", "memcpy", "memset",
-    "launch (CPU)", "blocking sync (CPU)", "malloc / free (CPU)", "other runtime call (CPU)"};
+    "launch (CPU)", "blocking by name (CPU)", "malloc / free (CPU)", "other runtime call (CPU)",
+    "blocking by behaviour (CPU)"};
 
 void html_classes_json(jsonw *w) {
   jw_arr(w);
@@ -66,10 +67,15 @@ static int op_class(const store *s, const ev_rec *r, int comm) {
 }
 
 /* cudaFree blocks too, but on the page it belongs with the allocator: the
- * allocator-thrash finding points at it. */
-static int rt_class(const store *s, const ev_rec *r) {
+ * allocator-thrash finding points at it, as allocation calls that blocked
+ * by behaviour do (their time is the allocator's, model/runtime_calls.h).
+ * behaviour: the call blocked by behaviour (a launch or an async copy that
+ * waited for the GPU; sync_classes.by_behaviour), drawn apart from the
+ * calls that block by their name. */
+static int rt_class(const store *s, const ev_rec *r, int behaviour) {
   uint32_t f = store_name_info(s, r->name);
   if (f & (NC_MALLOC | NC_FREE | NC_VMM)) return HC_RT_ALLOC;
+  if (behaviour && !(f & SC_NAMED_MASK)) return HC_RT_BEHAVIOUR;
   if (f & (NC_SYNC | NC_DEVICE_SYNC | NC_SYNC_MEMCPY)) return HC_RT_SYNC;
   if (f & (NC_LAUNCH | NC_GRAPH_LAUNCH)) return HC_RT_LAUNCH;
   return HC_RT_OTHER;
@@ -194,7 +200,15 @@ typedef struct lane_src {
   int64_t maxdur;        /* longest op, to start the scan of a window */
   int cpu;               /* runtime calls: classified by rt_class */
   const uint32_t *comm;  /* GPU lanes: the views' communication classification */
+  const uint8_t *behav;  /* CPU lanes: bit per st.rt index, set if it blocked by behaviour */
 } lane_src;
+
+static int lane_class(const store *s, const lane_src *src, size_t i) {
+  uint32_t k = src->ops[i];
+  const ev_rec *r = STORE_REC(src->recs, k);
+  if (src->cpu) return rt_class(s, r, src->behav && (src->behav[k >> 3] >> (k & 7) & 1));
+  return op_class(s, r, src->comm[k] != 0);
+}
 
 typedef struct win {
   int64_t s, e;          /* relative store ns */
@@ -283,7 +297,7 @@ static void lane_rects(const store *s, const lane_src *src, const win *x, int64_
     int64_t a = r->ts < x->s ? x->s : r->ts, b = r->end > x->e ? x->e : r->end;
     int64_t c0 = (a - x->s) / res, c1 = (b - x->s + res - 1) / res;
     if (c1 <= c0) c1 = c0 + 1;
-    int cls = src->cpu ? rt_class(s, r) : op_class(s, r, src->comm[src->ops[i]] != 0);
+    int cls = lane_class(s, src, i);
     if (have && c0 < cur.c1) {
       if (b > cur.e) cur.e = b;
       if (c1 > cur.c1) cur.c1 = c1;
@@ -610,6 +624,8 @@ typedef struct scratch {
   uint8_t *ov_cls;             /* dominant class per bucket, per GPU lane */
   size_t ov_n;                 /* buckets the three were sized for */
   uint8_t *detailed;           /* per step: has a detailed window */
+  uint8_t *behav;              /* bit per st.rt index: blocked by behaviour */
+  size_t behav_n;              /* its bytes */
 } scratch;
 
 static void scratch_free(scratch *x) {
@@ -627,6 +643,33 @@ static void scratch_free(scratch *x) {
   fa_free(x->a, x->ov_any, x->ov_n * HC__COUNT * sizeof *x->ov_any);
   fa_free(x->a, x->ov_cls, x->ov_n * x->order_n * sizeof *x->ov_cls);
   fa_free(x->a, x->detailed, x->gend_n * sizeof *x->detailed);
+  fa_free(x->a, x->behav, x->behav_n);
+}
+
+/* Which runtime calls blocked by behaviour: the blocking selection of
+ * model/runtime_calls (cached; the sync analysis reports the same calls). */
+static fsdpa_status mark_behaviour(fsdpa_ctx *c, scratch *x) {
+  sc_set bs;
+  fsdpa_status st = sc_build(c, SC_BLOCKING_MASK, &bs);
+  if (st) return st;
+  size_t nrt = c->st.rt.len;
+  for (size_t k = 0; k < bs.n; k++) {
+    const sc_call *k0 = &bs.v[k];
+    if (k0->how != SC_HOW_BEHAVIOUR || k0->rt >= nrt) continue;
+    if (!x->behav) {
+      x->behav_n = (nrt + 7) / 8;
+      x->behav = fa_calloc(x->a, x->behav_n);
+      if (!x->behav) {
+        x->behav_n = 0;
+        sc_free(c, &bs);
+        return ctx_fail(c, fa_fail_status(x->a), "out of memory (html CPU lanes)");
+      }
+    }
+    x->behav[k0->rt >> 3] |= (uint8_t)(1u << (k0->rt & 7));
+  }
+  sc_free(c, &bs);
+  for (size_t l = 0; l < x->ncpu; l++) x->csrc[l].behav = x->behav;
+  return FSDPA_OK;
 }
 
 static int cpu_has(const scratch *x, uint32_t track) {
@@ -705,9 +748,10 @@ static fsdpa_status plan_cpu_lanes(report_in *in, size_t i, scratch *x) {
     }
     cl->nbusy = iv_union_sorted(cl->busy, m);
     fa_free(x->a, e, n * sizeof *e);
-    x->csrc[l] = (lane_src){&s->rt, cl->ops, m, cl->maxdur, 1, NULL};
+    x->csrc[l] = (lane_src){&s->rt, cl->ops, m, cl->maxdur, 1, NULL, NULL};
   }
   fa_free(x->a, cnt, cbytes);
+  if (!st && x->ncpu) st = mark_behaviour(c, x);
   return st;
 }
 
@@ -763,7 +807,7 @@ static void lane_classes(const store *s, const lane_src *src, int64_t t0, int64_
                          int64_t *ns) {
   for (size_t i = 0; i < src->nops; i++) {
     const ev_rec *r = STORE_REC(src->recs, src->ops[i]);
-    spread(ns, t0, bns, nb, r->ts, r->end, src->cpu ? rt_class(s, r) : op_class(s, r, src->comm[src->ops[i]] != 0));
+    spread(ns, t0, bns, nb, r->ts, r->end, lane_class(s, src, i));
   }
 }
 
@@ -1046,7 +1090,7 @@ fsdpa_status html_rank_viz(report_in *in, size_t i, const html_budget *b, jsonw 
       if (r->end - r->ts > m) m = r->end - r->ts;
     }
     x.order[k] = x.keys[k].idx;
-    x.gsrc[k] = (lane_src){&s->gpu, sv->ops, sv->nops, m, 0, v->comm};
+    x.gsrc[k] = (lane_src){&s->gpu, sv->ops, sv->nops, m, 0, v->comm, NULL};
   }
   if ((st = step_gpu_ends(c, v, x.gend))) goto out;
   if ((st = plan_cpu_lanes(in, i, &x))) goto out;

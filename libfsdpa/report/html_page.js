@@ -33,7 +33,7 @@
   var CLASSES = ['compute', 'AllGather', 'ReduceScatter', 'AllReduce', 'other collective', 'memcpy', 'memset',
     'launch (CPU)', 'blocking sync (CPU)', 'malloc / free (CPU)', 'other runtime call (CPU)'];
   var CLASS_COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#b07aa1', '#9c755f', '#bab0ac',
-    '#86bcb6', '#d37295', '#b6992d', '#9aa5b5'];
+    '#86bcb6', '#d37295', '#b6992d', '#9aa5b5', '#6a3d9a'];
   var FIRST_CPU_CLASS = 7;
   var REPORT, VIZ;
   var state = [];       /* per rank: views, current view, zooms, charts */
@@ -517,8 +517,71 @@
     return k;
   }
 
+  /* ranks[].workload: "DDP + tensor_parallel" and the mode */
+  function workloadText(r) {
+    var wl = r.workload || {};
+    var labels = arr(wl.parallelism).filter(function (x) { return x !== 'unknown'; });
+    return { labels: labels.length ? labels.join(' + ') : 'unknown', mode: wl.mode || 'unknown' };
+  }
+  var ITER_FROM = { ProfilerStep: 'ProfilerStep#N ranges', engine_step: 'engine step annotations',
+    optimizer_step: 'Optimizer.step# annotations', benchmark_annotation: 'benchmark run annotations',
+    dataloader: 'DataLoader __next__ calls' };
+  /* launch_gaps.idle_causes, in the contract's order, with the colours of
+     the idle-cause bar */
+  var IDLE_CAUSES = [['host_not_launched_ns', 'host not launched', '#e15759'],
+    ['host_blocked_ns', 'host blocked', '#6a3d9a'], ['stream_wait_ns', 'stream wait', '#f28e2b'],
+    ['rank_wait_ns', 'rank wait', '#4e79a7'], ['unknown_ns', 'unknown', '#9aa5b5']];
+
+  function renderWorkloadKpis(g, r) {
+    var w = workloadText(r), wl = r.workload || {};
+    // the evidence's counts; its rules in words are the card's tooltip
+    var ev = arr(wl.evidence).map(function (e) { return e.label + (num(e.count) ? ' \u00d7' + e.count : ''); });
+    var wk = kpi('workload', w.labels.replace(/ \+ /g, ' + \u200b'), 'mode ' + w.mode + (ev.length ? '; evidence ' + ev.join(', ') : ''));
+    wk.classList.add('words');
+    wk.setAttribute('title', arr(wl.evidence).map(function (e) { return e.label + ': ' + e.rule; }).join('\n'));
+    g.appendChild(wk);
+    var it = r.iterations || {}, wu = get(r, 'launch_gaps.warmup') || {};
+    var n = num(it.count) ? it.count : 0, from = ITER_FROM[it.source] || it.source || 'none';
+    var note;
+    if (!n) note = 'none found: no ProfilerStep or per-iteration annotation; the whole trace is judged';
+    else {
+      note = 'from ' + from;
+      if (num(wu.warmup_iterations) && wu.warmup_iterations > 0)
+        note += '; the first is warm-up, not judged: GPU idle ' + fmtNs(wu.warmup_gpu_idle_ns) +
+          (num(wu.warmup_gpu_host_wait_ns) ? ' (host wait ' + fmtNs(wu.warmup_gpu_host_wait_ns) + ')' : '');
+      else if (n >= 2) note += '; the first is warm-up, not judged';
+      else note += '; one iteration: no warm-up cut';
+    }
+    g.appendChild(kpi('iterations', n ? String(n) : 'none', note));
+  }
+
+  /* the GPU idle split by cause: a stacked bar, then each cause with its
+     time and share (largest first), the bar's legend */
+  function idleCausesKpi(r) {
+    var k = get(r, 'launch_gaps.idle_causes');
+    if (!k || !num(k.idle_ns)) return null;
+    if (k.idle_ns <= 0) return kpi('GPU idle by cause', '0', 'the GPU is never idle');
+    var parts = IDLE_CAUSES.map(function (c, i) { return { i: i, ns: num(k[c[0]]) ? k[c[0]] : 0 }; })
+      .filter(function (p) { return p.ns > 0; });
+    parts.sort(function (a, b) { return b.ns - a.ns || a.i - b.i; });
+    var bar = el('div', { cls: 'meter stack', role: 'img', 'aria-label': 'GPU idle by cause' }, parts.map(function (p) {
+      var c = IDLE_CAUSES[p.i];
+      return el('div', { style: 'width:' + (100 * p.ns / k.idle_ns).toFixed(2) + '%;background:' + c[2],
+        title: c[1] + ' ' + fmtNs(p.ns) });
+    }));
+    var legend = el('div', { cls: 'note causes' }, parts.map(function (p) {
+      var c = IDLE_CAUSES[p.i];
+      return el('span', { cls: 'cause' }, [el('span', { cls: 'sw', style: 'background:' + c[2] }),
+        c[1] + ' ' + fmtNs(p.ns) + ' (' + fmtPct(100 * p.ns / k.idle_ns) + ')']);
+    }));
+    var box = el('div', { cls: 'card kpi' }, [el('div', { cls: 'label', text: 'GPU idle by cause' }),
+      el('div', { cls: 'value', text: fmtNs(k.idle_ns) }), bar, legend]);
+    return box;
+  }
+
   function renderKpis(box, r) {
     var steps = arr(r.steps), g = el('div', { cls: 'kpis' });
+    renderWorkloadKpis(g, r);
     var durs = steps.map(function (s) { return s.dur_ns; }).filter(num);
     if (durs.length) {
       var mean = durs.reduce(function (a, b) { return a + b; }, 0) / durs.length;
@@ -531,6 +594,8 @@
       'busy ' + fmtNs(lg.busy_ns) + ' of ' + fmtNs(num(lg.span_ns) ? lg.span_ns : r.span_ns) + ' span' +
       (num(lg.gpu_host_wait_ns) ? '; idle waiting for the host ' + fmtNs(lg.gpu_host_wait_ns) : ''),
       dens === null ? '' : dens < 0.5 ? 'bad' : dens < 0.8 ? 'warn' : 'good', dens));
+    var ic = idleCausesKpi(r);
+    if (ic) g.appendChild(ic);
     var ov = r.overlap || {};
     var span = num(r.span_ns) ? r.span_ns : null;
     // which communication, by which rule, when it is more than NCCL and its forks by name
@@ -1287,7 +1352,9 @@
     });
     var d = el('details', { cls: 'rank', id: 'rank-' + ri });
     if (ri < 2) d.open = true;
-    d.appendChild(el('summary', { text: 'Rank ' + rv.rank + ' \u2014 ' + rv.path }));
+    var w = workloadText(r), itn = get(r, 'iterations.count');
+    d.appendChild(el('summary', { text: 'Rank ' + rv.rank + ' \u2014 ' + rv.path + ' \u00b7 ' + w.labels + ', ' + w.mode +
+      (num(itn) && itn > 0 ? ', ' + itn + ' iteration' + (itn === 1 ? '' : 's') : '') }));
     renderKpis(d, r);
     renderOverview(d, ri);
     renderGantt(d, ri);
