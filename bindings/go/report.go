@@ -26,7 +26,15 @@ type Input struct {
 	Bytes     int64  `json:"bytes"` // input bytes fed (compressed, as given)
 }
 
-// RankReport is one rank's part.
+// RankReport is one rank's part.  The sections are those of
+// docs/report-contract.md (the authority).  0.2 added the sections from
+// CommFamilies on (nil in a report without them), and inside the 0.1 ones
+// launch_gaps.idle_causes (the GPU idle split into host_not_launched,
+// host_blocked, stream_wait, rank_wait and unknown), launch_gaps.warmup (the
+// warm-up iteration the findings leave out), launch_gaps.sampling and
+// allocator.backend (native, expandable_segments, cudaMallocAsync) with its
+// evidence, vmm, async_pool, pinned_host and by_api; and the finding ids
+// dataloader-stall and pinned-host-churn.
 type RankReport struct {
 	Rank       int64           `json:"rank"`
 	SpanNs     *int64          `json:"span_ns"` // last GPU end - first GPU start; nil if no GPU activity
@@ -37,6 +45,13 @@ type RankReport struct {
 	FSDP       json.RawMessage `json:"fsdp"`
 	SyncWaits  json.RawMessage `json:"sync_waits"`
 	Allocator  json.RawMessage `json:"allocator"`
+
+	CommFamilies json.RawMessage `json:"comm_families"` // communication kernel families and the rule that found them
+	SyncClasses  json.RawMessage `json:"sync_classes"`  // runtime calls by API class, blocking by name or by behaviour
+	OtherDevices json.RawMessage `json:"other_devices"` // device backends present but not analyzed
+	Dataloader   json.RawMessage `json:"dataloader"`    // DataLoader ranges and the GPU idle inside them
+	Workload     json.RawMessage `json:"workload"`      // parallelism labels, mode (train/prefill/decode/mixed), evidence
+	Iterations   json.RawMessage `json:"iterations"`    // how the iterations were found (source, rule), count, ranges
 }
 
 // ReportStep is ranks[].steps[].

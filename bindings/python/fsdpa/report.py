@@ -150,7 +150,28 @@ class ReportStream(_FromJson):
 @dataclass(frozen=True)
 class RankReport(_FromJson):
     """One rank's part of the report.  The analysis sections are the JSON
-    objects of the contract, as dicts."""
+    objects of the contract (docs/report-contract.md, the authority), as
+    dicts.  Sections added in 0.2 (None when the report has no such key, as
+    one written by 0.1):
+
+    - `workload`: `parallelism` labels (FSDP1, FSDP2, DDP, tensor_parallel,
+      ...), `mode` (train / prefill / decode / mixed / unknown), `evidence`;
+    - `iterations`: `source` (ProfilerStep, engine_step, optimizer_step,
+      benchmark_annotation, dataloader, none), `rule`, `count`, `ranges`;
+    - `comm_families`: communication kernel families and the rule (name,
+      user, provenance) that classified them;
+    - `sync_classes`: runtime calls by API class, blocking by name or by
+      behaviour (`classes`, `by_behaviour`);
+    - `other_devices`: events of device backends present but not analyzed;
+    - `dataloader`: DataLoader ranges and the GPU idle inside them.
+
+    Inside the 0.1 sections, 0.2 added `launch_gaps.idle_causes` (the GPU
+    idle split into host_not_launched, host_blocked, stream_wait, rank_wait
+    and unknown), `launch_gaps.warmup` (the warm-up iteration the findings
+    leave out), `launch_gaps.sampling`, and `allocator.backend` (native,
+    expandable_segments, cudaMallocAsync) with `backend_evidence`, `vmm`,
+    `async_pool`, `pinned_host`, `by_api`.  New finding ids:
+    `dataloader-stall`, `pinned-host-churn`."""
     rank: int
     span_ns: Optional[int]
     steps: List[ReportStep]
@@ -160,6 +181,12 @@ class RankReport(_FromJson):
     fsdp: Optional[Dict[str, Any]]
     sync_waits: Optional[List[Dict[str, Any]]]
     allocator: Optional[Dict[str, Any]]
+    comm_families: Optional[List[Dict[str, Any]]] = None
+    sync_classes: Optional[Dict[str, Any]] = None
+    other_devices: Optional[List[Dict[str, Any]]] = None
+    dataloader: Optional[Dict[str, Any]] = None
+    workload: Optional[Dict[str, Any]] = None
+    iterations: Optional[Dict[str, Any]] = None
     _raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 

@@ -109,6 +109,11 @@ class TinyTraceTest(unittest.TestCase):
         # to_dict() is the JSON itself, and round-trips through json
         self.assertEqual(r.to_dict(), json.loads(r.json))
         self.assertEqual(rank.to_dict(), json.loads(r.json)["ranks"][0])
+        # the sections 0.2 added are fields too, the JSON's objects
+        for key in ("workload", "iterations", "comm_families", "sync_classes", "other_devices", "dataloader"):
+            self.assertEqual(getattr(rank, key), json.loads(r.json)["ranks"][0][key], key)
+        self.assertEqual((rank.iterations["source"], rank.iterations["count"]), ("ProfilerStep", 2))
+        self.assertIn("idle_causes", rank.launch_gaps)
         for f in r.findings:
             self.assertIn(f.severity, ("info", "warning", "critical"))
             for rg in f.ranges:
