@@ -492,6 +492,82 @@ START_TEST(t_generator) {
 }
 END_TEST
 
+/* The generator's stream_wait scenario in each of its formats: the truth's
+ * causes, whole trace and per stream, from what the generator did (the op
+ * each stream wait held, the calls that blocked the host), must be the
+ * library's to the ns; new and old write the waits as cuda_sync events
+ * (Stream Wait Event, Event Sync, Stream Sync; new on the stream + 1000000
+ * row), legacy19 only as cudaEventRecord / cudaStreamWaitEvent /
+ * cudaEventSynchronize / cudaStreamSynchronize runtime calls. */
+static void cmp_truth(const char *truth, const char *tpre, const lg_causes *k, const char *rep,
+                      const char *rpre, const char *what) {
+  static const char *K[LG_C__N] = {"host_not_launched_ns", "host_blocked_ns", "stream_wait_ns", "rank_wait_ns",
+                                   "unknown_ns"};
+  char p[256];
+  snprintf(p, sizeof p, "%sidle_ns", tpre);
+  ck_assert_msg(tj_i64(truth, p) == k->idle_ns, "%s: idle %lld vs truth %lld", what, (long long)k->idle_ns,
+                (long long)tj_i64(truth, p));
+  for (int i = 0; i < LG_C__N; i++) {
+    snprintf(p, sizeof p, "%s%s", tpre, K[i]);
+    int64_t want = tj_i64(truth, p);
+    ck_assert_msg(k->ns[i] == want, "%s: %s %lld vs truth %lld", what, K[i], (long long)k->ns[i], (long long)want);
+    snprintf(p, sizeof p, "%sidle_causes.%s", rpre, K[i]);
+    ck_assert_msg(tj_i64(rep, p) == want, "%s: report %s %lld vs truth %lld", what, p, (long long)tj_i64(rep, p),
+                  (long long)want);
+  }
+}
+
+START_TEST(t_generator_stream_wait) {
+  static const char *F[] = {"new", "old", "legacy19"};
+  for (size_t f = 0; f < 3; f++) {
+    char name[64], extra[64];
+    snprintf(name, sizeof name, "ic_stream_wait_%s.json%s", F[f], f == 1 ? "" : ".gz");
+    snprintf(extra, sizeof extra, "--format %s --steps 4", F[f]);
+    char *path = tu_tracegen("stream_wait", extra, name);
+    ck_assert_msg(path != NULL, "tracegen stream_wait --format %s failed", F[f]);
+    char tp[4200];
+    snprintf(tp, sizeof tp, "%.*s.truth.json", (int)(strstr(path, ".json") - path), path);
+    char *truth = tu_read_file(tp, NULL);
+    ck_assert_msg(truth != NULL, "no truth file %s", tp);
+    fsdpa_ctx *c = tu_new_ctx();
+    ck_assert_msg(fsdpa_feed_file(c, path) == FSDPA_OK, "%s: %s", path, fsdpa_errmsg(c));
+    /* the evidence is there in the form of the format */
+    ck_assert_int_eq(c->st.gsync.len == 0, f == 2);
+    char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+    ck_assert_ptr_nonnull(rep);
+    ck_assert_int_gt(check_sums(c), 3);
+    lg_causes k = ALL(c);
+    cmp_truth(truth, "idle_causes.all.", &k, rep, "ranks.0.launch_gaps.", path);
+    const store_views *v = ctx_views(c);
+    ck_assert_int_eq(v->nstreams, 2);
+    ck_assert_int_eq(tj_count(truth, "idle_causes.streams"), 2);
+    for (size_t i = 0; i < v->nstreams; i++) {
+      char tpre[96], rpre[128], what[4400];
+      snprintf(tpre, sizeof tpre, "idle_causes.streams.%lld:%lld.", (long long)v->streams[i].device,
+               (long long)v->streams[i].stream);
+      snprintf(rpre, sizeof rpre, "ranks.0.launch_gaps.streams.[stream=%lld].", (long long)v->streams[i].stream);
+      snprintf(what, sizeof what, "%s stream %lld", path, (long long)v->streams[i].stream);
+      k = causes(c, INT64_MIN, INT64_MAX, v->streams[i].device, v->streams[i].stream);
+      cmp_truth(truth, tpre, &k, rep, rpre, what);
+    }
+    /* the scenario holds every cause it was built for: the compute stream
+     * waits on the side stream, the host blocks in both syncs */
+    ck_assert_int_gt(tj_i64(truth, "idle_causes.streams.0:7.stream_wait_ns"), 0);
+    ck_assert_int_gt(tj_i64(truth, "idle_causes.all.host_blocked_ns"), 0);
+    ck_assert_int_gt(tj_i64(truth, "idle_causes.all.host_not_launched_ns"), 0);
+    ck_assert_int_gt(tj_i64(truth, "idle_causes.all.unknown_ns"), 0);
+    ck_assert_int_gt(tj_i64(truth, "sync.cudaEventSynchronize.count"), 0);
+    ck_assert_int_gt(tj_i64(truth, "sync.cudaStreamSynchronize.count"), 0);
+    ck_assert(tu_report_has_finding(rep, "cpu-sync-stall"));
+    check_ref(c, path);
+    free(rep);
+    free(truth);
+    fsdpa_ctx_free(c);
+    free(path);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("idle_causes");
   TCase *tc = tcase_create("core");
@@ -510,6 +586,7 @@ int main(void) {
   tcase_set_timeout(tr, 1200);
   tcase_add_test(tr, t_corpus);
   tcase_add_test(tr, t_generator);
+  tcase_add_test(tr, t_generator_stream_wait);
   suite_add_tcase(s, tr);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_ENV);

@@ -388,6 +388,51 @@ class TraceGenTest(unittest.TestCase):
         self.assertGreater(mx["allocator"]["steady_state_malloc_calls"], 0)
         self.assertIn("cudaStreamSynchronize", mx["sync"])
 
+    def test_stream_wait_evidence(self):
+        """stream_wait writes the waits in every form Kineto does: cuda_sync activities (new, old)
+        linked to the runtime calls by correlation, or the runtime calls alone (legacy19)."""
+        for fmt in ("new", "old", "legacy19"):
+            with self.subTest(format=fmt):
+                path, t = self.gen("stream_wait", "sw_%s.json" % fmt, steps=3, format=fmt)
+                with open(path) as fh:
+                    evs = json.load(fh)["traceEvents"]
+                rt = {e["args"]["correlation"]: e for e in evs
+                      if e.get("cat") in ("cuda_runtime", "Runtime") and "correlation" in e.get("args", {})}
+                names = sorted({e["name"] for e in rt.values()})
+                for api in ("cudaEventRecord", "cudaStreamWaitEvent", "cudaEventSynchronize",
+                            "cudaStreamSynchronize"):
+                    self.assertIn(api, names)
+                syncs = [e for e in evs if e.get("cat") == "cuda_sync"]
+                if fmt == "legacy19":
+                    self.assertEqual(syncs, [])
+                    continue
+                kinds = {}
+                for e in syncs:
+                    a = e["args"]
+                    self.assertEqual(a["cuda_sync_kind"], e["name"])
+                    kinds.setdefault(e["name"], []).append(e)
+                    call = rt[a["correlation"]]
+                    self.assertEqual(call["name"], {"Stream Wait Event": "cudaStreamWaitEvent",
+                                                    "Event Sync": "cudaEventSynchronize",
+                                                    "Stream Sync": "cudaStreamSynchronize"}[e["name"]])
+                    self.assertEqual((e["ts"], e["dur"]), (call["ts"], call["dur"]))
+                    if e["name"] == "Stream Sync":
+                        self.assertNotIn("wait_on_stream", a)
+                        self.assertEqual(e["tid"], 7 + (1000000 if fmt == "new" else 0))
+                    else:
+                        self.assertEqual(a["wait_on_stream"], 20)
+                        self.assertEqual(rt[a["wait_on_cuda_event_record_corr_id"]]["name"], "cudaEventRecord")
+                        self.assertEqual((e["tid"], a["stream"]),
+                                         (7, 7) if e["name"] == "Stream Wait Event" else (-1, -1))
+                self.assertEqual({k: len(v) for k, v in kinds.items()},
+                                 {"Stream Wait Event": 3, "Event Sync": 3, "Stream Sync": 3})
+                ic = t["idle_causes"]
+                for w in [ic["all"]] + list(ic["streams"].values()):
+                    self.assertEqual(w["idle_ns"], sum(v for k, v in w.items() if k != "idle_ns"))
+                self.assertGreater(ic["streams"]["0:7"]["stream_wait_ns"], 0)
+                self.assertGreater(ic["all"]["host_blocked_ns"], 0)
+        self.assertIsNone(self.gen("sync_stall", "ss_ic.json", steps=2)[1]["idle_causes"])
+
     def test_memory_sawtooth(self):
         path, t = self.gen("fsdp2_healthy", "saw.json", steps=3, layers=4)
         d = load(path)

@@ -275,6 +275,13 @@ SCENARIOS = {
              "on odd steps and a cudaLaunchKernel that waits for the queue to drain on even steps",
         expected=["cpu-sync-stall"], absent=["launch-overhead", "comm-serialized", "exposed-comm",
                                              "allocator-thrash"]),
+    "stream_wait": dict(
+        kind="sync", stream_wait=True,
+        desc="single GPU, compute stream 7 and side stream 20: every step stream 7 waits for a side-stream op "
+             "(cudaEventRecord + cudaStreamWaitEvent, cuda_sync Stream Wait Event), the host blocks in "
+             "cudaEventSynchronize on another one (Event Sync) and in cudaStreamSynchronize (Stream Sync)",
+        expected=["cpu-sync-stall"], absent=["launch-overhead", "comm-serialized", "exposed-comm",
+                                             "allocator-thrash"]),
     "allocator_thrash": dict(
         kind="fsdp", version=2, thrash_segments=INF,
         desc="FSDP2 with cudaFree/cudaMalloc every steady-state step",
@@ -637,6 +644,12 @@ class Rank:
         self.coll_starts = {}
         self.peer_starts = opts.get("peer_starts")
         self.klog = [] if sc["kind"] == "ep" else None  # every kernel, for the ep truth
+        # every GPU op with its launch call, the blocking calls per thread and the stream waits:
+        # the idle-cause truth (stream_wait scenario)
+        self.oplog = [] if sc.get("stream_wait") else None
+        self.blklog = {}
+        self.pending_wait = {}  # stream -> the op its next op waits for (cudaStreamWaitEvent)
+        self.last_op_on = {}
 
     # ---- random helpers (rank independent) --------------------------------
     def r(self, lo, hi):
@@ -746,6 +759,8 @@ class Rank:
         self.corr += 1
         self.emit_runtime(th, "cuda_runtime", name, start, end - start, cbid, self.corr, self.cur_ext(th))
         self.t[th] = end
+        if self.oplog is not None:
+            self.blklog.setdefault(th, []).append((self.E(start), self.E(end), name))
         s = self.sync.setdefault(name, [0, 0, 0])
         s[0] += 1
         s[1] += end - start
@@ -872,7 +887,64 @@ class Rank:
         if u is not None and kind == "kernel" and not comm:
             self.unit_add(u, "compute", es, ee)
             self.unit_last_end[u] = end
+        if self.oplog is not None:
+            self.last_op = {"s": es, "e": ee, "stream": stream, "ls": self.E(rt_start),
+                            "le": self.E(rt_start + rt_dur), "th": th, "api": api[0],
+                            "comm": kind == "kernel" and comm, "wait": self.pending_wait.pop(stream, None),
+                            "corr": corr}
+            self.oplog.append(self.last_op)
+            self.last_op_on[stream] = self.last_op
         return start, end
+
+    # ---- events, stream waits and the cuda_sync activities (Kineto's forms) ----
+    def sync_args(self, kind, stream, corr, ext, wait=None):
+        """Args of a cuda_sync event as kineto writes them: Event Sync and Stream Wait Event carry
+        wait_on_stream / wait_on_cuda_event_record_corr_id / wait_on_cuda_event_id; stream is -1
+        where CUPTI has none (Event Sync, Context Sync)."""
+        a = '"External id": %d, "cuda_sync_kind": "%s", ' % (ext, kind)
+        if wait is not None:
+            a += ('"wait_on_stream": %d, "wait_on_cuda_event_record_corr_id": %d, "wait_on_cuda_event_id": %d, '
+                  % wait)
+        return a + '"stream": %d, "correlation": %d, "device": %d, "context": 1' % (stream, corr, self.device)
+
+    def emit_sync(self, kind, tid, start, end, args):
+        if self.legacy:  # PyTorch 1.9 predates cuda_sync events: only the runtime calls
+            return
+        self.count("cuda_sync")
+        self.gpu_buf.append(self.f.x("cuda_sync", jstr(kind), self.dev_s, tid, self.E(start), end - start, args))
+
+    def event_record(self, th, stream):
+        """cudaEventRecord(ev, stream) right after the last op queued on `stream`: returns
+        (record correlation, the op it orders, event id)."""
+        self.runtime(th, "cudaEventRecord", 135, self.r(1 * US, 3 * US))
+        self.nevent = getattr(self, "nevent", 0) + 1
+        return (self.corr, stream, self.last_op_on[stream], self.nevent)
+
+    def stream_wait_event(self, th, stream, ev):
+        """cudaStreamWaitEvent(stream, ev): the next op queued on `stream` starts after the op the
+        event was recorded behind (pass its end in `deps`)."""
+        rec_corr, rec_stream, op, evid = ev
+        s, e = self.runtime(th, "cudaStreamWaitEvent", 147, self.r(1 * US, 3 * US))
+        self.pending_wait[stream] = op
+        self.emit_sync("Stream Wait Event", self.stid(stream), s, e,
+                       self.sync_args("Stream Wait Event", stream, self.corr, self.cur_ext(th),
+                                      (rec_stream, rec_corr, evid)))
+
+    def event_sync(self, th, ev):
+        """cudaEventSynchronize(ev): the host blocks until the op the event was recorded behind ends.
+        Its cuda_sync Event Sync has no stream (tid -1) and names the recorded stream."""
+        rec_corr, rec_stream, op, evid = ev
+        s, e = self.sync_call(th, "cudaEventSynchronize", 137, op["e"] - self.off)
+        self.emit_sync("Event Sync", "-1", s, e, self.sync_args("Event Sync", -1, self.corr, self.cur_ext(th),
+                                                                 (rec_stream, rec_corr, evid)))
+
+    def stream_sync(self, th, stream):
+        """cudaStreamSynchronize(stream): blocks until the stream drains.  Kineto >= 2026-04 writes
+        its Stream Sync on the row tid = stream + 1000000 (`stream N (sync)`), earlier ones on the
+        stream's own row: the new format takes the newer form."""
+        s, e = self.sync_call(th, "cudaStreamSynchronize", 131, self.ready[stream])
+        tid = str(stream + 1000000) if self.f.new else self.stid(stream)
+        self.emit_sync("Stream Sync", tid, s, e, self.sync_args("Stream Sync", stream, self.corr, self.cur_ext(th)))
 
     def unit_add(self, key, what, s, e):
         d = self.unit_iv.get(key)
@@ -1731,7 +1803,54 @@ class SimpleWorkload:
                                  "exposed_comm_ns": cn - ov},
                 "comm_families_user": ufam}
 
+    def stream_wait(self, k):
+        """Compute on stream 7 waits for a side-stream kernel (event record + stream wait), the
+        host waits for a side-stream copy (cudaEventSynchronize) and for stream 7 (.item():
+        cudaStreamSynchronize); short kernels between, launched ahead of the GPU."""
+        R = self.R
+        main = R.tid_main
+        for j in range(self.L):
+            R.push(main, "cpu_op", "aten::mm")
+            R.launch(main, 7, K_SGEMM, R.r(20 * US, 40 * US))
+            R.pop(main)
+        R.push(main, "cpu_op", "aten::cat")
+        R.launch(main, 20, K_COPY_IN, R.r(400 * US, 700 * US))
+        R.pop(main)
+        ev = R.event_record(main, 20)
+        R.stream_wait_event(main, 7, ev)
+        for j in range(4):
+            R.push(main, "cpu_op", "aten::add")
+            R.launch(main, 7, K_ADD, R.r(10 * US, 30 * US), deps=(ev[2]["e"] - R.off,) if j == 0 else ())
+            R.pop(main)
+        R.push(main, "cpu_op", "aten::copy_")
+        R.launch(main, 20, "Memcpy DtoD (Device -> Device)", R.r(1000 * US, 1300 * US), kind="gpu_memcpy",
+                 api=("cudaMemcpyAsync", 41, "cuda_runtime"), nbytes=64 * MIB)
+        R.pop(main)
+        ev2 = R.event_record(main, 20)
+        R.event_sync(main, ev2)
+        R.push(main, "cpu_op", "aten::index_put_")
+        R.t[main] += R.r(400 * US, 600 * US)   # host work, GPU idle
+        R.pop(main)
+        for j in range(self.L // 2):
+            R.push(main, "cpu_op", "aten::mul")
+            R.launch(main, 7, K_MUL, R.r(30 * US, 60 * US))
+            R.pop(main)
+        R.push(main, "cpu_op", "aten::item")
+        R.push(main, "cpu_op", "aten::_local_scalar_dense")
+        R.launch(main, 7, "Memcpy DtoH (Device -> Pinned)", R.r(2 * US, 3 * US), kind="gpu_memcpy",
+                 api=("cudaMemcpyAsync", 41, "cuda_runtime"), nbytes=4)
+        R.stream_sync(main, 7)
+        R.pop(main)
+        R.pop(main)
+        R.t[main] += R.r(800 * US, 1200 * US)   # host work, GPU idle
+        for j in range(self.L // 2):
+            R.push(main, "cpu_op", "aten::mul")
+            R.launch(main, 7, K_MUL, R.r(30 * US, 60 * US))
+            R.pop(main)
+
     def sync(self, k):
+        if self.sc.get("stream_wait"):
+            return self.stream_wait(k)
         R = self.R
         main = R.tid_main
         hs = []
@@ -1945,6 +2064,82 @@ def _generate_rank(scenario, sc, path, opts, rank, world, steps, target):
     return truth, k, R.coll_starts
 
 
+IDLE_CAUSES = ("host_not_launched", "host_blocked", "stream_wait", "rank_wait", "unknown")
+# runtime calls the contract counts as blocking by name (model/runtime_calls.h); none of the
+# generator's other calls lasts long enough to block by behaviour
+BLOCKING_CALLS = {"cudaStreamSynchronize", "cudaEventSynchronize", "cudaDeviceSynchronize", "cudaMemcpy",
+                  "cudaMemset", "cudaFree"}
+SLOW_LAUNCH_NS = 1000 * US   # idle.slow_launch_ns
+
+
+def idle_cause_truth(R):
+    """The idle causes (docs/report-contract.md "Idle causes") of the whole trace and of each
+    stream alone, from what the generator did: every op's launch call, the calls that blocked
+    its thread, and the op each stream wait made it wait for (known here, not inferred)."""
+    ops = R.oplog
+    blk = {th: sorted(v) for th, v in R.blklog.items()}
+    by_stream = {}
+    for o in sorted(ops, key=lambda o: (o["stream"], o["s"], o["e"])):
+        by_stream.setdefault(o["stream"], []).append(o)
+    for v in by_stream.values():
+        for i, o in enumerate(v):
+            o["idx"] = i
+
+    def window(sel):
+        out = dict.fromkeys(IDLE_CAUSES, 0)
+
+        def host(o, a, b):
+            """Rules 1-2: o's launch call over [a, b); returns when o was on its stream."""
+            pre, pos = min(o["ls"], b), a
+            if pre > a:
+                for s, e, _ in blk.get(o["th"], ()):
+                    s2, e2 = max(s, pos), min(e, pre)
+                    if e2 > s2:
+                        out["host_not_launched"] += s2 - pos
+                        out["host_blocked"] += e2 - s2
+                        pos = e2
+                out["host_not_launched"] += pre - pos
+                pos = pre
+            ie = min(o["le"], b)
+            if ie > pos:
+                slow = o["le"] - o["ls"] >= SLOW_LAUNCH_NS or o["api"] in BLOCKING_CALLS
+                out["host_blocked" if slow else "host_not_launched"] += ie - pos
+                pos = ie
+            return pos
+
+        live = [o for o in sel if o["e"] > o["s"]]
+        busy = merge_intervals([(o["s"], o["e"]) for o in live])
+        starts = {}
+        for o in live:
+            starts.setdefault(o["s"], []).append(o)
+        idle = 0
+        for k in range(len(busy) - 1):
+            g0, g1 = busy[k][1], busy[k + 1][0]
+            idle += g1 - g0
+            K = None
+            for o in sorted(starts[g1], key=lambda o: (o["stream"], o["idx"])):
+                if K is None or o["ls"] < K["ls"]:
+                    K = o
+            q = host(K, g0, g1)
+            if q >= g1:
+                continue
+            A = K["wait"]
+            if A is not None and A["e"] > q:
+                e = min(A["e"], g1)
+                qa = host(A, q, min(A["s"], e)) if A["s"] > q else q
+                out["rank_wait" if A["comm"] else "stream_wait"] += e - qa
+                q = e
+            if q < g1:
+                out["rank_wait" if K["comm"] else "unknown"] += g1 - q
+        assert sum(out.values()) == idle
+        res = {"idle_ns": idle}
+        res.update({c + "_ns": out[c] for c in IDLE_CAUSES})
+        return res
+
+    return {"all": window(ops),
+            "streams": {"%d:%d" % (R.device, st): window(v) for st, v in sorted(by_stream.items())}}
+
+
 def build_truth(R, wl, scenario, sc, opts, nsteps):
     span = (R.last_gpu - R.first_gpu) if R.last_gpu > R.first_gpu else 0
     busy = R.u_all.total
@@ -2007,6 +2202,7 @@ def build_truth(R, wl, scenario, sc, opts, nsteps):
         "expected_findings": list(sc["expected"]),
         "absent_findings": list(sc["absent"]),
         "straggler": None,
+        "idle_causes": idle_cause_truth(R) if R.oplog is not None else None,
     }
     if sc["kind"] == "ep":
         truth["ep"] = wl.truth_ep()
