@@ -508,16 +508,7 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("abi");
-  TCase *tc = tcase_create("abi");
-  tcase_set_timeout(tc, 120);
-  tcase_add_test(tc, t_tables_cover_every_struct);
-  tcase_add_test(tc, t_larger_sizes_ignored_and_untouched);
-  tcase_add_test(tc, t_below_first_size_inputs);
-  tcase_add_test(tc, t_below_first_size_outputs);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_ENV);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  TU_CASE(s, "abi", 120, NULL, t_tables_cover_every_struct, t_larger_sizes_ignored_and_untouched,
+          t_below_first_size_inputs, t_below_first_size_outputs);
+  return tu_run_suite(s);
 }

@@ -631,37 +631,13 @@ START_TEST(t_corpus_classes) {
 }
 END_TEST
 
-static Suite *suite(void) {
-  Suite *s = suite_create("allocator");
-  TCase *u = tcase_create("unit");
-  tcase_add_test(u, t_memory_levels);
-  tcase_add_test(u, t_memory_null_rules);
-  tcase_add_test(u, t_warmup_and_thrash);
-  tcase_add_test(u, t_fault_injection);
-  tcase_add_test(u, t_alloc_classes);
-  tcase_add_test(u, t_pinned_apart);
-  suite_add_tcase(s, u);
-  TCase *g = tcase_create("generator");
-  tcase_set_timeout(g, 1200);
-  tcase_add_test(g, t_gen_allocator_thrash);
-  tcase_add_test(g, t_gen_allocator_healthy);
-  tcase_add_test(g, t_gen_thrash_expandable);
-  tcase_add_test(g, t_gen_thrash_async);
-  tcase_add_test(g, t_gen_thrash_native);
-  tcase_add_test(g, t_gen_pinned_host);
-  tcase_add_test(g, t_gen_mtia_only);
-  TCase *r = tcase_create("real");
-  tcase_set_timeout(r, 1200);
-  tcase_add_test(r, t_corpus_classes);
-  suite_add_tcase(s, r);
-  suite_add_tcase(s, g);
-  return s;
-}
-
 int main(void) {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_ENV);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  Suite *s = suite_create("allocator");
+  TU_CASE(s, "unit", 0, NULL, t_memory_levels, t_memory_null_rules, t_warmup_and_thrash, t_fault_injection,
+          t_alloc_classes, t_pinned_apart);
+  TU_CASE(s, "real", 1200, NULL, t_corpus_classes);
+  TU_CASE(s, "generator", 1200, NULL, t_gen_allocator_thrash, t_gen_allocator_healthy,
+          t_gen_thrash_expandable, t_gen_thrash_async, t_gen_thrash_native, t_gen_pinned_host,
+          t_gen_mtia_only);
+  return tu_run_suite(s);
 }

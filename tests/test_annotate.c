@@ -514,20 +514,8 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("annotate");
-  TCase *tc = tcase_create("annotate");
-  tcase_add_checked_fixture(tc, setup, NULL);
-  tcase_set_timeout(tc, 900);
-  tcase_add_test(tc, t_sample_plain_and_gzip);
-  tcase_add_test(tc, t_trace_formats);
-  tcase_add_test(tc, t_multi_rank_findings_go_to_their_rank);
-  tcase_add_test(tc, t_errors_leave_no_file);
-  tcase_add_test(tc, t_fault_injection);
-  tcase_add_test(tc, t_cli);
-  tcase_add_test(tc, t_man_page);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_ENV);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  TU_CASE(s, "annotate", 900, setup, t_sample_plain_and_gzip, t_trace_formats,
+          t_multi_rank_findings_go_to_their_rank, t_errors_leave_no_file, t_fault_injection, t_cli,
+          t_man_page);
+  return tu_run_suite(s);
 }

@@ -1359,32 +1359,12 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("core");
-  TCase *tc = tcase_create("core");
-  tcase_add_test(tc, t_union_merges_overlap_and_touching);
-  tcase_add_test(tc, t_intersect_subtract_gaps);
-  tcase_add_test(tc, t_intern_dedups_and_grows);
-  tcase_add_test(tc, t_classify_kernels_and_apis);
-  tcase_add_test(tc, t_struct_feed_steps_streams_density);
-  tcase_add_test(tc, t_params);
-  tcase_add_test(tc, t_param_list_get_set_agree);
-  tcase_add_test(tc, t_bad_args_and_null_safety);
-  tcase_add_test(tc, t_allocator_failure_and_cap);
-  tcase_add_test(tc, t_big_blocks);
-  tcase_add_test(tc, t_sort_matches_qsort);
-  suite_add_tcase(s, tc);
-  tc = tcase_create("api");
-  tcase_set_timeout(tc, 600);
-  tcase_add_test(tc, t_zeroed_queries_are_the_whole_trace);
-  tcase_add_test(tc, t_selectors_need_their_bit);
-  tcase_add_test(tc, t_errors_clear_on_success);
-  tcase_add_test(tc, t_lists_are_snapshots);
-  tcase_add_test(tc, t_list_get_rejects_bad_index_and_size);
-  tcase_add_test(tc, t_fsdpa_error_filled_and_cleared);
-  tcase_add_test(tc, t_typed_findings_match_the_report);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_ENV);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  TU_CASE(s, "core", 0, NULL, t_union_merges_overlap_and_touching, t_intersect_subtract_gaps,
+          t_intern_dedups_and_grows, t_classify_kernels_and_apis, t_struct_feed_steps_streams_density,
+          t_params, t_param_list_get_set_agree, t_bad_args_and_null_safety, t_allocator_failure_and_cap,
+          t_big_blocks, t_sort_matches_qsort);
+  TU_CASE(s, "api", 600, NULL, t_zeroed_queries_are_the_whole_trace, t_selectors_need_their_bit,
+          t_errors_clear_on_success, t_lists_are_snapshots, t_list_get_rejects_bad_index_and_size,
+          t_fsdpa_error_filled_and_cleared, t_typed_findings_match_the_report);
+  return tu_run_suite(s);
 }

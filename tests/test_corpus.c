@@ -223,15 +223,8 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("corpus");
-  TCase *tc = tcase_create("corpus");
-  tcase_set_timeout(tc, 3000);
-  tcase_add_test(tc, t_counts_match_independent_count);
-  tcase_add_test(tc, t_chunk_invariance);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_ENV);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
+  TU_CASE(s, "corpus", 3000, NULL, t_counts_match_independent_count, t_chunk_invariance);
+  int rc = tu_run_suite(s);
   tu_free_paths(traces, ntraces);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return rc;
 }

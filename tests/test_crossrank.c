@@ -1695,30 +1695,12 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("crossrank");
-  TCase *tc = tcase_create("crossrank");
-  tcase_add_test(tc, t_seq_match_offsets_transfer_wait_straggler);
-  tcase_add_test(tc, t_between_feeds_and_single_rank);
-  tcase_add_test(tc, t_null_context_error);
-  tcase_add_test(tc, t_ordinal_match_per_type_and_step);
-  tcase_add_test(tc, t_annotation_types_and_unsynchronized);
-  tcase_add_test(tc, t_straggler_rule);
-  tcase_add_test(tc, t_summary_merge_equals_analyze_synthetic);
-  tcase_add_test(tc, t_summary_parse_errors);
-  tcase_add_test(tc, t_summary_error_offset);
-  tcase_add_test(tc, t_summary_v01);
-  tcase_add_test(tc, t_allocation_failures);
-  tcase_add_test(tc, t_hta_sampled_two_ranks);
-  tcase_add_test(tc, t_generated_straggler);
-  tcase_add_test(tc, t_cli_summarize_merge);
-  tcase_add_test(tc, t_rank_cache_same_reports);
-  tcase_add_test(tc, t_cli_low_memory);
-  tcase_add_test(tc, t_order_independent_generated);
-  tcase_add_test(tc, t_order_independent_corpus);
-  tcase_add_test(tc, t_left_out_and_weak_verdict);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_ENV);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  TU_CASE(s, "crossrank", 0, NULL, t_seq_match_offsets_transfer_wait_straggler,
+          t_between_feeds_and_single_rank, t_null_context_error, t_ordinal_match_per_type_and_step,
+          t_annotation_types_and_unsynchronized, t_straggler_rule, t_summary_merge_equals_analyze_synthetic,
+          t_summary_parse_errors, t_summary_error_offset, t_summary_v01, t_allocation_failures,
+          t_hta_sampled_two_ranks, t_generated_straggler, t_cli_summarize_merge, t_rank_cache_same_reports,
+          t_cli_low_memory, t_order_independent_generated, t_order_independent_corpus,
+          t_left_out_and_weak_verdict);
+  return tu_run_suite(s);
 }

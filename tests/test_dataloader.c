@@ -27,16 +27,6 @@ static fsdpa_ctx *build(void) {
   return c;
 }
 
-static int finding_index(const char *js, const char *id) {
-  size_t n = tj_count(js, "findings");
-  for (size_t i = 0; i < n; i++) {
-    char p[64];
-    snprintf(p, sizeof p, "findings.%zu.id", i);
-    if (tj_str_is(js, p, id)) return (int)i;
-  }
-  return -1;
-}
-
 START_TEST(t_idle_inside_next_whole_trace) {
   fsdpa_ctx *c = build();
   char *js = tu_report(c, FSDPA_FORMAT_JSON);
@@ -47,7 +37,7 @@ START_TEST(t_idle_inside_next_whole_trace) {
   ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.window_ns"), 700);
   ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.idle_ns"), 400);
   ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.idle_in_dataloader_ns"), 360);
-  int k = finding_index(js, "dataloader-stall");
+  int k = tj_index(js, "findings", "id", "dataloader-stall");
   ck_assert_int_ge(k, 0);
   char p[96];
   snprintf(p, sizeof p, "findings.%d.severity", k);
@@ -67,7 +57,7 @@ START_TEST(t_idle_inside_next_whole_trace) {
   /* a training step gets the training advice */
   tu_add_x(c, "user_annotation", "Optimizer.step#SGD.step", 10, 1, 700, 5, FSDPA_ABSENT);
   js = tu_report(c, FSDPA_FORMAT_JSON);
-  k = finding_index(js, "dataloader-stall");
+  k = tj_index(js, "findings", "id", "dataloader-stall");
   ck_assert_int_ge(k, 0);
   snprintf(p, sizeof p, "findings.%d.advice", k);
   adv = tj_str(js, p);
@@ -89,12 +79,12 @@ START_TEST(t_window_after_first_iteration_and_threshold) {
   ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.window_ns"), 400);
   ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.idle_ns"), 200);
   ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.idle_in_dataloader_ns"), 200);
-  ck_assert_int_ge(finding_index(js, "dataloader-stall"), 0);
+  ck_assert_int_ge(tj_index(js, "findings", "id", "dataloader-stall"), 0);
   free(js);
   /* below the share of the window it needs, no finding */
   ck_assert_int_eq(fsdpa_param_set(c, "dataloader.min_share_ppm", "600000"), FSDPA_OK);
   js = tu_report(c, FSDPA_FORMAT_JSON);
-  ck_assert_int_lt(finding_index(js, "dataloader-stall"), 0);
+  ck_assert_int_lt(tj_index(js, "findings", "id", "dataloader-stall"), 0);
   ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.idle_in_dataloader_ns"), 200);  /* the numbers stay */
   free(js);
   fsdpa_ctx_free(c);
@@ -108,26 +98,15 @@ START_TEST(t_no_dataloader) {
   char *js = tu_report(c, FSDPA_FORMAT_JSON);
   ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.calls"), 0);
   ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.idle_in_dataloader_ns"), 0);
-  ck_assert_int_lt(finding_index(js, "dataloader-stall"), 0);
+  ck_assert_int_lt(tj_index(js, "findings", "id", "dataloader-stall"), 0);
   free(js);
   fsdpa_ctx_free(c);
 }
 END_TEST
 
-static Suite *suite(void) {
-  Suite *s = suite_create("dataloader");
-  TCase *t = tcase_create("dataloader");
-  tcase_add_test(t, t_idle_inside_next_whole_trace);
-  tcase_add_test(t, t_window_after_first_iteration_and_threshold);
-  tcase_add_test(t, t_no_dataloader);
-  suite_add_tcase(s, t);
-  return s;
-}
-
 int main(void) {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_ENV);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  Suite *s = suite_create("dataloader");
+  TU_CASE(s, "dataloader", 0, NULL, t_idle_inside_next_whole_trace,
+          t_window_after_first_iteration_and_threshold, t_no_dataloader);
+  return tu_run_suite(s);
 }

@@ -921,24 +921,8 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("backward");
-  TCase *tc = tcase_create("backward");
-  tcase_set_timeout(tc, 900);
-  tcase_add_test(tc, t_pattern_parse);
-  tcase_add_test(tc, t_pattern_eval);
-  tcase_add_test(tc, t_pattern_ddp_buckets);
-  tcase_add_test(tc, t_fsdp2_zigzag);
-  tcase_add_test(tc, t_fsdp2_no_prefetch);
-  tcase_add_test(tc, t_fsdp2_serialized);
-  tcase_add_test(tc, t_fsdp1_units);
-  tcase_add_test(tc, t_no_fsdp);
-  tcase_add_test(tc, t_gpu_annotation_fallback);
-  tcase_add_test(tc, t_generator_backward);
-  tcase_add_test(tc, t_forward_prefetch_pattern);
-  tcase_add_test(tc, t_alloc_failure_everywhere);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_ENV);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  TU_CASE(s, "backward", 900, NULL, t_pattern_parse, t_pattern_eval, t_pattern_ddp_buckets, t_fsdp2_zigzag,
+          t_fsdp2_no_prefetch, t_fsdp2_serialized, t_fsdp1_units, t_no_fsdp, t_gpu_annotation_fallback,
+          t_generator_backward, t_forward_prefetch_pattern, t_alloc_failure_everywhere);
+  return tu_run_suite(s);
 }

@@ -1459,39 +1459,12 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("hardening");
-  TCase *tc = tcase_create("truncation");
-  tcase_set_timeout(tc, 600);
-  tcase_add_test(tc, t_truncated_at_every_offset);
-  tcase_add_test(tc, t_gzip_truncated_at_every_offset);
-  suite_add_tcase(s, tc);
-  tc = tcase_create("bad_json");
-  tcase_set_timeout(tc, 600);
-  tcase_add_test(tc, t_invalid_utf8);
-  tcase_add_test(tc, t_deep_nesting);
-  tcase_add_test(tc, t_long_numbers_nan_infinity);
-  tcase_add_test(tc, t_bad_literals_in_unread_fields);
-  tcase_add_test(tc, t_duplicate_keys);
-  tcase_add_test(tc, t_wrong_types_every_field);
-  suite_add_tcase(s, tc);
-  tc = tcase_create("big");
-  tcase_set_timeout(tc, 600);
-  tcase_add_test(tc, t_huge_strings);
-  tcase_add_test(tc, t_gzip_bomb);
-  suite_add_tcase(s, tc);
-  tc = tcase_create("faults");
-  tcase_set_timeout(tc, 1200);
-  tcase_add_test(tc, t_fault_injection_real_trace);
-  tcase_add_test(tc, t_fault_injection_generated_trace);
-  tcase_add_test(tc, t_fault_injection_fsdp1_trace);
-  tcase_add_test(tc, t_fault_injection_allocator_trace);
-  tcase_add_test(tc, t_fault_injection_rccl_fixture);
-  tcase_add_test(tc, t_fault_injection_ep_trace);
-  tcase_add_test(tc, t_fault_injection_two_ranks);
-  tcase_add_test(tc, t_memory_cap_real_trace);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_ENV);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  TU_CASE(s, "truncation", 600, NULL, t_truncated_at_every_offset, t_gzip_truncated_at_every_offset);
+  TU_CASE(s, "bad_json", 600, NULL, t_invalid_utf8, t_deep_nesting, t_long_numbers_nan_infinity,
+          t_bad_literals_in_unread_fields, t_duplicate_keys, t_wrong_types_every_field);
+  TU_CASE(s, "big", 600, NULL, t_huge_strings, t_gzip_bomb);
+  TU_CASE(s, "faults", 1200, NULL, t_fault_injection_real_trace, t_fault_injection_generated_trace,
+          t_fault_injection_fsdp1_trace, t_fault_injection_allocator_trace, t_fault_injection_rccl_fixture,
+          t_fault_injection_ep_trace, t_fault_injection_two_ranks, t_memory_cap_real_trace);
+  return tu_run_suite(s);
 }

@@ -605,21 +605,8 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("html");
-  TCase *tc = tcase_create("html");
-  tcase_add_checked_fixture(tc, setup, NULL);
-  tcase_set_timeout(tc, 1500);
-  tcase_add_test(tc, t_html_step_option);
-  tcase_add_test(tc, t_html_bounded_for_huge_steps);
-  tcase_add_test(tc, t_html_escapes_names);
-  tcase_add_test(tc, t_html_long_trace);
-  tcase_add_test(tc, t_html_steps_past_the_budget);
-  tcase_add_test(tc, t_html_blocking_by_behaviour);
-  tcase_add_test(tc, t_html_every_trace_in_the_browser);
-  tcase_add_test(tc, t_html_and_text_fault_injection);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_ENV);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  TU_CASE(s, "html", 1500, setup, t_html_step_option, t_html_bounded_for_huge_steps, t_html_escapes_names,
+          t_html_long_trace, t_html_steps_past_the_budget, t_html_blocking_by_behaviour,
+          t_html_every_trace_in_the_browser, t_html_and_text_fault_injection);
+  return tu_run_suite(s);
 }

@@ -570,27 +570,9 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("idle_causes");
-  TCase *tc = tcase_create("core");
-  tcase_add_test(tc, t_launch_bound);
-  tcase_add_test(tc, t_blocked_host);
-  tcase_add_test(tc, t_slow_launch);
-  tcase_add_test(tc, t_stream_wait);
-  tcase_add_test(tc, t_stream_wait_runtime_calls);
-  tcase_add_test(tc, t_wait_on_blocked_copy);
-  tcase_add_test(tc, t_rank_wait);
-  tcase_add_test(tc, t_unlinked_and_closer_choice);
-  tcase_add_test(tc, t_starvation_wording);
-  tcase_add_test(tc, t_random_innermost);
-  suite_add_tcase(s, tc);
-  TCase *tr = tcase_create("traces");
-  tcase_set_timeout(tr, 1200);
-  tcase_add_test(tr, t_corpus);
-  tcase_add_test(tr, t_generator);
-  tcase_add_test(tr, t_generator_stream_wait);
-  suite_add_tcase(s, tr);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_ENV);
-  int nf = srunner_ntests_failed(r);
-  srunner_free(r);
-  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+  TU_CASE(s, "core", 0, NULL, t_launch_bound, t_blocked_host, t_slow_launch, t_stream_wait,
+          t_stream_wait_runtime_calls, t_wait_on_blocked_copy, t_rank_wait, t_unlinked_and_closer_choice,
+          t_starvation_wording, t_random_innermost);
+  TU_CASE(s, "traces", 1200, NULL, t_corpus, t_generator, t_generator_stream_wait);
+  return tu_run_suite(s);
 }

@@ -1222,49 +1222,16 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("input");
-  TCase *tc = tcase_create("numbers");
-  tcase_add_test(tc, t_num_us_to_ns_exact);
-  tcase_add_test(tc, t_num_integers_and_ids);
-  suite_add_tcase(s, tc);
-  tc = tcase_create("fields");
-  tcase_add_test(tc, t_fields_decoded);
-  tcase_add_test(tc, t_bad_times_are_errors);
-  suite_add_tcase(s, tc);
-  tc = tcase_create("splitter");
-  tcase_add_test(tc, t_split_tricky_strings_any_chunking);
-  tcase_add_test(tc, t_split_keys_around_events);
-  tcase_add_test(tc, t_split_bare_arrays);
-  suite_add_tcase(s, tc);
-  tc = tcase_create("invariance");
-  tcase_set_timeout(tc, 600);
-  tcase_add_test(tc, t_chunk_window_simd_invariance);
-  tcase_add_test(tc, t_simd_matches_scalar_on_noise);
-  suite_add_tcase(s, tc);
-  tc = tcase_create("gzip");
-  tcase_set_timeout(tc, 600);
-  tcase_add_test(tc, t_gzip_members_truncation_corruption);
-  tcase_add_test(tc, t_gzip_bomb_and_input_cap);
-  suite_add_tcase(s, tc);
-  tc = tcase_create("metadata");
-  tcase_add_test(tc, t_metadata_before_and_after);
-  suite_add_tcase(s, tc);
-  tc = tcase_create("errors");
-  tcase_add_test(tc, t_errors_with_offsets);
-  tcase_add_test(tc, t_state_and_sink_errors);
-  suite_add_tcase(s, tc);
-  tc = tcase_create("limits");
-  tcase_set_timeout(tc, 600);
-  tcase_add_test(tc, t_big_events_and_limits);
-  tcase_add_test(tc, t_memory_does_not_grow_with_input);
-  tcase_add_test(tc, t_allocation_failures);
-  suite_add_tcase(s, tc);
-  tc = tcase_create("corpus");
-  tcase_set_timeout(tc, 1200);
-  tcase_add_test(tc, t_corpus_decodes_the_same_in_any_chunking);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_ENV);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  TU_CASE(s, "numbers", 0, NULL, t_num_us_to_ns_exact, t_num_integers_and_ids);
+  TU_CASE(s, "fields", 0, NULL, t_fields_decoded, t_bad_times_are_errors);
+  TU_CASE(s, "splitter", 0, NULL, t_split_tricky_strings_any_chunking, t_split_keys_around_events,
+          t_split_bare_arrays);
+  TU_CASE(s, "invariance", 600, NULL, t_chunk_window_simd_invariance, t_simd_matches_scalar_on_noise);
+  TU_CASE(s, "gzip", 600, NULL, t_gzip_members_truncation_corruption, t_gzip_bomb_and_input_cap);
+  TU_CASE(s, "metadata", 0, NULL, t_metadata_before_and_after);
+  TU_CASE(s, "errors", 0, NULL, t_errors_with_offsets, t_state_and_sink_errors);
+  TU_CASE(s, "limits", 600, NULL, t_big_events_and_limits, t_memory_does_not_grow_with_input,
+          t_allocation_failures);
+  TU_CASE(s, "corpus", 1200, NULL, t_corpus_decodes_the_same_in_any_chunking);
+  return tu_run_suite(s);
 }

@@ -1345,17 +1345,6 @@ START_TEST(t_gen_fused_healthy) {
 }
 END_TEST
 
-/* Whether the truth's array `key` (of finding ids) holds `id`. */
-static int truth_lists(const char *truth, const char *key, const char *id) {
-  size_t n = tj_count(truth, key);
-  for (size_t i = 0; i < n; i++) {
-    char path[64];
-    snprintf(path, sizeof path, "%s.%zu", key, i);
-    if (tj_str_is(truth, path, id)) return 1;
-  }
-  return 0;
-}
-
 /* Every other scenario whose truth names our findings as expected or absent. */
 START_TEST(t_gen_other_scenarios) {
   static const char *S[] = {"fsdp2_healthy", "fsdp2_no_prefetch", "fsdp1_serialized",
@@ -1368,8 +1357,8 @@ START_TEST(t_gen_other_scenarios) {
     if (!c) continue;
     check_truth_totals(c, truth, S[i]);
     for (size_t k = 0; k < 2; k++) {
-      int expected = truth_lists(truth, "expected_findings", IDS[k]);
-      int absent = truth_lists(truth, "absent_findings", IDS[k]);
+      int expected = tj_index(truth, "expected_findings", NULL, IDS[k]) >= 0;
+      int absent = tj_index(truth, "absent_findings", NULL, IDS[k]) >= 0;
       int have = has_finding(c, IDS[k]);
       if (expected) ck_assert_msg(have, "%s: %s expected", S[i], IDS[k]);
       if (absent) ck_assert_msg(!have, "%s: %s must be absent", S[i], IDS[k]);
@@ -1382,37 +1371,13 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("launch_gaps");
-  TCase *tc = tcase_create("unit");
-  tcase_add_test(tc, t_categories_histogram_percentiles);
-  tcase_add_test(tc, t_latency_and_short_kernels);
-  tcase_add_test(tc, t_window_cuts_gaps);
-  tcase_add_test(tc, t_overlap_on_one_stream);
-  tcase_add_test(tc, t_views_after_first_event);
-  tcase_add_test(tc, t_zero_duration_ops);
-  tcase_add_test(tc, t_unlinked_ops);
-  tcase_add_test(tc, t_streams_devices_union);
-  tcase_add_test(tc, t_queue_depth);
-  tcase_add_test(tc, t_random_against_naive);
-  tcase_add_test(tc, t_percentiles_by_selection);
-  tcase_add_test(tc, t_between_feeds_and_bad_args);
-  tcase_add_test(tc, t_findings_launch_bound_and_healthy);
-  tcase_add_test(tc, t_findings_one_starving_step);
-  tcase_add_test(tc, t_starvation_severity_by_share);
-  tcase_add_test(tc, t_starvation_warmup_apart);
-  tcase_add_test(tc, t_starvation_only_warmup);
-  tcase_add_test(tc, t_sampled_trace_not_judged);
-  tcase_add_test(tc, t_report_section);
-  tcase_add_test(tc, t_allocation_failures);
-  suite_add_tcase(s, tc);
-  TCase *tr = tcase_create("real");
-  tcase_add_test(tr, t_hta_crosscheck);
-  tcase_add_test(tr, t_gen_launch_bound);
-  tcase_add_test(tr, t_gen_fused_healthy);
-  tcase_add_test(tr, t_gen_other_scenarios);
-  suite_add_tcase(s, tr);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_ENV);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  TU_CASE(s, "unit", 0, NULL, t_categories_histogram_percentiles, t_latency_and_short_kernels,
+          t_window_cuts_gaps, t_overlap_on_one_stream, t_views_after_first_event, t_zero_duration_ops,
+          t_unlinked_ops, t_streams_devices_union, t_queue_depth, t_random_against_naive,
+          t_percentiles_by_selection, t_between_feeds_and_bad_args, t_findings_launch_bound_and_healthy,
+          t_findings_one_starving_step, t_starvation_severity_by_share, t_starvation_warmup_apart,
+          t_starvation_only_warmup, t_sampled_trace_not_judged, t_report_section, t_allocation_failures);
+  TU_CASE(s, "real", 0, NULL, t_hta_crosscheck, t_gen_launch_bound, t_gen_fused_healthy,
+          t_gen_other_scenarios);
+  return tu_run_suite(s);
 }

@@ -93,13 +93,7 @@ START_TEST(t_iterations_none_and_profiler_step) {
 END_TEST
 
 static int has_label(const char *js, const char *label) {
-  size_t n = tj_count(js, "ranks.0.workload.parallelism");
-  for (size_t i = 0; i < n; i++) {
-    char p[64];
-    snprintf(p, sizeof p, "ranks.0.workload.parallelism.%zu", i);
-    if (tj_str_is(js, p, label)) return 1;
-  }
-  return 0;
+  return tj_index(js, "ranks.0.workload.parallelism", NULL, label) >= 0;
 }
 
 START_TEST(t_workload_mode) {
@@ -153,22 +147,9 @@ START_TEST(t_workload_ddp_by_gradient_allreduce) {
 }
 END_TEST
 
-static Suite *suite(void) {
-  Suite *s = suite_create("model");
-  TCase *t = tcase_create("model");
-  tcase_add_test(t, t_iterations_from_optimizer_steps);
-  tcase_add_test(t, t_iterations_from_dataloader_and_benchmark);
-  tcase_add_test(t, t_iterations_none_and_profiler_step);
-  tcase_add_test(t, t_workload_mode);
-  tcase_add_test(t, t_workload_ddp_by_gradient_allreduce);
-  suite_add_tcase(s, t);
-  return s;
-}
-
 int main(void) {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_ENV);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  Suite *s = suite_create("model");
+  TU_CASE(s, "model", 0, NULL, t_iterations_from_optimizer_steps, t_iterations_from_dataloader_and_benchmark,
+          t_iterations_none_and_profiler_step, t_workload_mode, t_workload_ddp_by_gradient_allreduce);
+  return tu_run_suite(s);
 }

@@ -929,21 +929,8 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("overlap");
-  TCase *tc = tcase_create("overlap");
-  tcase_set_timeout(tc, 600);
-  tcase_add_test(tc, t_overlap_exact);
-  tcase_add_test(tc, t_splits_and_bandwidth);
-  tcase_add_test(tc, t_collective_typing);
-  tcase_add_test(tc, t_findings_serialized_vs_overlapped);
-  tcase_add_test(tc, t_generator_scenarios);
-  tcase_add_test(tc, t_between_feeds);
-  tcase_add_test(tc, t_hta_reference);
-  tcase_add_test(tc, t_comm_not_nccl_generator);
-  tcase_add_test(tc, t_comm_provenance_exact);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_ENV);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  TU_CASE(s, "overlap", 600, NULL, t_overlap_exact, t_splits_and_bandwidth, t_collective_typing,
+          t_findings_serialized_vs_overlapped, t_generator_scenarios, t_between_feeds, t_hta_reference,
+          t_comm_not_nccl_generator, t_comm_provenance_exact);
+  return tu_run_suite(s);
 }

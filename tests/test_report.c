@@ -220,17 +220,7 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("report");
-  TCase *tc = tcase_create("cli");
-  tcase_add_checked_fixture(tc, setup, NULL);
-  tcase_set_timeout(tc, 600);
-  tcase_add_test(tc, t_version_help_usage);
-  tcase_add_test(tc, t_bad_inputs_exit_3_with_file_and_offset);
-  tcase_add_test(tc, t_sample_all_formats);
-  tcase_add_test(tc, t_fail_on);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_ENV);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  TU_CASE(s, "cli", 600, setup, t_version_help_usage, t_bad_inputs_exit_3_with_file_and_offset,
+          t_sample_all_formats, t_fail_on);
+  return tu_run_suite(s);
 }

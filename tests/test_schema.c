@@ -167,15 +167,8 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("schema");
-  TCase *tc = tcase_create("formats");
-  tcase_set_timeout(tc, 1200);
-  tcase_add_test(tc, t_json_and_text_of_every_trace);
-  tcase_add_test(tc, t_not_a_trace_is_rejected);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_ENV);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
+  TU_CASE(s, "formats", 1200, NULL, t_json_and_text_of_every_trace, t_not_a_trace_is_rejected);
+  int rc = tu_run_suite(s);
   rj_free(jobs, njobs);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return rc;
 }

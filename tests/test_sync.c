@@ -710,36 +710,12 @@ START_TEST(t_between_feeds) {
 }
 END_TEST
 
-static Suite *suite(void) {
-  Suite *s = suite_create("sync");
-  TCase *u = tcase_create("unit");
-  tcase_add_test(u, t_sync_inferred_idle);
-  tcase_add_test(u, t_sync_cuda_sync_events);
-  tcase_add_test(u, t_sync_behaviour);
-  tcase_add_test(u, t_sync_severity_by_cost);
-  tcase_add_test(u, t_sync_behaviour_drain);
-  tcase_add_test(u, t_list_protocol);
-  tcase_add_test(u, t_list_outlives_context);
-  suite_add_tcase(s, u);
-  TCase *r = tcase_create("real");
-  tcase_set_timeout(r, 1200);
-  tcase_add_test(r, t_corpus_vs_reference);
-  suite_add_tcase(s, r);
-  TCase *g = tcase_create("generator");
-  tcase_set_timeout(g, 1200);
-  tcase_add_test(g, t_gen_sync_stall);
-  tcase_add_test(g, t_gen_fsdp2_healthy);
-  tcase_add_test(g, t_gen_blocking_copy);
-  tcase_add_test(g, t_gen_mixed);
-  tcase_add_test(g, t_between_feeds);
-  suite_add_tcase(s, g);
-  return s;
-}
-
 int main(void) {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_ENV);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  Suite *s = suite_create("sync");
+  TU_CASE(s, "unit", 0, NULL, t_sync_inferred_idle, t_sync_cuda_sync_events, t_sync_behaviour,
+          t_sync_severity_by_cost, t_sync_behaviour_drain, t_list_protocol, t_list_outlives_context);
+  TU_CASE(s, "real", 1200, NULL, t_corpus_vs_reference);
+  TU_CASE(s, "generator", 1200, NULL, t_gen_sync_stall, t_gen_fsdp2_healthy, t_gen_blocking_copy,
+          t_gen_mixed, t_between_feeds);
+  return tu_run_suite(s);
 }

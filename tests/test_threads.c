@@ -272,13 +272,6 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("threads");
-  TCase *tc = tcase_create("threads");
-  tcase_set_timeout(tc, 1200);
-  tcase_add_test(tc, t_contexts_on_many_threads);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_ENV);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  TU_CASE(s, "threads", 1200, NULL, t_contexts_on_many_threads);
+  return tu_run_suite(s);
 }

@@ -383,3 +383,20 @@ void tu_check_sync_alloc_scenario(const char *scenario, const char *must, const 
   fsdpa_ctx_free(c);
   free(path);
 }
+
+TCase *tu_case_add(Suite *s, const char *name, double timeout_s, void (*setup)(void), const TTest *const *tests) {
+  TCase *tc = tcase_create(name);
+  if (setup) tcase_add_checked_fixture(tc, setup, NULL);
+  if (timeout_s > 0) tcase_set_timeout(tc, timeout_s);
+  for (; *tests; tests++) tcase_add_test(tc, *tests);
+  suite_add_tcase(s, tc);
+  return tc;
+}
+
+int tu_run_suite(Suite *s) {
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_ENV);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

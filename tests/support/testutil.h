@@ -3,6 +3,7 @@
 #define FSDPA_TESTUTIL_H
 #include <stddef.h>
 #include <stdint.h>
+#include <check.h>
 #include <fsdpa/fsdpa.h>
 
 /* Directory of the real-trace corpus ($FSDPA_TRACE_CORPUS, else the build's
@@ -72,4 +73,16 @@ void tu_free_paths(char **paths, size_t n);
  * here); the test fails if the library refuses it. */
 void tu_list_item(const fsdpa_list *l, size_t i, void *item, size_t size);
 #define TU_ITEM(l, i, x) tu_list_item((l), (i), &(x), sizeof(x))
+
+/* ---- every suite's main() ---- */
+/* Add a test case to suite s: its tests (a NULL-terminated array), its
+ * timeout in seconds (0 keeps Check's default, CK_DEFAULT_TIMEOUT) and a
+ * checked fixture's setup run before each test (NULL for none). */
+TCase *tu_case_add(Suite *s, const char *name, double timeout_s, void (*setup)(void), const TTest *const *tests);
+#define TU_CASE(s, name, timeout_s, setup, ...) \
+  tu_case_add((s), (name), (timeout_s), (setup), (const TTest *const[]){__VA_ARGS__, NULL})
+/* Run every case of s as the environment selects (CK_RUN_CASE, CK_FORK,
+ * CK_VERBOSITY ...) and free it; the process's exit status: EXIT_SUCCESS
+ * when no test failed. */
+int tu_run_suite(Suite *s);
 #endif

@@ -181,3 +181,14 @@ size_t tj_count(const char *json, const char *path) {
   }
   return i;
 }
+
+int tj_index(const char *json, const char *path, const char *key, const char *s) {
+  size_t n = tj_count(json, path);
+  for (size_t i = 0; i < n; i++) {
+    char p[512];
+    if (key) snprintf(p, sizeof p, "%s.%zu.%s", path, i, key);
+    else snprintf(p, sizeof p, "%s.%zu", path, i);
+    if (tj_str_is(json, p, s)) return (int)i;
+  }
+  return -1;
+}

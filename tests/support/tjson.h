@@ -34,6 +34,10 @@ int tj_str_is(const char *json, const char *path, const char *s);
 /* Elements of an array / members of an object at path (the test fails if
  * missing). */
 size_t tj_count(const char *json, const char *path);
+/* Index of the first element of the array at path that is the string s
+ * (key NULL) or whose member `key` is the string s; -1 if none (the test
+ * fails if the array is missing). */
+int tj_index(const char *json, const char *path, const char *key, const char *s);
 /* The whole text is one valid JSON value. */
 int tj_valid(const char *json, size_t len);
 #endif
