@@ -13,17 +13,12 @@ something the report's own workload (ranks[].workload) and DataLoader count
 Exit 0 = every advice within its workload, 1 = a sentence outside it, 77 = neither
 corpus nor generator could be run.
 """
-import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
-ROOT = os.environ.get("FSDPA_SOURCE_ROOT") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLI = os.environ.get("FSDPA_CLI")
-CORPUS = os.environ.get("FSDPA_TRACE_CORPUS") or os.environ.get("FSDPA_DEFAULT_CORPUS") or \
-    os.path.join(ROOT, "..", "shared", "traces")
+from verdictlib import CORPUS, corpus_files, generate, report, run, tracegen
 
 # prefetch of parameters; a DataLoader's prefetch_factor / "prefetching" batches is not FSDP's
 FSDP = re.compile(r"FSDP|fully_shard|\w*_prefetch\b(?<!prefetch_factor)|(forward|backward) prefetch|reshard", re.I)
@@ -35,13 +30,6 @@ TRAIN = re.compile(r"\btrain(ing)?\b", re.I)
 # finding ids whose wording lives in a room being reworded in parallel: their
 # sentences outside the workload are printed, not failed, until it lands
 PENDING = {}  # finding id -> why its advice is not judged yet
-
-
-def report(paths):
-    r = subprocess.run([CLI, "analyze", "--format", "json"] + paths, capture_output=True, text=True)
-    if r.returncode not in (0, 1):
-        return None
-    return json.loads(r.stdout)
 
 
 def check(name, rep, bad):
@@ -71,27 +59,24 @@ def check(name, rep, bad):
 
 
 def corpus(bad):
-    if not os.path.isdir(CORPUS):
+    files = corpus_files()
+    if files is None:
         print("# SKIP corpus part: no trace corpus at %s" % CORPUS)
         return 0
     n = 0
-    for d, _, files in sorted(os.walk(CORPUS)):
-        for f in sorted(files):
-            if not (f.endswith(".json") or f.endswith(".json.gz")):
-                continue
-            path = os.path.join(d, f)
-            rep = report([path])
-            if rep is None:
-                continue  # rejected inputs have no advice
-            check(os.path.relpath(path, CORPUS), rep, bad)
-            n += 1
+    for path in files:
+        rep = report([path], strict=False)
+        if rep is None:
+            continue  # rejected inputs have no advice
+        check(os.path.relpath(path, CORPUS), rep, bad)
+        n += 1
     # ranks of one job together, so that cross-rank findings are judged too
     for group in (("hta/trace_filter/sampled_rank-0.json.gz", "hta/trace_filter/sampled_rank-1.json.gz"),):
         paths = [os.path.join(CORPUS, g) for g in group]
         if not all(os.path.exists(p) for p in paths):
             bad.append("%s: missing from the corpus" % (group,))
             continue
-        rep = report(paths)
+        rep = report(paths, strict=False)
         if rep is None:
             bad.append("%s: the CLI rejected the ranks together" % (group,))
             continue
@@ -102,42 +87,19 @@ def corpus(bad):
 
 
 def generator(bad):
-    sys.path.insert(0, os.path.join(ROOT, "tools", "tracegen"))
-    import tracegen  # noqa: E402
     n = 0
     with tempfile.TemporaryDirectory() as d:
-        for sc in sorted(tracegen.SCENARIOS):
-            out = os.path.join(d, sc + ".json")
-            ranks = 2 if sc == "straggler" else 1
-            subprocess.run([sys.executable, os.path.join(ROOT, "tools", "tracegen", "tracegen.py"), sc,
-                            "-o", out, "--steps", "3", "--layers", "2", "--ranks", str(ranks)],
-                           check=True, capture_output=True)
-            paths = sorted(os.path.join(d, x) for x in os.listdir(d)
-                           if x.startswith(sc) and x.endswith(".json") and "truth" not in x)
-            rep = report(paths)
+        for sc in sorted(tracegen().SCENARIOS):
+            paths = generate(d, sc, steps=3, layers=2, ranks=2 if sc == "straggler" else 1)
+            rep = report(paths, strict=False)
             if rep is None:
                 bad.append("%s: the CLI rejected the generator's trace" % sc)
                 continue
             check(sc, rep, bad)
-            for p in os.listdir(d):
-                os.unlink(os.path.join(d, p))
             n += 1
     print("# generator: %d scenarios" % n)
     return n
 
 
-def main():
-    if not CLI or not os.access(CLI, os.X_OK):
-        print("FSDPA_CLI must name the fsdpa executable", file=sys.stderr)
-        return 2
-    bad = []
-    n = corpus(bad) + generator(bad)
-    for b in bad:
-        print("FAIL " + b)
-    if not n:
-        return 77
-    return 1 if bad else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(corpus, generator))

@@ -13,14 +13,10 @@ and no generator run possible.
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
-ROOT = os.environ.get("FSDPA_SOURCE_ROOT") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLI = os.environ.get("FSDPA_CLI")
-CORPUS = os.environ.get("FSDPA_TRACE_CORPUS") or os.environ.get("FSDPA_DEFAULT_CORPUS") or \
-    os.path.join(ROOT, "..", "shared", "traces")
+from verdictlib import CORPUS, ROOT, generate, report, run, tracegen
 
 # trace -> (library's labels, library's mode, why it differs from the verdict)
 DISAGREE = {
@@ -33,13 +29,6 @@ DISAGREE = {
         "one kernel named 'Kernel' on one device, no communication, no distributedInfo: the rule says "
         "single_gpu; the expert called the synthetic trace undecidable"),
 }
-
-
-def report(paths):
-    r = subprocess.run([CLI, "analyze", "--format", "json"] + paths, capture_output=True, text=True)
-    if r.returncode not in (0, 1):
-        raise RuntimeError("%s: exit %d: %s" % (paths, r.returncode, r.stderr.strip()[:300]))
-    return json.loads(r.stdout)
 
 
 def check_evidence(name, wl, bad):
@@ -128,15 +117,12 @@ def corpus(bad):
 
 
 def generator(bad):
-    sys.path.insert(0, os.path.join(ROOT, "tools", "tracegen"))
-    import tracegen  # noqa: E402
+    tg = tracegen()
     n = 0
     with tempfile.TemporaryDirectory() as d:
         for sc in ("fsdp2_healthy", "fsdp1_serialized", "launch_bound", "sync_stall", "allocator_thrash"):
-            out = os.path.join(d, sc + ".json")
-            subprocess.run([sys.executable, os.path.join(ROOT, "tools", "tracegen", "tracegen.py"), sc,
-                            "-o", out, "--steps", "2", "--layers", "2"], check=True, capture_output=True)
-            truth = json.load(open(tracegen.truth_path(out)))
+            out, = generate(d, sc, steps=2, layers=2)
+            truth = json.load(open(tg.truth_path(out)))
             wl = report([out])["ranks"][0]["workload"]
             check_evidence(sc, wl, bad)
             ver = truth["fsdp"]["version"]
@@ -153,18 +139,5 @@ def generator(bad):
     return n
 
 
-def main():
-    if not CLI or not os.access(CLI, os.X_OK):
-        print("FSDPA_CLI must name the fsdpa executable", file=sys.stderr)
-        return 2
-    bad = []
-    n = corpus(bad) + generator(bad)
-    for b in bad:
-        print("FAIL " + b)
-    if not n:
-        return 77
-    return 1 if bad else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(corpus, generator))

@@ -1,0 +1,71 @@
+"""What the Python checks of reports (tests/verdict_check.py, tests/advice_check.py) share: where
+the sources, the CLI and the shared trace corpus are (the environment meson sets, else the
+checkout's layout), running the CLI's JSON report, the generator's scenarios, the corpus files and
+the exit protocol (0 = all as stated, 1 = a difference, 2 = no CLI, 77 = nothing could be run).
+Standard library only; it reads the library's output, never its code."""
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.environ.get("FSDPA_SOURCE_ROOT") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLI = os.environ.get("FSDPA_CLI")
+CORPUS = os.environ.get("FSDPA_TRACE_CORPUS") or os.environ.get("FSDPA_DEFAULT_CORPUS") or \
+    os.path.join(ROOT, "..", "shared", "traces")
+TRACEGEN = os.path.join(ROOT, "tools", "tracegen", "tracegen.py")
+
+
+def report(paths, strict=True):
+    """`fsdpa analyze --format json` over paths, parsed.  An exit other than 0 / 1 (findings) raises
+    when strict, else gives None (a rejected input)."""
+    r = subprocess.run([CLI, "analyze", "--format", "json"] + paths, capture_output=True, text=True)
+    if r.returncode not in (0, 1):
+        if strict:
+            raise RuntimeError("%s: exit %d: %s" % (paths, r.returncode, r.stderr.strip()[:300]))
+        return None
+    return json.loads(r.stdout)
+
+
+def tracegen():
+    """The generator as a module (scenario table, truth_path, rank_path)."""
+    sys.path.insert(0, os.path.dirname(TRACEGEN))
+    import tracegen as tg  # noqa: E402
+    return tg
+
+
+def generate(d, scenario, steps, layers, ranks=None):
+    """Run tools/tracegen/tracegen.py for one scenario into a new folder of d; the trace paths, one
+    a rank (ranks None: the scenario's default number, not passed)."""
+    d = os.path.join(d, scenario)
+    os.makedirs(d)
+    out = os.path.join(d, scenario + ".json")
+    cmd = [sys.executable, TRACEGEN, scenario, "-o", out, "--steps", str(steps), "--layers", str(layers)]
+    if ranks is not None:
+        cmd += ["--ranks", str(ranks)]
+    subprocess.run(cmd, check=True, capture_output=True)
+    return sorted(os.path.join(d, x) for x in os.listdir(d) if x.endswith(".json") and "truth" not in x)
+
+
+def corpus_files():
+    """Every .json / .json.gz of the corpus, walked in sorted order, or None without a corpus."""
+    if not os.path.isdir(CORPUS):
+        return None
+    out = []
+    for d, _, files in sorted(os.walk(CORPUS)):
+        out.extend(os.path.join(d, f) for f in sorted(files) if f.endswith(".json") or f.endswith(".json.gz"))
+    return out
+
+
+def run(*parts):
+    """main() of a check: each part(bad) appends its failures to bad and returns how many traces it
+    judged; prints the failures and gives the exit status."""
+    if not CLI or not os.access(CLI, os.X_OK):
+        print("FSDPA_CLI must name the fsdpa executable", file=sys.stderr)
+        return 2
+    bad = []
+    n = sum(part(bad) for part in parts)
+    for b in bad:
+        print("FAIL " + b)
+    if not n:
+        return 77
+    return 1 if bad else 0
