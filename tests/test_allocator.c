@@ -246,13 +246,7 @@ END_TEST
 
 /* ---- fault injection: every allocation of every query fails in turn ---- */
 
-static long nallocs, fail_at;
-static void *f_malloc(void *ud, size_t n) { (void)ud; return ++nallocs == fail_at ? NULL : malloc(n); }
-static void *f_realloc(void *ud, void *p, size_t o, size_t n) {
-  (void)ud; (void)o;
-  return ++nallocs == fail_at ? NULL : realloc(p, n);
-}
-static void f_free(void *ud, void *p, size_t n) { (void)ud; (void)n; free(p); }
+static tu_fault fa;
 
 /* One list call; the list is released at once (a failure leaves none). */
 #define RUN_LIST(call)                \
@@ -306,12 +300,12 @@ static fsdpa_status run_all(fsdpa_ctx *c) {
 }
 
 START_TEST(t_fault_injection) {
-  fsdpa_allocator al = {sizeof al, f_malloc, f_realloc, f_free, NULL};
+  fsdpa_allocator al = tu_fault_allocator(&fa);
   fsdpa_options o;
   fsdpa_options_init(&o);
   o.allocator = &al;
   fsdpa_ctx *c = NULL;
-  fail_at = -1;
+  fa.fail_at = -1;
   ck_assert_int_eq(fsdpa_ctx_new(&c, &o), FSDPA_OK);
   tu_build_sync_inferred(c);
   build_steps(c, 0);
@@ -333,8 +327,8 @@ START_TEST(t_fault_injection) {
   uint64_t used = c->alloc.used;
   int failures = 0;
   for (long k = 1;; k++) {
-    nallocs = 0;
-    fail_at = k;
+    fa.calls = 0;
+    fa.fail_at = k;
     fsdpa_status st = run_all(c);
     ck_assert_msg(st == FSDPA_OK || st == FSDPA_ENOMEM, "allocation %ld: status %d", k, (int)st);
     /* results cached in the context are kept by design; dropping them must
@@ -346,7 +340,7 @@ START_TEST(t_fault_injection) {
     failures++;
   }
   ck_assert_int_gt(failures, 50);
-  fail_at = -1;
+  fa.fail_at = -1;
   fsdpa_ctx_free(c);
 }
 END_TEST

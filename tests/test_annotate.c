@@ -330,27 +330,7 @@ START_TEST(t_errors_leave_no_file) {
 }
 END_TEST
 
-static int64_t outstanding;
-static long nallocs, fail_at;
-static void *f_malloc(void *ud, size_t n) {
-  (void)ud;
-  if (++nallocs == fail_at) return NULL;
-  void *p = malloc(n);
-  if (p) outstanding += (int64_t)n;
-  return p;
-}
-static void *f_realloc(void *ud, void *p, size_t o, size_t n) {
-  (void)ud;
-  if (++nallocs == fail_at) return NULL;
-  void *q = realloc(p, n);
-  if (q) outstanding += (int64_t)n - (int64_t)o;
-  return q;
-}
-static void f_free(void *ud, void *p, size_t n) {
-  (void)ud;
-  if (p) outstanding -= (int64_t)n;
-  free(p);
-}
+static tu_fault fa;
 
 START_TEST(t_fault_injection) {
   /* a small trace with a finding (launch-bound: many short kernels) */
@@ -366,34 +346,34 @@ START_TEST(t_fault_injection) {
             i % 3 ? "small" : "ncclDevKernel_AllGather_RING_LL", 10 + i * 300, i % 3 ? 5 : 250);
   fprintf(f, "\n]}\n");
   fclose(f);
-  fsdpa_allocator al = {sizeof al, f_malloc, f_realloc, f_free, NULL};
+  fsdpa_allocator al = tu_fault_allocator(&fa);
   long armed, completed = 0;
   for (armed = 1; armed < 100000 && !completed; armed++) {
-    fail_at = 0;
-    outstanding = 0;
+    fa.fail_at = 0;
+    fa.outstanding = 0;
     fsdpa_options o;
     fsdpa_options_init(&o);
     o.allocator = &al;
     fsdpa_ctx *c = NULL;
     ck_assert_int_eq(fsdpa_ctx_new(&c, &o), FSDPA_OK);
     ck_assert_int_eq(fsdpa_feed_file(c, in), FSDPA_OK);
-    nallocs = 0;
-    fail_at = armed;
+    fa.calls = 0;
+    fa.fail_at = armed;
     remove(out);
     fsdpa_error err;
     fsdpa_error_init(&err);
     fsdpa_status st = fsdpa_annotate_file(&c, 1, 0, in, out, NULL, &err);
     ck_assert_int_eq(err.status, st);
     if (st == FSDPA_OK) {
-      completed = nallocs < armed;
+      completed = fa.calls < armed;
       ck_assert_int_eq(access(out, F_OK), 0);
     } else {
       ck_assert_msg(st == FSDPA_ENOMEM, "failing allocation %ld: status %d (%s)", armed, st, err.message);
       ck_assert_msg(access(out, F_OK) != 0, "failing allocation %ld: a partial copy was left", armed);
     }
-    fail_at = 0;
+    fa.fail_at = 0;
     fsdpa_ctx_free(c);
-    ck_assert_msg(outstanding == 0, "failing allocation %ld: %lld bytes leaked", armed, (long long)outstanding);
+    ck_assert_msg(fa.outstanding == 0, "failing allocation %ld: %lld bytes leaked", armed, (long long)fa.outstanding);
   }
   ck_assert(completed);
   printf("# annotate: a failure injected at each of %ld allocations\n", armed - 2);

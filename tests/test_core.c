@@ -171,10 +171,7 @@ START_TEST(t_classify_kernels_and_apis) {
 }
 END_TEST
 
-static int nallocs, fail_at;
-static void *t_malloc(void *ud, size_t n) { (void)ud; if (++nallocs == fail_at) return NULL; return malloc(n); }
-static void *t_realloc(void *ud, void *p, size_t o, size_t n) { (void)ud; (void)o; if (++nallocs == fail_at) return NULL; return realloc(p, n); }
-static void t_free(void *ud, void *p, size_t n) { (void)ud; (void)n; free(p); }
+static tu_fault fa;
 
 START_TEST(t_struct_feed_steps_streams_density) {
   fsdpa_ctx *c = NULL;
@@ -458,10 +455,10 @@ START_TEST(t_sort_matches_qsort) {
 END_TEST
 
 START_TEST(t_allocator_failure_and_cap) {
-  fsdpa_allocator al = {sizeof al, t_malloc, t_realloc, t_free, NULL};
+  fsdpa_allocator al = tu_fault_allocator(&fa);
   int saw_fail = 0;
-  for (fail_at = 1; fail_at < 400; fail_at++) {
-    nallocs = 0;
+  for (fa.fail_at = 1; fa.fail_at < 400; fa.fail_at++) {
+    fa.calls = 0;
     fsdpa_options o;
     fsdpa_options_init(&o);
     o.allocator = &al;
@@ -503,10 +500,10 @@ START_TEST(t_allocator_failure_and_cap) {
       saw_fail = 1;
     }
     fsdpa_ctx_free(c);
-    if (!st && nallocs < fail_at) break;  /* ran to completion */
+    if (!st && fa.calls < fa.fail_at) break;  /* ran to completion */
   }
   ck_assert(saw_fail);
-  fail_at = 0;
+  fa.fail_at = 0;
   fsdpa_options o;
   fsdpa_options_init(&o);
   o.max_memory_bytes = 64 * 1024;

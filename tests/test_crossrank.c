@@ -891,31 +891,12 @@ END_TEST
 
 /* ---- allocation failures ---- */
 
-static int nallocs, fail_at;
-static long long live;
-static void *t_malloc(void *ud, size_t n) {
-  (void)ud;
-  if (++nallocs == fail_at) return NULL;
-  live += (long long)n;
-  return malloc(n);
-}
-static void *t_realloc(void *ud, void *p, size_t o, size_t n) {
-  (void)ud;
-  if (++nallocs == fail_at) return NULL;
-  void *q = realloc(p, n);
-  if (q) live += (long long)n - (long long)o;
-  return q;
-}
-static void t_free(void *ud, void *p, size_t n) {
-  (void)ud;
-  live -= (long long)n;
-  free(p);
-}
+static tu_fault fa;
 
 START_TEST(t_allocation_failures) {
-  fsdpa_allocator al = {sizeof al, t_malloc, t_realloc, t_free, NULL};
-  live = 0;
-  fail_at = 0;
+  fsdpa_allocator al = tu_fault_allocator(&fa);
+  fa.outstanding = 0;
+  fa.fail_at = 0;
   fsdpa_ctx *c[3];
   build_a(c, &al);
   int done[4] = {0, 0, 0, 0}, failed[4] = {0, 0, 0, 0};
@@ -929,13 +910,13 @@ START_TEST(t_allocation_failures) {
   fsdpa_summary_options so;
   fsdpa_summary_options_init(&so);
   so.allocator = &al;
-  for (fail_at = 1; fail_at < 20000 && !(done[0] && done[1] && done[2] && done[3]); fail_at++) {
+  for (fa.fail_at = 1; fa.fail_at < 20000 && !(done[0] && done[1] && done[2] && done[3]); fa.fail_at++) {
     for (int k = 0; k < 4; k++) {
       if (done[k]) continue;
-      nallocs = 0;
+      fa.calls = 0;
       char *out = NULL;
       fsdpa_status st;
-      long long before = live;
+      long long before = fa.outstanding;
       fsdpa_error err;
       fsdpa_error_init(&err);
       if (k == 0) {
@@ -950,20 +931,20 @@ START_TEST(t_allocation_failures) {
       }
       ck_assert_int_eq(err.status, st);
       if (st) {
-        ck_assert_msg(st == FSDPA_ENOMEM, "call %d fail_at %d: status %d", k, fail_at, (int)st);
+        ck_assert_msg(st == FSDPA_ENOMEM, "call %d fail_at %ld: status %d", k, fa.fail_at, (int)st);
         ck_assert_ptr_null(out);
         /* the message is in the error channel of the kind of call */
-        ck_assert_msg(k == 1 ? fsdpa_errmsg(c[1])[0] != 0 : err.message[0] != 0, "call %d fail_at %d: no message",
-                      k, fail_at);
+        ck_assert_msg(k == 1 ? fsdpa_errmsg(c[1])[0] != 0 : err.message[0] != 0, "call %d fail_at %ld: no message",
+                      k, fa.fail_at);
         failed[k] = 1;
-        if (k >= 2) ck_assert_int_eq(live, before);  /* no leak on the failure path */
+        if (k >= 2) ck_assert_int_eq(fa.outstanding, before);  /* no leak on the failure path */
       } else {
         fsdpa_free(out);
-        if (nallocs < fail_at) done[k] = 1;
+        if (fa.calls < fa.fail_at) done[k] = 1;
       }
     }
   }
-  fail_at = 0;
+  fa.fail_at = 0;
   for (int k = 0; k < 4; k++) {
     ck_assert_msg(done[k], "call %d never completed", k);
     ck_assert_msg(failed[k], "call %d never failed", k);
@@ -974,7 +955,7 @@ START_TEST(t_allocation_failures) {
   fsdpa_free(merged);
   for (int i = 0; i < 3; i++) fsdpa_free(sums[i]);
   free_all(c, 3);
-  ck_assert_int_eq(live, 0);
+  ck_assert_int_eq(fa.outstanding, 0);
 }
 END_TEST
 

@@ -248,37 +248,6 @@ static fsdpa_list *bwd_steps(fsdpa_ctx *c) {
   return l;
 }
 
-/* The FSDP units of a query; `q` NULL is the whole trace. */
-static fsdpa_list *unit_list(fsdpa_ctx *c, const fsdpa_query *q) {
-  fsdpa_list *l = NULL;
-  ck_assert_int_eq(fsdpa_fsdp_unit_list(c, q, &l), FSDPA_OK);
-  ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_FSDP_UNITS);
-  return l;
-}
-
-/* Two unit lists hold the same units with the same numbers. */
-static void same_units(const fsdpa_list *a, const fsdpa_list *b) {
-  ck_assert_uint_eq(fsdpa_list_count(a), fsdpa_list_count(b));
-  for (size_t i = 0; i < fsdpa_list_count(a); i++) {
-    fsdpa_fsdp_unit x, y;
-    TU_ITEM(a, i, x);
-    TU_ITEM(b, i, y);
-    ck_assert_str_eq(x.name, y.name);
-    ck_assert_uint_eq(x.name_len, y.name_len);
-    ck_assert_int_eq(x.phase, y.phase);
-    ck_assert_uint_eq(x.instances, y.instances);
-    ck_assert_int_eq(x.comm_ns, y.comm_ns);
-    ck_assert_int_eq(x.compute_ns, y.compute_ns);
-    ck_assert_int_eq(x.exposed_ns, y.exposed_ns);
-    ck_assert_int_eq(x.exposed_sum_ns, y.exposed_sum_ns);
-    ck_assert_int_eq(x.exposed_measured_ns, y.exposed_measured_ns);
-    ck_assert_int_eq(x.allgather_ns, y.allgather_ns);
-    ck_assert_int_eq(x.reducescatter_ns, y.reducescatter_ns);
-    ck_assert_uint_eq(x.comm_kernels, y.comm_kernels);
-    ck_assert_uint_eq(x.compute_kernels, y.compute_kernels);
-  }
-}
-
 START_TEST(t_fsdp2_zigzag) {
   sched g[3];
   for (int p = 0; p < 3; p++) {
@@ -330,7 +299,7 @@ START_TEST(t_fsdp2_zigzag) {
   ck_assert_int_eq(u[1].compute_end_ns, g[1].c_e);
   ck_assert_int_eq(u[1].rs_start_ns, g[1].rs_s);
   /* the same units through fsdpa_fsdp_unit_list */
-  fsdpa_list *ul = unit_list(c, NULL);
+  fsdpa_list *ul = tu_unit_list(c, NULL);
   ck_assert_uint_eq(fsdpa_list_count(ul), 3);
   fsdpa_fsdp_unit fu;
   TU_ITEM(ul, 0, fu);
@@ -351,8 +320,8 @@ START_TEST(t_fsdp2_zigzag) {
   ck_assert_int_eq(fsdpa_list_get(ul, 3, &fu), FSDPA_EINVAL);
   /* the whole trace: a NULL query and a zeroed one give the same list */
   fsdpa_query qz = {sizeof qz};
-  fsdpa_list *uz = unit_list(c, &qz);
-  same_units(ul, uz);
+  fsdpa_list *uz = tu_unit_list(c, &qz);
+  tu_same_units(ul, uz);
   fsdpa_list_free(uz);
   /* window query: only the instances whose first compute lies inside; the
    * entries stay where the whole-trace list has them */
@@ -360,7 +329,7 @@ START_TEST(t_fsdp2_zigzag) {
   fsdpa_query_init(&q);
   q.fields = FSDPA_QUERY_T0;
   q.t0_ns = g[1].c_s;
-  fsdpa_list *uw = unit_list(c, &q);
+  fsdpa_list *uw = tu_unit_list(c, &q);
   ck_assert_uint_eq(fsdpa_list_count(uw), 3);
   TU_ITEM(uw, 0, fu);
   ck_assert_uint_eq(fu.instances, 0);
@@ -373,8 +342,8 @@ START_TEST(t_fsdp2_zigzag) {
   fsdpa_list_free(uw);
   /* without its bit the same t0 is not a selector */
   q.fields = 0;
-  uw = unit_list(c, &q);
-  same_units(ul, uw);
+  uw = tu_unit_list(c, &q);
+  tu_same_units(ul, uw);
   fsdpa_list_free(uw);
   /* the step (ProfilerStep#5, CPU [0, 1 ms), no clock base) and the same
    * window as T0|T1 bounds select the same instances: all of them here */
@@ -384,18 +353,18 @@ START_TEST(t_fsdp2_zigzag) {
   qb.fields = FSDPA_QUERY_T0 | FSDPA_QUERY_T1;
   qb.t0_ns = 0;
   qb.t1_ns = 1000000;
-  fsdpa_list *us = unit_list(c, &qs), *ub = unit_list(c, &qb);
-  same_units(us, ub);
-  same_units(us, ul);
+  fsdpa_list *us = tu_unit_list(c, &qs), *ub = tu_unit_list(c, &qb);
+  tu_same_units(us, ub);
+  tu_same_units(us, ul);
   fsdpa_list_free(us);
   fsdpa_list_free(ub);
   /* a window that ends inside the backward pass: step and bounds still agree */
   qs.fields |= FSDPA_QUERY_T1;
   qs.t1_ns = g[1].c_s + 1;
   qb.t1_ns = qs.t1_ns;
-  us = unit_list(c, &qs);
-  ub = unit_list(c, &qb);
-  same_units(us, ub);
+  us = tu_unit_list(c, &qs);
+  ub = tu_unit_list(c, &qb);
+  tu_same_units(us, ub);
   TU_ITEM(us, 0, fu);
   ck_assert_uint_eq(fu.instances, 1);
   TU_ITEM(us, 2, fu);
@@ -498,7 +467,7 @@ START_TEST(t_fsdp1_units) {
     launch(c, BWD, b + 1020, RS_K, 13, gpu + 2700, gpu + 3700);
   }
   ck_assert_int_eq(fsdpa_fsdp_version(c), 1);
-  fsdpa_list *ul = unit_list(c, NULL);
+  fsdpa_list *ul = tu_unit_list(c, NULL);
   ck_assert_uint_eq(fsdpa_list_count(ul), 6);
   fsdpa_fsdp_unit fu;
   for (size_t i = 0; i < 6; i++) {
@@ -544,7 +513,7 @@ START_TEST(t_no_fsdp) {
   launch(c, MAIN, 0, GEMM, S_COMP, 100, 200);
   launch(c, MAIN, 10, AG_K, S_AG, 150, 300);
   ck_assert_int_eq(fsdpa_fsdp_version(c), 0);
-  fsdpa_list *ul = unit_list(c, NULL);
+  fsdpa_list *ul = tu_unit_list(c, NULL);
   ck_assert_uint_eq(fsdpa_list_count(ul), 0);
   fsdpa_fsdp_unit fu = {sizeof fu};
   ck_assert_int_eq(fsdpa_list_get(ul, 0, &fu), FSDPA_EINVAL);
@@ -591,7 +560,7 @@ START_TEST(t_gpu_annotation_fallback) {
   ev(c, "gpu_user_annotation", "FSDP::pre_forward (layers.1)", S_AG, 2999, 1002, FSDPA_ABSENT);
   ev(c, "kernel", AG_K, S_AG, 3000, 700, FSDPA_ABSENT);
   ev(c, "kernel", AG_K, S_AG, 5000, 300, FSDPA_ABSENT);  /* under no annotation: no unit */
-  fsdpa_list *ul = unit_list(c, NULL);
+  fsdpa_list *ul = tu_unit_list(c, NULL);
   ck_assert_uint_eq(fsdpa_list_count(ul), 2);
   int seen = 0;
   for (size_t i = 0; i < 2; i++) {
@@ -679,10 +648,10 @@ static void check_backward(const char *scen, const char *extra, const char *file
   }
   /* the whole trace's FSDP units: a NULL query and a zeroed one agree, and
    * each ProfilerStep as a step and as T0|T1 bounds selects the same instances */
-  fsdpa_list *ul = unit_list(c, NULL);
+  fsdpa_list *ul = tu_unit_list(c, NULL);
   fsdpa_query qz = {sizeof qz};
-  fsdpa_list *uz = unit_list(c, &qz);
-  same_units(ul, uz);
+  fsdpa_list *uz = tu_unit_list(c, &qz);
+  tu_same_units(ul, uz);
   fsdpa_list_free(uz);
   fsdpa_list *steps = NULL;
   ck_assert_int_eq(fsdpa_step_list(c, &steps), FSDPA_OK);
@@ -701,8 +670,8 @@ static void check_backward(const char *scen, const char *extra, const char *file
     qb.fields = FSDPA_QUERY_T0 | FSDPA_QUERY_T1;
     qb.t0_ns = st.start_ns;
     qb.t1_ns = st.start_ns + st.dur_ns;
-    fsdpa_list *us = unit_list(c, &qs), *ub = unit_list(c, &qb);
-    same_units(us, ub);
+    fsdpa_list *us = tu_unit_list(c, &qs), *ub = tu_unit_list(c, &qb);
+    tu_same_units(us, ub);
     for (size_t k = 0; k < fsdpa_list_count(us); k++) {
       fsdpa_fsdp_unit fu;
       TU_ITEM(us, k, fu);
@@ -839,30 +808,10 @@ END_TEST
 
 /* ---- allocation failure at every allocation ---- */
 
-static int nallocs, fail_at;
-static long long outstanding;
-static void *t_malloc(void *ud, size_t n) {
-  (void)ud;
-  if (++nallocs == fail_at) return NULL;
-  void *p = malloc(n);
-  if (p) outstanding += (long long)n;
-  return p;
-}
-static void *t_realloc(void *ud, void *p, size_t o, size_t n) {
-  (void)ud;
-  if (++nallocs == fail_at) return NULL;
-  void *q = realloc(p, n);
-  if (q) outstanding += (long long)n - (long long)o;
-  return q;
-}
-static void t_free(void *ud, void *p, size_t n) {
-  (void)ud;
-  if (p) outstanding -= (long long)n;
-  free(p);
-}
+static tu_fault fa;
 
 START_TEST(t_alloc_failure_everywhere) {
-  fsdpa_allocator al = {sizeof al, t_malloc, t_realloc, t_free, NULL};
+  fsdpa_allocator al = tu_fault_allocator(&fa);
   sched g[3];
   for (int p = 0; p < 3; p++) {
     int64_t o = 100000 + p * 4000;
@@ -870,11 +819,11 @@ START_TEST(t_alloc_failure_everywhere) {
   }
   /* events are added with failures off; every query then fails in turn */
   int completed = 0;
-  for (fail_at = 0; fail_at < 20000 && !completed; fail_at++) {
-    int arm = fail_at;
-    fail_at = 0;
-    nallocs = 0;
-    outstanding = 0;
+  for (fa.fail_at = 0; fa.fail_at < 20000 && !completed; fa.fail_at++) {
+    int arm = fa.fail_at;
+    fa.fail_at = 0;
+    fa.calls = 0;
+    fa.outstanding = 0;
     fsdpa_options o;
     fsdpa_options_init(&o);
     o.allocator = &al;
@@ -885,8 +834,8 @@ START_TEST(t_alloc_failure_everywhere) {
     ev(c, "user_annotation", "ProfilerStep#5", MAIN, 0, 1000000, FSDPA_ABSENT);
     fsdp2_backward(c, g, 1, 10000);
     fsdp2_backward(c, g, 0, 20000);
-    nallocs = 0;
-    fail_at = arm;
+    fa.calls = 0;
+    fa.fail_at = arm;
     fsdpa_status worst = FSDPA_OK, st;
     fsdpa_backward bw = {sizeof bw};
     if ((st = fsdpa_backward_get(c, &bw))) worst = st;
@@ -909,10 +858,10 @@ START_TEST(t_alloc_failure_everywhere) {
     if ((st = fsdpa_report(&c, NULL, 1, NULL, &rep, NULL, NULL))) worst = st;
     fsdpa_free(rep);
     ck_assert_msg(worst == FSDPA_OK || worst == FSDPA_ENOMEM, "fail_at %d: status %d", arm, worst);
-    if (nallocs < arm || arm == 0) completed = arm != 0 || nallocs == 0;
-    if (arm && nallocs < arm) ck_assert_int_eq(worst, FSDPA_OK);
+    if (fa.calls < arm || arm == 0) completed = arm != 0 || fa.calls == 0;
+    if (arm && fa.calls < arm) ck_assert_int_eq(worst, FSDPA_OK);
     fsdpa_ctx_free(c);
-    ck_assert_msg(outstanding == 0, "fail_at %d: %lld bytes leaked", arm, outstanding);
+    ck_assert_msg(fa.outstanding == 0, "fail_at %d: %lld bytes leaked", arm, (long long)fa.outstanding);
     if (completed) printf("# allocation failure injected at each of %d allocations\n", arm - 1);
   }
   ck_assert(completed);

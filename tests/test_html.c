@@ -527,36 +527,16 @@ END_TEST
 
 /* ---- every allocation failing in turn ---- */
 
-static int64_t outstanding;
-static long nallocs, fail_at;
-static void *f_malloc(void *ud, size_t n) {
-  (void)ud;
-  if (++nallocs == fail_at) return NULL;
-  void *p = malloc(n);
-  if (p) outstanding += (int64_t)n;
-  return p;
-}
-static void *f_realloc(void *ud, void *p, size_t o, size_t n) {
-  (void)ud;
-  if (++nallocs == fail_at) return NULL;
-  void *q = realloc(p, n);
-  if (q) outstanding += (int64_t)n - (int64_t)o;
-  return q;
-}
-static void f_free(void *ud, void *p, size_t n) {
-  (void)ud;
-  if (p) outstanding -= (int64_t)n;
-  free(p);
-}
+static tu_fault fa;
 
 START_TEST(t_html_and_text_fault_injection) {
-  fsdpa_allocator al = {sizeof al, f_malloc, f_realloc, f_free, NULL};
+  fsdpa_allocator al = tu_fault_allocator(&fa);
   for (int fmt = FSDPA_FORMAT_TEXT; fmt <= FSDPA_FORMAT_HTML; fmt++) {
     long armed, completed = 0;
     for (armed = 1; armed < 200000 && !completed; armed++) {
-      fail_at = 0;
-      nallocs = 0;
-      outstanding = 0;
+      fa.fail_at = 0;
+      fa.calls = 0;
+      fa.outstanding = 0;
       fsdpa_options o;
       fsdpa_options_init(&o);
       o.allocator = &al;
@@ -573,8 +553,8 @@ START_TEST(t_html_and_text_fault_injection) {
         add_kernel(c, "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL", 13, 2000 + i * 3500, 1500);
         add_memory(c, 1500 + i * 3500, 4096, 1 << 20, 2 << 20);
       }
-      nallocs = 0;
-      fail_at = armed;
+      fa.calls = 0;
+      fa.fail_at = armed;
       fsdpa_report_options ro;
       fsdpa_report_options_init(&ro);
       ro.format = (fsdpa_format)fmt;
@@ -585,17 +565,17 @@ START_TEST(t_html_and_text_fault_injection) {
       ck_assert_int_eq(err.status, st);
       if (st == FSDPA_OK) {
         ck_assert_ptr_nonnull(out);
-        completed = nallocs < armed;
+        completed = fa.calls < armed;
       } else {
         ck_assert_msg(st == FSDPA_ENOMEM, "format %d, failing allocation %ld: status %d", fmt, armed, st);
         ck_assert_ptr_null(out);
         ck_assert_msg(err.message[0] != 0, "format %d, failing allocation %ld: no message", fmt, armed);
       }
       fsdpa_free(out);
-      fail_at = 0;
+      fa.fail_at = 0;
       fsdpa_ctx_free(c);
-      ck_assert_msg(outstanding == 0, "format %d, failing allocation %ld: %lld bytes leaked", fmt, armed,
-                    (long long)outstanding);
+      ck_assert_msg(fa.outstanding == 0, "format %d, failing allocation %ld: %lld bytes leaked", fmt, armed,
+                    (long long)fa.outstanding);
     }
     ck_assert_msg(completed, "format %d never completed", fmt);
     printf("# format %d: a failure injected at each of %ld allocations\n", fmt, armed - 2);

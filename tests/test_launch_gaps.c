@@ -1039,13 +1039,10 @@ START_TEST(t_report_section) {
 END_TEST
 
 /* Every allocation failing in turn: ENOMEM, never a crash, ctx freeable. */
-static int nallocs, fail_at;
-static void *t_malloc(void *ud, size_t n) { (void)ud; if (++nallocs == fail_at) return NULL; return malloc(n); }
-static void *t_realloc(void *ud, void *p, size_t o, size_t n) { (void)ud; (void)o; if (++nallocs == fail_at) return NULL; return realloc(p, n); }
-static void t_free(void *ud, void *p, size_t n) { (void)ud; (void)n; free(p); }
+static tu_fault fa;
 
 START_TEST(t_allocation_failures) {
-  fsdpa_allocator al = {sizeof al, t_malloc, t_realloc, t_free, NULL};
+  fsdpa_allocator al = tu_fault_allocator(&fa);
   int completed = 0, failures = 0;
   int at;
   for (at = 1; at < 5000 && !completed; at++) {
@@ -1053,8 +1050,8 @@ START_TEST(t_allocation_failures) {
     fsdpa_options_init(&o);
     o.allocator = &al;
     fsdpa_ctx *c = NULL;
-    nallocs = 0;
-    fail_at = 0;  /* build without failures, then fail inside the queries */
+    fa.calls = 0;
+    fa.fail_at = 0;  /* build without failures, then fail inside the queries */
     /* Check's assertions are slow (a write per call): plain checks here */
     int bad = fsdpa_ctx_new(&c, &o) != FSDPA_OK;
     static const int64_t ops[][4] = {{10000, 10000, 0, 5000},       {25000, 5000, 6000, 3000},
@@ -1070,8 +1067,8 @@ START_TEST(t_allocation_failures) {
       bad = fsdpa_event_add(c, &e) != FSDPA_OK;
     }
     if (bad) ck_abort_msg("building the context failed");
-    fail_at = at;
-    nallocs = 0;
+    fa.fail_at = at;
+    fa.calls = 0;
     fsdpa_launch_gaps g = {sizeof g};
     fsdpa_launch_latency l = {sizeof l};
     fsdpa_launch_queue qu = {sizeof qu};
@@ -1098,10 +1095,10 @@ START_TEST(t_allocation_failures) {
     if (st) {
       ck_assert_int_eq(st, FSDPA_ENOMEM);
       failures++;
-    } else if (nallocs < fail_at) {
+    } else if (fa.calls < fa.fail_at) {
       completed = 1;
     }
-    fail_at = 0;
+    fa.fail_at = 0;
     fsdpa_ctx_free(c);
   }
   ck_assert_msg(completed, "still failing at allocation %d", at);

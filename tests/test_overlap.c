@@ -416,37 +416,6 @@ static void within(const char *what, int64_t got, int64_t want, double rel) {
                 (long long)got, (long long)want);
 }
 
-/* The FSDP units of a query; `q` NULL is the whole trace. */
-static fsdpa_list *unit_list(fsdpa_ctx *c, const fsdpa_query *q) {
-  fsdpa_list *l = NULL;
-  ck_assert_int_eq(fsdpa_fsdp_unit_list(c, q, &l), FSDPA_OK);
-  ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_FSDP_UNITS);
-  return l;
-}
-
-/* Two unit lists hold the same units with the same numbers. */
-static void same_units(const fsdpa_list *a, const fsdpa_list *b) {
-  ck_assert_uint_eq(fsdpa_list_count(a), fsdpa_list_count(b));
-  for (size_t i = 0; i < fsdpa_list_count(a); i++) {
-    fsdpa_fsdp_unit x, y;
-    TU_ITEM(a, i, x);
-    TU_ITEM(b, i, y);
-    ck_assert_str_eq(x.name, y.name);
-    ck_assert_uint_eq(x.name_len, y.name_len);
-    ck_assert_int_eq(x.phase, y.phase);
-    ck_assert_uint_eq(x.instances, y.instances);
-    ck_assert_int_eq(x.comm_ns, y.comm_ns);
-    ck_assert_int_eq(x.compute_ns, y.compute_ns);
-    ck_assert_int_eq(x.exposed_ns, y.exposed_ns);
-    ck_assert_int_eq(x.exposed_sum_ns, y.exposed_sum_ns);
-    ck_assert_int_eq(x.exposed_measured_ns, y.exposed_measured_ns);
-    ck_assert_int_eq(x.allgather_ns, y.allgather_ns);
-    ck_assert_int_eq(x.reducescatter_ns, y.reducescatter_ns);
-    ck_assert_uint_eq(x.comm_kernels, y.comm_kernels);
-    ck_assert_uint_eq(x.compute_kernels, y.compute_kernels);
-  }
-}
-
 static const char *MY_FINDINGS[] = {"comm-serialized", "exposed-comm", "backward-prefetch-missing"};
 
 static void check_scenario(const char *scen, const char *extra, const char *file) {
@@ -461,15 +430,15 @@ static void check_scenario(const char *scen, const char *extra, const char *file
   ck_assert_msg(fsdpa_feed_file(c, path) == FSDPA_OK, "%s: %s", scen, fsdpa_errmsg(c));
   fsdpa_overlap o = {sizeof o};
   ck_assert_int_eq(fsdpa_overlap_query(c, NULL, &o), FSDPA_OK);
-  fsdpa_list *ul = unit_list(c, NULL);
+  fsdpa_list *ul = tu_unit_list(c, NULL);
   size_t nunits = fsdpa_list_count(ul), seen_units = 0;
   fsdpa_fsdp_unit *us = calloc(nunits + 1, sizeof *us);
   ck_assert_ptr_nonnull(us);
   for (size_t i = 0; i < nunits; i++) TU_ITEM(ul, i, us[i]);
   /* the whole trace: a NULL query and a zeroed one give the same list */
   fsdpa_query qz = {sizeof qz};
-  fsdpa_list *uz = unit_list(c, &qz);
-  same_units(ul, uz);
+  fsdpa_list *uz = tu_unit_list(c, &qz);
+  tu_same_units(ul, uz);
   fsdpa_list_free(uz);
   fsdpa_list_free(ul);
   findings f;
@@ -549,7 +518,7 @@ START_TEST(t_between_feeds) {
     int64_t comm = o.comm_ns == FSDPA_ABSENT ? 0 : o.comm_ns;
     ck_assert_int_ge(comm, last_comm);  /* events only add */
     last_comm = comm;
-    fsdpa_list *ul = unit_list(c, NULL);
+    fsdpa_list *ul = tu_unit_list(c, NULL);
     ck_assert_uint_ge(fsdpa_list_count(ul), last_units);  /* entries are never dropped */
     last_units = fsdpa_list_count(ul);
     fsdpa_list_free(ul);
@@ -557,7 +526,7 @@ START_TEST(t_between_feeds) {
     ck_assert_int_eq(fsdpa_backward_get(c, &bw), FSDPA_OK);
   }
   ck_assert_int_eq(fsdpa_finish(c), FSDPA_OK);
-  fsdpa_list *ul = unit_list(c, NULL);
+  fsdpa_list *ul = tu_unit_list(c, NULL);
   ck_assert_uint_eq(fsdpa_list_count(ul), 16);
   fsdpa_list_free(ul);
   fsdpa_ctx_free(c);

@@ -400,3 +400,57 @@ int tu_run_suite(Suite *s) {
   srunner_free(sr);
   return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
+
+fsdpa_list *tu_unit_list(fsdpa_ctx *c, const fsdpa_query *q) {
+  fsdpa_list *l = NULL;
+  ck_assert_int_eq(fsdpa_fsdp_unit_list(c, q, &l), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_list_type(l), FSDPA_LIST_FSDP_UNITS);
+  return l;
+}
+
+void tu_same_units(const fsdpa_list *a, const fsdpa_list *b) {
+  ck_assert_uint_eq(fsdpa_list_count(a), fsdpa_list_count(b));
+  for (size_t i = 0; i < fsdpa_list_count(a); i++) {
+    fsdpa_fsdp_unit x, y;
+    TU_ITEM(a, i, x);
+    TU_ITEM(b, i, y);
+    ck_assert_str_eq(x.name, y.name);
+    ck_assert_uint_eq(x.name_len, y.name_len);
+    ck_assert_int_eq(x.phase, y.phase);
+    ck_assert_uint_eq(x.instances, y.instances);
+    ck_assert_int_eq(x.comm_ns, y.comm_ns);
+    ck_assert_int_eq(x.compute_ns, y.compute_ns);
+    ck_assert_int_eq(x.exposed_ns, y.exposed_ns);
+    ck_assert_int_eq(x.exposed_sum_ns, y.exposed_sum_ns);
+    ck_assert_int_eq(x.exposed_measured_ns, y.exposed_measured_ns);
+    ck_assert_int_eq(x.allgather_ns, y.allgather_ns);
+    ck_assert_int_eq(x.reducescatter_ns, y.reducescatter_ns);
+    ck_assert_uint_eq(x.comm_kernels, y.comm_kernels);
+    ck_assert_uint_eq(x.compute_kernels, y.compute_kernels);
+  }
+}
+
+static void *fault_malloc(void *ud, size_t n) {
+  tu_fault *f = ud;
+  if (++f->calls == f->fail_at) return NULL;
+  void *p = malloc(n);
+  if (p) f->outstanding += (int64_t)n;
+  return p;
+}
+static void *fault_realloc(void *ud, void *p, size_t o, size_t n) {
+  tu_fault *f = ud;
+  if (++f->calls == f->fail_at) return NULL;
+  void *q = realloc(p, n);
+  if (q) f->outstanding += (int64_t)n - (int64_t)o;
+  return q;
+}
+static void fault_free(void *ud, void *p, size_t n) {
+  tu_fault *f = ud;
+  if (p) f->outstanding -= (int64_t)n;
+  free(p);
+}
+
+fsdpa_allocator tu_fault_allocator(tu_fault *f) {
+  fsdpa_allocator a = {sizeof a, fault_malloc, fault_realloc, fault_free, f};
+  return a;
+}

@@ -74,6 +74,24 @@ void tu_free_paths(char **paths, size_t n);
 void tu_list_item(const fsdpa_list *l, size_t i, void *item, size_t size);
 #define TU_ITEM(l, i, x) tu_list_item((l), (i), &(x), sizeof(x))
 
+/* ---- FSDP unit lists ---- */
+/* The FSDP units of a query (q NULL: the whole trace); the test fails if
+ * the library refuses it. */
+fsdpa_list *tu_unit_list(fsdpa_ctx *c, const fsdpa_query *q);
+/* Two unit lists hold the same units with the same numbers (or the test fails). */
+void tu_same_units(const fsdpa_list *a, const fsdpa_list *b);
+
+/* ---- allocation failures ---- */
+/* The state of tu_fault_allocator(): tests set calls to 0 and fail_at to
+ * the call that must fail, then check outstanding after freeing. */
+typedef struct tu_fault {
+  long calls;           /* allocator calls (malloc and realloc) so far */
+  long fail_at;         /* the call (counted from 1) that returns NULL; 0 or less: none */
+  int64_t outstanding;  /* bytes handed out and not freed: 0 when nothing leaked */
+} tu_fault;
+/* A malloc-backed fsdpa_allocator over f whose call number f->fail_at fails. */
+fsdpa_allocator tu_fault_allocator(tu_fault *f);
+
 /* ---- every suite's main() ---- */
 /* Add a test case to suite s: its tests (a NULL-terminated array), its
  * timeout in seconds (0 keeps Check's default, CK_DEFAULT_TIMEOUT) and a
