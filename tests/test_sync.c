@@ -673,6 +673,11 @@ END_TEST
 START_TEST(t_gen_blocking_copy) { tu_check_sync_alloc_scenario("blocking_copy", "cpu-sync-stall", NULL); }
 END_TEST
 
+/* cudaEventSynchronize and cudaStreamSynchronize with their cuda_sync Event
+ * Sync / Stream Sync (the latter on the stream + 1000000 row) */
+START_TEST(t_gen_stream_wait) { tu_check_sync_alloc_scenario("stream_wait", "cpu-sync-stall", NULL); }
+END_TEST
+
 /* Queries answer on the events so far, between feeds. */
 START_TEST(t_between_feeds) {
   char *path = tu_tracegen("sync_stall", "--steps 4", "sa_feeds.json.gz");
@@ -716,6 +721,6 @@ int main(void) {
           t_sync_severity_by_cost, t_sync_behaviour_drain, t_list_protocol, t_list_outlives_context);
   TU_CASE(s, "real", 1200, NULL, t_corpus_vs_reference);
   TU_CASE(s, "generator", 1200, NULL, t_gen_sync_stall, t_gen_fsdp2_healthy, t_gen_blocking_copy,
-          t_gen_mixed, t_between_feeds);
+          t_gen_mixed, t_gen_stream_wait, t_between_feeds);
   return tu_run_suite(s);
 }

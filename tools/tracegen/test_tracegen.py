@@ -400,7 +400,7 @@ class TraceGenTest(unittest.TestCase):
                       if e.get("cat") in ("cuda_runtime", "Runtime") and "correlation" in e.get("args", {})}
                 names = sorted({e["name"] for e in rt.values()})
                 for api in ("cudaEventRecord", "cudaStreamWaitEvent", "cudaEventSynchronize",
-                            "cudaStreamSynchronize"):
+                            "cudaStreamSynchronize", "cudaDeviceSynchronize"):
                     self.assertIn(api, names)
                 syncs = [e for e in evs if e.get("cat") == "cuda_sync"]
                 if fmt == "legacy19":
@@ -414,18 +414,22 @@ class TraceGenTest(unittest.TestCase):
                     call = rt[a["correlation"]]
                     self.assertEqual(call["name"], {"Stream Wait Event": "cudaStreamWaitEvent",
                                                     "Event Sync": "cudaEventSynchronize",
-                                                    "Stream Sync": "cudaStreamSynchronize"}[e["name"]])
+                                                    "Stream Sync": "cudaStreamSynchronize",
+                                                    "Context Sync": "cudaDeviceSynchronize"}[e["name"]])
                     self.assertEqual((e["ts"], e["dur"]), (call["ts"], call["dur"]))
                     if e["name"] == "Stream Sync":
                         self.assertNotIn("wait_on_stream", a)
                         self.assertEqual(e["tid"], 7 + (1000000 if fmt == "new" else 0))
+                    elif e["name"] == "Context Sync":
+                        self.assertNotIn("wait_on_stream", a)
+                        self.assertEqual((e["tid"], a["stream"]), (-1, -1))
                     else:
                         self.assertEqual(a["wait_on_stream"], 20)
                         self.assertEqual(rt[a["wait_on_cuda_event_record_corr_id"]]["name"], "cudaEventRecord")
                         self.assertEqual((e["tid"], a["stream"]),
                                          (7, 7) if e["name"] == "Stream Wait Event" else (-1, -1))
                 self.assertEqual({k: len(v) for k, v in kinds.items()},
-                                 {"Stream Wait Event": 3, "Event Sync": 3, "Stream Sync": 3})
+                                 {"Stream Wait Event": 3, "Event Sync": 3, "Stream Sync": 3, "Context Sync": 1})
                 ic = t["idle_causes"]
                 for w in [ic["all"]] + list(ic["streams"].values()):
                     self.assertEqual(w["idle_ns"], sum(v for k, v in w.items() if k != "idle_ns"))

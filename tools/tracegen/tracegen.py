@@ -279,7 +279,8 @@ SCENARIOS = {
         kind="sync", stream_wait=True,
         desc="single GPU, compute stream 7 and side stream 20: every step stream 7 waits for a side-stream op "
              "(cudaEventRecord + cudaStreamWaitEvent, cuda_sync Stream Wait Event), the host blocks in "
-             "cudaEventSynchronize on another one (Event Sync) and in cudaStreamSynchronize (Stream Sync)",
+             "cudaEventSynchronize on another one (Event Sync), in cudaStreamSynchronize (Stream Sync) and on "
+             "odd steps in cudaDeviceSynchronize (Context Sync)",
         expected=["cpu-sync-stall"], absent=["launch-overhead", "comm-serialized", "exposed-comm",
                                              "allocator-thrash"]),
     "allocator_thrash": dict(
@@ -937,6 +938,11 @@ class Rank:
         s, e = self.sync_call(th, "cudaEventSynchronize", 137, op["e"] - self.off)
         self.emit_sync("Event Sync", "-1", s, e, self.sync_args("Event Sync", -1, self.corr, self.cur_ext(th),
                                                                  (rec_stream, rec_corr, evid)))
+
+    def device_sync(self, th):
+        """cudaDeviceSynchronize: blocks until every stream drains; its Context Sync has no stream."""
+        s, e = self.sync_call(th, "cudaDeviceSynchronize", 165, max(self.ready.values()))
+        self.emit_sync("Context Sync", "-1", s, e, self.sync_args("Context Sync", -1, self.corr, self.cur_ext(th)))
 
     def stream_sync(self, th, stream):
         """cudaStreamSynchronize(stream): blocks until the stream drains.  Kineto >= 2026-04 writes
@@ -1847,6 +1853,9 @@ class SimpleWorkload:
             R.push(main, "cpu_op", "aten::mul")
             R.launch(main, 7, K_MUL, R.r(30 * US, 60 * US))
             R.pop(main)
+        if k % 2 == 1:   # torch.cuda.synchronize()
+            R.device_sync(main)
+            R.t[main] += R.r(300 * US, 500 * US)
 
     def sync(self, k):
         if self.sc.get("stream_wait"):
