@@ -1,7 +1,7 @@
 /* GPU idle inside DataLoader __next__: the definitions are in
  * docs/report-contract.md ("DataLoader"). */
 #include "analysis/dataloader/dataloader_impl.h"
-#include "events/classify_workload.h"
+#include "model/dataloader_calls.h"
 #include "model/iterations.h"
 #include <string.h>
 
@@ -19,53 +19,29 @@ static void top_insert(dl_result *r, const dl_call *k) {
   r->top[i] = *k;
 }
 
-/* Whether a name is a DataLoader __next__, decided once per name (the
- * classification is a string match; traces repeat few names many times). */
-static int is_next(const store *s, uint8_t *memo, uint32_t name) {
-  if (name >= s->name_info.len) return 0;
-  if (memo[name] == 0xff)
-    memo[name] = classify_iteration_mark(store_name(s, name), intern_len(&s->names, name)) == IT_DATALOADER;
-  return memo[name];
-}
-
-fsdpa_status dl_compute(fsdpa_ctx *c, dl_result *r) {
+/* Computed once per context state: the report asks for its JSON section and
+ * for its finding. */
+static fsdpa_status dl_build(fsdpa_ctx *c, void *obj, const void *arg) {
+  (void)arg;
+  dl_result *r = obj;
   memset(r, 0, sizeof *r);
-  const store *s = &c->st;
   fa_alloc *a = &c->alloc;
-  size_t nn = s->name_info.len ? s->name_info.len : 1;
-  uint8_t *memo = fa_malloc(a, nn);
-  if (!memo) return fa_fail_status(a);
-  memset(memo, 0xff, nn);
-  size_t ncalls = 0;
-  for (size_t i = 0; i < s->cpu.len; i++) {
-    const ev_rec *e = STORE_REC(&s->cpu, i);
-    if (is_next(s, memo, e->name)) {
-      ncalls++;
-      r->total_ns += e->end - e->ts;
-    }
-  }
+  const dl_calls *dc;
+  fsdpa_status st = dl_calls_get(c, &dc);
+  if (st) return st;
+  size_t ncalls = dc->n;
   r->calls = ncalls;
+  r->total_ns = dc->total_ns;
   const store_views *v = ctx_views(c);
-  if (!v) {
-    fa_free(a, memo, nn);
-    return fa_fail_status(a);
-  }
-  if (!ncalls || !v->nall) {
-    fa_free(a, memo, nn);
-    return FSDPA_OK;
-  }
+  if (!v) return fa_fail_status(a);
+  if (!ncalls || !v->nall) return FSDPA_OK;
   iterations it;
-  fsdpa_status st = iterations_build(c, &it);
-  if (st) {
-    fa_free(a, memo, nn);
-    return st;
-  }
-  size_t nw = it.n >= 2 ? it.n - 1 : 1, nb = v->nall;
-  iv *win = fa_malloc(a, nw * sizeof *win), *idle = fa_malloc(a, (nb + 1) * sizeof *idle);
-  iv *idle_w = fa_malloc(a, (nb + 1 + nw) * sizeof *idle_w), *dl = fa_malloc(a, ncalls * sizeof *dl);
-  iv *span_w = fa_malloc(a, (1 + nw) * sizeof *span_w);
-  dl_call *calls = fa_malloc(a, ncalls * sizeof *calls);
-  if (!win || !idle || !idle_w || !dl || !span_w || !calls) {
+  if ((st = iterations_build(c, &it))) return st;
+  size_t nw0 = it.n >= 2 ? it.n - 1 : 1, nw = nw0, nb = v->nall;
+  iv *win = fa_malloc(a, nw0 * sizeof *win), *idle = fa_malloc(a, (nb + 1) * sizeof *idle);
+  iv *idle_w = fa_malloc(a, (nb + 1 + nw0) * sizeof *idle_w);
+  iv *span_w = fa_malloc(a, (1 + nw0) * sizeof *span_w);
+  if (!win || !idle || !idle_w || !span_w) {
     st = fa_fail_status(a);
     goto out;
   }
@@ -84,25 +60,29 @@ fsdpa_status dl_compute(fsdpa_ctx *c, dl_result *r) {
   size_t nsw = iv_intersect(&span, 1, win, nw, span_w);
   r->window_ns = iv_total(span_w, nsw);
   r->idle_ns = iv_total(idle_w, niw);
-  size_t k = 0;
-  for (size_t i = 0; i < s->cpu.len && k < ncalls; i++) {
-    const ev_rec *e = STORE_REC(&s->cpu, i);
-    if (!is_next(s, memo, e->name)) continue;
-    dl[k] = (iv){e->ts, e->end};
-    calls[k] = (dl_call){e->ts, e->end, iv_len_in(idle_w, niw, e->ts, e->end)};
-    top_insert(r, &calls[k]);
-    k++;
+  for (size_t k = 0; k < ncalls; k++) {
+    dl_call x = {dc->calls[k].s, dc->calls[k].e, iv_len_in(idle_w, niw, dc->calls[k].s, dc->calls[k].e)};
+    top_insert(r, &x);
   }
-  size_t nd = iv_union(dl, k);
-  r->cost_ns = iv_intersect_len(idle_w, niw, dl, nd);
+  r->cost_ns = iv_intersect_len(idle_w, niw, dc->u, dc->nu);
 out:
-  fa_free(a, calls, ncalls * sizeof *calls);
-  fa_free(a, span_w, (1 + (it.n >= 2 ? it.n - 1 : 1)) * sizeof *span_w);
-  fa_free(a, dl, ncalls * sizeof *dl);
-  fa_free(a, idle_w, (nb + 1 + (it.n >= 2 ? it.n - 1 : 1)) * sizeof *idle_w);
+  fa_free(a, span_w, (1 + nw0) * sizeof *span_w);
+  fa_free(a, idle_w, (nb + 1 + nw0) * sizeof *idle_w);
   fa_free(a, idle, (nb + 1) * sizeof *idle);
-  fa_free(a, win, (it.n >= 2 ? it.n - 1 : 1) * sizeof *win);
+  fa_free(a, win, nw0 * sizeof *win);
   iterations_free(&it);
-  fa_free(a, memo, nn);
   return st;
+}
+
+static void dl_free(fsdpa_ctx *c, void *obj) { fa_free(&c->alloc, obj, sizeof(dl_result)); }
+
+fsdpa_status dl_compute(fsdpa_ctx *c, dl_result *r) {
+  const void *k = NULL;
+  fsdpa_status st = ctx_cache_obtain(c, CACHE_DATALOADER, sizeof *r, dl_build, NULL, dl_free, &k);
+  if (st) {
+    memset(r, 0, sizeof *r);
+    return ctx_fail(c, st, "out of memory (dataloader)");
+  }
+  *r = *(const dl_result *)k;
+  return FSDPA_OK;
 }
