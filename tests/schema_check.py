@@ -6,7 +6,7 @@ tests/test_schema.c).
 
 Each report must validate (Draft 2020-12, python3-jsonschema) and keep the
 contract's rules a schema cannot state: inputs and ranks line up, findings
-are sorted worst first (cost_ns descending) and name a rank of the report,
+are sorted worst first (cost_ns descending; a finding with evidence.explained_by right after its cause) and name a rank of the report,
 evidence ranges have start <= end, histogram edges increase.  The schema
 itself must reject broken copies of the first report (a wrong finding id, a
 missing required key, a ratio above 1, a number where the contract says
@@ -49,9 +49,25 @@ def contract_rules(d):
                 errs.append("rank %s stream %s: histogram counts %d != gaps %d" % (
                     r["rank"], s["stream"], sum(s["histogram"]["counts"]), s["gaps"]))
     ranks = {r["rank"] for r in d["ranks"]}
-    costs = [f["cost_ns"] for f in d["findings"]]
+    # by cost, worst first; a finding whose evidence names its cause
+    # (explained_by) right after the first finding of that id and rank, whatever it costs
+    fs = d["findings"]
+    first = {}
+    for i, f in enumerate(fs):
+        first.setdefault((f["rank"], f["id"]), i)
+    costs = []
+    for i, f in enumerate(fs):
+        cause = (f.get("evidence") or {}).get("explained_by")
+        j = first.get((f["rank"], cause)) if cause else None
+        if j is None:
+            costs.append(f["cost_ns"])
+            continue
+        costs.append(fs[j]["cost_ns"])
+        if not (j < i and all(k == j or (fs[k].get("evidence") or {}).get("explained_by") == cause
+                              for k in range(j, i))):
+            errs.append("finding %d (%s) is not listed right after its cause %s (finding %d)" % (i, f["id"], cause, j))
     if costs != sorted(costs, reverse=True):
-        errs.append("findings are not sorted by cost_ns, worst first: %s" % costs)
+        errs.append("findings are not sorted by cost_ns (a symptom by its cause's), worst first: %s" % costs)
     for k, f in enumerate(d["findings"]):
         if f["rank"] is not None and f["rank"] not in ranks:
             errs.append("findings[%d] names rank %s, not in the report" % (k, f["rank"]))

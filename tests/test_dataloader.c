@@ -104,9 +104,80 @@ START_TEST(t_no_dataloader) {
 }
 END_TEST
 
+/* gpu-starvation explained by dataloader-stall, exact: kernels [0,100)
+ * [1000,1100) [2000,2100), each launched 10 ns before it starts, so both
+ * gaps are host-bound: 900 + 900 = 1800 ns.  __next__ over [150,950) and
+ * [1200,1400) (two iterator names: no iterations) holds 800 + 200 = 1000 ns
+ * of it (555555 ppm, most of it).  gpu-starvation costs 1800, more than
+ * dataloader-stall's 1000, yet is listed right after it. */
+static void add_linked(fsdpa_ctx *c, int reversed) {
+  static const int64_t k[3][2] = {{0, 100}, {1000, 1100}, {2000, 2100}};
+  for (int j = 0; j < 3; j++) {
+    int i = reversed ? 2 - j : j;
+    char name[8];
+    snprintf(name, sizeof name, "k%d", i);
+    tu_launch_kernel(c, 1, k[i][0] - 10, i + 1, 7, k[i][0], k[i][1], name);
+  }
+  tu_add_x(c, "user_annotation", DL, 10, 1, 150, 800, FSDPA_ABSENT);
+  tu_add_x(c, "cpu_op", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 10, 1, 1200, 200,
+           FSDPA_ABSENT);
+}
+
+START_TEST(t_starvation_explained_by_dataloader) {
+  fsdpa_ctx *c = tu_new_ctx();
+  add_linked(c, 0);
+  char *js = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(js);
+  int d = tj_index(js, "findings", "id", "dataloader-stall"), g = tj_index(js, "findings", "id", "gpu-starvation");
+  ck_assert_int_ge(d, 0);
+  ck_assert_int_eq(g, d + 1);  /* the symptom right after its root cause */
+  char p[128];
+  snprintf(p, sizeof p, "findings.%d.cost_ns", d);
+  ck_assert_int_eq(tj_i64(js, p), 1000);
+  snprintf(p, sizeof p, "findings.%d.cost_ns", g);
+  ck_assert_int_eq(tj_i64(js, p), 1800);
+  snprintf(p, sizeof p, "findings.%d.evidence.explained_by", g);
+  ck_assert(tj_str_is(js, p, "dataloader-stall"));
+  snprintf(p, sizeof p, "findings.%d.evidence.explained_ns", g);
+  ck_assert_int_eq(tj_i64(js, p), 1000);
+  snprintf(p, sizeof p, "findings.%d.evidence.explained_ppm", g);
+  ck_assert_int_eq(tj_i64(js, p), 555555);
+  snprintf(p, sizeof p, "findings.%d.evidence.host_wait_in_dataloader_ns", g);
+  ck_assert_int_eq(tj_i64(js, p), 1000);
+  snprintf(p, sizeof p, "findings.%d.detail", g);
+  char *t = tj_str(js, p);
+  ck_assert_ptr_nonnull(strstr(t, "1.0 µs (55.6%) lies inside DataLoader __next__"));
+  ck_assert_ptr_nonnull(strstr(t, "see dataloader-stall"));
+  free(t);
+  snprintf(p, sizeof p, "findings.%d.advice", g);
+  t = tj_str(js, p);
+  ck_assert_ptr_nonnull(strstr(t, "The DataLoader is the cause (see dataloader-stall"));
+  ck_assert_ptr_null(strstr(t, "Python overhead"));  /* not the generic list */
+  free(t);
+  /* the text report too: root cause first although the symptom costs more */
+  char *tx = tu_report(c, FSDPA_FORMAT_TEXT);
+  const char *a = strstr(tx, "[dataloader-stall]"), *b = strstr(tx, "[gpu-starvation]");
+  ck_assert(a && b && a < b);
+  free(tx);
+  free(js);
+  /* under the share it is not explained: its own place, the generic advice */
+  ck_assert_int_eq(fsdpa_param_set(c, "starvation.explained_min_ppm", "600000"), FSDPA_OK);
+  js = tu_report(c, FSDPA_FORMAT_JSON);
+  d = tj_index(js, "findings", "id", "dataloader-stall");
+  g = tj_index(js, "findings", "id", "gpu-starvation");
+  ck_assert_int_lt(g, d);
+  snprintf(p, sizeof p, "findings.%d.evidence.explained_by", g);
+  ck_assert(!tj_has(js, p));
+  snprintf(p, sizeof p, "findings.%d.evidence.host_wait_in_dataloader_ns", g);
+  ck_assert_int_eq(tj_i64(js, p), 1000);
+  free(js);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("dataloader");
   TU_CASE(s, "dataloader", 0, NULL, t_idle_inside_next_whole_trace,
-          t_window_after_first_iteration_and_threshold, t_no_dataloader);
+          t_window_after_first_iteration_and_threshold, t_no_dataloader, t_starvation_explained_by_dataloader);
   return tu_run_suite(s);
 }

@@ -1366,6 +1366,112 @@ START_TEST(t_gen_other_scenarios) {
 }
 END_TEST
 
+/* First-use cost on a trace without iterations, exact: kernels kA [20,1020)
+ * (launch [0,10)), kB [2001040,2002040) whose first launch [1030,2001030)
+ * lasts 2 ms, kB again [4002060,4003060) after a second 2 ms launch (not a
+ * first one), and kA [4503130,4504130) after a cudaMalloc [4003100,4503100).
+ * Host-wait gaps: 2000020 + 2000020 + 500070 = 4500110 ns; inside the first
+ * kB launch 2000000 and inside the malloc 500000: 2500000 first-use. */
+static fsdpa_ctx *first_use_trace(void) {
+  fsdpa_ctx *c = tu_new_ctx();
+  tu_add_x(c, "cuda_runtime", "cudaLaunchKernel", 10, 1, 0, 10, 1);
+  tu_add_x(c, "kernel", "kA", 0, 7, 20, 1000, 1);
+  tu_add_x(c, "cuda_runtime", "cudaLaunchKernel", 10, 1, 1030, 2000000, 2);
+  tu_add_x(c, "kernel", "kB", 0, 7, 2001040, 1000, 2);
+  tu_add_x(c, "cuda_runtime", "cudaLaunchKernel", 10, 1, 2002050, 2000000, 3);
+  tu_add_x(c, "kernel", "kB", 0, 7, 4002060, 1000, 3);
+  tu_add_x(c, "cuda_runtime", "cudaMalloc", 10, 1, 4003100, 500000, A);
+  tu_add_x(c, "cuda_runtime", "cudaLaunchKernel", 10, 1, 4503110, 10, 4);
+  tu_add_x(c, "kernel", "kA", 0, 7, 4503130, 1000, 4);
+  return c;
+}
+
+static char *str_at(const char *js, const char *f, const char *key) {
+  char p[160];
+  snprintf(p, sizeof p, "%s.%s", f, key);
+  char *t = tj_str(js, p);
+  ck_assert_msg(t != NULL, "no %s", p);
+  return t;
+}
+
+static int64_t i64_at(const char *js, const char *f, const char *key) {
+  char p[160];
+  snprintf(p, sizeof p, "%s.%s", f, key);
+  return tj_i64(js, p);
+}
+
+START_TEST(t_starvation_first_use_apart) {
+  fsdpa_ctx *c = first_use_trace();
+  char *js = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(js);
+  const char *u = "ranks.0.launch_gaps.first_use";
+  char *t = str_at(js, u, "window");
+  ck_assert_str_eq(t, "whole_trace");
+  free(t);
+  ck_assert(tj_is_null(js, "ranks.0.launch_gaps.first_use.start_ns"));
+  ck_assert_int_eq(i64_at(js, u, "launch_threshold_ns"), 1000000);
+  ck_assert_int_eq(i64_at(js, u, "first_launches"), 1);
+  ck_assert_int_eq(i64_at(js, u, "allocator_calls"), 1);
+  ck_assert_int_eq(i64_at(js, u, "idle_ns"), 2500000);
+  ck_assert_int_eq(i64_at(js, u, "host_wait_ns"), 2500000);
+  ck_assert_int_eq(tj_i64(js, "ranks.0.launch_gaps.gpu_host_wait_ns"), 4500110);
+  const char *f = "findings.[id=gpu-starvation]";
+  ck_assert_int_eq(i64_at(js, f, "cost_ns"), 4500110 - 2500000);  /* judged on what is left */
+  ck_assert_int_eq(i64_at(js, f, "evidence.gpu_host_wait_ns"), 4500110);
+  ck_assert_int_eq(i64_at(js, f, "evidence.first_use_host_wait_ns"), 2500000);
+  ck_assert_int_eq(i64_at(js, f, "evidence.first_use_idle_ns"), 2500000);
+  ck_assert_int_eq(i64_at(js, f, "evidence.first_use_launches"), 1);
+  ck_assert_int_eq(i64_at(js, f, "evidence.first_use_alloc_calls"), 1);
+  ck_assert(!tj_has(js, "findings.[id=gpu-starvation].evidence.explained_by"));  /* no DataLoader */
+  /* 2.5 of 4.5 ms is most of it: set-up cost, so profile after warm-up */
+  t = str_at(js, f, "title");
+  ck_assert_ptr_nonnull(strstr(t, "first-use cost"));
+  free(t);
+  t = str_at(js, f, "advice");
+  ck_assert_ptr_nonnull(strstr(t, "schedule(wait=1, warmup=1, active=3)"));
+  ck_assert_ptr_null(strstr(t, "DataLoader"));
+  free(t);
+  t = str_at(js, f, "detail");
+  ck_assert_ptr_nonnull(strstr(t, "judged on the remaining 2.00 ms"));
+  free(t);
+  free(js);
+  /* a longer threshold leaves the 2 ms launch out: only the malloc is
+   * first-use, 500000 of 4500110 ns, not most of it */
+  ck_assert_int_eq(fsdpa_param_set(c, "starvation.first_use_launch_ns", "3000000"), FSDPA_OK);
+  js = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_int_eq(i64_at(js, u, "first_launches"), 0);
+  ck_assert_int_eq(i64_at(js, u, "idle_ns"), 500000);
+  ck_assert_int_eq(i64_at(js, f, "cost_ns"), 4500110 - 500000);
+  t = str_at(js, f, "advice");
+  ck_assert_ptr_null(strstr(t, "schedule(wait=1"));
+  free(t);
+  free(js);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* The generator's first_use scenario (one cold forward, no ProfilerStep)
+ * against its ground truth, exactly. */
+START_TEST(t_gen_first_use) {
+  char *truth = NULL;
+  fsdpa_ctx *c = gen("first_use", &truth);
+  ck_assert_ptr_nonnull(c);
+  char *js = tu_report(c, FSDPA_FORMAT_JSON);
+  static const char *const keys[] = {"first_launches", "allocator_calls", "idle_ns", "host_wait_ns"};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+    int64_t got = i64_at(js, "ranks.0.launch_gaps.first_use", keys[i]), want = i64_at(truth, "first_use", keys[i]);
+    ck_assert_msg(got == want, "%s: report %lld, truth %lld", keys[i], (long long)got, (long long)want);
+  }
+  ck_assert_int_gt(i64_at(truth, "first_use", "first_launches"), 0);
+  ck_assert_int_gt(i64_at(truth, "first_use", "host_wait_ns"), 0);
+  ck_assert_int_eq(tj_i64(js, "findings.[id=gpu-starvation].cost_ns"),
+                   i64_at(truth, "launch", "host_wait_ns") - i64_at(truth, "first_use", "host_wait_ns"));
+  free(js);
+  free(truth);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("launch_gaps");
   TU_CASE(s, "unit", 0, NULL, t_categories_histogram_percentiles, t_latency_and_short_kernels,
@@ -1373,8 +1479,8 @@ int main(void) {
           t_unlinked_ops, t_streams_devices_union, t_queue_depth, t_random_against_naive,
           t_percentiles_by_selection, t_between_feeds_and_bad_args, t_findings_launch_bound_and_healthy,
           t_findings_one_starving_step, t_starvation_severity_by_share, t_starvation_warmup_apart,
-          t_starvation_only_warmup, t_sampled_trace_not_judged, t_report_section, t_allocation_failures);
+          t_starvation_only_warmup, t_starvation_first_use_apart, t_sampled_trace_not_judged, t_report_section, t_allocation_failures);
   TU_CASE(s, "real", 0, NULL, t_hta_crosscheck, t_gen_launch_bound, t_gen_fused_healthy,
-          t_gen_other_scenarios);
+          t_gen_first_use, t_gen_other_scenarios);
   return tu_run_suite(s);
 }

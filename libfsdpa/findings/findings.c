@@ -75,8 +75,13 @@ void finding_add_range(finding *x, int64_t t0, int64_t t1) {
   x->ranges[x->nranges++] = (iv){t0, t1};
 }
 
-static int cmp_finding(const void *pa, const void *pb) {
-  const finding *a = pa, *b = pb;
+typedef struct finding_key fkey;
+
+static fkey key_of(const finding *x) {
+  return (fkey){x->cost_ns, x->rank, x->step, x->severity, x->id, x->title, x->detail};
+}
+
+static int cmp_key(const fkey *a, const fkey *b) {
   if (a->cost_ns != b->cost_ns) return a->cost_ns > b->cost_ns ? -1 : 1;
   if (a->severity != b->severity) return a->severity > b->severity ? -1 : 1;
   if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
@@ -88,8 +93,74 @@ static int cmp_finding(const void *pa, const void *pb) {
   return c;
 }
 
+/* By the anchor's place, the anchor itself first, then by their own order:
+ * lexicographic on keys every finding has, so still a total order. */
+static int cmp_finding(const void *pa, const void *pb) {
+  const finding *a = pa, *b = pb;
+  int c = cmp_key(&a->anchor, &b->anchor);
+  if (c) return c;
+  if (a->follows != b->follows) return a->follows - b->follows;
+  fkey ka = key_of(a), kb = key_of(b);
+  return cmp_key(&ka, &kb);
+}
+
+/* The id an evidence object names as the finding's cause ("explained_by"),
+ * into b; 0 if none.  The evidence is our own JSON text (no escapes in ids). */
+static int explained_by(const finding *x, char *b, size_t n) {
+  static const char key[] = "\"explained_by\":\"";
+  const char *p = strstr(x->evidence, key);
+  if (!p) return 0;
+  p += sizeof key - 1;
+  size_t k = 0;
+  while (p[k] && p[k] != '"' && k + 1 < n) k++;
+  if (p[k] != '"' || !k) return 0;
+  memcpy(b, p, k);
+  b[k] = 0;
+  return 1;
+}
+
+/* Rank, then id: where a symptom looks up its cause. */
+static int cmp_rank_id(const finding *a, int64_t rank, const char *id) {
+  if (a->rank != rank) return a->rank < rank ? -1 : 1;
+  return strcmp(a->id, id);
+}
+
+static int cmp_by_rank_id(const void *pa, const void *pb) {
+  const finding *a = pa, *b = pb;
+  int c = cmp_rank_id(a, b->rank, b->id);
+  if (c) return c;
+  fkey ka = key_of(a), kb = key_of(b);
+  return cmp_key(&ka, &kb);
+}
+
 void findings_sort(findings *f) {
-  if (f->n > 1) qsort(f->v, f->n, sizeof *f->v, cmp_finding);
+  int links = 0;
+  for (size_t i = 0; i < f->n; i++) {
+    f->v[i].anchor = key_of(&f->v[i]);
+    f->v[i].follows = 0;
+    char cause[64];
+    links |= explained_by(&f->v[i], cause, sizeof cause);
+  }
+  if (f->n < 2) return;
+  if (links) {
+    /* by (rank, id, own order): a cause is the first of its (rank, id) */
+    qsort(f->v, f->n, sizeof *f->v, cmp_by_rank_id);
+    for (size_t i = 0; i < f->n; i++) {
+      char cause[64];
+      if (!explained_by(&f->v[i], cause, sizeof cause)) continue;
+      size_t lo = 0, hi = f->n;
+      while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (cmp_rank_id(&f->v[m], f->v[i].rank, cause) < 0) lo = m + 1;
+        else hi = m;
+      }
+      if (lo < f->n && lo != i && !cmp_rank_id(&f->v[lo], f->v[i].rank, cause)) {
+        f->v[i].anchor = key_of(&f->v[lo]);
+        f->v[i].follows = 1;
+      }
+    }
+  }
+  qsort(f->v, f->n, sizeof *f->v, cmp_finding);
 }
 
 static const char *sev_name(int s) {

@@ -24,6 +24,14 @@ typedef struct finding {
   size_t title_n, detail_n, advice_n, evidence_n;  /* allocation sizes */
   iv ranges[FINDING_MAX_RANGES];  /* absolute ns, worst first */
   int nranges;
+  /* findings_sort's scratch: the order key of the finding this one is
+   * listed after (its own when none), and whether it follows another */
+  struct finding_key {
+    int64_t cost_ns, rank, step;
+    int severity;
+    const char *id, *title, *detail;
+  } anchor;
+  int follows;
 } finding;
 
 typedef struct findings {
@@ -43,7 +51,12 @@ finding *findings_add(findings *f, const char *id, int severity, int64_t rank, i
 void finding_add_range(finding *x, int64_t t0_abs, int64_t t1_abs);
 /* Append a copy of every finding of src (strings and ranges) to dst. */
 int findings_append(findings *dst, const findings *src);
-/* Sort by cost (desc), then severity (desc), then rank, step, id. */
+/* Sort by cost (desc), then severity (desc), then rank, step, id, title,
+ * detail; except that a symptom is listed right after its cause: a finding
+ * whose evidence names `"explained_by":"<id>"` follows the first (in that
+ * order) finding of that id and the same rank, when the list has one.  The
+ * link is read from the evidence text, so a report rebuilt from summaries
+ * orders the same way. */
 void findings_sort(findings *f);
 void findings_write_json(const findings *f, jsonw *w);
 /* One finding's `evidence` value: its evidence object with `ranges` added. */

@@ -505,10 +505,11 @@ fsdpa_status report_text(report_in *in, sbuf *b) {
 }
 
 /* a before b in the text report: higher severity, then higher cost, then
- * the JSON order (findings are already sorted by cost) */
+ * the JSON order (findings are already sorted by cost); a symptom is ranked
+ * by the cause it follows (findings_sort's anchor), so it stays after it */
 static int by_severity_cost(const finding *a, const finding *b) {
-  if (a->severity != b->severity) return a->severity > b->severity;
-  return a->cost_ns > b->cost_ns;
+  if (a->anchor.severity != b->anchor.severity) return a->anchor.severity > b->anchor.severity;
+  return a->anchor.cost_ns > b->anchor.cost_ns;
 }
 
 /* Where a rank's trace starts on its clock (its first step or first GPU

@@ -261,6 +261,12 @@ SCENARIOS = {
         expected=["gpu-starvation", "launch-overhead"],
         absent=["comm-serialized", "exposed-comm", "backward-prefetch-missing", "allocator-thrash",
                 "cpu-sync-stall"]),
+    "first_use": dict(
+        kind="first_use", one_pass=True,
+        desc="one cold forward without ProfilerStep: the first launch of some kernel names loads its module "
+             "(2-20 ms launch calls), cudaMalloc while the caching allocator fills; few later launches are slow",
+        expected=["gpu-starvation"], absent=["launch-overhead", "comm-serialized", "exposed-comm",
+                                             "backward-prefetch-missing", "allocator-thrash"]),
     "fused_healthy": dict(
         kind="fused", desc="few large kernels back to back, launches queued well ahead",
         expected=[], absent=["gpu-starvation", "launch-overhead", "comm-serialized", "exposed-comm",
@@ -608,6 +614,8 @@ class Rank:
         self.stream_has = {}
         self.stream_last = {}
         self.host_wait = 0
+        self.gap_log = []   # (start, end, host-wait) of every stream gap (first_use truth, one stream)
+        self.fu_calls = []  # (start, end, "launch"|"alloc") of the first-use calls
         self.kernel_wait = 0
         self.other_wait = 0
         self.first_gpu = INF
@@ -769,7 +777,7 @@ class Rank:
         return start, end
 
     def launch(self, th, stream, kname, dur, deps=(), kind="kernel", ext=None, extra="", align=None,
-               api=("cudaLaunchKernel", 211, "cuda_runtime"), nbytes=0, block=None, family=None):
+               api=("cudaLaunchKernel", 211, "cuda_runtime"), nbytes=0, block=None, family=None, rt_ns=None):
         """CPU launch call + GPU activity.  Returns (gpu_start, gpu_end).
         block="own": the call returns when its own op is done (a pageable or
         synchronous copy); block="queue": it returns when the work queued on
@@ -777,7 +785,7 @@ class Rank:
         that drains the GPU first); either way it counts as a blocking call."""
         ov = self.ov
         rt_start = self.t[th] + self.rus(ov["pre"])
-        rt_dur = self.rus(ov["rt"])
+        rt_dur = self.rus(ov["rt"]) if rt_ns is None else rt_ns
         rd = self.ready.get(stream)
         if block == "queue" and rd is not None:
             rt_dur = max(rt_dur, rd + self.r(4 * US, 9 * US) - rt_start)
@@ -861,6 +869,8 @@ class Rank:
         last = self.stream_last.get(stream)
         if last is not None:
             gap = start - last
+            if gap > 0:
+                self.gap_log.append((last, start, rt_start > last))
             if rt_start > last:
                 self.host_wait += gap
             elif gap < KW_THRESHOLD_NS:
@@ -1084,12 +1094,12 @@ class Rank:
             self.cpu_last = self.nseq % 4096
 
     # ---- steps --------------------------------------------------------------
-    def begin_step(self, k):
+    def begin_step(self, k, name=None):
         th = self.tid_main
         self.unit_last_end = {}
         self.cur_step_mallocs = 0
-        self.step_rec = self.push(th, "user_annotation", "ProfilerStep#%d" % k, gap=self.r(2 * US, 4 * US))
-        self.step_name = "ProfilerStep#%d" % k
+        self.step_name = name or "ProfilerStep#%d" % k
+        self.step_rec = self.push(th, "user_annotation", self.step_name, gap=self.r(2 * US, 4 * US))
 
     def end_step(self, host_gap):
         th = self.tid_main
@@ -1100,7 +1110,8 @@ class Rank:
         self.t[th] = end
         start, e2 = self.pop(th, tail=0)
         self.t[self.tid_bwd] = max(self.t[self.tid_bwd], end)
-        self.steps.append({"name": self.step_name, "start_ns": self.E(start), "dur_ns": e2 - start})
+        if self.step_name.startswith("ProfilerStep#"):  # truth "steps": the ProfilerStep ranges only
+            self.steps.append({"name": self.step_name, "start_ns": self.E(start), "dur_ns": e2 - start})
         self.malloc_by_step.append(self.cur_step_mallocs)
         self.flush(self.E(end))
 
@@ -1633,6 +1644,9 @@ class SimpleWorkload:
     def step(self, k):
         R = self.R
         main = R.tid_main
+        if self.kind == "first_use":
+            self.first_use(k)
+            return
         R.begin_step(k)
         R.push(main, "user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__")
         R.t[main] += R.r(80 * US, 120 * US)
@@ -1662,6 +1676,50 @@ class SimpleWorkload:
             self.sync(k)
         R.free(main, inp)
         R.end_step(R.r(60 * US, 120 * US))
+
+    def first_use(self, k):
+        """One cold forward (only the first pass of a run; no ProfilerStep: the
+        range is one nn.Module annotation): 6 kernel names used 4 times each; the
+        first launch of names 0, 2, 3 and 5 takes 2-20 ms (module loading), a
+        later launch of name 1 takes 3 ms (slow, but not a first use); a
+        cudaMalloc before every name's first use while the pool fills."""
+        R = self.R
+        main = R.tid_main
+        R.begin_step(k, name="nn.Module: ColdModel_%d" % k)
+        names = [K_ADD, K_MUL, K_RELU, K_SIGMOID, K_SUM, K_GEMM]
+        seen = set()
+        for rep_ in range(4):
+            for i, kern in enumerate(names):
+                R.push(main, "cpu_op", "aten::op%d" % i)
+                if kern not in seen:
+                    a, b = R.runtime(main, "cudaMalloc", 20, R.r(80 * US, 400 * US))
+                    R.fu_calls.append((a, b, "alloc"))
+                    R.malloc_calls += 1
+                    R.cur_step_mallocs += 1
+                rt = None
+                if kern not in seen and i in (0, 2, 3, 5):
+                    rt = R.r(2 * MS, 20 * MS)
+                elif rep_ == 2 and i == 1:
+                    rt = 3 * MS
+                t0 = R.t[main] + 0
+                R.launch(main, 7, kern, R.r(40 * US, 900 * US), rt_ns=rt)
+                if kern not in seen and rt is not None:
+                    # the call launch() just made: it started after t0 by the
+                    # "pre" overhead and lasted rt
+                    R.fu_calls.append((R.t[main] - rt, R.t[main], "launch"))
+                assert R.t[main] > t0
+                seen.add(kern)
+                R.pop(main)
+        R.end_step(R.r(60 * US, 120 * US))
+
+    def truth_first_use(self):
+        R = self.R
+        u = merge_intervals([(a, b) for a, b, _ in R.fu_calls])
+        gaps = [(a, b) for a, b, _ in R.gap_log]
+        host = [(a, b) for a, b, h in R.gap_log if h]
+        return {"first_launches": sum(1 for x in R.fu_calls if x[2] == "launch"),
+                "allocator_calls": sum(1 for x in R.fu_calls if x[2] == "alloc"),
+                "idle_ns": inter_len(merge_intervals(gaps), u), "host_wait_ns": inter_len(merge_intervals(host), u)}
 
     def launch_bound(self, k):
         R = self.R
@@ -2215,6 +2273,8 @@ def build_truth(R, wl, scenario, sc, opts, nsteps):
     }
     if sc["kind"] == "ep":
         truth["ep"] = wl.truth_ep()
+    if sc["kind"] == "first_use":
+        truth["first_use"] = wl.truth_first_use()
     if sc.get("straggler_delay"):
         truth["straggler"] = {"rank": opts["straggler_rank"], "delay_ns": sc["straggler_delay"]}
     return truth
@@ -2248,6 +2308,8 @@ def generate(scenario, path, ranks=None, steps=4, layers=8, seed=1, target_bytes
                 clock_offsets=offsets, t0=t0, distributed=distributed, straggler_rank=straggler_rank)
     truths = [None] * ranks
     nsteps = steps
+    if sc.get("one_pass"):  # a first pass has no steps to repeat
+        nsteps, target_bytes = 1, None
     # The straggler (the last rank to arrive at every collective) is simulated
     # first; the other ranks' collective kernels then last until it arrived.
     order = list(range(ranks))

@@ -4,6 +4,7 @@
  * so a window costs two binary searches per stream plus the gaps inside it. */
 #include "analysis/launch_gaps/launch_gaps_impl.h"
 #include "events/classify.h"
+#include "model/dataloader_calls.h"
 #include <string.h>
 
 void lg_gap_range(const iv *u, size_t n, int64_t t0, int64_t t1, size_t *k0, size_t *k1) {
@@ -79,6 +80,9 @@ typedef struct sink {
   int64_t *lens;
   size_t *nl;
   lg_extra *x;
+  const lg_first_use *fu;   /* first-use calls */
+  const iv *dl;             /* union of the DataLoader __next__ ranges */
+  size_t ndl;
 } sink;
 
 typedef struct run {
@@ -115,8 +119,16 @@ static void gap_add(const sink *k, const qwin *w, const iv *u, size_t i, const c
   if (small) o->gpu_small_launch_ns += in;
   lg_extra *x = k->x;
   if (!x) return;
-  if (cat == CAT_HOST && in > 0)
-    lg_top_add(&x->host_gaps, g0 > w->t0 ? g0 : w->t0, g1 < w->t1 ? g1 : w->t1, in);
+  if (in > 0) {
+    int64_t a = g0 > w->t0 ? g0 : w->t0, b = g1 < w->t1 ? g1 : w->t1;
+    int64_t fu = k->fu ? iv_len_in(k->fu->u, k->fu->nu, a, b) : 0;
+    x->idle_first_use_ns += fu;
+    if (cat == CAT_HOST) {
+      x->host_first_use_ns += fu;
+      x->host_in_dataloader_ns += iv_len_in(k->dl, k->ndl, a, b);
+      lg_top_add(&x->host_gaps, a, b, in);
+    }
+  }
   if (small) {  /* a stretch of launch-bound gaps, busy intervals around them included */
     if (!rn->on) {
       rn->on = 1;
@@ -160,8 +172,8 @@ static void count_kernels(const fsdpa_ctx *c, const gpu_stream_view *sv, const q
   }
 }
 
-fsdpa_status lg_gaps_compute(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_launch_gaps *out,
-                             lg_extra *x) {
+fsdpa_status lg_gaps_compute(fsdpa_ctx *c, const store_views *v, const qwin *w, const lg_first_use *fu,
+                             fsdpa_launch_gaps *out, lg_extra *x) {
   fsdpa_launch_gaps o;
   memset(&o, 0, sizeof o);
   o.size = sizeof o;
@@ -194,18 +206,20 @@ fsdpa_status lg_gaps_compute(fsdpa_ctx *c, const store_views *v, const qwin *w, 
     goto done;
   }
   size_t nl = 0, ns = 0;
+  const dl_calls *dl = NULL;
+  if (x && (st = dl_calls_get(c, &dl))) goto done;
   if ((st = lg_union_build(c, v, w, &U))) goto done;
   for (size_t i = 0; i < v->nstreams; i++) {
     const gpu_stream_view *sv = &v->streams[i];
     if (lg_selected(sv, w)) sel[ns++] = sv;
   }
   for (size_t i = 0; i < ns; i++) {
-    sink k = {&o, 1, ns == 1, lens, &nl, ns == 1 ? x : NULL};
+    sink k = {&o, 1, ns == 1, lens, &nl, ns == 1 ? x : NULL, fu, dl ? dl->u : NULL, dl ? dl->nu : 0};
     scan(c, v, w, sel[i]->busy, sel[i]->nbusy, &sel[i], 1, cur, &k);
     if (x) count_kernels(c, sel[i], w, x);
   }
   if (ns > 1) {
-    sink k = {&o, 0, 1, NULL, NULL, x};
+    sink k = {&o, 0, 1, NULL, NULL, x, fu, dl ? dl->u : NULL, dl ? dl->nu : 0};
     scan(c, v, w, U.u, U.n, sel, ns, cur, &k);
   }
   if (nl) {

@@ -18,6 +18,7 @@ typedef struct lg_memo {
   lg_ent *e;
   size_t cap, n;  /* cap: a power of two, or 0 */
   lg_cidx *ix;    /* the idle-cause indexes, built on first use */
+  lg_first_use *fu; /* the first-use calls, built on first use */
 } lg_memo;
 
 #define MEMO_MAX ((size_t)1 << 16)  /* entries; past that, stop remembering */
@@ -43,6 +44,7 @@ static lg_ent *slot(lg_ent *e, size_t cap, const qwin *w) {
 static void memo_free(fsdpa_ctx *c, void *obj) {
   lg_memo *m = obj;
   lg_cidx_free(c, m->ix);
+  lg_first_use_free(c, m->fu);
   fa_free(&c->alloc, m->e, m->cap * sizeof *m->e);
   fa_free(&c->alloc, m, sizeof *m);
 }
@@ -114,7 +116,19 @@ fsdpa_status lg_gaps(fsdpa_ctx *c, const store_views *v, const qwin *w0, fsdpa_l
     }
   }
   lg_extra mine;
-  fsdpa_status st = lg_gaps_compute(c, v, w, out, &mine);
+  const lg_first_use *fu = m ? m->fu : NULL;
+  lg_first_use *own = NULL;
+  fsdpa_status st;
+  if (!fu) {
+    if ((st = lg_first_use_build(c, v, &own))) return st;
+    fu = own;
+    if (m) {  /* the memo keeps it */
+      m->fu = own;
+      own = NULL;
+    }
+  }
+  st = lg_gaps_compute(c, v, w, fu, out, &mine);
+  lg_first_use_free(c, own);
   if (st) return st;
   if (x) *x = mine;
   if (m) remember(c, m, w, out, &mine);
@@ -152,5 +166,24 @@ fsdpa_status lg_idle_causes(fsdpa_ctx *c, const store_views *v, const qwin *w0, 
     s->used |= ENT_CAUSES;
     s->k = *out;
   }
+  return FSDPA_OK;
+}
+
+fsdpa_status lg_first_use_get(fsdpa_ctx *c, const store_views *v, const lg_first_use **fu, lg_first_use **own) {
+  const void *k = NULL;
+  lg_memo *m = NULL;
+  *own = NULL;
+  if (ctx_cache_obtain(c, CACHE_LAUNCH_GAPS, sizeof(lg_memo), memo_new, NULL, memo_free, &k) == FSDPA_OK)
+    m = (lg_memo *)(uintptr_t)k;
+  if (m && m->fu) {
+    *fu = m->fu;
+    return FSDPA_OK;
+  }
+  lg_first_use *b;
+  fsdpa_status st = lg_first_use_build(c, v, &b);
+  if (st) return st;
+  if (m) m->fu = b;
+  else *own = b;
+  *fu = b;
   return FSDPA_OK;
 }

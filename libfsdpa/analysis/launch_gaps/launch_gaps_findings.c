@@ -104,6 +104,14 @@ typedef struct starve_one {
   int main_cause;       /* the largest of k.ns (LG_C_*; ties: the earlier) */
   uint64_t kernels;     /* kernels starting in that range */
   double cost_share;    /* cost_ns / the steady range's GPU window (the judged time) */
+  int64_t dl_ns;        /* of the host-bound idle, inside DataLoader __next__ */
+  int explained;        /* dl_ns is at least starvation.explained_min_ppm of it: dataloader-stall is the cause */
+  int64_t explained_ppm;/* dl_ns / gpu_host_wait_ns, ppm */
+  int first_use;        /* no steady state is judged (no iterations): first-use idle counted apart */
+  int64_t fu_host_ns;   /* of the host-bound idle, inside first-use calls (first_use only) */
+  int64_t fu_idle_ns;   /* of all the idle, inside them */
+  uint64_t fu_launches, fu_allocs;  /* first-use calls of the range */
+  int fu_main;          /* fu_host_ns is at least starvation.explained_min_ppm of the host-bound idle */
 } starve_one;
 
 enum { STARVE_WORST = 3 };
@@ -116,6 +124,7 @@ typedef struct starvation {
   int64_t min_host_share_ppm;   /* starvation.min_host_share_ppm */
   int64_t judged_ns;            /* GPU window of the steady range: the severity's denominator */
   int64_t warmup_idle_ns;       /* the device's GPU idle in the warm-up iteration, left out; ABSENT without */
+  int64_t warmup_fu_idle_ns;    /* of it, inside first-use calls */
   int n;                        /* findings that fire, costliest first */
   starve_one one[STARVE_WORST];
 } starvation;
@@ -139,7 +148,14 @@ static int starving(fsdpa_ctx *c, const fsdpa_launch_gaps *g, int64_t judged) {
  * than starvation.min_kernels kernels in the range: a snippet of a handful
  * of kernels (a demo, one first forward) shows no steady state to rank. */
 static int starve_judge(fsdpa_ctx *c, const store_views *v, int64_t judged, starve_one *o) {
-  int64_t cost = o->g.gpu_host_wait_ns;
+  int64_t host = o->g.gpu_host_wait_ns, min_ppm = c->params[P_STARVATION_EXPLAINED_PPM];
+  /* the DataLoader holding most of the host-bound idle is its root cause */
+  o->explained_ppm = host > 0 ? (int64_t)((double)o->dl_ns * 1e6 / (double)host) : 0;
+  o->explained = o->dl_ns > 0 && (double)o->dl_ns * 1e6 >= (double)min_ppm * (double)host;
+  if (!o->first_use) o->fu_host_ns = o->fu_idle_ns = 0;
+  o->fu_main = o->fu_host_ns > 0 && (double)o->fu_host_ns * 1e6 >= (double)min_ppm * (double)host;
+  /* first-use cost is paid once: what is left is the starvation to judge */
+  int64_t cost = host - o->fu_host_ns;
   if (too_cheap(c, v, cost)) return 0;
   o->cost_ns = cost;
   o->host_share = share(o->g.gpu_host_wait_ns, o->g.gpu_idle_ns);
@@ -186,8 +202,10 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
   if (y->first) {  /* reported apart, never judged */
     qwin qw = {y->s[0].ts, y->t0, device, FSDPA_ABSENT};
     fsdpa_launch_gaps wg;
-    if ((st = lg_gaps(c, v, &qw, &wg, NULL))) return st;
+    lg_extra wx;
+    if ((st = lg_gaps(c, v, &qw, &wg, &wx))) return st;
     d->warmup_idle_ns = wg.gpu_idle_ns;
+    d->warmup_fu_idle_ns = wx.idle_first_use_ns;
   }
   uint64_t nsteady = y->n - y->first, nstarve = 0;
   starve_one worst[STARVE_WORST];
@@ -195,11 +213,13 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
   for (size_t i = y->first; i < y->n && nsteady > 1; i++) {
     qwin qs = {y->s[i].ts, y->s[i].end, device, FSDPA_ABSENT};
     starve_one cd;
+    memset(&cd, 0, sizeof cd);
     lg_extra cx;
     if ((st = lg_gaps(c, v, &qs, &cd.g, &cx))) return st;
     if (!starving(c, &cd.g, 0)) continue;  /* a step by its own density only */
     nstarve++;
     cd.step = y->s[i].number;
+    cd.dl_ns = cx.host_in_dataloader_ns;
     cd.ranges = cx.host_gaps;
     cd.kernels = cx.kernels;
     cd.q = qs;
@@ -225,6 +245,17 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
     o->g = g;
     o->ranges = x.host_gaps;
     o->kernels = x.kernels;
+    o->dl_ns = x.host_in_dataloader_ns;
+    if (!y->n) {  /* no iterations: the trace is one first pass */
+      const lg_first_use *fu;
+      lg_first_use *own;
+      if ((st = lg_first_use_get(c, v, &fu, &own))) return st;
+      o->first_use = 1;
+      o->fu_host_ns = x.host_first_use_ns;
+      o->fu_idle_ns = x.idle_first_use_ns;
+      lg_first_use_count(fu, q.t0, q.t1, &o->fu_launches, &o->fu_allocs);
+      lg_first_use_free(c, own);
+    }
     if ((st = starve_causes(c, v, &q, o))) return st;
     if (starve_judge(c, v, d->judged_ns, o)) d->n = 1;
     return FSDPA_OK;
@@ -350,11 +381,19 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
       break;
     }
   double sh = share(k->ns[o->main_cause], k->idle_ns);
-  char title[512], detail[2048], why[600], warm[160] = "";
+  char title[512], detail[3072], why[600], warm[200] = "";
   if (d->warmup_idle_ns != FSDPA_ABSENT) {
     char t_w[32];
     fmt_dur(t_w, sizeof t_w, d->warmup_idle_ns);
-    snprintf(warm, sizeof warm, " The first iteration, left out as warm-up, held %s more GPU idle.", t_w);
+    if (d->warmup_fu_idle_ns > 0) {
+      char t_f[32];
+      fmt_dur(t_f, sizeof t_f, d->warmup_fu_idle_ns);
+      snprintf(warm, sizeof warm,
+               " The first iteration, left out as warm-up, held %s more GPU idle, %s of it inside first-use calls.",
+               t_w, t_f);
+    } else {
+      snprintf(warm, sizeof warm, " The first iteration, left out as warm-up, held %s more GPU idle.", t_w);
+    }
   }
   workload wl;
   fsdpa_status wst = workload_build(c, &wl);
@@ -414,18 +453,58 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
                      "larger batches.";
       break;
   }
+  /* a known root cause overrides the generic reading of the main cause */
+  char t_cause[32], t_left[32], cause_title[160] = "", note[700] = "";
+  if (o->explained) {
+    fmt_dur(t_cause, sizeof t_cause, o->dl_ns);
+    snprintf(why, sizeof why,
+             "Of the host-bound idle, %s (%.1f%%) lies inside DataLoader __next__ calls: the launching thread "
+             "was fetching the next batch, so the DataLoader is the root cause of this starvation (see "
+             "dataloader-stall)",
+             t_cause, 1e-4 * (double)o->explained_ppm);
+    advice = "The DataLoader is the cause (see dataloader-stall, its ranges and its advice): fix the input "
+             "pipeline first, then profile again to see whether anything else starves the GPU.";
+    snprintf(cause_title, sizeof cause_title, "%.0f%% of its host-bound idle inside DataLoader __next__ (see dataloader-stall)",
+             1e-4 * (double)o->explained_ppm);
+  } else if (o->fu_host_ns > 0) {
+    char t_thr[32];
+    fmt_dur(t_cause, sizeof t_cause, o->fu_host_ns);
+    fmt_dur(t_left, sizeof t_left, o->cost_ns);
+    fmt_dur(t_thr, sizeof t_thr, c->params[P_FIRST_USE_LAUNCH_NS]);
+    double fsh = 100.0 * share(o->fu_host_ns, g->gpu_host_wait_ns);
+    snprintf(note, sizeof note,
+             " Of the host-bound idle, %s (%.1f%%) lies inside first-use calls (%llu first launch%s of a "
+             "kernel lasting at least %s: module loading; %llu allocation call%s: the caching allocator "
+             "filling): the trace holds no iterations, only a first pass, so that part is set-up cost, not "
+             "steady-state starvation, and the severity is judged on the remaining %s.",
+             t_cause, fsh, (unsigned long long)o->fu_launches, o->fu_launches == 1 ? "" : "es", t_thr,
+             (unsigned long long)o->fu_allocs, o->fu_allocs == 1 ? "" : "s", t_left);
+    if (o->fu_main) {
+      advice = "Profile after warm-up: run a few iterations before recording, or record with "
+               "torch.profiler.schedule(wait=1, warmup=1, active=3) and call prof.step() once per iteration, "
+               "so that module loading (CUDA_MODULE_LOADING=EAGER moves it to start-up) and the caching "
+               "allocator's first cudaMalloc calls stay out of the profile; then judge the steady state.";
+      snprintf(cause_title, sizeof cause_title,
+               "%.0f%% of its host-bound idle first-use cost (module loading, allocator filling): profile after warm-up",
+               fsh);
+    }
+  }
   static const char *const short_cause[LG_C__N] = {
       "waiting on the CPU to launch", "with the CPU blocked in a call",
       "waiting for another stream", "waiting for other ranks", "of unknown cause"};
-  snprintf(title, sizeof title, "GPU starved: device %lld busy %.0f%% of the time, %.0f%% of its idle time %s",
-           (long long)d->device, 100.0 * g->utilization, 100.0 * sh, short_cause[o->main_cause]);
+  if (cause_title[0])
+    snprintf(title, sizeof title, "GPU starved: device %lld busy %.0f%% of the time, %s", (long long)d->device,
+             100.0 * g->utilization, cause_title);
+  else
+    snprintf(title, sizeof title, "GPU starved: device %lld busy %.0f%% of the time, %.0f%% of its idle time %s",
+             (long long)d->device, 100.0 * g->utilization, 100.0 * sh, short_cause[o->main_cause]);
   snprintf(detail, sizeof detail,
            "In %s device %lld ran GPU work %s of %s (%.1f%%). Of %s idle, %s (%.1f%%) were "
            "host-bound gaps (the launch call of the next GPU op started only after the GPU had "
            "gone idle; kernel wait %s, other %s). Split by cause: host not launched %s, host "
-           "blocked %s, stream wait %s, rank wait %s, unknown %s. %s.%s",
+           "blocked %s, stream wait %s, rank wait %s, unknown %s. %s.%s%s",
            scope, (long long)d->device, t_busy, t_win, 100.0 * g->utilization, t_idle, t_host,
-           100.0 * o->host_share, t_kw, t_oth, t_nl, t_bl, t_sw, t_rw, t_un, why, warm);
+           100.0 * o->host_share, t_kw, t_oth, t_nl, t_bl, t_sw, t_rw, t_un, why, note, warm);
   sbuf b;
   sb_init(&b, &c->alloc);
   jsonw w;
@@ -456,6 +535,18 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
   jw_ku64(&w, "kernels", o->kernels);
   jw_ki64(&w, "min_kernels", c->params[P_STARVATION_MIN_KERNELS]);
   jw_ki64(&w, "warmup_gpu_idle_ns", d->warmup_idle_ns);
+  jw_ki64(&w, "warmup_first_use_idle_ns", d->warmup_idle_ns == FSDPA_ABSENT ? FSDPA_ABSENT : d->warmup_fu_idle_ns);
+  jw_ki64(&w, "host_wait_in_dataloader_ns", o->dl_ns);
+  if (o->explained) {
+    jw_kstr(&w, "explained_by", "dataloader-stall");
+    jw_ki64(&w, "explained_ns", o->dl_ns);
+    jw_ki64(&w, "explained_ppm", o->explained_ppm);
+  }
+  jw_ki64(&w, "first_use_host_wait_ns", o->first_use ? o->fu_host_ns : FSDPA_ABSENT);
+  jw_ki64(&w, "first_use_idle_ns", o->first_use ? o->fu_idle_ns : FSDPA_ABSENT);
+  jw_ki64(&w, "first_use_launches", o->first_use ? (int64_t)o->fu_launches : FSDPA_ABSENT);
+  jw_ki64(&w, "first_use_alloc_calls", o->first_use ? (int64_t)o->fu_allocs : FSDPA_ABSENT);
+  jw_ki64(&w, "first_use_launch_threshold_ns", c->params[P_FIRST_USE_LAUNCH_NS]);
   jw_obj_end(&w);
   fsdpa_status st = add(f, c, "gpu-starvation", o->sev, rank, o->step, o->cost_ns, title, detail,
                         advice, &b, &o->ranges);

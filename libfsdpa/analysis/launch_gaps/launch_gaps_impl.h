@@ -5,7 +5,8 @@
  * (launch_gaps_engine_stats.c), the selected streams and their busy union
  * (launch_gaps_engine_union.c), the HTA-compatible idle breakdown used to
  * cross-check (launch_gaps_engine_hta.c), the cause of every idle
- * nanosecond (launch_gaps_engine_causes.c).  Users: the public queries
+ * nanosecond (launch_gaps_engine_causes.c), the calls paid only on first use
+ * (launch_gaps_engine_first_use.c).  Users: the public queries
  * (launch_gaps_query.c), the JSON section (launch_gaps_report.c) and the
  * findings (launch_gaps_findings.c).  Definitions live in fsdpa.h, group
  * launch_gaps. */
@@ -89,7 +90,32 @@ typedef struct lg_extra {
   lg_top launch_runs;    /* stretches of consecutive small launch-bound GPU gaps, by their idle */
   uint64_t kernels;      /* kernels starting in the window on the selected streams */
   uint64_t short_kernels;/* of which shorter than launch.short_kernel_ns */
+  /* Of the window's GPU idle (union of the selected streams), the parts
+   * inside the first-use calls (lg_first_use) and, of its host-wait gaps,
+   * the parts inside them and inside DataLoader __next__
+   * (model/dataloader_calls.h). */
+  int64_t idle_first_use_ns, host_first_use_ns, host_in_dataloader_ns;
 } lg_extra;
+
+/* launch_gaps_engine_first_use.c: the calls that cost the launching thread
+ * time only the first time: the first launch of each kernel name whose call
+ * lasted at least starvation.first_use_launch_ns (module loading) and every
+ * allocation call (NC_MALLOC: the caching allocator filling).  Starts sorted
+ * per kind; u the union of all their ranges (relative ns). */
+typedef struct lg_first_use {
+  int64_t *launch_ts, *alloc_ts;
+  size_t nlaunch, nalloc, cap_l, cap_a;
+  iv *u;
+  size_t nu, cap_u;
+} lg_first_use;
+fsdpa_status lg_first_use_build(fsdpa_ctx *c, const store_views *v, lg_first_use **out);
+void lg_first_use_free(fsdpa_ctx *c, lg_first_use *fu);
+/* Calls of each kind starting in [t0, t1). */
+void lg_first_use_count(const lg_first_use *fu, int64_t t0, int64_t t1, uint64_t *launches, uint64_t *allocs);
+/* The context's set, kept in the launch-gaps memo (*own non-NULL: a
+ * scratch copy the caller frees with lg_first_use_free, when the memo has
+ * no room). */
+fsdpa_status lg_first_use_get(fsdpa_ctx *c, const store_views *v, const lg_first_use **fu, lg_first_use **own);
 
 /* The engines behind the public queries (w already resolved, v current).
  * lg_gaps() (launch_gaps_engine_memo.c) remembers each window's result of
@@ -98,8 +124,8 @@ typedef struct lg_extra {
  * lg_queue(): launch_gaps_engine_latency.c. */
 fsdpa_status lg_gaps(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_launch_gaps *out,
                      lg_extra *x);
-fsdpa_status lg_gaps_compute(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_launch_gaps *out,
-                             lg_extra *x);
+fsdpa_status lg_gaps_compute(fsdpa_ctx *c, const store_views *v, const qwin *w, const lg_first_use *fu,
+                             fsdpa_launch_gaps *out, lg_extra *x);
 fsdpa_status lg_latency(fsdpa_ctx *c, const store_views *v, const qwin *w,
                         fsdpa_launch_latency *out);
 fsdpa_status lg_queue(fsdpa_ctx *c, const store_views *v, const qwin *w, fsdpa_launch_queue *out);

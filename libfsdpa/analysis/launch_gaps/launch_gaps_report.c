@@ -266,6 +266,45 @@ static fsdpa_status warmup_json(fsdpa_ctx *c, const store_views *v, jsonw *w) {
   return st;
 }
 
+/* First-use cost where no steady state is judged: the whole trace without
+ * iterations, else the warm-up iterations (docs/report-contract.md,
+ * "First-use cost"). */
+static fsdpa_status first_use_json(fsdpa_ctx *c, const store_views *v, jsonw *w) {
+  lg_steady y;
+  fsdpa_status st = lg_steady_get(c, &y);
+  if (st) return st;
+  const lg_first_use *fu = NULL;
+  lg_first_use *own = NULL;
+  const char *win = !y.n ? "whole_trace" : y.first ? "warmup" : "none";
+  qwin q = {INT64_MIN, INT64_MAX, FSDPA_ABSENT, FSDPA_ABSENT};
+  if (y.first) q = (qwin){y.s[0].ts, y.t0, FSDPA_ABSENT, FSDPA_ABSENT};
+  fsdpa_launch_gaps g;
+  lg_extra x;
+  memset(&x, 0, sizeof x);
+  uint64_t nl = 0, na = 0;
+  if (y.n && !y.first) {
+    /* one iteration, judged as it is: nothing is counted apart */
+  } else if (!(st = lg_first_use_get(c, v, &fu, &own)) && !(st = lg_gaps(c, v, &q, &g, &x))) {
+    lg_first_use_count(fu, q.t0, q.t1, &nl, &na);
+  }
+  lg_first_use_free(c, own);
+  if (!st) {
+    jw_key(w, "first_use");
+    jw_obj(w);
+    jw_kstr(w, "window", win);
+    jw_ki64(w, "start_ns", y.first ? ctx_abs(c, q.t0) : FSDPA_ABSENT);
+    jw_ki64(w, "end_ns", y.first ? ctx_abs(c, q.t1) : FSDPA_ABSENT);
+    jw_ki64(w, "launch_threshold_ns", c->params[P_FIRST_USE_LAUNCH_NS]);
+    jw_ku64(w, "first_launches", nl);
+    jw_ku64(w, "allocator_calls", na);
+    jw_ki64(w, "idle_ns", x.idle_first_use_ns);
+    jw_ki64(w, "host_wait_ns", x.host_first_use_ns);
+    jw_obj_end(w);
+  }
+  lg_steady_free(c, &y);
+  return st;
+}
+
 static void sampling_json(const fsdpa_ctx *c, jsonw *w) {
   trace_sampling o;
   trace_sampling_get(c, &o);
@@ -303,7 +342,7 @@ fsdpa_status launch_gaps_json(fsdpa_ctx *c, jsonw *w) {
   latency_obj(w, &l, 1);
   causes_obj(c, w, &k);
   if ((st = streams_json(c, v, w, &g, &l, &k)) || (st = devices_json(c, v, w, &g, &k)) ||
-      (st = steps_json(c, v, w)) || (st = warmup_json(c, v, w)))
+      (st = steps_json(c, v, w)) || (st = warmup_json(c, v, w)) || (st = first_use_json(c, v, w)))
     return st;
   sampling_json(c, w);
   jw_obj_end(w);
