@@ -50,22 +50,25 @@ def contract_rules(d):
                     r["rank"], s["stream"], sum(s["histogram"]["counts"]), s["gaps"]))
     ranks = {r["rank"] for r in d["ranks"]}
     # by cost, worst first; a finding whose evidence names its cause
-    # (explained_by) right after the first finding of that id and rank, whatever it costs
+    # (explained_by) right after a finding of that id and rank (with other
+    # symptoms of it in between), whatever it costs; it then sorts by its cost
     fs = d["findings"]
-    first = {}
-    for i, f in enumerate(fs):
-        first.setdefault((f["rank"], f["id"]), i)
+
+    def cause_of(f):
+        return (f.get("evidence") or {}).get("explained_by")
     costs = []
     for i, f in enumerate(fs):
-        cause = (f.get("evidence") or {}).get("explained_by")
-        j = first.get((f["rank"], cause)) if cause else None
-        if j is None:
+        cause = cause_of(f)
+        cands = [j for j in range(len(fs)) if cause and fs[j]["rank"] == f["rank"] and fs[j]["id"] == cause]
+        if not cands:
             costs.append(f["cost_ns"])
             continue
-        costs.append(fs[j]["cost_ns"])
-        if not (j < i and all(k == j or (fs[k].get("evidence") or {}).get("explained_by") == cause
-                              for k in range(j, i))):
-            errs.append("finding %d (%s) is not listed right after its cause %s (finding %d)" % (i, f["id"], cause, j))
+        ok = [j for j in cands if j < i and all(cause_of(fs[k]) == cause for k in range(j + 1, i))]
+        if not ok:
+            errs.append("finding %d (%s) is not listed right after its cause %s" % (i, f["id"], cause))
+            costs.append(f["cost_ns"])
+        else:
+            costs.append(fs[ok[-1]]["cost_ns"])
     if costs != sorted(costs, reverse=True):
         errs.append("findings are not sorted by cost_ns (a symptom by its cause's), worst first: %s" % costs)
     for k, f in enumerate(d["findings"]):

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include "testutil.h"
 #include "tjson.h"
+#include "findings/findings.h"
 
 static char tmpdir[4096];
 
@@ -218,9 +219,73 @@ START_TEST(t_fail_on) {
 }
 END_TEST
 
+/* ---- findings order: a symptom right after the cause its evidence names ---- */
+
+typedef struct fdef {
+  const char *id;
+  int64_t rank, cost, r0, r1;  /* one evidence range [r0, r1) */
+  const char *ev;
+} fdef;
+
+/* The ids and costs of defs added in the order perm[] gives, after
+ * findings_sort, as "id:cost,...". */
+static void sorted_ids(const fdef *d, const int *perm, int n, char *out, size_t cap) {
+  fa_alloc a;
+  fa_init(&a, NULL, 0);
+  findings f;
+  findings_init(&f, &a);
+  for (int i = 0; i < n; i++) {
+    const fdef *x = &d[perm[i]];
+    finding *y = findings_add(&f, x->id, SEV_WARNING, x->rank, FSDPA_ABSENT, x->cost, "t", "d", "a", x->ev);
+    ck_assert_ptr_nonnull(y);
+    finding_add_range(y, x->r0, x->r1);
+  }
+  findings_sort(&f);
+  size_t o = 0;
+  out[0] = 0;
+  for (size_t i = 0; i < f.n; i++)
+    o += (size_t)snprintf(out + o, cap - o, "%s%s/%lld:%lld", i ? "," : "", f.v[i].id, (long long)f.v[i].rank,
+                          (long long)f.v[i].cost_ns);
+  findings_free(&f);
+}
+
+START_TEST(t_findings_symptom_after_cause) {
+  static const char *EX = "{\"explained_by\":\"cause\"}";
+  const fdef d[] = {
+      {"symptom", 0, 100, 10, 20, EX},  /* costs most, explained by rank 0's cause */
+      {"cause", 0, 40, 10, 20, NULL},
+      {"other", 0, 70, 0, 5, NULL},
+      {"symptom", 1, 90, 0, 5, EX},      /* its cause is on rank 0 only: own place */
+      {"cause", 0, 60, 500, 600, NULL},  /* a second cause of rank 0, not overlapping */
+  };
+  const char *want = "symptom/1:90,other/0:70,cause/0:60,cause/0:40,symptom/0:100";
+  int perm[5] = {0, 1, 2, 3, 4};
+  char got[512];
+  /* every input order gives the same list (120 permutations) */
+  for (int k = 0; k < 120; k++) {
+    int p[5] = {0, 1, 2, 3, 4}, r = k;
+    for (int i = 4; i > 0; i--) {  /* the k-th permutation, factorial base */
+      int j = r % (i + 1);
+      r /= i + 1;
+      int t = p[i];
+      p[i] = p[j];
+      p[j] = t;
+    }
+    memcpy(perm, p, sizeof p);
+    sorted_ids(d, perm, 5, got, sizeof got);
+    ck_assert_str_eq(got, want);
+  }
+  /* without its cause a symptom keeps its place by cost */
+  const fdef e[] = {{"symptom", 0, 100, 10, 20, EX}, {"other", 0, 170, 0, 5, NULL}};
+  int q[2] = {1, 0};
+  sorted_ids(e, q, 2, got, sizeof got);
+  ck_assert_str_eq(got, "other/0:170,symptom/0:100");
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("report");
   TU_CASE(s, "cli", 600, setup, t_version_help_usage, t_bad_inputs_exit_3_with_file_and_offset,
-          t_sample_all_formats, t_fail_on);
+          t_sample_all_formats, t_fail_on, t_findings_symptom_after_cause);
   return tu_run_suite(s);
 }

@@ -119,6 +119,18 @@ static int explained_by(const finding *x, char *b, size_t n) {
   return 1;
 }
 
+/* Σ |a's range ∩ b's range| over their evidence ranges. */
+static int64_t ranges_overlap(const finding *a, const finding *b) {
+  int64_t t = 0;
+  for (int i = 0; i < a->nranges; i++)
+    for (int j = 0; j < b->nranges; j++) {
+      int64_t s = a->ranges[i].s > b->ranges[j].s ? a->ranges[i].s : b->ranges[j].s;
+      int64_t e = a->ranges[i].e < b->ranges[j].e ? a->ranges[i].e : b->ranges[j].e;
+      if (e > s) t += e - s;
+    }
+  return t;
+}
+
 /* Rank, then id: where a symptom looks up its cause. */
 static int cmp_rank_id(const finding *a, int64_t rank, const char *id) {
   if (a->rank != rank) return a->rank < rank ? -1 : 1;
@@ -154,8 +166,20 @@ void findings_sort(findings *f) {
         if (cmp_rank_id(&f->v[m], f->v[i].rank, cause) < 0) lo = m + 1;
         else hi = m;
       }
-      if (lo < f->n && lo != i && !cmp_rank_id(&f->v[lo], f->v[i].rank, cause)) {
-        f->v[i].anchor = key_of(&f->v[lo]);
+      /* of several (ranks numbered alike, e.g. summaries of one rank
+       * each), the one whose ranges overlap this one's most, else the first */
+      size_t best = f->n;
+      int64_t best_ov = -1;
+      for (size_t k = lo; k < f->n && !cmp_rank_id(&f->v[k], f->v[i].rank, cause); k++) {
+        if (k == i) continue;
+        int64_t ov = ranges_overlap(&f->v[i], &f->v[k]);
+        if (ov > best_ov) {
+          best = k;
+          best_ov = ov;
+        }
+      }
+      if (best < f->n) {
+        f->v[i].anchor = key_of(&f->v[best]);
         f->v[i].follows = 1;
       }
     }

@@ -53,8 +53,9 @@ void finding_add_range(finding *x, int64_t t0_abs, int64_t t1_abs);
 int findings_append(findings *dst, const findings *src);
 /* Sort by cost (desc), then severity (desc), then rank, step, id, title,
  * detail; except that a symptom is listed right after its cause: a finding
- * whose evidence names `"explained_by":"<id>"` follows the first (in that
- * order) finding of that id and the same rank, when the list has one.  The
+ * whose evidence names `"explained_by":"<id>"` follows the finding of that
+ * id and the same rank (of several, the one whose ranges overlap its own
+ * most, else the first in that order), when the list has one.  The
  * link is read from the evidence text, so a report rebuilt from summaries
  * orders the same way. */
 void findings_sort(findings *f);
