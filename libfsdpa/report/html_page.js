@@ -384,12 +384,23 @@
     main.appendChild(el('div', { cls: 'hint', text: 'Click a finding (or focus it and press Enter) to highlight its time ranges: ' +
       'findings about runtime calls on the CPU thread that made them, the others on the GPU streams. Esc clears.' }));
     var box = el('div', { cls: 'findings', role: 'listbox', 'aria-labelledby': 'findings-title', 'aria-orientation': 'vertical' });
-    /* severity first, then cost (as the text report orders them) */
+    /* severity first, then cost (as the text report orders them); a symptom
+     * (evidence.explained_by) is ranked by its cause, which the report lists
+     * just before it (its symptoms in between), so it stays after it */
     var order = list.map(function (f, k) { return k; });
+    var by = list.map(function (f, k) {
+      var c = f.evidence && f.evidence.explained_by;
+      for (var j = k - 1; c && j >= 0; j--) {
+        if (list[j].id === c && list[j].rank === f.rank) return j;
+        if (!(list[j].evidence && list[j].evidence.explained_by === c)) break;
+      }
+      return k;
+    });
     order.sort(function (a, b) {
-      var sa = SEV_ORDER[list[a].severity] || 0, sb = SEV_ORDER[list[b].severity] || 0;
+      var fa = list[by[a]], fb = list[by[b]];
+      var sa = SEV_ORDER[fa.severity] || 0, sb = SEV_ORDER[fb.severity] || 0;
       if (sa !== sb) return sb - sa;
-      var ca = num(list[a].cost_ns) ? list[a].cost_ns : 0, cb = num(list[b].cost_ns) ? list[b].cost_ns : 0;
+      var ca = num(fa.cost_ns) ? fa.cost_ns : 0, cb = num(fb.cost_ns) ? fb.cost_ns : 0;
       return cb - ca || a - b;
     });
     order.forEach(function (k) {
