@@ -320,18 +320,21 @@ START_TEST(t_findings_serialized_vs_overlapped) {
   for (size_t i = 0; i < f.n; i++) {
     ck_assert_int_gt(f.v[i].nranges, 0);
     ck_assert(tj_has(f.v[i].evidence, "overlap_pct"));
-    /* exposed: the exposed time; serialized: min(comm, compute) - overlap
-     * could be hidden, but that time is exposed-comm's, which measures it:
-     * serialized adds no cost of its own */
+    /* exposed: the exposed time; serialized, its cause: min(comm, compute)
+     * - overlap could be hidden, which exposed-comm says it explains */
     if (!strcmp(f.v[i].id, "comm-serialized")) {
-      ck_assert_int_eq(f.v[i].cost_ns, 0);
+      ck_assert_int_eq(f.v[i].cost_ns, 1000);
       ck_assert_int_eq(tj_i64(f.v[i].evidence, "hideable_ns"), 1000);
-      ck_assert(tj_str_is(f.v[i].evidence, "measured_by", "exposed-comm"));
+      ck_assert(!tj_has(f.v[i].evidence, "explained_by"));
       ck_assert_msg(strstr(f.v[i].title, ": 0.0% of 1.0 µs of communication runs beside compute"), "%s",
                     f.v[i].title);
     } else {
       ck_assert_int_eq(f.v[i].cost_ns, 1000);
-      ck_assert(!tj_has(f.v[i].evidence, "measured_by"));
+      ck_assert(tj_str_is(f.v[i].evidence, "explained_by", "comm-serialized"));
+      ck_assert_int_eq(tj_i64(f.v[i].evidence, "explained_ns"), 1000);
+      ck_assert(!tj_has(f.v[i].evidence, "hideable_ns"));
+      ck_assert_msg(strstr(f.v[i].detail, "0.001 ms of it could run under compute that ran at another time"),
+                    "%s", f.v[i].detail);
       /* AllGather and ReduceScatter are exposed 500 ns each: the first in split order is named */
       ck_assert(tj_str_is(f.v[i].evidence, "top_exposed_collective", "AllGather"));
       ck_assert_int_eq(tj_i64(f.v[i].evidence, "top_exposed_collective_ns"), 500);
@@ -342,14 +345,14 @@ START_TEST(t_findings_serialized_vs_overlapped) {
   }
   findings_free(&f);
   /* exposed-comm held back (its share threshold above the 33% here): comm-serialized
-   * is then the only measure of that time and costs it */
+   * alone, with the same cost */
   ck_assert_int_eq(fsdpa_param_set(c, "overlap.exposed_min_share_ppm", "400000"), FSDPA_OK);
   findings_init(&f, &c->alloc);
   ck_assert_int_eq(overlap_findings(c, 0, &f), FSDPA_OK);
   ck_assert_uint_eq(f.n, 1);
   ck_assert_str_eq(f.v[0].id, "comm-serialized");
   ck_assert_int_eq(f.v[0].cost_ns, 1000);
-  ck_assert(tj_is_null(f.v[0].evidence, "measured_by"));
+  ck_assert_int_eq(tj_i64(f.v[0].evidence, "hideable_ns"), 1000);
   findings_free(&f);
   fsdpa_ctx_free(c);
 

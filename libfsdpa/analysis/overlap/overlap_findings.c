@@ -26,7 +26,7 @@ typedef struct serialized_decision {
   int shared;                    /* collectives share a stream with compute kernels */
   int64_t hideable_ns;           /* min(comm, compute) − overlap: what could be hidden */
   int by_exposed;                /* exposed-comm fires too and measures that time */
-  int64_t cost_ns;               /* hideable_ns, or 0 when exposed-comm measures it */
+  int64_t cost_ns;               /* hideable_ns */
   int64_t comm_ns, compute_ns, overlap_ns;
   double overlap_pct;
   const overlap_ivs *ranges;
@@ -58,7 +58,8 @@ static void facts_streams(const store_views *v, ov_facts *x) {
 
 /* Evidence of both findings: totals, per collective with bandwidth, stream
  * roles, and (FSDP) how many units need more comm than compute; then the
- * finding's own keys (sd: comm-serialized's, ed: exposed-comm's). */
+ * finding's own keys: comm-serialized's (sd alone), exposed-comm's (ed; with
+ * sd where comm-serialized fires too, which explains part of it). */
 static void evidence(fsdpa_ctx *c, jsonw *w, const ov_facts *x, const struct serialized_decision *sd,
                      const struct exposed_decision *ed) {
   const fsdpa_overlap *o = &x->o;
@@ -78,13 +79,12 @@ static void evidence(fsdpa_ctx *c, jsonw *w, const ov_facts *x, const struct ser
     jw_ku64(w, "fsdp_unit_phases_comm_bound", x->fs.comm_bound);
     jw_ki64(w, "fsdp_exposed_formula_ns", x->fs.exposed_formula_ns);
   }
-  if (sd) {
-    jw_ki64(w, "hideable_ns", sd->hideable_ns);
-    jw_key(w, "measured_by");
-    if (sd->by_exposed) jw_str(w, "exposed-comm");
-    else jw_null(w);
-  }
+  if (sd && !ed) jw_ki64(w, "hideable_ns", sd->hideable_ns);
   if (ed) {
+    if (sd && sd->fires) {
+      jw_kstr(w, "explained_by", "comm-serialized");
+      jw_ki64(w, "explained_ns", sd->hideable_ns);
+    }
     jw_key(w, "exposed_share_of_comm");
     jw_f64(w, x->o.comm_ns > 0 ? (double)x->o.exposed_comm_ns / (double)x->o.comm_ns : 0, 4);
     jw_key(w, "top_exposed_collective");
@@ -100,9 +100,10 @@ static void evidence(fsdpa_ctx *c, jsonw *w, const ov_facts *x, const struct ser
 /* After decide_exposed: the time comm-serialized could hide, min(comm,
  * compute) − overlap, is never more than the exposed time, comm − overlap,
  * and is part of it (hiding communication under compute shrinks exactly
- * that), so when exposed-comm fires it is the measure of that time and
- * comm-serialized costs only what it adds: nothing.  It still fires, with
- * its severity, for what it says that exposed-comm does not: why. */
+ * that).  comm-serialized is the cause and costs that time; exposed-comm is
+ * the measure, names comm-serialized as what explains that part of it
+ * ("explained_by"), and is listed right after it.  A cost of 0 for the cause
+ * would read as "harmless" next to its own warning. */
 static void decide_serialized(const fsdpa_ctx *c, const ov_facts *x, const exposed_decision *ed,
                               serialized_decision *d) {
   memset(d, 0, sizeof *d);
@@ -115,7 +116,7 @@ static void decide_serialized(const fsdpa_ctx *c, const ov_facts *x, const expos
   d->shared = x->mixed_streams > 0;
   d->hideable_ns = lo - o->overlap_ns;
   d->by_exposed = ed->fires;
-  d->cost_ns = ed->fires ? 0 : d->hideable_ns;
+  d->cost_ns = d->hideable_ns;
   d->comm_ns = o->comm_ns;
   d->compute_ns = o->compute_ns;
   d->overlap_ns = o->overlap_ns;
@@ -200,8 +201,8 @@ static void word_serialized(fsdpa_ctx *c, int64_t rank, findings *f, const seria
                       : "the communication stream and the compute stream take turns",
             fmt_ms(d->hideable_ns));
   if (d->by_exposed)
-    sb_puts(det, " That time is part of the exposed communication exposed-comm reports and costs: this "
-                 "finding adds no cost of its own, it says why the communication is exposed.");
+    sb_puts(det, " That time is part of the exposed communication exposed-comm measures: this is why it is "
+                 "exposed.");
   if (d->shared) {
     sb_printf(adv, "Collectives run on the compute stream (PyTorch >= 2.8 issues synchronous collectives on "
                    "the current stream): keep them on a side stream (%sasync_op=True) so communication "
@@ -225,13 +226,19 @@ static void word_serialized(fsdpa_ctx *c, int64_t rank, findings *f, const seria
 }
 
 static void word_exposed(fsdpa_ctx *c, int64_t rank, findings *f, const exposed_decision *d,
-                         const workload *wl, const char *evidence_json, sbuf *det, sbuf *adv) {
+                         const serialized_decision *sd, const workload *wl, const char *evidence_json,
+                         sbuf *det, sbuf *adv) {
   det->len = 0;
   adv->len = 0;
   sb_printf(det,
             "%.3f ms of communication (%.1f%% of the %.3f ms GPU span) runs with no compute "
             "kernel beside it.",
             fmt_ms(d->cost_ns), d->share_pct, fmt_ms(d->span_ns));
+  if (sd)
+    sb_printf(det,
+              " %.3f ms of it could run under compute that ran at another time: communication and "
+              "computation take turns (see comm-serialized).",
+              fmt_ms(sd->hideable_ns));
   if (d->fs.units)
     sb_printf(det,
               " In %llu of %llu FSDP unit phases T_comm exceeds T_compute (sum of "
@@ -318,12 +325,12 @@ fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   if (ed.fires) {
     ev.len = 0;
     jw_init(&jw, &ev, 0);
-    evidence(c, &jw, &x, NULL, &ed);
+    evidence(c, &jw, &x, &sd, &ed);
     if (ev.failed) {
       st = (fsdpa_status)ev.failed;
       goto done;
     }
-    word_exposed(c, rank, f, &ed, &wl, ev.p, &det, &adv);
+    word_exposed(c, rank, f, &ed, sd.fires ? &sd : NULL, &wl, ev.p, &det, &adv);
   }
   if (det.failed || adv.failed) st = (fsdpa_status)(det.failed ? det.failed : adv.failed);
 done:
