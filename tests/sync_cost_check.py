@@ -5,6 +5,8 @@
   - the severity is critical / warning / info by gpu_idle_opened_ppm against
     severity.critical_ppm / severity.warning_ppm (30 % / 5 %), and that ppm is
     gpu_idle_opened_ns over judged_ns;
+  - cost_ns is gpu_idle_opened_ns (the GPU idle the waits caused) and the
+    title leads with it;
   - where every step is flagged and every flagged call blocked by name (so the
     calls judged are exactly the listed APIs' calls), gpu_idle_opened_ns equals
     what tests/verdicts/facts.py computes from the raw JSON without the library:
@@ -50,6 +52,11 @@ def main():
                 want_ppm = int(1e6 * e["gpu_idle_opened_ns"] / e["judged_ns"]) if e["judged_ns"] > 0 else 0
                 if abs(ppm - want_ppm) > 1:
                     bad.append("%s: gpu_idle_opened_ppm %d, opened/judged gives %d" % (name, ppm, want_ppm))
+                if x["cost_ns"] != e["gpu_idle_opened_ns"]:
+                    bad.append("%s: cost_ns %d is not the idle the waits opened, %d" %
+                               (name, x["cost_ns"], e["gpu_idle_opened_ns"]))
+                if not x["title"].startswith("CPU waits opened "):
+                    bad.append("%s: the title does not lead with the idle opened: %s" % (name, x["title"]))
                 sev = "critical" if ppm >= CRITICAL_PPM else "warning" if ppm >= WARNING_PPM else "info"
                 if x["severity"] != sev:
                     bad.append("%s: severity %s, %d ppm of idle opened says %s" % (name, x["severity"], ppm, sev))

@@ -212,6 +212,30 @@ START_TEST(t_sync_severity_by_cost) {
 }
 END_TEST
 
+/* cpu-sync-stall's cost is the GPU idle its waits opened, not the idle from
+ * the start of a wait that began on a GPU already out of work: the second
+ * synchronize [12000, 14000) us starts 3.2 ms after k2 ended, and the GPU
+ * stays idle until k3 at 16000 us; none of that is the wait's cost. */
+START_TEST(t_sync_cost_is_opened) {
+  fsdpa_ctx *c = tu_new_ctx();
+  build_cost(c, 7000 * US); /* k2 [7000, 7800) us */
+  tu_add_x(c, "cuda_runtime", "cudaStreamSynchronize", 10, 10, 12000 * US, 2000 * US, 4);
+  tu_launch_kernel(c, 10, 15900 * US, 5, 7, 16000 * US, 16500 * US, "k3");
+  char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=cpu-sync-stall].evidence.gpu_idle_opened_ns"), 2000 * US);
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=cpu-sync-stall].cost_ns"), 2000 * US);
+  /* [200, 7000) minus k1, plus [12000, 16000) */
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=cpu-sync-stall].evidence.gpu_idle_ns"), 6000 * US);
+  char *t = tj_str(rep, "findings.[id=cpu-sync-stall].title");
+  ck_assert_ptr_nonnull(t);
+  ck_assert_msg(strncmp(t, "CPU waits opened 2.00 ms of GPU idle; the thread blocked 6.80 ms", 64) == 0, "%s", t);
+  free(t);
+  free(rep);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
 START_TEST(t_sync_behaviour) {
   fsdpa_ctx *c = tu_new_ctx();
   build_behaviour(c);
@@ -718,7 +742,7 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("sync");
   TU_CASE(s, "unit", 0, NULL, t_sync_inferred_idle, t_sync_cuda_sync_events, t_sync_behaviour,
-          t_sync_severity_by_cost, t_sync_behaviour_drain, t_list_protocol, t_list_outlives_context);
+          t_sync_severity_by_cost, t_sync_cost_is_opened, t_sync_behaviour_drain, t_list_protocol, t_list_outlives_context);
   TU_CASE(s, "real", 1200, NULL, t_corpus_vs_reference);
   TU_CASE(s, "generator", 1200, NULL, t_gen_sync_stall, t_gen_fsdp2_healthy, t_gen_blocking_copy,
           t_gen_mixed, t_gen_stream_wait, t_between_feeds);

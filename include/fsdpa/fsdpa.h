@@ -963,8 +963,11 @@ FSDPA_API fsdpa_status fsdpa_backward_unit_list(fsdpa_ctx *ctx, size_t step_i, f
  * - **cpu-sync-stall**: a step is flagged when the thread that spent the
  *   most time in blocking calls during it spent at least `sync.min_stall_ns`
  *   (1 ms) there and at least `sync.min_share_ppm` (2 %) of the step's CPU
- *   duration.  The finding's cost is the GPU idle (cost) of the blocking calls
- *   of the flagged steps.  Calls outside every step never flag.
+ *   duration.  The finding's cost is the GPU idle its waits caused: the full
+ *   length of every GPU gap (per device) that opens while one of the blocking
+ *   calls of the flagged steps blocks.  Not the GPU idle (cost) above, which
+ *   also counts idle that began before a call on a GPU already out of work.
+ *   Calls outside every step never flag.
  *  @{ */
 
 /** How the waited-for GPU work of a blocking call was found (see the group). */

@@ -13,7 +13,8 @@ typedef struct stall {
   int fires;
   int severity;
   int64_t step;               /* number of the one flagged step, ABSENT when several */
-  int64_t cost_ns;            /* GPU idle while blocked and until work resumed, flagged steps */
+  int64_t cost_ns;            /* the finding's cost: opened_ns */
+  int64_t idle_ns;            /* GPU idle while blocked and until work resumed, flagged steps */
   size_t nflag, nsteps;
   int64_t flagged_ns;         /* blocked time in the flagged steps */
   int64_t flagged_dur;        /* their summed duration */
@@ -105,7 +106,7 @@ static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, stall *d) {
     const sc_call *k = &s->v[i];
     d->in[i] = r->sel[i] && k->step >= 0 && d->rows[k->step].flagged;
   }
-  if ((st = sc_idle_cost(c, s, d->in, &d->cost_ns))) return st;
+  if ((st = sc_idle_cost(c, s, d->in, &d->idle_ns))) return st;
   for (size_t i = 0; i < s->n; i++)
     if (d->in[i]) sc_top_insert(s, d->top, &d->ntop, FINDING_MAX_RANGES, i);
   for (size_t i = 0; i < s->n; i++) {
@@ -146,6 +147,9 @@ static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, stall *d) {
   if ((st = idle_opened(c, s, d->in, &d->opened_ns))) return st;
   for (size_t i = 0; i < s->nsteps; i++)
     if (s->steps[i].end > s->steps[i].ts) d->judged_ns += s->steps[i].end - s->steps[i].ts;
+  /* the cost is the idle the waits caused: idle after a call that returned
+   * on a GPU that had run dry before it was already there */
+  d->cost_ns = d->opened_ns;
   d->opened_ppm = d->judged_ns > 0 ? (int64_t)(1e6 * ((double)d->opened_ns / (double)d->judged_ns)) : 0;
   d->severity = d->opened_ppm >= c->params[P_SEVERITY_CRITICAL_PPM]  ? SEV_CRITICAL
                 : d->opened_ppm >= c->params[P_SEVERITY_WARNING_PPM] ? SEV_WARNING
@@ -183,9 +187,10 @@ static void stall_detail(const fsdpa_ctx *c, const sync_run *r, const stall *d, 
     n += snprintf(detail + n, cap - (size_t)n, "; the GPU then idled %.3f ms", fmt_ms(lk->idle_after));
   if (n > 0 && (size_t)n < cap)
     snprintf(detail + n, cap - (size_t)n,
-             ". GPU idle while blocked and until work resumed: %.2f ms over the flagged steps; GPU gaps that "
-             "opened during the waits: %.2f ms (%.1f%% of the steps judged).",
-             fmt_ms(d->cost_ns), fmt_ms(d->opened_ns), (double)d->opened_ppm / 1e4);
+             ". The waits cost the GPU %.2f ms of idle (%.1f%% of the steps judged): the GPU gaps that opened "
+             "while they blocked. From the start of the waits until work resumed the GPU was idle %.2f ms; the "
+             "rest of that idle had begun before the waits, when the GPU had already run out of work.",
+             fmt_ms(d->opened_ns), (double)d->opened_ppm / 1e4, fmt_ms(d->idle_ns));
 }
 
 /* Advice for the APIs that actually stalled, in the words of the workload:
@@ -242,7 +247,7 @@ static void stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall *d, sbuf
   jw_ki64(&w, "judged_ns", d->judged_ns);
   jw_ki64(&w, "gpu_idle_opened_ns", d->opened_ns);
   jw_ki64(&w, "gpu_idle_opened_ppm", d->opened_ppm);
-  jw_ki64(&w, "gpu_idle_ns", d->cost_ns);
+  jw_ki64(&w, "gpu_idle_ns", d->idle_ns);
   jw_ki64(&w, "worst_step", d->worst_step->number);
   jw_ki64(&w, "worst_step_dur_ns", d->worst_step->end - d->worst_step->ts);
   jw_ki64(&w, "worst_thread_sync_ns", d->worst->worst_thread);
@@ -282,9 +287,11 @@ static void stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall *d, sbuf
 static fsdpa_status stall_word(fsdpa_ctx *c, const sync_run *r, const stall *d, int64_t rank, findings *f) {
   const sc_call *lk = &r->s.v[d->top[0]];
   char title[256], detail[1400];
-  snprintf(title, sizeof title, "CPU blocked in %s: %.2f ms in ProfilerStep#%lld (%.1f%% of the step)",
-           store_name(&c->st, lk->name), fmt_ms(d->worst->worst_thread), (long long)d->worst_step->number,
-           100.0 * d->share);
+  snprintf(title, sizeof title,
+           "CPU waits opened %.2f ms of GPU idle; the thread blocked %.2f ms in %s in ProfilerStep#%lld (%.1f%% of "
+           "the step)",
+           fmt_ms(d->opened_ns), fmt_ms(d->worst->worst_thread), store_name(&c->st, lk->name),
+           (long long)d->worst_step->number, 100.0 * d->share);
   stall_detail(c, r, d, detail, sizeof detail);
   workload wl;
   fsdpa_status st = workload_build(c, &wl);
