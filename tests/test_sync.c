@@ -236,6 +236,128 @@ START_TEST(t_sync_cost_is_opened) {
 }
 END_TEST
 
+/* The generator's truth file of a trace it wrote (NAME.json.gz -> NAME.truth.json). */
+static char *truth_of(const char *trace) {
+  char p[4096];
+  size_t n = strlen(trace);
+  ck_assert(n > 8 && n < sizeof p - 16);
+  memcpy(p, trace, n - 8);
+  strcpy(p + n - 8, ".truth.json");
+  char *t = tu_read_file(p, NULL);
+  ck_assert_ptr_nonnull(t);
+  return t;
+}
+
+/* No ProfilerStep: the iterations are inferred from the Optimizer.step#
+ * annotations, the first is left out as warm-up, and cpu-sync-stall and
+ * allocator-thrash judge the other ones (exact against the generator). */
+START_TEST(t_gen_sync_optimizer) {
+  char *path = tu_tracegen("sync_optimizer", "--steps 5", "sa_sync_optimizer.json.gz");
+  ck_assert_msg(path != NULL, "tools/tracegen could not generate sync_optimizer");
+  char *t = truth_of(path);
+  fsdpa_ctx *c = tu_new_ctx();
+  ck_assert_int_eq(fsdpa_feed_file(c, path), FSDPA_OK);
+  char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
+  size_t n = tj_count(t, "no_step.iterations");
+  ck_assert_uint_eq(n, 5);
+  ck_assert(tj_str_is(rep, "ranks.0.iterations.source", "optimizer_step"));
+  ck_assert_uint_eq((size_t)tj_i64(rep, "ranks.0.iterations.count"), n);
+  int64_t judged = 0, blocked = 0, flagged = 0;
+  uint64_t nm = 0, nf = 0;
+  for (size_t i = 0; i < n; i++) {
+    char a[96], b[96];
+    snprintf(a, sizeof a, "no_step.iterations.%zu.start_ns", i);
+    snprintf(b, sizeof b, "ranks.0.iterations.ranges.%zu.start_ns", i);
+    ck_assert_int_eq(tj_i64(rep, b), tj_i64(t, a));
+    snprintf(a, sizeof a, "no_step.iterations.%zu.dur_ns", i);
+    snprintf(b, sizeof b, "ranks.0.iterations.ranges.%zu.dur_ns", i);
+    int64_t dur = tj_i64(t, a);
+    ck_assert_int_eq(tj_i64(rep, b), dur);
+    if (i == 0) continue; /* warm-up */
+    snprintf(a, sizeof a, "no_step.iterations.%zu.blocked_ns", i);
+    int64_t bl = tj_i64(t, a);
+    judged += dur;
+    blocked += bl;
+    /* the flag rule on the one blocking thread: >= 1 ms and >= 2 % of the iteration */
+    if (bl >= 1000000 && bl * 50 >= dur) flagged++;
+    snprintf(a, sizeof a, "no_step.iterations.%zu.malloc_calls", i);
+    nm += (uint64_t)tj_i64(t, a);
+    snprintf(a, sizeof a, "no_step.iterations.%zu.free_calls", i);
+    nf += (uint64_t)tj_i64(t, a);
+  }
+  ck_assert_int_eq(flagged, (int64_t)n - 1);
+  const char *E = "findings.[id=cpu-sync-stall].evidence.";
+  char k[128];
+#define EV(x) (snprintf(k, sizeof k, "%s%s", E, x), k)
+  ck_assert(tj_str_is(rep, EV("judged"), "iterations"));
+  ck_assert(tj_str_is(rep, EV("iterations_from"), "optimizer_step"));
+  ck_assert_int_eq(tj_i64(rep, EV("warmup_iterations")), 1);
+  ck_assert_int_eq(tj_i64(rep, EV("steps")), (int64_t)n - 1);
+  ck_assert_int_eq(tj_i64(rep, EV("flagged_steps")), flagged);
+  ck_assert_int_eq(tj_i64(rep, EV("judged_ns")), judged);
+  ck_assert_int_eq(tj_i64(rep, EV("flagged_sync_ns")), blocked);
+  ck_assert(tj_is_null(rep, EV("worst_step")));
+  ck_assert(tj_is_null(rep, "findings.[id=cpu-sync-stall].step"));
+  E = "findings.[id=allocator-thrash].evidence.";
+  ck_assert(tj_str_is(rep, EV("judged"), "iterations"));
+  ck_assert(tj_str_is(rep, EV("iterations_from"), "optimizer_step"));
+  ck_assert_int_eq(tj_i64(rep, EV("warmup_steps")), 1);
+  ck_assert_int_eq(tj_i64(rep, EV("steady_steps")), (int64_t)n - 1);
+  ck_assert_int_eq(tj_i64(rep, EV("steady_malloc_calls")), (int64_t)nm);
+  ck_assert_int_eq(tj_i64(rep, EV("steady_free_calls")), (int64_t)nf);
+  ck_assert_int_eq(tj_i64(rep, EV("steady_steps_dur_ns")), judged);
+#undef EV
+  char *title = tj_str(rep, "findings.[id=allocator-thrash].title");
+  ck_assert_msg(strstr(title, "per steady-state iteration") != NULL, "%s", title);
+  free(title);
+  free(rep);
+  free(t);
+  fsdpa_ctx_free(c);
+  free(path);
+}
+END_TEST
+
+/* No iterations at all: cpu-sync-stall judges the whole trace and says so;
+ * the trace's cudaMalloc calls are its warm-up (no allocator-thrash) unless
+ * allocator.warmup_steps=0 says there is none. */
+START_TEST(t_gen_sync_no_iterations) {
+  char *path = tu_tracegen("sync_no_iterations", "--steps 5", "sa_sync_no_iterations.json.gz");
+  ck_assert_msg(path != NULL, "tools/tracegen could not generate sync_no_iterations");
+  char *t = truth_of(path);
+  fsdpa_ctx *c = tu_new_ctx();
+  ck_assert_int_eq(fsdpa_feed_file(c, path), FSDPA_OK);
+  char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
+  ck_assert(tj_str_is(rep, "ranks.0.iterations.source", "none"));
+  ck_assert(tj_str_is(rep, "findings.[id=cpu-sync-stall].evidence.judged", "whole_trace"));
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=cpu-sync-stall].evidence.steps"), 1);
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=cpu-sync-stall].evidence.flagged_sync_ns"),
+                   tj_i64(t, "no_step.blocked_ns"));
+  ck_assert_int_ge(tj_i64(rep, "findings.[id=cpu-sync-stall].cost_ns"), 1000000);
+  char *d = tj_str(rep, "findings.[id=cpu-sync-stall].detail");
+  ck_assert_msg(strncmp(d, "No iterations found: judged over the whole trace", 48) == 0, "%s", d);
+  free(d);
+  ck_assert(!tu_report_has_finding(rep, "allocator-thrash"));
+  free(rep);
+  ck_assert_int_eq(fsdpa_param_set(c, "allocator.warmup_steps", "0"), FSDPA_OK);
+  rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
+  ck_assert(tj_str_is(rep, "findings.[id=allocator-thrash].evidence.judged", "whole_trace"));
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=allocator-thrash].evidence.steady_malloc_calls"),
+                   tj_i64(t, "no_step.malloc_calls"));
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=allocator-thrash].evidence.steady_free_calls"),
+                   tj_i64(t, "no_step.free_calls"));
+  d = tj_str(rep, "findings.[id=allocator-thrash].detail");
+  ck_assert_msg(strncmp(d, "No iterations found: judged over the whole trace", 48) == 0, "%s", d);
+  free(d);
+  free(rep);
+  free(t);
+  fsdpa_ctx_free(c);
+  free(path);
+}
+END_TEST
+
 START_TEST(t_sync_behaviour) {
   fsdpa_ctx *c = tu_new_ctx();
   build_behaviour(c);
@@ -744,7 +866,7 @@ int main(void) {
   TU_CASE(s, "unit", 0, NULL, t_sync_inferred_idle, t_sync_cuda_sync_events, t_sync_behaviour,
           t_sync_severity_by_cost, t_sync_cost_is_opened, t_sync_behaviour_drain, t_list_protocol, t_list_outlives_context);
   TU_CASE(s, "real", 1200, NULL, t_corpus_vs_reference);
-  TU_CASE(s, "generator", 1200, NULL, t_gen_sync_stall, t_gen_fsdp2_healthy, t_gen_blocking_copy,
+  TU_CASE(s, "generator", 1200, NULL, t_gen_sync_stall, t_gen_sync_optimizer, t_gen_sync_no_iterations, t_gen_fsdp2_healthy, t_gen_blocking_copy,
           t_gen_mixed, t_gen_stream_wait, t_between_feeds);
   return tu_run_suite(s);
 }

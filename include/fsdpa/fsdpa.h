@@ -967,7 +967,9 @@ FSDPA_API fsdpa_status fsdpa_backward_unit_list(fsdpa_ctx *ctx, size_t step_i, f
  *   length of every GPU gap (per device) that opens while one of the blocking
  *   calls of the flagged steps blocks.  Not the GPU idle (cost) above, which
  *   also counts idle that began before a call on a GPU already out of work.
- *   Calls outside every step never flag.
+ *   Calls outside every step never flag.  Without ProfilerStep the finding
+ *   (not these queries, whose steps stay ProfilerStep ranges) judges the
+ *   inferred iterations, or the whole trace (docs/report-contract.md).
  *  @{ */
 
 /** How the waited-for GPU work of a blocking call was found (see the group). */

@@ -154,3 +154,50 @@ fsdpa_status iterations_build(fsdpa_ctx *c, iterations *it) {
   it->source = source_of(mark);
   return FSDPA_OK;
 }
+
+static void extent_of(const fa_vec *v, int64_t *first, int64_t *last) {
+  for (size_t i = 0; i < v->len; i++) {
+    const ev_rec *r = STORE_REC(v, i);
+    if (r->ts < *first) *first = r->ts;
+    if (r->end > *last) *last = r->end;
+  }
+}
+
+fsdpa_status it_windows(fsdpa_ctx *c, step_rec **w, size_t *n, int *source) {
+  *w = NULL;
+  *n = 0;
+  *source = ITS_NONE;
+  size_t ns = ctx_sorted_steps(c, NULL, 0);
+  if (ns) {
+    if (!(*w = fa_malloc(&c->alloc, ns * sizeof(step_rec)))) return fa_fail_status(&c->alloc);
+    *n = ctx_sorted_steps(c, *w, ns);
+    *source = ITS_PROFILER_STEP;
+    return FSDPA_OK;
+  }
+  iterations it;
+  fsdpa_status st = iterations_build(c, &it);
+  if (st) return st;
+  if (it.n) {
+    if (!(*w = fa_malloc(&c->alloc, it.n * sizeof(step_rec)))) {
+      iterations_free(&it);
+      return fa_fail_status(&c->alloc);
+    }
+    for (size_t i = 0; i < it.n; i++) (*w)[i] = (step_rec){FSDPA_ABSENT, it.r[i].s, it.r[i].e, 0};
+    *n = it.n;
+    *source = it.source;
+    iterations_free(&it);
+    return FSDPA_OK;
+  }
+  iterations_free(&it);
+  int64_t first = INT64_MAX, last = INT64_MIN;
+  extent_of(&c->st.cpu, &first, &last);
+  extent_of(&c->st.rt, &first, &last);
+  extent_of(&c->st.gpu, &first, &last);
+  if (first > last) return FSDPA_OK;
+  if (!(*w = fa_malloc(&c->alloc, sizeof(step_rec)))) return fa_fail_status(&c->alloc);
+  (*w)[0] = (step_rec){FSDPA_ABSENT, first, last, 0};
+  *n = 1;
+  return FSDPA_OK;
+}
+
+void it_windows_free(fsdpa_ctx *c, step_rec *w, size_t n) { fa_free(&c->alloc, w, n * sizeof(step_rec)); }

@@ -22,6 +22,14 @@ typedef struct iterations {
 
 fsdpa_status iterations_build(fsdpa_ctx *c, iterations *it);
 void iterations_free(iterations *it);
+/* The windows a per-iteration rule judges, sorted by start: the ProfilerStep
+ * ranges (*source ITS_PROFILER_STEP, the store's numbers), else the inferred
+ * iterations (number FSDPA_ABSENT), else one window over the whole trace
+ * (*source ITS_NONE, number FSDPA_ABSENT): from the first start to the last
+ * end of the CPU, runtime and GPU records.  *n is 0 only for a trace
+ * without those records.  Free with it_windows_free(). */
+fsdpa_status it_windows(fsdpa_ctx *c, step_rec **w, size_t *n, int *source);
+void it_windows_free(fsdpa_ctx *c, step_rec *w, size_t n);
 const char *it_source_name(int source);  /* "ProfilerStep", "engine_step", ... */
 const char *it_source_rule(int source);  /* how the ranges are cut, for people */
 #endif

@@ -341,8 +341,20 @@ class TraceGenTest(unittest.TestCase):
                             for e in rc["doc"]["traceEvents"]:
                                 if "ts" in e:
                                     self.assertIsInstance(e["ts"], int)
-                        # a one-pass scenario (first_use) has no ProfilerStep at all
-                        self.assertEqual(len(tr["steps"]), 0 if tracegen.SCENARIOS[sc].get("one_pass") else 3)
+                        ns = tracegen.SCENARIOS[sc].get("no_step")
+                        if not ns:
+                            # a one-pass scenario (first_use) has no ProfilerStep at all
+                            self.assertEqual(len(tr["steps"]), 0 if tracegen.SCENARIOS[sc].get("one_pass") else 3)
+                            continue
+                        # no ProfilerStep: the iterations are the Optimizer.step# marks (or none at all)
+                        self.assertEqual(tr["steps"], [])
+                        names = [e.get("name", "") for e in rc["doc"]["traceEvents"] if e.get("ph") == "X"]
+                        self.assertFalse(any(n.startswith("ProfilerStep#") for n in names))
+                        marks = sum(1 for n in names if n.startswith("Optimizer.step#"))
+                        self.assertEqual(marks, 3 if ns == "optimizer" else 0)
+                        self.assertEqual(len(tr["no_step"]["iterations"]), marks)
+                        if ns == "none":
+                            self.assertFalse(any("DataLoader" in n for n in names))
 
     def test_scenario_properties(self):
         res = {}

@@ -289,6 +289,18 @@ SCENARIOS = {
              "odd steps in cudaDeviceSynchronize (Context Sync)",
         expected=["cpu-sync-stall"], absent=["launch-overhead", "comm-serialized", "exposed-comm",
                                              "allocator-thrash"]),
+    "sync_optimizer": dict(
+        kind="sync", no_step="optimizer", alloc_per_iter=True,
+        desc="sync_stall without ProfilerStep: each iteration ends with an Optimizer.step#SGD.step annotation "
+             "(iterations inferred from it) and makes one cudaMalloc and one cudaFree after the first",
+        expected=["cpu-sync-stall", "allocator-thrash"], absent=["launch-overhead", "comm-serialized",
+                                                                 "exposed-comm"]),
+    "sync_no_iterations": dict(
+        kind="sync", no_step="none", alloc_per_iter=True,
+        desc="sync_optimizer with no iteration mark at all (no ProfilerStep, optimizer or DataLoader "
+             "annotation): judged over the whole trace, whose cudaMalloc calls are warm-up by default",
+        expected=["cpu-sync-stall"], absent=["launch-overhead", "comm-serialized", "exposed-comm",
+                                             "allocator-thrash"]),
     "allocator_thrash": dict(
         kind="fsdp", version=2, thrash_segments=INF,
         desc="FSDP2 with cudaFree/cudaMalloc every steady-state step",
@@ -636,6 +648,13 @@ class Rank:
         self.xdev_rt = 0
         self.malloc_by_step = []
         self.cur_step_mallocs = 0
+        # without ProfilerStep (no_step): the iterations the library must infer,
+        # the named blocking calls (start, end) and device allocator calls (start, "malloc"|"free")
+        self.no_step = sc.get("no_step")
+        self.iters = []
+        self.first_cpu_main = None
+        self.block_log = []
+        self.alloc_log = []
         self.peak_alloc = 0
         self.peak_res = 0
         self.unit_ctx = {self.tid_main: None, self.tid_bwd: None}
@@ -703,6 +722,8 @@ class Rank:
         self.ext += 1
         self.rfid += 1
         rec = [cat, name, t, self.ext, extra, None, self.rfid]
+        if th == self.tid_main and self.first_cpu_main is None:
+            self.first_cpu_main = t
         self.stack[th].append(rec)
         self.t[th] = t + self.rus(self.ov["entry"])
         return rec
@@ -770,6 +791,7 @@ class Rank:
         self.t[th] = end
         if self.oplog is not None:
             self.blklog.setdefault(th, []).append((self.E(start), self.E(end), name))
+        self.block_log.append((start, end))
         s = self.sync.setdefault(name, [0, 0, 0])
         s[0] += 1
         s[1] += end - start
@@ -1022,7 +1044,8 @@ class Rank:
             self.runtime(th, "cudaMallocAsync", 417, self.r(5 * US, 40 * US))
             self.async_pool["malloc_calls"] += 1
         else:
-            self.runtime(th, "cudaMalloc", 20, self.r(60 * US, 350 * US))
+            a, _ = self.runtime(th, "cudaMalloc", 20, self.r(60 * US, 350 * US))
+            self.alloc_log.append((a, "malloc"))
 
     def device_free(self, th):
         if self.backend == "vmm":
@@ -1034,7 +1057,9 @@ class Rank:
             self.runtime(th, "cudaFreeAsync", 418, self.r(5 * US, 30 * US))
             self.async_pool["free_calls"] += 1
         else:
-            self.runtime(th, "cudaFree", 22, self.r(150 * US, 600 * US))
+            a, b = self.runtime(th, "cudaFree", 22, self.r(150 * US, 600 * US))
+            self.alloc_log.append((a, "free"))
+            self.block_log.append((a, b))  # cudaFree blocks by name
 
     def pinned_buffer(self, th, n):
         """A staging buffer in pinned host memory, allocated and freed again (not device memory)."""
@@ -1098,6 +1123,9 @@ class Rank:
         th = self.tid_main
         self.unit_last_end = {}
         self.cur_step_mallocs = 0
+        if self.no_step:
+            self.t[th] += self.r(2 * US, 4 * US)
+            return
         self.step_name = name or "ProfilerStep#%d" % k
         self.step_rec = self.push(th, "user_annotation", self.step_name, gap=self.r(2 * US, 4 * US))
 
@@ -1108,6 +1136,17 @@ class Rank:
             gpu_done = self.t[th]
         end = gpu_done + host_gap
         self.t[th] = end
+        if self.no_step:
+            if self.no_step == "optimizer":
+                # one Optimizer.step# annotation ends each iteration; the first
+                # starts at the main thread's first CPU event
+                self.push(th, "user_annotation", "Optimizer.step#SGD.step")
+                self.t[th] += self.r(20 * US, 40 * US)
+                _, oe = self.pop(th)
+                self.iters.append((self.iters[-1][1] if self.iters else self.first_cpu_main, oe))
+            self.malloc_by_step.append(self.cur_step_mallocs)
+            self.flush(self.E(self.t[th]))
+            return
         start, e2 = self.pop(th, tail=0)
         self.t[self.tid_bwd] = max(self.t[self.tid_bwd], end)
         if self.step_name.startswith("ProfilerStep#"):  # truth "steps": the ProfilerStep ranges only
@@ -1648,9 +1687,12 @@ class SimpleWorkload:
             self.first_use(k)
             return
         R.begin_step(k)
-        R.push(main, "user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__")
-        R.t[main] += R.r(80 * US, 120 * US)
-        R.pop(main)
+        if R.no_step != "none":
+            R.push(main, "user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__")
+            R.t[main] += R.r(80 * US, 120 * US)
+            R.pop(main)
+        else:
+            R.op(main, "aten::empty")
         if self.kind == "xdev":
             R.push(main, "cpu_op", "aten::linear")
             R.xdev_work(main, 6 * self.L)
@@ -1966,6 +2008,17 @@ class SimpleWorkload:
         if k % 2 == 1 and not self.blocking_copy:
             R.sync_call(main, "cudaDeviceSynchronize", 165, R.ready[7])
             R.t[main] += R.r(300 * US, 500 * US)
+        if self.sc.get("alloc_per_iter"):
+            # a segment allocated and released again every iteration
+            R.push(main, "cpu_op", "aten::empty")
+            R.device_malloc(main)
+            R.malloc_calls += 1
+            R.cur_step_mallocs += 1
+            R.pop(main)
+            R.push(main, "cpu_op", "aten::empty_cache")
+            R.device_free(main)
+            R.free_calls += 1
+            R.pop(main)
         for h in hs:
             R.free(main, h)
 
@@ -2207,6 +2260,25 @@ def idle_cause_truth(R):
             "streams": {"%d:%d" % (R.device, st): window(v) for st, v in sorted(by_stream.items())}}
 
 
+def no_step_truth(R, sc):
+    """A trace without ProfilerStep: the iterations the library infers (or
+    none), and per iteration the main thread's time in named blocking calls
+    (synchronize, cudaFree) and its device malloc / free calls, each call
+    counted in the iteration its start lies in."""
+    its = R.iters
+    rows = []
+    for i, (s, e) in enumerate(its):
+        blocked = sum(b - a for a, b in R.block_log if s <= a < e)
+        rows.append({"start_ns": R.E(s), "dur_ns": e - s, "blocked_ns": blocked,
+                     "malloc_calls": sum(1 for a, w in R.alloc_log if w == "malloc" and s <= a < e),
+                     "free_calls": sum(1 for a, w in R.alloc_log if w == "free" and s <= a < e)})
+    return {"iterations_from": "optimizer_step" if sc["no_step"] == "optimizer" else "none",
+            "iterations": rows,
+            "blocked_ns": sum(b - a for a, b in R.block_log),
+            "malloc_calls": sum(1 for _, w in R.alloc_log if w == "malloc"),
+            "free_calls": sum(1 for _, w in R.alloc_log if w == "free")}
+
+
 def build_truth(R, wl, scenario, sc, opts, nsteps):
     span = (R.last_gpu - R.first_gpu) if R.last_gpu > R.first_gpu else 0
     busy = R.u_all.total
@@ -2271,6 +2343,8 @@ def build_truth(R, wl, scenario, sc, opts, nsteps):
         "straggler": None,
         "idle_causes": idle_cause_truth(R) if R.oplog is not None else None,
     }
+    if sc.get("no_step"):
+        truth["no_step"] = no_step_truth(R, sc)
     if sc["kind"] == "ep":
         truth["ep"] = wl.truth_ep()
     if sc["kind"] == "first_use":

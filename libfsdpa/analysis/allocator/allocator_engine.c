@@ -3,6 +3,32 @@
 #include "analysis/allocator/allocator_impl.h"
 #include <string.h>
 #include "util/satmath.h"
+#include "model/iterations.h"
+
+/* The windows the findings judge and their warm-up: the steps with the
+ * warm-up the memory timeline decided; else the inferred iterations, the
+ * first of them warm-up (a lone one is all warm-up, as a lone step is); else
+ * the whole trace, which holds the cache's first fill: warm-up unless
+ * allocator.warmup_steps says there is none. */
+static fsdpa_status judged_open(fsdpa_ctx *c, ar *r) {
+  fsdpa_status st = it_windows(c, &r->jw, &r->njw, &r->jsource);
+  if (st) return st;
+  if (!(r->jstep = fa_malloc(&c->alloc, (r->s.n ? r->s.n : 1) * sizeof(int32_t)))) return fa_fail_status(&c->alloc);
+  for (size_t i = 0; i < r->s.n; i++)
+    r->jstep[i] = r->jsource == ITS_PROFILER_STEP ? r->s.v[i].step : sc_step_of(r->jw, r->njw, r->s.v[i].ts);
+  int64_t p = c->params[P_WARMUP_STEPS];
+  if (r->jsource == ITS_PROFILER_STEP) {
+    r->jwarmup = r->warmup;
+    r->jhow = r->how;
+  } else if (p >= 0) {
+    r->jwarmup = p < (int64_t)r->njw ? p : (int64_t)r->njw;
+    r->jhow = 0;
+  } else {
+    r->jwarmup = r->njw ? 1 : 0;
+    r->jhow = r->jsource == ITS_NONE ? 4 : 3;
+  }
+  return FSDPA_OK;
+}
 
 static fsdpa_status ar_open_new(fsdpa_ctx *c, ar *r) {
   memset(r, 0, sizeof *r);
@@ -13,11 +39,17 @@ static fsdpa_status ar_open_new(fsdpa_ctx *c, ar *r) {
     return st;
   }
   r->warmup = am_warmup(c, &r->m, r->s.steps, r->s.nsteps, &r->how);
+  if ((st = judged_open(c, r))) {
+    ar_close(c, r);
+    return st;
+  }
   return FSDPA_OK;
 }
 
 void ar_close(fsdpa_ctx *c, ar *r) {
   if (!r->borrowed) {
+    fa_free(&c->alloc, r->jstep, (r->s.n ? r->s.n : 1) * sizeof(int32_t));
+    it_windows_free(c, r->jw, r->njw);
     sc_free(c, &r->s);
     am_free(c, &r->m);
   }
@@ -278,8 +310,8 @@ int64_t ar_steady_empty_cache_ops(const fsdpa_ctx *c, const ar *r) {
   for (size_t i = 0; i < c->st.cpu.len; i++) {
     const ev_rec *e = STORE_REC(&c->st.cpu, i);
     if (!(store_name_info(&c->st, e->name) & NC_EMPTY_CACHE)) continue;
-    int32_t s = sc_step_of(r->s.steps, r->s.nsteps, e->ts);
-    n += s >= 0 && s >= r->warmup;
+    int32_t s = sc_step_of(r->jw, r->njw, e->ts);
+    n += s >= 0 && s >= r->jwarmup;
   }
   return n;
 }
@@ -303,7 +335,7 @@ fsdpa_status ar_free_bursts(fsdpa_ctx *c, const ar *r, int64_t *out) {
     if (j == nt) t[nt++] = (run_t){k->track, SIZE_MAX, 0};
     int cont = t[j].last != SIZE_MAX && ar_free(k) && ar_free(&r->s.v[t[j].last]) &&
                k->ts - r->s.v[t[j].last].end <= BURST_GAP_NS;
-    t[j].len = ar_free(k) && ar_steady(r, k) ? (cont ? t[j].len + 1 : 1) : 0;
+    t[j].len = ar_free(k) && ar_jsteady(r, i) ? (cont ? t[j].len + 1 : 1) : 0;
     if (t[j].len == BURST_MIN) (*out)++;
     t[j].last = i;
   }

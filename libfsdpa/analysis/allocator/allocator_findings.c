@@ -2,6 +2,7 @@
  * engine's evaluation, then worded. */
 #include "analysis/allocator/allocator.h"
 #include "analysis/allocator/allocator_impl.h"
+#include "model/iterations.h"
 #include "model/workload.h"
 #include "util/fmt.h"
 #include <stdio.h>
@@ -48,7 +49,8 @@ typedef struct thrash {
   int severity;
   int64_t cost_ns;             /* GPU idle during and right after the steady calls */
   int64_t warmup;
-  int how;                     /* how the warm-up was decided (ar.how) */
+  int how;                     /* how the warm-up was decided (ar.jhow) */
+  int source;                  /* ITS_* of the windows judged (ar.jsource) */
   uint64_t steady_steps;
   uint64_t nm, nf;             /* steady device malloc / free calls */
   int64_t tm, tf;              /* their CPU time */
@@ -77,12 +79,13 @@ static fsdpa_status thrash_decide(fsdpa_ctx *c, const ar *r, thrash *d) {
   fa_alloc *a = &c->alloc;
   const sc_set *s = &r->s;
   memset(d, 0, sizeof *d);
-  d->warmup = r->warmup;
-  d->how = r->how;
-  d->steady_steps = r->s.nsteps > (size_t)r->warmup ? r->s.nsteps - (size_t)r->warmup : 0;
+  d->warmup = r->jwarmup;
+  d->how = r->jhow;
+  d->source = r->jsource;
+  d->steady_steps = r->njw > (size_t)r->jwarmup ? r->njw - (size_t)r->jwarmup : 0;
   for (size_t i = 0; i < s->n; i++) {
     const sc_call *k = &s->v[i];
-    if (!ar_steady(r, k)) continue;
+    if (!ar_jsteady(r, i)) continue;
     if (ar_malloc(k)) { d->nm++; d->tm += k->end - k->ts; }
     else if (ar_free(k)) { d->nf++; d->tf += k->end - k->ts; }
     else if (ar_map(k) || ar_unmap(k)) { d->nmap++; d->tmap += k->end - k->ts; }
@@ -90,7 +93,7 @@ static fsdpa_status thrash_decide(fsdpa_ctx *c, const ar *r, thrash *d) {
   ar_classes cls;
   ar_classes_count(r, &cls);
   d->backend = cls.backend;
-  for (size_t i = (size_t)r->warmup; i < r->s.nsteps; i++) d->steady_dur += r->s.steps[i].end - r->s.steps[i].ts;
+  for (size_t i = (size_t)r->jwarmup; i < r->njw; i++) d->steady_dur += r->jw[i].end - r->jw[i].ts;
   d->min_per_step = c->params[P_THRASH_MIN_PER_STEP];
   uint64_t calls = d->nm + d->nf + d->nmap;
   if (!d->steady_steps || calls == 0 || (double)calls < (double)d->min_per_step * (double)d->steady_steps)
@@ -101,7 +104,7 @@ static fsdpa_status thrash_decide(fsdpa_ctx *c, const ar *r, thrash *d) {
   if (!d->sel || !d->seg.v || !d->req.v) return fa_fail_status(a);
   for (size_t i = 0; i < s->n; i++) {
     const sc_call *k = &s->v[i];
-    if (!ar_steady(r, k) || !ar_device_call(k)) continue;
+    if (!ar_jsteady(r, i) || !ar_device_call(k)) continue;
     d->sel[i] = 1;
     if (ar_malloc(k)) {
       int64_t b = k->bytes != FSDPA_ABSENT ? k->bytes : am_reserved_growth(c, &r->m, r->m.primary, k->ts, k->end);
@@ -132,6 +135,8 @@ static void thrash_evidence(const thrash *d, sbuf *ev) {
   jw_obj(&w);
   jw_ku64(&w, "steady_steps", d->steady_steps);
   jw_ki64(&w, "warmup_steps", d->warmup);
+  jw_kstr(&w, "judged", d->source == ITS_NONE ? "whole_trace" : "iterations");
+  jw_kstr(&w, "iterations_from", it_source_name(d->source));
   jw_ku64(&w, "steady_malloc_calls", d->nm);
   jw_ku64(&w, "steady_free_calls", d->nf);
   jw_ku64(&w, "steady_map_calls", d->nmap);
@@ -152,22 +157,49 @@ static void thrash_evidence(const thrash *d, sbuf *ev) {
   jw_obj_end(&w);
 }
 
+/* What one steady window is called: a ProfilerStep, an inferred iteration,
+ * or the whole trace when no iterations were found. */
+static const char *unit_of(int source) {
+  return source == ITS_PROFILER_STEP ? "step" : source == ITS_NONE ? "trace" : "iteration";
+}
+
+/* A rate per steady window, for people: "per step", "per iteration", or
+ * "in all" over the whole trace. */
+static const char *per_unit(int source) {
+  return source == ITS_PROFILER_STEP ? "per step" : source == ITS_NONE ? "in all" : "per iteration";
+}
+
+/* "After 1 warm-up step(s) (default), 3 steady-state steps" and its
+ * counterparts for inferred iterations and the whole trace. */
+static int scope_text(char *b, size_t cap, int source, int how, int64_t warmup, uint64_t steady) {
+  const char *warmup_by = how == 0   ? "allocator.warmup_steps"
+                          : how == 1 ? "until reserved memory stopped growing"
+                          : how == 3 ? "the first inferred iteration"
+                                     : "default";
+  if (source == ITS_NONE)
+    return snprintf(b, cap, "No iterations found: judged over the whole trace (allocator.warmup_steps=0: no "
+                            "warm-up left out), which");
+  if (source == ITS_PROFILER_STEP)
+    return snprintf(b, cap, "After %lld warm-up step(s) (%s), %llu steady-state steps", (long long)warmup,
+                    warmup_by, (unsigned long long)steady);
+  return snprintf(b, cap, "After %lld warm-up iteration(s) (%s), %llu steady-state iterations (inferred: no "
+                          "ProfilerStep; %s)",
+                  (long long)warmup, warmup_by, (unsigned long long)steady, it_source_name(source));
+}
+
 static void thrash_detail(const thrash *d, char *detail, size_t cap) {
-  const char *warmup_by = d->how == 0   ? "allocator.warmup_steps"
-                          : d->how == 1 ? "until reserved memory stopped growing"
-                                        : "default";
+  char scope[200];
+  scope_text(scope, sizeof scope, d->source, d->how, d->warmup, d->steady_steps);
   int n = snprintf(detail, cap,
-                   "After %lld warm-up step(s) (%s), %llu steady-state steps still make %llu malloc and %llu "
-                   "free calls: %.2f ms of CPU time per step in malloc, %.2f ms in free; the GPU idled %.2f ms "
-                   "during and right after them.",
-                   (long long)d->warmup, warmup_by, (unsigned long long)d->steady_steps, (unsigned long long)d->nm,
-                   (unsigned long long)d->nf, fmt_ms(d->tm) / (double)d->steady_steps,
-                   fmt_ms(d->tf) / (double)d->steady_steps, fmt_ms(d->cost_ns));
+                   "%s still make%s %llu malloc and %llu free calls: %.2f ms of CPU time %s in malloc, %.2f ms "
+                   "in free; the GPU idled %.2f ms during and right after them.",
+                   scope, d->source == ITS_NONE ? "s" : "", (unsigned long long)d->nm, (unsigned long long)d->nf,
+                   fmt_ms(d->tm) / (double)d->steady_steps, per_unit(d->source), fmt_ms(d->tf) / (double)d->steady_steps,
+                   fmt_ms(d->cost_ns));
   if (n > 0 && (size_t)n < cap && d->nmap)
     n += snprintf(detail + n, cap - (size_t)n,
-                  " The expandable segments also made %llu cuMemMap/cuMemSetAccess/cuMemUnmap calls (%.2f ms per "
-                  "step).",
-                  (unsigned long long)d->nmap, fmt_ms(d->tmap) / (double)d->steady_steps);
+                  " The expandable segments also made %llu cuMemMap/cuMemSetAccess/cuMemUnmap calls (%.2f ms %s).",
+                  (unsigned long long)d->nmap, fmt_ms(d->tmap) / (double)d->steady_steps, per_unit(d->source));
   const sizes *seg = &d->seg, *req = &d->req;
   if (n > 0 && (size_t)n < cap && seg->n)
     n += snprintf(detail + n, cap - (size_t)n, " New segments %.1f-%.1f MiB (median %.1f MiB).", mib(seg->v[0]),
@@ -230,8 +262,12 @@ static fsdpa_status thrash_word(fsdpa_ctx *c, const ar *r, const thrash *d, int6
   const char *calls = d->backend == AR_BACKEND_EXPANDABLE ? "cuMemCreate/cuMemMap/cuMemUnmap/cuMemRelease"
                       : d->backend == AR_BACKEND_ASYNC    ? "cudaMallocAsync/cudaFreeAsync"
                                                           : "cudaMalloc/cudaFree";
-  snprintf(title, sizeof title, "Caching allocator thrash: %.1f %s calls per steady-state step",
-           (double)(d->nm + d->nf + d->nmap) / (double)d->steady_steps, calls);
+  if (d->source == ITS_NONE)
+    snprintf(title, sizeof title, "Caching allocator thrash: %llu %s calls over the whole trace (no iterations found)",
+             (unsigned long long)(d->nm + d->nf + d->nmap), calls);
+  else
+    snprintf(title, sizeof title, "Caching allocator thrash: %.1f %s calls per steady-state %s",
+             (double)(d->nm + d->nf + d->nmap) / (double)d->steady_steps, calls, unit_of(d->source));
   thrash_detail(d, detail, sizeof detail);
   workload wl;
   fsdpa_status wst = workload_build(c, &wl);
@@ -277,10 +313,10 @@ typedef struct pinned {
 static fsdpa_status pinned_decide(fsdpa_ctx *c, const ar *r, pinned *d) {
   const sc_set *s = &r->s;
   memset(d, 0, sizeof *d);
-  d->steady_steps = s->nsteps > (size_t)r->warmup ? s->nsteps - (size_t)r->warmup : 0;
+  d->steady_steps = r->njw > (size_t)r->jwarmup ? r->njw - (size_t)r->jwarmup : 0;
   for (size_t i = 0; i < s->n; i++) {
     const sc_call *k = &s->v[i];
-    if (!ar_steady(r, k)) continue;
+    if (!ar_jsteady(r, i)) continue;
     if (ar_pinned_alloc(k)) { d->na++; d->ta += k->end - k->ts; }
     else if (ar_pinned_free(k)) { d->nf++; d->tf += k->end - k->ts; }
   }
@@ -288,12 +324,12 @@ static fsdpa_status pinned_decide(fsdpa_ctx *c, const ar *r, pinned *d) {
   if (!d->steady_steps || d->na + d->nf == 0 ||
       (double)(d->na + d->nf) < (double)d->min_per_step * (double)d->steady_steps)
     return FSDPA_OK;
-  for (size_t i = (size_t)r->warmup; i < s->nsteps; i++) d->steady_dur += s->steps[i].end - s->steps[i].ts;
+  for (size_t i = (size_t)r->jwarmup; i < r->njw; i++) d->steady_dur += r->jw[i].end - r->jw[i].ts;
   uint8_t *sel = fa_calloc(&c->alloc, s->n);
   if (!sel) return fa_fail_status(&c->alloc);
   for (size_t i = 0; i < s->n; i++) {
     const sc_call *k = &s->v[i];
-    if (!ar_steady(r, k) || !(ar_pinned_alloc(k) || ar_pinned_free(k))) continue;
+    if (!ar_jsteady(r, i) || !(ar_pinned_alloc(k) || ar_pinned_free(k))) continue;
     sel[i] = 1;
     sc_top_insert(s, d->top, &d->ntop, FINDING_MAX_RANGES, i);
   }
@@ -314,7 +350,9 @@ static fsdpa_status pinned_word(fsdpa_ctx *c, const ar *r, const pinned *d, int6
   jw_init(&w, &ev, 0);
   jw_obj(&w);
   jw_ku64(&w, "steady_steps", d->steady_steps);
-  jw_ki64(&w, "warmup_steps", r->warmup);
+  jw_ki64(&w, "warmup_steps", r->jwarmup);
+  jw_kstr(&w, "judged", r->jsource == ITS_NONE ? "whole_trace" : "iterations");
+  jw_kstr(&w, "iterations_from", it_source_name(r->jsource));
   jw_ku64(&w, "steady_alloc_calls", d->na);
   jw_ku64(&w, "steady_free_calls", d->nf);
   jw_kratio(&w, "calls_per_step", (double)(d->na + d->nf) / (double)d->steady_steps);
@@ -336,15 +374,22 @@ static fsdpa_status pinned_word(fsdpa_ctx *c, const ar *r, const pinned *d, int6
                   "loop, then copy_ into it)%s, and do not empty PyTorch's pinned-memory cache in the loop: every "
                   "cudaHostAlloc pins pages through the driver and every cudaFreeHost waits for the device.",
             wl.dataloader ? ", keep DataLoader workers alive (persistent_workers=True with pin_memory=True)" : "");
-  char title[200], detail[600];
-  snprintf(title, sizeof title, "Pinned host memory allocated every step: %.1f cudaHostAlloc/cudaFreeHost calls per "
-           "steady-state step", (double)(d->na + d->nf) / (double)d->steady_steps);
+  char title[200], detail[800], scope[200];
+  const char *u = unit_of(r->jsource);
+  if (r->jsource == ITS_NONE)
+    snprintf(title, sizeof title, "Pinned host memory allocated and freed: %llu cudaHostAlloc/cudaFreeHost calls over "
+             "the whole trace (no iterations found)", (unsigned long long)(d->na + d->nf));
+  else
+    snprintf(title, sizeof title, "Pinned host memory allocated every %s: %.1f cudaHostAlloc/cudaFreeHost calls per "
+             "steady-state %s", u, (double)(d->na + d->nf) / (double)d->steady_steps, u);
+  scope_text(scope, sizeof scope, r->jsource, r->jhow, r->jwarmup, d->steady_steps);
   snprintf(detail, sizeof detail,
-           "%llu steady-state steps make %llu pinned host allocations and %llu frees (%.2f ms and %.2f ms of CPU "
-           "time per step); the GPU idled %.2f ms during and right after them. Pinned host memory is not device "
-           "memory: these calls are not in malloc_calls.",
-           (unsigned long long)d->steady_steps, (unsigned long long)d->na, (unsigned long long)d->nf,
-           fmt_ms(d->ta) / (double)d->steady_steps, fmt_ms(d->tf) / (double)d->steady_steps, fmt_ms(d->cost_ns));
+           "%s make%s %llu pinned host allocations and %llu frees (%.2f ms and %.2f ms of CPU time %s); the "
+           "GPU idled %.2f ms during and right after them. Pinned host memory is not device memory: these calls "
+           "are not in malloc_calls.",
+           scope, r->jsource == ITS_NONE ? "s" : "", (unsigned long long)d->na, (unsigned long long)d->nf,
+           fmt_ms(d->ta) / (double)d->steady_steps, fmt_ms(d->tf) / (double)d->steady_steps, per_unit(r->jsource),
+           fmt_ms(d->cost_ns));
   fsdpa_status st = FSDPA_OK;
   if (ev.failed || adv.failed) {
     st = (fsdpa_status)(ev.failed ? ev.failed : adv.failed);
@@ -389,8 +434,8 @@ static fsdpa_status frag_decide(fsdpa_ctx *c, const ar *r, frag *d) {
   d->min_ppm = c->params[P_FRAG_MIN_PPM];
   double thr = (double)d->min_ppm / 1e6;
   d->by_share = d->all.frag >= 0 && d->all.frag >= thr;
-  if (r->warmup < (int64_t)r->s.nsteps) {
-    int64_t t = r->s.steps[r->warmup].ts, e = r->s.steps[r->s.nsteps - 1].end;
+  if (r->jwarmup < (int64_t)r->njw) {
+    int64_t t = r->jw[r->jwarmup].ts, e = r->jw[r->njw - 1].end;
     am_win pre, steady;
     am_window(c, &r->m, di, INT64_MIN, t, &pre);
     am_window(c, &r->m, di, t, e, &steady);

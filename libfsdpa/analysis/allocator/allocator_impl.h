@@ -86,7 +86,18 @@ typedef struct ar {
   int64_t warmup;  /* warm-up steps */
   int how;         /* 0 param, 1 reserved growth, 2 default */
   int borrowed;    /* a copy of the context's cached result: ar_close only forgets it */
+  /* What the findings judge (the queries and the report section keep the
+   * ProfilerStep steps above): the steps, else the inferred iterations, else
+   * the whole trace as one window (model/iterations.h it_windows). */
+  step_rec *jw;    /* the windows, sorted by start */
+  size_t njw;
+  int jsource;     /* ITS_* (ITS_NONE: the whole trace) */
+  int64_t jwarmup; /* windows jw[0..jwarmup) are warm-up */
+  int jhow;        /* how: as `how`, or 3 the first inferred iteration, 4 the whole trace */
+  int32_t *jstep;  /* window of each call of s (s.n ints, at least one), -1 = none */
 } ar;
+/* A call judged as steady state by the findings (index into s.v). */
+static inline int ar_jsteady(const ar *r, size_t i) { return r->jstep[i] >= 0 && r->jstep[i] >= r->jwarmup; }
 
 /* Built once per context state (the report opens it several times) and lent
  * out; ar_close() returns it. */
@@ -165,9 +176,9 @@ typedef struct ar_api {
  * *pos = 0; returns 0 when there is none left. */
 int ar_api_next(const ar *r, size_t *pos, ar_api *out);
 
-/* empty_cache CPU ops inside steady steps. */
+/* empty_cache CPU ops inside the windows the findings judge steady. */
 int64_t ar_steady_empty_cache_ops(const fsdpa_ctx *c, const ar *r);
-/* Runs of >= BURST_MIN steady frees on one thread, each within BURST_GAP_NS
+/* Runs of >= BURST_MIN steady frees (ar_jsteady) on one thread, each within BURST_GAP_NS
  * of the previous call of the thread, no malloc in between: the signature of
  * torch.cuda.empty_cache() (or an OOM retry) releasing cached segments. */
 fsdpa_status ar_free_bursts(fsdpa_ctx *c, const ar *r, int64_t *out);

@@ -32,8 +32,10 @@ static int cmp_api(const void *pa, const void *pb) {
   return a->name < b->name ? -1 : a->name > b->name;
 }
 
-/* Selected calls as (k1, k2, index) keys sorted, so groups are runs. */
-static key2 *sorted_keys(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, int by_step, size_t *n) {
+/* Selected calls as (k1, k2, index) keys sorted, so groups are runs; by
+ * step, k1 is idx[i] (the call's step when idx is NULL). */
+static key2 *sorted_keys(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, int by_step, const int32_t *idx,
+                         size_t *n) {
   size_t m = 0;
   for (size_t i = 0; i < s->n; i++) m += sel[i] != 0;
   *n = m;
@@ -44,7 +46,7 @@ static key2 *sorted_keys(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, int 
   for (size_t i = 0; i < s->n; i++) {
     if (!sel[i]) continue;
     const sc_call *x = &s->v[i];
-    k[m++] = (key2){by_step ? (uint32_t)x->step : x->name, x->track, i};
+    k[m++] = (key2){by_step ? (uint32_t)(idx ? idx[i] : x->step) : x->name, x->track, i};
   }
   qsort(k, m, sizeof *k, cmp_key2);
   return k;
@@ -55,7 +57,7 @@ fsdpa_status sa_apis(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, sa_api *
   *rows = NULL;
   *nrows = 0;
   size_t m;
-  key2 *k = sorted_keys(c, s, sel, 0, &m);
+  key2 *k = sorted_keys(c, s, sel, 0, NULL, &m);
   if (m && !k) return fa_fail_status(a);
   if (!m) return FSDPA_OK;
   size_t napi = 0;
@@ -122,17 +124,22 @@ fsdpa_status sa_apis(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, sa_api *
 void sa_apis_free(fsdpa_ctx *c, sa_api *rows, size_t n) { fa_free(&c->alloc, rows, n * sizeof(sa_api)); }
 
 fsdpa_status sa_steps(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, sa_step *rows) {
+  return sa_windows(c, s, sel, s->steps, s->nsteps, NULL, rows);
+}
+
+fsdpa_status sa_windows(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, const step_rec *win, size_t nwin,
+                        const int32_t *idx, sa_step *rows) {
   fa_alloc *a = &c->alloc;
-  for (size_t i = 0; i < s->nsteps; i++) {
+  for (size_t i = 0; i < nwin; i++) {
     memset(&rows[i], 0, sizeof rows[i]);
     rows[i].worst_track = UINT32_MAX;
   }
-  if (!s->nsteps) return FSDPA_OK;
+  if (!nwin) return FSDPA_OK;
   uint8_t *in = fa_malloc(a, sa_flags_bytes(s));
   if (!in) return fa_fail_status(a);
-  for (size_t i = 0; i < s->n; i++) in[i] = sel[i] && s->v[i].step >= 0;
+  for (size_t i = 0; i < s->n; i++) in[i] = sel[i] && (idx ? idx[i] : s->v[i].step) >= 0;
   size_t m;
-  key2 *k = sorted_keys(c, s, in, 1, &m);
+  key2 *k = sorted_keys(c, s, in, 1, idx, &m);
   if (m && !k) {
     fa_free(a, in, sa_flags_bytes(s));
     return fa_fail_status(a);
@@ -166,7 +173,7 @@ fsdpa_status sa_steps(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, sa_step
     }
     if (!st) st = sc_idle_cost(c, s, in, &x->idle_cost);
     for (size_t q = j; q < e; q++) in[k[q].i] = 0;
-    const step_rec *sr = &s->steps[k[j].a];
+    const step_rec *sr = &win[k[j].a];
     int64_t dur = sr->end - sr->ts;
     /* the share test in double: ns * 1e6 would overflow int64 past ~2.5 h */
     x->flagged = x->worst_thread >= c->params[P_SYNC_STALL_MIN_NS] && dur > 0 &&

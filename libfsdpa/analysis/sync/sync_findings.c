@@ -2,6 +2,7 @@
 #include "analysis/sync/sync.h"
 #include "analysis/sync/sync_impl.h"
 #include "events/classify.h"
+#include "model/iterations.h"
 #include "model/workload.h"
 #include "util/fmt.h"
 #include "util/interval.h"
@@ -23,10 +24,15 @@ typedef struct stall {
   int64_t opened_ppm;         /* opened_ns as a share of judged_ns: the severity */
   const step_rec *worst_step; /* flagged step whose worst thread blocked longest */
   const sa_step *worst;       /* its row */
+  size_t worst_index;         /* its index in win */
   const track *worst_thread;
   double share;               /* of the worst step that its worst thread blocked */
   int64_t min_stall_ns, min_share_ppm;
-  sa_step *rows;              /* every step (sa_steps_bytes) */
+  step_rec *win;              /* the windows judged: steps, else inferred iterations, else the whole trace */
+  size_t nwin, first;         /* win[first..nwin) are judged; before them warm-up */
+  int source;                 /* ITS_*: where win comes from (ITS_NONE: the whole trace) */
+  int32_t *idx;               /* window of each call (sa_flags_bytes ints), -1 = none judged */
+  sa_step *rows;              /* every window (rows_bytes) */
   uint8_t *in;                /* calls of the flagged steps (sa_flags_bytes) */
   size_t top[FINDING_MAX_RANGES]; /* the longest of them, longest first */
   int ntop;
@@ -38,9 +44,30 @@ typedef struct stall {
   double named_share;         /* the worst step's share counting only named blocking calls */
 } stall;
 
+static size_t rows_bytes(const stall *d) { return (d->nwin ? d->nwin : 1) * sizeof(sa_step); }
+
 static void stall_free(fsdpa_ctx *c, const sync_run *r, stall *d) {
   fa_free(&c->alloc, d->in, sa_flags_bytes(&r->s));
-  fa_free(&c->alloc, d->rows, sa_steps_bytes(&r->s));
+  fa_free(&c->alloc, d->rows, rows_bytes(d));
+  fa_free(&c->alloc, d->idx, sa_flags_bytes(&r->s) * sizeof(int32_t));
+  it_windows_free(c, d->win, d->nwin);
+}
+
+/* The windows the finding judges: the ProfilerStep ranges (every one; the
+ * calls keep their step), else the inferred iterations with the first left
+ * out as warm-up when there are two or more (as launch-gaps does), else the
+ * whole trace as one window. */
+static fsdpa_status stall_windows(fsdpa_ctx *c, const sc_set *s, stall *d) {
+  fsdpa_status st = it_windows(c, &d->win, &d->nwin, &d->source);
+  if (st) return st;
+  d->first = d->source == ITS_PROFILER_STEP || d->source == ITS_NONE || d->nwin < 2 ? 0 : 1;
+  d->idx = fa_malloc(&c->alloc, sa_flags_bytes(s) * sizeof(int32_t));
+  if (!d->idx) return fa_fail_status(&c->alloc);
+  for (size_t i = 0; i < s->n; i++) {
+    int32_t k = d->source == ITS_PROFILER_STEP ? s->v[i].step : sc_step_of(d->win, d->nwin, s->v[i].ts);
+    d->idx[i] = k >= 0 && (size_t)k >= d->first ? k : -1;
+  }
+  return FSDPA_OK;
 }
 
 /* GPU idle the selected calls caused: the full length of every GPU gap that
@@ -85,27 +112,25 @@ static fsdpa_status idle_opened(fsdpa_ctx *c, const sc_set *s, const uint8_t *se
 static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, stall *d) {
   const sc_set *s = &r->s;
   memset(d, 0, sizeof *d);
-  d->nsteps = s->nsteps;
   d->min_stall_ns = c->params[P_SYNC_STALL_MIN_NS];
   d->min_share_ppm = c->params[P_SYNC_STALL_SHARE_PPM];
-  d->rows = fa_malloc(&c->alloc, sa_steps_bytes(s));
+  fsdpa_status st = stall_windows(c, s, d);
+  if (st) return st;
+  d->nsteps = d->nwin - d->first;
+  d->rows = fa_malloc(&c->alloc, rows_bytes(d));
   d->in = fa_calloc(&c->alloc, sa_flags_bytes(s));
   if (!d->rows || !d->in) return fa_fail_status(&c->alloc);
-  fsdpa_status st = sa_steps(c, s, r->sel, d->rows);
-  if (st) return st;
+  if ((st = sa_windows(c, s, r->sel, d->win, d->nwin, d->idx, d->rows))) return st;
   size_t worst = SIZE_MAX;
-  for (size_t i = 0; i < s->nsteps; i++) {
+  for (size_t i = d->first; i < d->nwin; i++) {
     if (!d->rows[i].flagged) continue;
     d->nflag++;
     d->flagged_ns += d->rows[i].total;
-    d->flagged_dur += s->steps[i].end - s->steps[i].ts;
+    d->flagged_dur += d->win[i].end - d->win[i].ts;
     if (worst == SIZE_MAX || d->rows[i].worst_thread > d->rows[worst].worst_thread) worst = i;
   }
   if (!d->nflag) return FSDPA_OK;
-  for (size_t i = 0; i < s->n; i++) {
-    const sc_call *k = &s->v[i];
-    d->in[i] = r->sel[i] && k->step >= 0 && d->rows[k->step].flagged;
-  }
+  for (size_t i = 0; i < s->n; i++) d->in[i] = r->sel[i] && d->idx[i] >= 0 && d->rows[d->idx[i]].flagged;
   if ((st = sc_idle_cost(c, s, d->in, &d->idle_ns))) return st;
   for (size_t i = 0; i < s->n; i++)
     if (d->in[i]) sc_top_insert(s, d->top, &d->ntop, FINDING_MAX_RANGES, i);
@@ -116,7 +141,8 @@ static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, stall *d) {
     if (k->op != UINT32_MAX && STORE_REC(&c->st.gpu, k->op)->kind == RK_MEMCPY) d->copy_wait = 1;
   }
   d->worst = &d->rows[worst];
-  d->worst_step = &s->steps[worst];
+  d->worst_step = &d->win[worst];
+  d->worst_index = worst;
   d->worst_thread = store_track(&c->st, d->worst->worst_track);
   d->share = (double)d->worst->worst_thread / (double)(d->worst_step->end - d->worst_step->ts);
   d->named_share = d->share;
@@ -127,29 +153,33 @@ static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, stall *d) {
     d->behaviour_ns += s->v[i].end - s->v[i].ts;
   }
   if (d->behaviour_calls) {
-    /* the worst step again with the named calls alone */
+    /* the worst window again with the named calls alone */
     uint8_t *named = fa_malloc(&c->alloc, sa_flags_bytes(s));
-    sa_step *rows = fa_malloc(&c->alloc, sa_steps_bytes(s));
+    sa_step *rows = fa_malloc(&c->alloc, rows_bytes(d));
     if (named && rows) {
       for (size_t i = 0; i < s->n; i++) named[i] = r->sel[i] && s->v[i].how == SC_HOW_NAMED;
-      st = sa_steps(c, s, named, rows);
+      st = sa_windows(c, s, named, d->win, d->nwin, d->idx, rows);
       if (!st) d->named_share = (double)rows[worst].worst_thread / (double)(d->worst_step->end - d->worst_step->ts);
     } else {
       st = fa_fail_status(&c->alloc);
     }
     fa_free(&c->alloc, named, sa_flags_bytes(s));
-    fa_free(&c->alloc, rows, sa_steps_bytes(s));
+    fa_free(&c->alloc, rows, rows_bytes(d));
     if (st) return st;
   }
   /* a thread blocked while the GPU kept busy costs the CPU its lead, not GPU
    * time: severity follows the GPU idle the blocking calls opened, as a
-   * share of the steps judged, on the scale every finding uses */
+   * share of the windows judged, on the scale every finding uses */
   if ((st = idle_opened(c, s, d->in, &d->opened_ns))) return st;
-  for (size_t i = 0; i < s->nsteps; i++)
-    if (s->steps[i].end > s->steps[i].ts) d->judged_ns += s->steps[i].end - s->steps[i].ts;
+  for (size_t i = d->first; i < d->nwin; i++)
+    if (d->win[i].end > d->win[i].ts) d->judged_ns += d->win[i].end - d->win[i].ts;
   /* the cost is the idle the waits caused: idle after a call that returned
    * on a GPU that had run dry before it was already there */
   d->cost_ns = d->opened_ns;
+  /* without iterations the share of the whole trace says nothing about a
+   * repeating pattern (one synchronize that ends a capture is normal): the
+   * waits must have cost the GPU at least what a stall must last */
+  if (d->source == ITS_NONE && d->opened_ns < d->min_stall_ns) return FSDPA_OK;
   d->opened_ppm = d->judged_ns > 0 ? (int64_t)(1e6 * ((double)d->opened_ns / (double)d->judged_ns)) : 0;
   d->severity = d->opened_ppm >= c->params[P_SEVERITY_CRITICAL_PPM]  ? SEV_CRITICAL
                 : d->opened_ppm >= c->params[P_SEVERITY_WARNING_PPM] ? SEV_WARNING
@@ -159,17 +189,45 @@ static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, stall *d) {
   return FSDPA_OK;
 }
 
+/* The worst window for people: "ProfilerStep#6", "iteration 3 of 5", "the
+ * whole trace"; and what a share of it is a share of. */
+static void win_label(const stall *d, char *b, size_t n) {
+  if (d->source == ITS_PROFILER_STEP) snprintf(b, n, "ProfilerStep#%lld", (long long)d->worst_step->number);
+  else if (d->source == ITS_NONE) snprintf(b, n, "the whole trace");
+  else snprintf(b, n, "iteration %zu of %zu", d->worst_index + 1, d->nwin);
+}
+static const char *win_noun(const stall *d) {
+  return d->source == ITS_PROFILER_STEP ? "step" : d->source == ITS_NONE ? "trace" : "iteration";
+}
+
 static void stall_detail(const fsdpa_ctx *c, const sync_run *r, const stall *d, char *detail, size_t cap) {
   const sc_call *lk = &r->s.v[d->top[0]];
   const step_rec *ws = d->worst_step;
-  int n = snprintf(detail, cap,
-                   "In %zu of %zu steps one CPU thread spent at least %.3f ms and %.1f%% of the step in "
-                   "blocking CUDA calls (%.2f ms in those steps%s). Worst: ProfilerStep#%lld, thread "
-                   "%lld/%lld blocked %.2f ms of %.2f ms. Longest call: %s, %.2f ms",
-                   d->nflag, d->nsteps, fmt_ms(d->min_stall_ns), (double)d->min_share_ppm / 1e4,
-                   fmt_ms(d->flagged_ns), d->behaviour_calls ? ", some blocking by behaviour" : "", (long long)ws->number, (long long)d->worst_thread->pid,
-                   (long long)d->worst_thread->tid, fmt_ms(d->worst->worst_thread), fmt_ms(ws->end - ws->ts),
-                   store_name(&c->st, lk->name), fmt_ms(lk->end - lk->ts));
+  char lab[64];
+  win_label(d, lab, sizeof lab);
+  int n;
+  if (d->source == ITS_NONE)
+    n = snprintf(detail, cap,
+                 "No iterations found: judged over the whole trace (%.2f ms). One CPU thread spent at least %.3f "
+                 "ms and %.1f%% of it in blocking CUDA calls (%.2f ms%s): thread %lld/%lld blocked %.2f ms. "
+                 "Longest call: %s, %.2f ms",
+                 fmt_ms(ws->end - ws->ts), fmt_ms(d->min_stall_ns), (double)d->min_share_ppm / 1e4,
+                 fmt_ms(d->flagged_ns), d->behaviour_calls ? ", some blocking by behaviour" : "",
+                 (long long)d->worst_thread->pid, (long long)d->worst_thread->tid, fmt_ms(d->worst->worst_thread),
+                 store_name(&c->st, lk->name), fmt_ms(lk->end - lk->ts));
+  else
+    n = snprintf(detail, cap,
+                 "In %zu of %zu %s%s one CPU thread spent at least %.3f ms and %.1f%% of the %s in blocking CUDA "
+                 "calls (%.2f ms in those %ss%s). Worst: %s, thread %lld/%lld blocked %.2f ms of %.2f ms. Longest "
+                 "call: %s, %.2f ms",
+                 d->nflag, d->nsteps, win_noun(d), d->source == ITS_PROFILER_STEP ? "s"
+                                                   : d->first ? "s (inferred: no ProfilerStep; the first of the "
+                                                                "trace's iterations left out as warm-up)"
+                                                              : "s (inferred: no ProfilerStep)",
+                 fmt_ms(d->min_stall_ns), (double)d->min_share_ppm / 1e4, win_noun(d), fmt_ms(d->flagged_ns),
+                 win_noun(d), d->behaviour_calls ? ", some blocking by behaviour" : "", lab,
+                 (long long)d->worst_thread->pid, (long long)d->worst_thread->tid, fmt_ms(d->worst->worst_thread),
+                 fmt_ms(ws->end - ws->ts), store_name(&c->st, lk->name), fmt_ms(lk->end - lk->ts));
   if (n > 0 && (size_t)n < cap && lk->op != UINT32_MAX) {
     const ev_rec *g = STORE_REC(&c->st.gpu, lk->op);
     char how[160];
@@ -187,10 +245,12 @@ static void stall_detail(const fsdpa_ctx *c, const sync_run *r, const stall *d, 
     n += snprintf(detail + n, cap - (size_t)n, "; the GPU then idled %.3f ms", fmt_ms(lk->idle_after));
   if (n > 0 && (size_t)n < cap)
     snprintf(detail + n, cap - (size_t)n,
-             ". The waits cost the GPU %.2f ms of idle (%.1f%% of the steps judged): the GPU gaps that opened "
+             ". The waits cost the GPU %.2f ms of idle (%.1f%% of the %s judged): the GPU gaps that opened "
              "while they blocked. From the start of the waits until work resumed the GPU was idle %.2f ms; the "
              "rest of that idle had begun before the waits, when the GPU had already run out of work.",
-             fmt_ms(d->opened_ns), (double)d->opened_ppm / 1e4, fmt_ms(d->idle_ns));
+             fmt_ms(d->opened_ns), (double)d->opened_ppm / 1e4,
+             d->source == ITS_PROFILER_STEP ? "steps" : d->source == ITS_NONE ? "trace" : "iterations",
+             fmt_ms(d->idle_ns));
 }
 
 /* Advice for the APIs that actually stalled, in the words of the workload:
@@ -248,6 +308,10 @@ static void stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall *d, sbuf
   jw_ki64(&w, "gpu_idle_opened_ns", d->opened_ns);
   jw_ki64(&w, "gpu_idle_opened_ppm", d->opened_ppm);
   jw_ki64(&w, "gpu_idle_ns", d->idle_ns);
+  jw_kstr(&w, "judged", d->source == ITS_NONE ? "whole_trace" : "iterations");
+  jw_kstr(&w, "iterations_from", it_source_name(d->source));
+  jw_ku64(&w, "warmup_iterations", d->first);
+  jw_ku64(&w, "worst_iteration", d->worst_index + 1);
   jw_ki64(&w, "worst_step", d->worst_step->number);
   jw_ki64(&w, "worst_step_dur_ns", d->worst_step->end - d->worst_step->ts);
   jw_ki64(&w, "worst_thread_sync_ns", d->worst->worst_thread);
@@ -287,11 +351,12 @@ static void stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall *d, sbuf
 static fsdpa_status stall_word(fsdpa_ctx *c, const sync_run *r, const stall *d, int64_t rank, findings *f) {
   const sc_call *lk = &r->s.v[d->top[0]];
   char title[256], detail[1400];
-  snprintf(title, sizeof title,
-           "CPU waits opened %.2f ms of GPU idle; the thread blocked %.2f ms in %s in ProfilerStep#%lld (%.1f%% of "
-           "the step)",
+  char lab[64];
+  win_label(d, lab, sizeof lab);
+  snprintf(title, sizeof title, "CPU waits opened %.2f ms of GPU idle; the thread blocked %.2f ms in %s %s %s (%.1f%% of "
+           "the %s)",
            fmt_ms(d->opened_ns), fmt_ms(d->worst->worst_thread), store_name(&c->st, lk->name),
-           (long long)d->worst_step->number, 100.0 * d->share);
+           d->source == ITS_NONE ? "over" : "in", lab, 100.0 * d->share, win_noun(d));
   stall_detail(c, r, d, detail, sizeof detail);
   workload wl;
   fsdpa_status st = workload_build(c, &wl);

@@ -32,6 +32,11 @@ void sa_apis_free(fsdpa_ctx *c, sa_api *rows, size_t n);
 /* rows[k] for every step k of s (s->nsteps rows), from the selected calls;
  * `flagged` applies the cpu-sync-stall thresholds. */
 fsdpa_status sa_steps(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, sa_step *rows);
+/* The same over other windows (the iterations the finding judges): rows[k]
+ * for each of the nwin windows, from the selected calls with idx[i] >= 0
+ * (idx[i]: the window of call i, -1 = none; NULL = the call's step). */
+fsdpa_status sa_windows(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, const step_rec *win, size_t nwin,
+                        const int32_t *idx, sa_step *rows);
 
 /* Sizes of the per-call flag arrays and the per-step row arrays of s: never
  * zero, so an empty trace still gets a valid allocation to free. */
