@@ -142,6 +142,17 @@ START_TEST(t_memory_levels) {
   ck_assert_int_eq(tj_i64(rep, "ranks.0.allocator.peak_allocated_bytes"), 2000);
   ck_assert_int_eq(tj_i64(rep, "ranks.0.allocator.devices.[device=0].peak_allocated_bytes"), 2000);
   ck_assert(tu_report_has_finding(rep, "allocator-fragmentation"));  /* 50% >= 30% */
+  /* its cost is memory, not time: the reservation not allocated at its peak */
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=allocator-fragmentation].evidence.peak_reserved_bytes"), 4000);
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=allocator-fragmentation].evidence.allocated_at_peak_reserved_bytes"),
+                   2000);
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=allocator-fragmentation].cost_bytes"), 2000);
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=allocator-fragmentation].evidence.cost_bytes"), 2000);
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=allocator-fragmentation].cost_ns"), 0);
+  free(rep);
+  rep = tu_report(c, FSDPA_FORMAT_TEXT);
+  ck_assert_ptr_nonnull(rep);
+  ck_assert_msg(strstr(rep, "[allocator-fragmentation] rank 0, costs 2000 B of reserved memory") != NULL, "%s", rep);
   free(rep);
   fsdpa_ctx_free(c);
 }

@@ -1324,7 +1324,9 @@ typedef struct fsdpa_finding {
   const char *title;          /**< one line */
   const char *detail;         /**< the numbers it rests on, in sentences */
   const char *advice;         /**< what to do, chosen from the evidence */
-  const char *evidence_json;  /**< its `evidence` object as JSON text (the ranges included) */
+  const char *evidence_json;  /**< its `evidence` object as JSON text (the ranges included); a finding
+                                   whose cost is memory (allocator-fragmentation) states it there as
+                                   `cost_bytes`, with `cost_ns` 0 */
   size_t nranges;             /**< number of evidence time ranges, worst first */
   const fsdpa_range *ranges;  /**< the ranges (NULL when nranges is 0) */
 } fsdpa_finding;

@@ -1,5 +1,6 @@
 #include "findings/findings.h"
 #include "fsdpa/fsdpa.h"
+#include "util/jsonr.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,27 @@ static char *dup(fa_alloc *a, const char *s, size_t *n) {
   char *p = fa_malloc(a, *n);
   if (p) memcpy(p, s, *n);
   return p;
+}
+
+/* A memory finding states its cost in bytes in its evidence ("cost_bytes");
+ * read from there, never passed apart, so the summaries, which carry the
+ * evidence, rebuild the same finding. */
+static int64_t evidence_cost_bytes(const char *ev) {
+  jr r;
+  jr_init(&r, ev, strlen(ev));
+  int64_t v = FSDPA_ABSENT;
+  size_t i = 0;
+  const char *k, *b, *e;
+  size_t kn;
+  if (!jr_obj_begin(&r)) return FSDPA_ABSENT;
+  while (jr_obj_next(&r, &i, &k, &kn)) {
+    if (jr_key_is(k, kn, "cost_bytes") && jr_peek(&r) != 'n') {
+      if (!jr_i64(&r, &v, FSDPA_ABSENT)) return FSDPA_ABSENT;
+    } else if (!jr_skip(&r, &b, &e)) {
+      return FSDPA_ABSENT;
+    }
+  }
+  return jr_ok(&r) && v >= 0 ? v : FSDPA_ABSENT;
 }
 
 finding *findings_add(findings *f, const char *id, int severity, int64_t rank, int64_t step,
@@ -54,6 +76,7 @@ finding *findings_add(findings *f, const char *id, int severity, int64_t rank, i
     f->failed = fa_fail_status(f->a);
     return NULL;
   }
+  x.cost_bytes = evidence_cost_bytes(x.evidence);
   f->v[f->n] = x;
   return &f->v[f->n++];
 }
@@ -228,6 +251,7 @@ void findings_write_json(const findings *f, jsonw *w) {
     jw_kstr(w, "detail", x->detail);
     jw_kstr(w, "advice", x->advice);
     jw_ki64(w, "cost_ns", x->cost_ns);
+    if (x->cost_bytes != FSDPA_ABSENT) jw_ki64(w, "cost_bytes", x->cost_bytes);
     jw_key(w, "evidence");
     finding_write_evidence(x, w);
     jw_obj_end(w);

@@ -19,6 +19,9 @@ typedef struct finding {
   int64_t rank;          /* FSDPA_ABSENT if unknown */
   int64_t step;          /* ProfilerStep number, FSDPA_ABSENT = whole trace */
   int64_t cost_ns;       /* time the problem costs (ordering key) */
+  int64_t cost_bytes;    /* memory it costs, FSDPA_ABSENT: from its evidence's
+                          * top-level integer "cost_bytes", so a finding rebuilt
+                          * from its evidence (summaries) keeps it */
   char *title, *detail, *advice;  /* owned (fa_alloc) */
   char *evidence;        /* JSON object text, owned; ranges are added by the writer */
   size_t title_n, detail_n, advice_n, evidence_n;  /* allocation sizes */

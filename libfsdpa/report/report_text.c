@@ -551,7 +551,7 @@ static void write_ranges(const report_in *in, const finding *x, sbuf *b) {
 }
 
 static fsdpa_status report_text_raw(report_in *in, sbuf *b) {
-  char t1[32];
+  char t1[64];
   for (size_t i = 0; i < in->n; i++) {
     fsdpa_status st = rank_summary(in, i, b);
     if (st) return st;
@@ -584,7 +584,14 @@ static fsdpa_status report_text_raw(report_in *in, sbuf *b) {
       const finding *x = &in->all.v[ord[k]];
       const char *sc = x->severity == SEV_CRITICAL ? C_RED : x->severity == SEV_WARNING ? C_YEL : C_DIM;
       const char *sn = x->severity == SEV_CRITICAL ? "CRITICAL" : x->severity == SEV_WARNING ? "WARNING" : "INFO";
-      fmt_dur(t1, sizeof t1, x->cost_ns);
+      /* a memory finding costs bytes, not time */
+      if (x->cost_bytes != FSDPA_ABSENT && !x->cost_ns) {
+        char b[32];
+        fmt_bytes(b, sizeof b, x->cost_bytes);
+        snprintf(t1, sizeof t1, "%s of reserved memory", b);
+      } else {
+        fmt_dur(t1, sizeof t1, x->cost_ns);
+      }
       char head[160];
       if (x->step != FSDPA_ABSENT)
         snprintf(head, sizeof head, "%s [%s] rank %lld step %lld, costs %s", sn, x->id,

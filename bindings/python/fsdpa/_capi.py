@@ -1231,7 +1231,9 @@ class FindingItem(Record):
     title: Optional[str]  # one line
     detail: Optional[str]  # the numbers it rests on, in sentences
     advice: Optional[str]  # what to do, chosen from the evidence
-    evidence_json: Optional[str]  # its `evidence` object as JSON text (the ranges included)
+    # its `evidence` object as JSON text (the ranges included); a finding whose cost is memory
+    # (allocator-fragmentation) states it there as `cost_bytes`, with `cost_ns` 0
+    evidence_json: Optional[str]
     nranges: int  # number of evidence time ranges, worst first
     ranges: Tuple[RangeItem, ...]  # the ranges (NULL when nranges is 0)
     _c = fsdpa_finding

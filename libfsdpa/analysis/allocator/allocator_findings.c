@@ -466,6 +466,11 @@ static void frag_evidence(const frag *d, sbuf *ev) {
   jw_init(&w, ev, 0);
   jw_obj(&w);
   jw_ki64(&w, "device", d->d->id);
+  /* the finding's cost in memory: the reservation not allocated at its peak */
+  jw_ki64(&w, "cost_bytes", all->peak_r != FSDPA_ABSENT && all->a_at_peak_r != FSDPA_ABSENT &&
+                                    all->peak_r > all->a_at_peak_r
+                                ? all->peak_r - all->a_at_peak_r
+                                : FSDPA_ABSENT);
   jw_ki64(&w, "peak_reserved_bytes", all->peak_r);
   jw_ki64(&w, "allocated_at_peak_reserved_bytes", all->a_at_peak_r);
   jw_ki64(&w, "peak_allocated_bytes", all->peak_a);
