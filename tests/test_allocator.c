@@ -478,6 +478,22 @@ static void check_backend_scenario(const char *scenario, int thrash) {
   if (tb) ck_assert_msg(tj_str_is(rep, "ranks.0.allocator.backend", tb), "%s: backend is not %s", scenario, tb);
   else ck_assert(tj_is_null(rep, "ranks.0.allocator.backend"));
   ck_assert_int_eq(tu_report_has_finding(rep, "allocator-thrash"), thrash);
+  /* only the frees that synchronize are blocking by name; the stream-ordered
+   * cudaFreeAsync and the virtual-memory cuMemUnmap / cuMemRelease are
+   * allocator calls judged by behaviour, as cudaMalloc is */
+  int64_t af = tj_i64(t, "allocator.async_pool.free_calls"), rel = tj_i64(t, "allocator.vmm.release_calls");
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.sync_classes.classes.[class=free].calls"),
+                   tj_i64(t, "allocator.free_calls") - af - rel + tj_i64(t, "allocator.pinned_host.free_calls"));
+  ck_assert_int_eq(tj_i64(rep, "ranks.0.sync_classes.classes.[class=alloc].calls"),
+                   tj_i64(t, "allocator.malloc_calls") + tj_i64(t, "allocator.vmm.map_calls") +
+                       tj_i64(t, "allocator.vmm.unmap_calls") + rel + af +
+                       tj_i64(t, "allocator.pinned_host.alloc_calls"));
+  static const char *const NOT_NAMED[] = {"cudaFreeAsync", "cuMemRelease", "cuMemUnmap"};
+  for (size_t i = 0; i < 3; i++) {
+    char k[96];
+    snprintf(k, sizeof k, "ranks.0.sync_waits.[api=%s]", NOT_NAMED[i]);
+    ck_assert_msg(!tj_has(rep, k), "%s: %s listed as a blocking call", scenario, NOT_NAMED[i]);
+  }
   /* pinned host memory has its own finding, never allocator-thrash's */
   int pinned = tj_i64(t, "allocator.pinned_host.alloc_calls") > 0;
   ck_assert_int_eq(tu_report_has_finding(rep, "pinned-host-churn"), pinned);

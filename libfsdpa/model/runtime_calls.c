@@ -198,7 +198,7 @@ static void infer(const fsdpa_ctx *c, const scratch *x, sc_call *k) {
   int64_t dev = FSDPA_ABSENT, stream = FSDPA_ABSENT;
   if (last != NONE32) op_place(c, last, &dev, &stream);
   k->device = dev;
-  if (k->info & (NC_DEVICE_SYNC | NC_FREE)) {
+  if ((k->info & NC_DEVICE_SYNC) || k->cls == SC_CLS_FREE) {
     k->scope = SC_SCOPE_DEVICE;
     k->op = device_last_op(c, x, dev, k->ts);
   } else if ((k->info & (NC_SYNC | NC_SYNC_MEMCPY)) && last != NONE32) {
@@ -222,7 +222,7 @@ static void attribute(const fsdpa_ctx *c, const scratch *x, sc_call *k) {
     return;
   }
   uint32_t gi = gs_find(x, r->corr);
-  if (gi != NONE32 && (k->info & SC_NAMED_MASK)) {
+  if (gi != NONE32 && sc_class_named(k->cls)) {
     const ev_rec *g = STORE_REC(&st->gsync, gi);
     const track *gt = store_track(st, g->track);
     const sync_info *si = g->aux != AUX_NONE ? &FA_VEC_AT(&st->syncs, sync_info, g->aux) : NULL;
@@ -536,7 +536,7 @@ static fsdpa_status sc_build_new(fsdpa_ctx *c, uint32_t mask, sc_set *s) {
     if (sc_class_named(k->cls)) k->how = SC_HOW_NAMED;
     /* an allocation call keeps the attribution the allocator analysis
      * measures its idle with; its behaviour test only names what it waited for */
-    if (sc_class_named(k->cls) || (info & NC_MALLOC)) attribute(c, &x, k);
+    if (sc_class_named(k->cls) || k->cls == SC_CLS_ALLOC) attribute(c, &x, k);
     else if (tested) behave(c, &x, s, k, 1);
     if (k->op != NONE32) {
       int64_t d, sid;
@@ -547,7 +547,7 @@ static fsdpa_status sc_build_new(fsdpa_ctx *c, uint32_t mask, sc_set *s) {
     size_t nb;
     const iv *b = sc_busy(s, k->dev, &nb);
     idle_of(k, b, nb);
-    if (tested && (info & NC_MALLOC)) behave(c, &x, s, k, 0);
+    if (tested && k->cls == SC_CLS_ALLOC) behave(c, &x, s, k, 0);
   }
   scratch_free(a, &x);
   call_sort(s->v, s->n);

@@ -22,7 +22,12 @@ enum { SC_SRC_NONE = 0, SC_SRC_CUDA_SYNC = 1, SC_SRC_OWN_OP = 2, SC_SRC_INFERRED
 enum { SC_SCOPE_NONE = 0, SC_SCOPE_STREAM = 1, SC_SCOPE_DEVICE = 2 };
 
 /* NC_* bits of the calls that block the calling CPU thread until GPU work
- * ends by what they are (their name): always blocking. */
+ * ends by what they are (their name): always blocking.  Of the frees only
+ * those that synchronize (cudaFree, cuMemFree, cudaFreeHost, hip*): a
+ * stream-ordered cudaFreeAsync and the virtual-memory cuMemRelease /
+ * cuMemUnmap do not (PyTorch's expandable segments synchronize the stream
+ * themselves before unmapping), so they are allocator calls judged by
+ * behaviour (sc_class_of); their NC_FREE bit still selects them here. */
 #define SC_NAMED_MASK (NC_SYNC | NC_DEVICE_SYNC | NC_SYNC_MEMCPY | NC_FREE)
 /* Not an NC_* bit (runtime-call names never carry the collective bits):
  * in a mask it asks for the calls that blocked by behaviour too. */
@@ -41,20 +46,20 @@ enum { SC_SCOPE_NONE = 0, SC_SCOPE_STREAM = 1, SC_SCOPE_DEVICE = 2 };
 enum {
   SC_CLS_SYNC = 0,     /* stream / event / device synchronize (named) */
   SC_CLS_SYNC_COPY,    /* synchronous copy / memset (named) */
-  SC_CLS_FREE,         /* device / pinned free (named) */
+  SC_CLS_FREE,         /* device / pinned free that synchronizes (named) */
   SC_CLS_LAUNCH,       /* kernel / graph launch */
   SC_CLS_ASYNC_COPY,   /* async copy / memset enqueue */
-  SC_CLS_ALLOC,        /* device / pinned allocation */
+  SC_CLS_ALLOC,        /* device / pinned allocation, stream-ordered free, virtual-memory call */
   SC_CLS_OTHER,        /* every other runtime call */
   SC_CLS__COUNT
 };
 static inline int sc_class_of(uint32_t info) {
   if (info & (NC_SYNC | NC_DEVICE_SYNC)) return SC_CLS_SYNC;
   if (info & NC_SYNC_MEMCPY) return SC_CLS_SYNC_COPY;
-  if (info & NC_FREE) return SC_CLS_FREE;
+  if ((info & NC_FREE) && !(info & (NC_ASYNC_POOL | NC_VMM))) return SC_CLS_FREE;
   if (info & NC_ASYNC_COPY) return SC_CLS_ASYNC_COPY;
   if (info & NC_LAUNCH) return SC_CLS_LAUNCH;
-  if (info & NC_MALLOC) return SC_CLS_ALLOC;
+  if (info & (NC_MALLOC | NC_FREE | NC_VMM)) return SC_CLS_ALLOC;
   return SC_CLS_OTHER;
 }
 static inline int sc_class_named(int cls) { return cls <= SC_CLS_FREE; }
@@ -90,7 +95,7 @@ typedef struct sc_call {
 } sc_call;
 /* Whether a call of the set is one of the blocking ones (SC_BLOCKING_MASK). */
 static inline int sc_is_blocking(const sc_call *k) {
-  return (k->info & SC_NAMED_MASK) || (k->how == SC_HOW_BEHAVIOUR && k->cls != SC_CLS_ALLOC);
+  return sc_class_named(k->cls) || (k->how == SC_HOW_BEHAVIOUR && k->cls != SC_CLS_ALLOC);
 }
 
 typedef struct sc_dev {
