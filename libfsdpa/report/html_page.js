@@ -419,7 +419,8 @@
           el('code', { text: f.id }),
           el('span', { cls: 'title', text: f.title || '' }),
           el('span', { cls: 'muted small', text: where }),
-          el('span', { cls: 'cost', text: num(f.cost_ns) ? 'costs ' + fmtNs(f.cost_ns) : '' })
+          el('span', { cls: 'cost', text: num(f.cost_bytes) && !f.cost_ns ? 'costs ' + fmtBytes(f.cost_bytes) +
+                       ' of reserved memory' : num(f.cost_ns) ? 'costs ' + fmtNs(f.cost_ns) : '' })
         ]),
         el('div', { cls: 'detail', id: 'finding-' + k + '-detail', text: f.detail || '' }),
         el('div', { cls: 'advice' }, [el('b', { text: 'Advice: ' }), f.advice || '']),
