@@ -249,11 +249,14 @@ static char *truth_of(const char *trace) {
 }
 
 /* No ProfilerStep: the iterations are inferred from the Optimizer.step#
- * annotations, the first is left out as warm-up, and cpu-sync-stall and
- * allocator-thrash judge the other ones (exact against the generator). */
-START_TEST(t_gen_sync_optimizer) {
-  char *path = tu_tracegen("sync_optimizer", "--steps 5", "sa_sync_optimizer.json.gz");
-  ck_assert_msg(path != NULL, "tools/tracegen could not generate sync_optimizer");
+ * (or DataLoader __next__) annotations, the first is left out as warm-up,
+ * and cpu-sync-stall and allocator-thrash judge the other ones (exact
+ * against the generator). */
+static void check_inferred(const char *scenario, const char *source) {
+  char name[96];
+  snprintf(name, sizeof name, "sa_%s.json.gz", scenario);
+  char *path = tu_tracegen(scenario, "--steps 5", name);
+  ck_assert_msg(path != NULL, "tools/tracegen could not generate %s", scenario);
   char *t = truth_of(path);
   fsdpa_ctx *c = tu_new_ctx();
   ck_assert_int_eq(fsdpa_feed_file(c, path), FSDPA_OK);
@@ -261,7 +264,7 @@ START_TEST(t_gen_sync_optimizer) {
   ck_assert_ptr_nonnull(rep);
   size_t n = tj_count(t, "no_step.iterations");
   ck_assert_uint_eq(n, 5);
-  ck_assert(tj_str_is(rep, "ranks.0.iterations.source", "optimizer_step"));
+  ck_assert(tj_str_is(rep, "ranks.0.iterations.source", source));
   ck_assert_uint_eq((size_t)tj_i64(rep, "ranks.0.iterations.count"), n);
   int64_t judged = 0, blocked = 0, flagged = 0;
   uint64_t nm = 0, nf = 0;
@@ -291,7 +294,7 @@ START_TEST(t_gen_sync_optimizer) {
   char k[128];
 #define EV(x) (snprintf(k, sizeof k, "%s%s", E, x), k)
   ck_assert(tj_str_is(rep, EV("judged"), "iterations"));
-  ck_assert(tj_str_is(rep, EV("iterations_from"), "optimizer_step"));
+  ck_assert(tj_str_is(rep, EV("iterations_from"), source));
   ck_assert_int_eq(tj_i64(rep, EV("warmup_iterations")), 1);
   ck_assert_int_eq(tj_i64(rep, EV("steps")), (int64_t)n - 1);
   ck_assert_int_eq(tj_i64(rep, EV("flagged_steps")), flagged);
@@ -301,7 +304,7 @@ START_TEST(t_gen_sync_optimizer) {
   ck_assert(tj_is_null(rep, "findings.[id=cpu-sync-stall].step"));
   E = "findings.[id=allocator-thrash].evidence.";
   ck_assert(tj_str_is(rep, EV("judged"), "iterations"));
-  ck_assert(tj_str_is(rep, EV("iterations_from"), "optimizer_step"));
+  ck_assert(tj_str_is(rep, EV("iterations_from"), source));
   ck_assert_int_eq(tj_i64(rep, EV("warmup_steps")), 1);
   ck_assert_int_eq(tj_i64(rep, EV("steady_steps")), (int64_t)n - 1);
   ck_assert_int_eq(tj_i64(rep, EV("steady_malloc_calls")), (int64_t)nm);
@@ -316,6 +319,10 @@ START_TEST(t_gen_sync_optimizer) {
   fsdpa_ctx_free(c);
   free(path);
 }
+
+START_TEST(t_gen_sync_optimizer) { check_inferred("sync_optimizer", "optimizer_step"); }
+END_TEST
+START_TEST(t_gen_sync_dataloader) { check_inferred("sync_dataloader", "dataloader"); }
 END_TEST
 
 /* No iterations at all: cpu-sync-stall judges the whole trace and says so;
@@ -866,7 +873,7 @@ int main(void) {
   TU_CASE(s, "unit", 0, NULL, t_sync_inferred_idle, t_sync_cuda_sync_events, t_sync_behaviour,
           t_sync_severity_by_cost, t_sync_cost_is_opened, t_sync_behaviour_drain, t_list_protocol, t_list_outlives_context);
   TU_CASE(s, "real", 1200, NULL, t_corpus_vs_reference);
-  TU_CASE(s, "generator", 1200, NULL, t_gen_sync_stall, t_gen_sync_optimizer, t_gen_sync_no_iterations, t_gen_fsdp2_healthy, t_gen_blocking_copy,
+  TU_CASE(s, "generator", 1200, NULL, t_gen_sync_stall, t_gen_sync_optimizer, t_gen_sync_dataloader, t_gen_sync_no_iterations, t_gen_fsdp2_healthy, t_gen_blocking_copy,
           t_gen_mixed, t_gen_stream_wait, t_between_feeds);
   return tu_run_suite(s);
 }

@@ -295,6 +295,13 @@ SCENARIOS = {
              "(iterations inferred from it) and makes one cudaMalloc and one cudaFree after the first",
         expected=["cpu-sync-stall", "allocator-thrash"], absent=["launch-overhead", "comm-serialized",
                                                                  "exposed-comm"]),
+    "sync_dataloader": dict(
+        kind="sync", no_step="dataloader", alloc_per_iter=True,
+        desc="sync_optimizer without the optimizer mark: the iterations are inferred from the DataLoader "
+             "__next__ annotations (each starts one, lasting until the next; the last ends at the main "
+             "thread's last CPU event)",
+        expected=["cpu-sync-stall", "allocator-thrash"], absent=["launch-overhead", "comm-serialized",
+                                                                 "exposed-comm"]),
     "sync_no_iterations": dict(
         kind="sync", no_step="none", alloc_per_iter=True,
         desc="sync_optimizer with no iteration mark at all (no ProfilerStep, optimizer or DataLoader "
@@ -653,6 +660,8 @@ class Rank:
         self.no_step = sc.get("no_step")
         self.iters = []
         self.first_cpu_main = None
+        self.last_cpu_main = None
+        self.dl_starts = []
         self.block_log = []
         self.alloc_log = []
         self.peak_alloc = 0
@@ -733,6 +742,10 @@ class Rank:
         t = self.t[th] + (self.rus(self.ov["tail"]) if tail is None else tail)
         self.t[th] = t
         cat, name, start, ext, extra, ranges, rfid = rec
+        if th == self.tid_main and cat in ("cpu_op", "user_annotation"):
+            self.last_cpu_main = max(self.last_cpu_main or t, t)
+            if self.no_step == "dataloader" and name.startswith("enumerate(DataLoader)#"):
+                self.dl_starts.append(start)
         c = self.f.cat(cat)
         self.count(c)
         self.nseq += 1
@@ -2266,13 +2279,17 @@ def no_step_truth(R, sc):
     (synchronize, cudaFree) and its device malloc / free calls, each call
     counted in the iteration its start lies in."""
     its = R.iters
+    if sc["no_step"] == "dataloader":
+        # each DataLoader __next__ starts an iteration lasting until the next one
+        d = R.dl_starts
+        its = [(d[i], d[i + 1] if i + 1 < len(d) else R.last_cpu_main) for i in range(len(d))]
     rows = []
     for i, (s, e) in enumerate(its):
         blocked = sum(b - a for a, b in R.block_log if s <= a < e)
         rows.append({"start_ns": R.E(s), "dur_ns": e - s, "blocked_ns": blocked,
                      "malloc_calls": sum(1 for a, w in R.alloc_log if w == "malloc" and s <= a < e),
                      "free_calls": sum(1 for a, w in R.alloc_log if w == "free" and s <= a < e)})
-    return {"iterations_from": "optimizer_step" if sc["no_step"] == "optimizer" else "none",
+    return {"iterations_from": {"optimizer": "optimizer_step", "dataloader": "dataloader"}.get(sc["no_step"], "none"),
             "iterations": rows,
             "blocked_ns": sum(b - a for a, b in R.block_log),
             "malloc_calls": sum(1 for _, w in R.alloc_log if w == "malloc"),
