@@ -13,8 +13,10 @@ host_not_launched + host_blocked (which of the two depends on the list of blocki
 one place in the library, so it is not recomputed here); the queued rest is stream_wait (a
 cuda_sync stream wait on the op's stream, issued after the launch of the op before it, whose
 awaited op on the other stream was still to end), rank_wait (awaited op or the op itself a
-collective kernel) or unknown.  A trace with no such cuda_sync event has only the runtime calls:
-the launching thread's last cudaStreamWaitEvent after its previous launch waits on its last
+collective kernel) or unknown.  Per wait, not per trace: a runtime wait call (cudaStreamWaitEvent /
+hipStreamWaitEvent) whose correlation id is that of such a cuda_sync event is that event and is
+not read again; every other one (its cuda_sync has wait_on_stream -1, or it has none) is read
+from the runtime calls: the launching thread's last such call after its previous launch waits on its last
 cudaEventRecord before (or the wait itself when the trace has no record call), recorded on the
 stream of the thread's last launch before that onto another stream of the device (looking back
 at most 64 launches).  Times are integer ns exactly (Decimal).
@@ -64,7 +66,8 @@ def main(path):
     streams = {}   # (device, stream) -> [op]
     rt = {}        # correlation -> (ts, end), the first one
     waits = {}     # (device, stream) -> [(ts, wait_stream, record corr)]
-    rtwait = {}    # CPU thread -> [ts] of cudaStreamWaitEvent calls
+    rtwait = {}    # CPU thread -> [(ts, corr)] of cudaStreamWaitEvent calls
+    named = set()  # correlation ids of the cuda_sync waits that name their stream
     rtrec = {}     # CPU thread -> [ts] of cudaEventRecord calls
     for e in evs:
         if not isinstance(e, dict) or e.get("ph") != "X" or "ts" not in e:
@@ -90,7 +93,7 @@ def main(path):
                 rt.setdefault(corr, (ts, end, thr))
             name = e.get("name", "")
             if name in WAIT_CALLS:
-                rtwait.setdefault(thr, []).append(ts)
+                rtwait.setdefault(thr, []).append((ts, corr))
             elif name in RECORD_CALLS:
                 rtrec.setdefault(thr, []).append(ts)
         elif cat == "cuda_sync":
@@ -98,12 +101,16 @@ def main(path):
             if isinstance(ws, int) and ws >= 0:
                 key = (as_int(e.get("pid")), as_int(e.get("tid")))
                 waits.setdefault(key, []).append((ts, ws, args.get("wait_on_cuda_event_record_corr_id")))
+                if corr is not None:
+                    named.add(corr)
     for v in streams.values():
         v.sort(key=lambda o: (o["ts"], o["end"]))
         for i, o in enumerate(v):
             o["i"] = i
     for v in waits.values():
         v.sort()
+    rtwait = {thr: [t for t, c in v if c is None or c not in named] for thr, v in rtwait.items()}
+    rtwait = {thr: v for thr, v in rtwait.items() if v}
     for v in list(rtwait.values()) + list(rtrec.values()):
         v.sort()
     order = {sk: i for i, sk in enumerate(sorted(streams, key=lambda k: (k[0], k[1])))}
@@ -116,7 +123,7 @@ def main(path):
     for v in launches.values():
         v.sort(key=lambda x: (x[0], x[1]))
     rtw = None
-    if not waits and rtwait:
+    if rtwait:
         rtw = (rtwait, rtrec, launches, bool(rtrec))
     def launch(o):
         return rt.get(o["corr"]) if o["corr"] is not None else None
@@ -204,7 +211,7 @@ def split(keys, streams, waits, rt, launch, key, rtw):
             if a["end"] > q and (A is None or a["end"] > A["end"]):
                 A = a
         if rtw is not None:
-            # no cuda_sync waits: the runtime calls of K's launching thread
+            # the waits no cuda_sync names: the runtime calls of K's launching thread
             rtwait, rtrec, launches, has_rec = rtw
             thr = L[2]
             ll = launches.get(thr, [])

@@ -14,6 +14,8 @@
 #include "ctx.h"
 #include "analysis/launch_gaps/launch_gaps.h"
 #include "analysis/launch_gaps/launch_gaps_impl.h"
+#include "events/classify.h"
+#include "util/fmt.h"
 
 #define A FSDPA_ABSENT
 #define NL LG_C_NOT_LAUNCHED
@@ -495,10 +497,16 @@ END_TEST
 /* The generator's stream_wait scenario in each of its formats: the truth's
  * causes, whole trace and per stream, from what the generator did (the op
  * each stream wait held, the calls that blocked the host), must be the
- * library's to the ns; new and old write the waits as cuda_sync events
- * (Stream Wait Event, Event Sync, Stream Sync; new on the stream + 1000000
- * row), legacy19 only as cudaEventRecord / cudaStreamWaitEvent /
- * cudaEventSynchronize / cudaStreamSynchronize runtime calls. */
+ * library's to the ns, in the JSON report, in the report inside the HTML
+ * page and in the text report's line; new and old write the waits as
+ * cuda_sync events (Stream Wait Event, Event Sync, Stream Sync; new on the
+ * stream + 1000000 row), legacy19 only as cudaEventRecord /
+ * cudaStreamWaitEvent / cudaEventSynchronize / cudaStreamSynchronize runtime
+ * calls.  --wait-form: unresolved writes every Stream Wait Event with
+ * wait_on_stream -1 (the Event Syncs still name theirs), mixed cycles the
+ * waits through named, unresolved and no cuda_sync event, rocm has hip*
+ * calls and no cuda_sync at all: the waits the cuda_sync events do not name
+ * come from the runtime calls, each wait once, so the truth is the same. */
 static void cmp_truth(const char *truth, const char *tpre, const lg_causes *k, const char *rep,
                       const char *rpre, const char *what) {
   static const char *K[LG_C__N] = {"host_not_launched_ns", "host_blocked_ns", "stream_wait_ns", "rank_wait_ns",
@@ -517,27 +525,93 @@ static void cmp_truth(const char *truth, const char *tpre, const lg_causes *k, c
   }
 }
 
+/* The report inside an HTML page (its fsdpa-report script element), malloc'd. */
+static char *report_of_page(const char *html) {
+  const char *v = strstr(html, "id=\"fsdpa-report\"");
+  ck_assert_ptr_nonnull(v);
+  v = strchr(v, '>') + 1;
+  const char *e = strstr(v, "</script>");
+  ck_assert_ptr_nonnull(e);
+  char *js = strndup(v, (size_t)(e - v));
+  ck_assert_ptr_nonnull(js);
+  ck_assert_msg(tj_valid(js, strlen(js)), "the page's report is not JSON");
+  return js;
+}
+
+/* The stream-wait evidence a trace holds: cuda_sync Stream Wait Events
+ * naming their stream and not, runtime wait calls, hip* / cuda* calls. */
+typedef struct wevid { size_t named, unnamed, calls, hip, cuda; } wevid;
+static wevid evidence(fsdpa_ctx *c) {
+  wevid w = {0, 0, 0, 0, 0};
+  for (size_t i = 0; i < c->st.gsync.len; i++) {
+    const ev_rec *r = STORE_REC(&c->st.gsync, i);
+    if (r->aux == AUX_NONE || strcmp(intern_str(&c->st.names, r->name), "Stream Wait Event")) continue;
+    if (FA_VEC_AT(&c->st.syncs, sync_info, r->aux).wait_on_stream >= 0) w.named++;
+    else w.unnamed++;
+  }
+  for (size_t i = 0; i < c->st.rt.len; i++) {
+    const ev_rec *r = STORE_REC(&c->st.rt, i);
+    const char *n = intern_str(&c->st.names, r->name);
+    w.calls += (store_name_info(&c->st, r->name) & NC_STREAM_WAIT) != 0;
+    w.hip += !strncmp(n, "hip", 3);
+    w.cuda += !strncmp(n, "cuda", 4);
+  }
+  return w;
+}
+
 START_TEST(t_generator_stream_wait) {
-  static const char *F[] = {"new", "old", "legacy19"};
-  for (size_t f = 0; f < 3; f++) {
-    char name[64], extra[64];
-    snprintf(name, sizeof name, "ic_stream_wait_%s.json%s", F[f], f == 1 ? "" : ".gz");
-    snprintf(extra, sizeof extra, "--format %s --steps 4", F[f]);
+  static const struct { const char *fmt, *form; } F[] = {
+      {"new", "cuda_sync"}, {"old", "cuda_sync"}, {"legacy19", "cuda_sync"},
+      {"new", "unresolved"}, {"old", "mixed"}, {"new", "rocm"}};
+  for (size_t f = 0; f < sizeof F / sizeof F[0]; f++) {
+    char name[96], extra[96];
+    int old = !strcmp(F[f].fmt, "old"), rocm = !strcmp(F[f].form, "rocm");
+    snprintf(name, sizeof name, "ic_stream_wait_%s_%s.json%s", F[f].fmt, F[f].form, old ? "" : ".gz");
+    snprintf(extra, sizeof extra, "--format %s --wait-form %s --steps 4", F[f].fmt, F[f].form);
     char *path = tu_tracegen("stream_wait", extra, name);
-    ck_assert_msg(path != NULL, "tracegen stream_wait --format %s failed", F[f]);
+    ck_assert_msg(path != NULL, "tracegen stream_wait %s failed", extra);
     char tp[4200];
     snprintf(tp, sizeof tp, "%.*s.truth.json", (int)(strstr(path, ".json") - path), path);
     char *truth = tu_read_file(tp, NULL);
     ck_assert_msg(truth != NULL, "no truth file %s", tp);
     fsdpa_ctx *c = tu_new_ctx();
     ck_assert_msg(fsdpa_feed_file(c, path) == FSDPA_OK, "%s: %s", path, fsdpa_errmsg(c));
-    /* the evidence is there in the form of the format */
-    ck_assert_int_eq(c->st.gsync.len == 0, f == 2);
+    /* the evidence is there in the form of the format: 4 steps, one wait each */
+    ck_assert_int_eq(c->st.gsync.len == 0, !strcmp(F[f].fmt, "legacy19") || rocm);
+    wevid ev = evidence(c);
+    ck_assert_int_eq(ev.calls, 4);
+    ck_assert_int_eq(ev.hip > 0, rocm);
+    ck_assert_int_eq(ev.cuda > 0, !rocm);
+    if (!strcmp(F[f].form, "cuda_sync") && c->st.gsync.len) ck_assert(ev.named == 4 && ev.unnamed == 0);
+    if (!strcmp(F[f].form, "unresolved")) ck_assert(ev.named == 0 && ev.unnamed == 4);
+    if (!strcmp(F[f].form, "mixed")) ck_assert(ev.named == 2 && ev.unnamed == 1);  /* one wait has none */
     char *rep = tu_report(c, FSDPA_FORMAT_JSON);
     ck_assert_ptr_nonnull(rep);
+    char *html = tu_report(c, FSDPA_FORMAT_HTML);
+    ck_assert_ptr_nonnull(html);
+    char *prep = report_of_page(html);
+    char *text = tu_report(c, FSDPA_FORMAT_TEXT);
+    ck_assert_ptr_nonnull(text);
     ck_assert_int_gt(check_sums(c), 3);
     lg_causes k = ALL(c);
     cmp_truth(truth, "idle_causes.all.", &k, rep, "ranks.0.launch_gaps.", path);
+    cmp_truth(truth, "idle_causes.all.", &k, prep, "ranks.0.launch_gaps.", path);
+    /* the text report's line: each cause of the truth, as it writes durations */
+    static const char *TN[LG_C__N] = {"host not launched", "host blocked", "stream wait", "rank wait",
+                                      "unknown"};
+    static const char *TK[LG_C__N] = {"host_not_launched_ns", "host_blocked_ns", "stream_wait_ns",
+                                      "rank_wait_ns", "unknown_ns"};
+    const char *line = strstr(text, "idle causes");
+    ck_assert_ptr_nonnull(line);
+    for (int i = 0; i < LG_C__N; i++) {
+      char p[128], d[32], want[96];
+      snprintf(p, sizeof p, "idle_causes.all.%s", TK[i]);
+      int64_t ns = tj_i64(truth, p);
+      if (ns <= 0) continue;
+      fmt_dur(d, sizeof d, ns);
+      snprintf(want, sizeof want, "%s %s (", TN[i], d);
+      ck_assert_msg(strstr(line, want) != NULL, "%s: text report lacks '%s'", path, want);
+    }
     const store_views *v = ctx_views(c);
     ck_assert_int_eq(v->nstreams, 2);
     ck_assert_int_eq(tj_count(truth, "idle_causes.streams"), 2);
@@ -549,6 +623,7 @@ START_TEST(t_generator_stream_wait) {
       snprintf(what, sizeof what, "%s stream %lld", path, (long long)v->streams[i].stream);
       k = causes(c, INT64_MIN, INT64_MAX, v->streams[i].device, v->streams[i].stream);
       cmp_truth(truth, tpre, &k, rep, rpre, what);
+      cmp_truth(truth, tpre, &k, prep, rpre, what);
     }
     /* the scenario holds every cause it was built for: the compute stream
      * waits on the side stream, the host blocks in both syncs */
@@ -556,10 +631,14 @@ START_TEST(t_generator_stream_wait) {
     ck_assert_int_gt(tj_i64(truth, "idle_causes.all.host_blocked_ns"), 0);
     ck_assert_int_gt(tj_i64(truth, "idle_causes.all.host_not_launched_ns"), 0);
     ck_assert_int_gt(tj_i64(truth, "idle_causes.all.unknown_ns"), 0);
-    ck_assert_int_gt(tj_i64(truth, "sync.cudaEventSynchronize.count"), 0);
-    ck_assert_int_gt(tj_i64(truth, "sync.cudaStreamSynchronize.count"), 0);
+    ck_assert_int_gt(tj_i64(truth, rocm ? "sync.hipEventSynchronize.count" : "sync.cudaEventSynchronize.count"), 0);
+    ck_assert_int_gt(tj_i64(truth, rocm ? "sync.hipStreamSynchronize.count" : "sync.cudaStreamSynchronize.count"),
+                     0);
     ck_assert(tu_report_has_finding(rep, "cpu-sync-stall"));
     check_ref(c, path);
+    free(text);
+    free(prep);
+    free(html);
     free(rep);
     free(truth);
     fsdpa_ctx_free(c);

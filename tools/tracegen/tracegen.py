@@ -687,6 +687,10 @@ class Rank:
         self.blklog = {}
         self.pending_wait = {}  # stream -> the op its next op waits for (cudaStreamWaitEvent)
         self.last_op_on = {}
+        # how the stream waits are written (--wait-form): the truth does not depend on it
+        self.wait_form = opts.get("wait_form", "cuda_sync")
+        self.hip = self.wait_form == "rocm"
+        self.nwaits = 0
 
     # ---- random helpers (rank independent) --------------------------------
     def r(self, lo, hi):
@@ -770,6 +774,7 @@ class Rank:
         return st[-1][3] if st else 0
 
     def runtime(self, th, name, cbid, dur, ext=None, sync_api=False, cat="cuda_runtime"):
+        name = self.api_name(name)
         start = self.t[th] + self.rus(self.ov["pre"])
         self.corr += 1
         if ext is None:
@@ -797,6 +802,7 @@ class Rank:
 
     def sync_call(self, th, name, cbid, until):
         """Blocking sync API: returns when `until` (GPU time) has passed."""
+        name = self.api_name(name)
         start = self.t[th] + self.rus(self.ov["pre"])
         end = max(start + self.r(3 * US, 6 * US), until + self.r(4 * US, 9 * US))
         self.corr += 1
@@ -818,6 +824,7 @@ class Rank:
         synchronous copy); block="queue": it returns when the work queued on
         the stream before it is done and only then queues its op (a launch
         that drains the GPU first); either way it counts as a blocking call."""
+        api = (self.api_name(api[0]),) + tuple(api[1:])
         ov = self.ov
         rt_start = self.t[th] + self.rus(ov["pre"])
         rt_dur = self.rus(ov["rt"]) if rt_ns is None else rt_ns
@@ -953,8 +960,12 @@ class Rank:
                   % wait)
         return a + '"stream": %d, "correlation": %d, "device": %d, "context": 1' % (stream, corr, self.device)
 
+    def api_name(self, name):
+        """The runtime call's name: its HIP twin in the ROCm form (--wait-form rocm)."""
+        return HIP_NAMES.get(name, name) if self.hip else name
+
     def emit_sync(self, kind, tid, start, end, args):
-        if self.legacy:  # PyTorch 1.9 predates cuda_sync events: only the runtime calls
+        if self.legacy or self.hip:  # PyTorch 1.9 predates cuda_sync events, ROCm has none
             return
         self.count("cuda_sync")
         self.gpu_buf.append(self.f.x("cuda_sync", jstr(kind), self.dev_s, tid, self.E(start), end - start, args))
@@ -972,9 +983,16 @@ class Rank:
         rec_corr, rec_stream, op, evid = ev
         s, e = self.runtime(th, "cudaStreamWaitEvent", 147, self.r(1 * US, 3 * US))
         self.pending_wait[stream] = op
+        # --wait-form: "unresolved" writes every Stream Wait Event without the waited-on stream
+        # (wait_on_stream -1, as older Kineto does and as for an event recorded before the
+        # profiling window); "mixed" cycles per wait through named, unresolved and no cuda_sync
+        form = {"unresolved": 1, "mixed": self.nwaits % 3}.get(self.wait_form, 0)
+        self.nwaits += 1
+        if form == 2:
+            return
+        wait = (rec_stream, rec_corr, evid) if form == 0 else (-1, -1, evid)
         self.emit_sync("Stream Wait Event", self.stid(stream), s, e,
-                       self.sync_args("Stream Wait Event", stream, self.corr, self.cur_ext(th),
-                                      (rec_stream, rec_corr, evid)))
+                       self.sync_args("Stream Wait Event", stream, self.corr, self.cur_ext(th), wait))
 
     def event_sync(self, th, ev):
         """cudaEventSynchronize(ev): the host blocks until the op the event was recorded behind ends.
@@ -2191,6 +2209,8 @@ def _generate_rank(scenario, sc, path, opts, rank, world, steps, target):
     truth["generator"] = {"bytes_uncompressed": w.ubytes, "bytes_file": os.path.getsize(path),
                           "format": opts["format"],
                           "nccl_names": opts["nccl_names"], "seed": opts["seed"], "layers": opts["layers"]}
+    if opts.get("wait_form", "cuda_sync") != "cuda_sync":
+        truth["generator"]["wait_form"] = opts["wait_form"]
     with open(truth_path(path), "w") as fh:
         json.dump(truth, fh, indent=1, sort_keys=False)
         fh.write("\n")
@@ -2201,7 +2221,8 @@ IDLE_CAUSES = ("host_not_launched", "host_blocked", "stream_wait", "rank_wait", 
 # runtime calls the contract counts as blocking by name (model/runtime_calls.h); none of the
 # generator's other calls lasts long enough to block by behaviour
 BLOCKING_CALLS = {"cudaStreamSynchronize", "cudaEventSynchronize", "cudaDeviceSynchronize", "cudaMemcpy",
-                  "cudaMemset", "cudaFree"}
+                  "cudaMemset", "cudaFree", "hipStreamSynchronize", "hipEventSynchronize",
+                  "hipDeviceSynchronize", "hipMemcpy", "hipMemset", "hipFree"}
 SLOW_LAUNCH_NS = 1000 * US   # idle.slow_launch_ns
 
 
@@ -2371,8 +2392,16 @@ def build_truth(R, wl, scenario, sc, opts, nsteps):
     return truth
 
 
+WAIT_FORMS = ("cuda_sync", "unresolved", "mixed", "rocm")
+# the runtime calls the stream_wait scenario makes, as ROCm names them (--wait-form rocm)
+HIP_NAMES = {"cudaLaunchKernel": "hipLaunchKernel", "cudaMemcpyAsync": "hipMemcpyAsync",
+             "cudaEventRecord": "hipEventRecord", "cudaStreamWaitEvent": "hipStreamWaitEvent",
+             "cudaEventSynchronize": "hipEventSynchronize", "cudaStreamSynchronize": "hipStreamSynchronize",
+             "cudaDeviceSynchronize": "hipDeviceSynchronize"}
+
+
 def generate(scenario, path, ranks=None, steps=4, layers=8, seed=1, target_bytes=None, format="new",
-             nccl_names="new", gz_level=6, straggler_rank=None):
+             nccl_names="new", gz_level=6, straggler_rank=None, wait_form="cuda_sync"):
     """Write trace(s) + truth file(s).  Returns the truth dict (one rank) or
     a list of truth dicts (several ranks)."""
     if scenario not in SCENARIOS:
@@ -2380,6 +2409,10 @@ def generate(scenario, path, ranks=None, steps=4, layers=8, seed=1, target_bytes
     if format not in ("new", "old", "legacy19"):
         raise ValueError("format must be new, old or legacy19")
     sc = SCENARIOS[scenario]
+    if wait_form not in WAIT_FORMS:
+        raise ValueError("wait_form must be one of " + ", ".join(WAIT_FORMS))
+    if wait_form != "cuda_sync" and not sc.get("stream_wait"):
+        raise ValueError("wait_form %s is for the stream_wait scenario" % wait_form)
     if ranks is None:
         ranks = sc.get("ranks", 1)
     ranks = int(ranks)
@@ -2396,7 +2429,8 @@ def generate(scenario, path, ranks=None, steps=4, layers=8, seed=1, target_bytes
         for r in range(ranks):
             offsets[r] = (r * 1234567891 + (r * r) * 7654321) // q * q
     opts = dict(seed=seed, layers=layers, format=format, nccl_names=nccl_names, gz_level=gz_level,
-                clock_offsets=offsets, t0=t0, distributed=distributed, straggler_rank=straggler_rank)
+                clock_offsets=offsets, t0=t0, distributed=distributed, straggler_rank=straggler_rank,
+                wait_form=wait_form)
     truths = [None] * ranks
     nsteps = steps
     if sc.get("one_pass"):  # a first pass has no steps to repeat
@@ -2437,11 +2471,13 @@ def main(argv=None):
     ap.add_argument("--nccl-names", choices=["new", "old"], default="new")
     ap.add_argument("--gz-level", type=int, default=6)
     ap.add_argument("--straggler-rank", type=int, default=None)
+    ap.add_argument("--wait-form", choices=WAIT_FORMS, default="cuda_sync",
+                    help="stream_wait: how the stream waits are written (see README)")
     a = ap.parse_args(argv)
     t = time.time()
     res = generate(a.scenario, a.output, ranks=a.ranks, steps=a.steps, layers=a.layers, seed=a.seed,
                    target_bytes=a.target_bytes, format=a.format, nccl_names=a.nccl_names, gz_level=a.gz_level,
-                   straggler_rank=a.straggler_rank)
+                   straggler_rank=a.straggler_rank, wait_form=a.wait_form)
     dt = time.time() - t
     res = res if isinstance(res, list) else [res]
     total_u = sum(r["generator"]["bytes_uncompressed"] for r in res)

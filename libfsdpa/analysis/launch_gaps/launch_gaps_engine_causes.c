@@ -3,7 +3,19 @@
  * the next op was launched after the gap began; a gap whose op was launched
  * early and then waited for another stream, or whose thread sat in a
  * blocking copy, is not the CPU's launch rate.  One pass over the window's
- * gaps; each part costs a few binary searches over indexes built once. */
+ * gaps; each part costs a few binary searches over indexes built once.
+ *
+ * Stream-wait evidence, per wait (never per trace): a wait whose cuda_sync
+ * event names the waited-on stream (wait_on_stream >= 0) is read from that
+ * event; its runtime call (cudaStreamWaitEvent / hipStreamWaitEvent, the
+ * call with the event's correlation id) is then left out of the runtime-call
+ * fallback, so no wait counts twice.  Every other runtime wait call -- one
+ * whose cuda_sync form lacks the stream (wait_on_stream -1: older Kineto, or
+ * an event recorded before the profiling window), or one with no cuda_sync
+ * event at all (ROCm, PyTorch before cuda_sync, sync events not enabled) --
+ * is read through the fallback (the thread's cudaEventRecord before it and
+ * the stream of its launch before that).  A cuda_sync wait without a
+ * correlation id covers no call. */
 #include "analysis/launch_gaps/launch_gaps_impl.h"
 #include "events/classify.h"
 #include "model/runtime_calls.h"
@@ -42,8 +54,8 @@ struct lg_cidx {
   size_t nblk;
   swait *wt;
   size_t nwt;
-  /* a trace without cuda_sync stream waits (ROCm, older CUDA): its
-   * cudaStreamWaitEvent / cudaEventRecord calls, and the launches, per thread */
+  /* the runtime stream-wait calls no cuda_sync wait covers (see the top),
+   * the cudaEventRecord calls and the launches, per thread */
   tcall *rl, *rw, *rr;
   size_t nrl, nrw, nrr, nrl_cap;
   /* when there are waits: each stream's linked ops by launch time
@@ -76,6 +88,8 @@ FA_SORT_DEFINE(sort_swait, swait, SW_LESS)
    : (a)->ts != (b)->ts     ? (a)->ts < (b)->ts                                         \
                             : (a)->stream < (b)->stream)
 FA_SORT_DEFINE(sort_tcall, tcall, TC_LESS)
+#define I64_LESS(a, b) (*(a) < *(b))
+FA_SORT_DEFINE(sort_i64, int64_t, I64_LESS)
 
 void lg_cidx_free(fsdpa_ctx *c, lg_cidx *ix) {
   if (!ix) return;
@@ -90,14 +104,28 @@ void lg_cidx_free(fsdpa_ctx *c, lg_cidx *ix) {
   fa_free(&c->alloc, ix, sizeof *ix);
 }
 
-/* The runtime-call stream waits: only read when no cuda_sync says which
- * stream waits for which (ix->nwt == 0). */
-static fsdpa_status rt_waits_build(fsdpa_ctx *c, const store_views *v, lg_cidx *ix) {
+/* Whether correlation id corr is in the sorted cov[0..n). */
+static int covered(const int64_t *cov, size_t n, int64_t corr) {
+  if (corr == FSDPA_ABSENT) return 0;
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (cov[mid] < corr) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && cov[lo] == corr;
+}
+
+/* The runtime-call stream waits that no cuda_sync wait covers (cov: the
+ * sorted correlation ids of the cuda_sync waits that name their stream). */
+static fsdpa_status rt_waits_build(fsdpa_ctx *c, const store_views *v, lg_cidx *ix, const int64_t *cov,
+                                   size_t ncov) {
   const store *st = &c->st;
   size_t nw = 0, nr = 0, nl = 0;
   for (size_t i = 0; i < st->rt.len; i++) {
-    uint32_t info = store_name_info(st, STORE_REC(&st->rt, i)->name);
-    nw += (info & NC_STREAM_WAIT) != 0;
+    const ev_rec *r = STORE_REC(&st->rt, i);
+    uint32_t info = store_name_info(st, r->name);
+    nw += (info & NC_STREAM_WAIT) && !covered(cov, ncov, r->corr);
     nr += (info & NC_EVENT_RECORD) != 0;
   }
   if (!nw) return FSDPA_OK;
@@ -114,7 +142,7 @@ static fsdpa_status rt_waits_build(fsdpa_ctx *c, const store_views *v, lg_cidx *
   for (size_t i = 0; i < st->rt.len; i++) {
     const ev_rec *r = STORE_REC(&st->rt, i);
     uint32_t info = store_name_info(st, r->name);
-    if (info & NC_STREAM_WAIT) ix->rw[nw++] = (tcall){r->track, 0, r->ts};
+    if ((info & NC_STREAM_WAIT) && !covered(cov, ncov, r->corr)) ix->rw[nw++] = (tcall){r->track, 0, r->ts};
     if (info & NC_EVENT_RECORD) ix->rr[nr++] = (tcall){r->track, 0, r->ts};
   }
   for (size_t i = 0; i < v->nstreams; i++)
@@ -211,13 +239,25 @@ fsdpa_status lg_cidx_build(fsdpa_ctx *c, const store_views *v, lg_cidx **out) {
     ix->wt[k++] = (swait){r->track, 0, r->ts, y->wait_on_stream, y->wait_on_event_corr};
   }
   sort_swait(ix->wt, nwt);
-  fsdpa_status rs = FSDPA_OK;
-  if (!nwt) {
-    size_t cap = 0;
-    for (size_t i = 0; i < v->nstreams; i++) cap += v->streams[i].nops;
-    rs = rt_waits_build(c, v, ix);
-    if (ix->rl) ix->nrl_cap = cap;
+  /* the correlation ids of those waits: their runtime calls are covered */
+  size_t ncov = 0;
+  int64_t *cov = nwt ? fa_malloc(&c->alloc, nwt * sizeof *cov) : NULL;
+  if (nwt && !cov) {
+    lg_cidx_free(c, ix);
+    return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory (idle causes)");
   }
+  for (size_t i = 0; i < st->gsync.len; i++) {
+    const ev_rec *r = STORE_REC(&st->gsync, i);
+    if (r->aux != AUX_NONE && r->corr != FSDPA_ABSENT &&
+        FA_VEC_AT(&st->syncs, sync_info, r->aux).wait_on_stream >= 0)
+      cov[ncov++] = r->corr;
+  }
+  sort_i64(cov, ncov);
+  size_t cap = 0;
+  for (size_t i = 0; i < v->nstreams; i++) cap += v->streams[i].nops;
+  fsdpa_status rs = rt_waits_build(c, v, ix, cov, ncov);
+  if (ix->rl) ix->nrl_cap = cap;
+  fa_free(&c->alloc, cov, nwt * sizeof *cov);
   if (!rs && (ix->nwt || ix->nrw)) rs = launch_order_build(c, v, ix);
   if (rs) {
     lg_cidx_free(c, ix);
@@ -494,13 +534,14 @@ static void queued_parts(acc *A, const gpu_stream_view *sv, size_t j, const ev_r
       wstream = ws->stream;
     }
   }
-  if (!A->ix->nwt && A->ix->nrw) {
-    /* no cuda_sync: a cudaStreamWaitEvent of the launching thread after its
-     * previous launch waits, for K's stream, on the event of the thread's
-     * last cudaEventRecord before it (or, with no record call in the trace,
-     * on the wait itself), recorded on the stream of the thread's last launch
-     * before that onto another stream: PyTorch records on the current stream
-     * right after the work it orders.  The look back is bounded (RT_BACK). */
+  if (A->ix->nrw) {
+    /* a wait no cuda_sync names (see the top): a cudaStreamWaitEvent of the
+     * launching thread after its previous launch waits, for K's stream, on
+     * the event of the thread's last cudaEventRecord before it (or, with no
+     * record call in the trace, on the wait itself), recorded on the stream
+     * of the thread's last launch before that onto another stream: PyTorch
+     * records on the current stream right after the work it orders.  The
+     * look back is bounded (RT_BACK). */
     const lg_cidx *x = A->ix;
     const tcall *pl = tc_before(x->rl, x->nrl, L->track, L->ts, &A->hl);
     const tcall *wt = tc_before(x->rw, x->nrw, L->track, L->ts + 1, &A->hw);

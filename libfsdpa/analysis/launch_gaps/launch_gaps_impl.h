@@ -162,8 +162,9 @@ fsdpa_status lg_hta_idle(fsdpa_ctx *c, int64_t device, int64_t stream, int drop_
  *      the awaited op A is the op of the awaited stream whose launch call
  *      started last before the event's record call; until A ends: if A had not started, first
  *      A's own launch as in 1-2, then stream_wait (rank_wait when A is a
- *      communication kernel).  A trace without such cuda_sync events (ROCm)
- *      has only the runtime calls: a cudaStreamWaitEvent of L's thread after
+ *      communication kernel).  A wait no such cuda_sync event names (ROCm,
+ *      wait_on_stream -1; chosen per wait, launch_gaps_engine_causes.c)
+ *      is read from the runtime calls: a cudaStreamWaitEvent of L's thread after
  *      its previous launch and at or before tL waits on the event of that
  *      thread's last cudaEventRecord before it, recorded on the stream of the
  *      thread's last launch before the record (PyTorch records on the
