@@ -87,7 +87,7 @@ START_TEST(t_html_step_option) {
   size_t ns = fsdpa_list_count(steps);
   ck_assert_uint_ge(ns, 3);
   /* the busiest steady step, computed here from the public timeline query:
-   * the first of >= 3 steps is warm-up; busiest = most GPU busy time in the
+   * the first of >= 2 steps is warm-up; busiest = most GPU busy time in the
    * step's CPU range */
   int64_t best = -1, best_busy = -1;
   for (size_t i = 1; i < ns; i++) {
@@ -139,6 +139,49 @@ END_TEST
 /* 200 000 kernels of 1 us in one step: the Gantt merges what falls into one
  * column, so the page stays small, and the merged rectangles still count
  * every kernel (checked in Python on the page's data). */
+/* A JSON boolean at path: 1 true, 0 false; the test fails otherwise. */
+static int vbool(const char *js, const char *path) {
+  const char *b, *e;
+  ck_assert_msg(tj_find(js, path, &b, &e), "no %s", path);
+  int t = e - b == 4 && !memcmp(b, "true", 4), f = e - b == 5 && !memcmp(b, "false", 5);
+  ck_assert_msg(t || f, "%s is not a boolean", path);
+  return t;
+}
+
+/* Two steps, the first (warm-up) the busier: the page marks it not steady
+ * and shows the second by default, as launch_gaps.warmup leaves the first
+ * out; one step alone is steady and shown; a second step without GPU work
+ * leaves the warm-up one shown (still not steady). */
+START_TEST(t_html_warmup_of_two_steps) {
+  for (int round = 0; round < 3; round++) {
+    int nsteps = round ? 2 : 1;
+    fsdpa_ctx *c = NULL;
+    ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+    add_step(c, 5, 0, 100000);
+    add_kernel(c, "warmup_gemm", 7, 1000, 80000);
+    if (nsteps == 2) add_step(c, 6, 100000, 100000);
+    if (round == 1) add_kernel(c, "gemm", 7, 101000, 10000);
+    const char *paths[1] = {"two_steps.json"};
+    size_t len;
+    char *h = NULL;
+    fsdpa_error err;
+    ck_assert_int_eq(html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len, &err), FSDPA_OK);
+    char *vz = viz_of(h);
+    char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+    ck_assert_ptr_nonnull(rep);
+    ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.warmup.warmup_iterations"), nsteps == 2);
+    ck_assert_int_eq(tj_i64(vz, "ranks.0.chosen_step"), round == 1 ? 6 : 5);
+    ck_assert_int_eq(tj_count(vz, "ranks.0.steps"), nsteps);
+    ck_assert_int_eq(vbool(vz, "ranks.0.steps.0.steady"), nsteps == 1);
+    if (nsteps == 2) ck_assert(vbool(vz, "ranks.0.steps.1.steady"));
+    free(rep);
+    free(vz);
+    fsdpa_free(h);
+    fsdpa_ctx_free(c);
+  }
+}
+END_TEST
+
 START_TEST(t_html_bounded_for_huge_steps) {
   fsdpa_ctx *c = NULL;
   ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
@@ -585,7 +628,8 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("html");
-  TU_CASE(s, "html", 1500, setup, t_html_step_option, t_html_bounded_for_huge_steps, t_html_escapes_names,
+  TU_CASE(s, "html", 1500, setup, t_html_step_option, t_html_warmup_of_two_steps, t_html_bounded_for_huge_steps,
+          t_html_escapes_names,
           t_html_long_trace, t_html_steps_past_the_budget, t_html_blocking_by_behaviour,
           t_html_every_trace_in_the_browser, t_html_and_text_fault_injection);
   return tu_run_suite(s);

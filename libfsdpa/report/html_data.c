@@ -21,6 +21,7 @@
  * measured (a blocking sync, cudaMalloc/cudaFree), and the threads that
  * launched the most GPU work, each with its runtime calls. */
 #include "report/html.h"
+#include "analysis/launch_gaps/launch_gaps.h"
 #include "model/kernel_sets.h"
 #include "model/runtime_calls.h"
 #include "events/classify.h"
@@ -438,10 +439,25 @@ static int cmp_win(const void *pa, const void *pb) {
   return a->s < b->s ? -1 : a->s > b->s ? 1 : 0;
 }
 
+/* Whether the first step is warm-up: the launch-gaps analysis' fact
+ * (launch_gaps.warmup.warmup_iterations: the first of two or more
+ * iterations, which are the ProfilerSteps when the trace has them), so the
+ * page marks and skips the very step the findings leave out.  Without GPU
+ * activity launch_gaps is null; the contract's rule then reads the steps. */
+static fsdpa_status first_step_warmup(fsdpa_ctx *c, int *out) {
+  launch_gaps_brief lb;
+  fsdpa_status st = launch_gaps_brief_get(c, &lb);
+  if (st) return st;
+  *out = c->st.steps.len && (lb.gpu ? lb.warmup_iterations != 0 : c->st.steps.len >= 2);
+  return FSDPA_OK;
+}
+
 /* Index of the step shown by default: opts->html_step if set, else the
- * busiest steady step (the most GPU busy time inside its CPU range; the first
- * of three or more steps is warm-up, as in the launch-gaps analysis). */
-static fsdpa_status pick_step(report_in *in, size_t i, const store_views *v, size_t *out) {
+ * busiest steady step (the most GPU busy time inside its CPU range; warm:
+ * the first step is warm-up, first_step_warmup()).  When no steady step has
+ * any GPU work (a last step cut by the profiler's window), the warm-up step
+ * is shown after all: an empty Gantt shows nothing. */
+static fsdpa_status pick_step(report_in *in, size_t i, const store_views *v, int warm, size_t *out) {
   fsdpa_ctx *c = in->ctxs[i];
   size_t ns = c->st.steps.len;
   int64_t want = in->opts->html_step;
@@ -453,12 +469,16 @@ static fsdpa_status pick_step(report_in *in, size_t i, const store_views *v, siz
     *out = (size_t)want;
     return FSDPA_OK;
   }
-  size_t first = ns >= 3 ? 1 : 0, best = first;
+  size_t first = warm && ns >= 2 ? 1 : 0, best = first;
   int64_t best_busy = -1;
   for (size_t k = first; k < ns; k++) {
     const step_rec *s = &FA_VEC_AT(&c->st.steps, step_rec, k);
     int64_t b = iv_len_in(v->all_busy, v->nall, s->ts, s->end);
     if (b > best_busy) best_busy = b, best = k;
+  }
+  if (first && best_busy <= 0) {
+    const step_rec *s = &FA_VEC_AT(&c->st.steps, step_rec, 0);
+    if (iv_len_in(v->all_busy, v->nall, s->ts, s->end) > 0) best = 0;
   }
   *out = best;
   return FSDPA_OK;
@@ -521,7 +541,7 @@ fsdpa_status html_finding_viz(report_in *in, size_t k, jsonw *w) {
 /* Windows of a rank, in time order: the chosen step, the steps (or ranges)
  * where the rank's worst findings point, then other steps, up to max. */
 static fsdpa_status plan_windows(report_in *in, size_t i, const store_views *v, const int64_t *gend,
-                                 size_t max, win *ws, size_t *nw, int64_t *chosen_step) {
+                                 int warm, size_t max, win *ws, size_t *nw, int64_t *chosen_step) {
   fsdpa_ctx *c = in->ctxs[i];
   const store *s = &c->st;
   size_t ns = s->steps.len, n = 0;
@@ -531,7 +551,7 @@ static fsdpa_status plan_windows(report_in *in, size_t i, const store_views *v, 
                                  FSDPA_ABSENT, FSDPA_ABSENT, 2, SIZE_MAX};
   } else {
     size_t pick = 0;
-    fsdpa_status st = pick_step(in, i, v, &pick);
+    fsdpa_status st = pick_step(in, i, v, warm, &pick);
     if (st) return st;
     const step_rec *sp = &FA_VEC_AT(&s->steps, step_rec, pick);
     ws[n++] = (win){sp->ts, gend[pick], sp->ts, sp->end, sp->number, 0, pick};
@@ -1096,7 +1116,9 @@ fsdpa_status html_rank_viz(report_in *in, size_t i, const html_budget *b, jsonw 
   if ((st = plan_cpu_lanes(in, i, &x))) goto out;
   size_t nw = 0;
   int64_t chosen = FSDPA_ABSENT;
-  if ((st = plan_windows(in, i, v, x.gend, x.ws_n, x.ws, &nw, &chosen))) goto out;
+  int warm = 0;
+  if ((st = first_step_warmup(c, &warm))) goto out;
+  if ((st = plan_windows(in, i, v, x.gend, warm, x.ws_n, x.ws, &nw, &chosen))) goto out;
   for (size_t k = 0; k < nw; k++)
     if (x.ws[k].kind == 0 && x.ws[k].si < s->steps.len) x.detailed[x.ws[k].si] = 1;
 
@@ -1152,7 +1174,7 @@ fsdpa_status html_rank_viz(report_in *in, size_t i, const html_budget *b, jsonw 
     jw_ki64(w, "e", sp->end - org);
     jw_ki64(w, "gpu_e", x.gend[k] - org);
     jw_key(w, "steady");
-    jw_bool(w, !(s->steps.len >= 3 && k == 0));
+    jw_bool(w, !(warm && k == 0));
     jw_ki64(w, "busy_ns", iv_len_in(v->all_busy, v->nall, sp->ts, sp->end));
     jw_obj_end(w);
   }

@@ -312,8 +312,9 @@ const cli_opt cli_opts[] = {
      "html: the step index (0 = first ProfilerStep) the Gantt view shows first; default: the "
      "busiest steady-state step",
      "HTML: the step index (0 = the first ProfilerStep of the trace) shown first in the Gantt view.\n"
-     "The default is the busiest steady-state step: of the ProfilerSteps (all but the first when\n"
-     "there are three or more), the one with the most GPU busy time inside its CPU range. The\n"
+     "The default is the busiest steady-state step: of the ProfilerSteps (all but the first, the\n"
+     "warm-up, when there are two or more), the one with the most GPU busy time inside its CPU range\n"
+     "(the warm-up step when no other has GPU work). The\n"
      "page also holds the steps the worst findings point to, and others up to eight per rank.\n"},
     {ANALYZE | ANNOTATE | SUMMARIZE, OPT_MAX_MEMORY, 0, "max-memory", "SIZE", ARG_SIZE, NULL, NULL,
      "refuse to hold more than SIZE per trace (512M, 4G: powers of 1024; a bare number is MiB)",
