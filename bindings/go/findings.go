@@ -67,6 +67,14 @@ func goFinding(f *C.fsdpa_finding) Finding {
 	}
 	if f.evidence_json != nil {
 		out.Evidence = json.RawMessage(C.GoString(f.evidence_json))
+		// a memory finding's byte cost is in its evidence (fsdpa_finding
+		// has no field for it); the JSON report writes it beside cost_ns
+		var ev struct {
+			CostBytes *int64 `json:"cost_bytes"`
+		}
+		if json.Unmarshal(out.Evidence, &ev) == nil {
+			out.CostBytes = ev.CostBytes
+		}
 	}
 	if n := int(f.nranges); n > 0 && f.ranges != nil {
 		out.ranges = make([]Range, n)

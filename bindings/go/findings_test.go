@@ -105,7 +105,7 @@ func checkParsedFindings(t *testing.T, where string, fl FindingList, r *Report) 
 	for i, f := range fl.Items {
 		p := r.Findings[i]
 		if f.ID != p.ID || f.Severity != p.Severity || f.Rank != p.Rank || gtext(f.Step) != gtext(p.Step) ||
-			f.Title != p.Title || f.Detail != p.Detail || f.Advice != p.Advice || gtext(f.CostNs) != gtext(p.CostNs) ||
+			f.Title != p.Title || f.Detail != p.Detail || f.Advice != p.Advice || gtext(f.CostNs) != gtext(p.CostNs) || gtext(f.CostBytes) != gtext(p.CostBytes) ||
 			normJSON(t, f.Evidence) != normJSON(t, p.Evidence) {
 			t.Errorf("%s finding %d:\n  typed  %+v\n  parsed %+v", where, i, f, p)
 		}

@@ -676,6 +676,27 @@ func checkSync(t *testing.T, a *Analyzer, rank cmp, rep jobj) {
 			finding = o
 		}
 	}
+	if finding != nil {
+		// Without ProfilerStep the rule judges inferred iterations or the
+		// whole trace (evidence "judged"), which the per-step rows do not
+		// cover: its blocked time is then at most that of all the calls.
+		fev := finding["evidence"].(jobj)
+		if from, _ := fev["iterations_from"].(string); from != "ProfilerStep" {
+			var all int64
+			for _, k := range calls {
+				all += k.DurNs
+			}
+			judged, _ := fev["judged"].(string)
+			if (from == "none") != (judged == "whole_trace") || (judged != "whole_trace" && judged != "iterations") {
+				t.Errorf("cpu-sync-stall judged %q on iterations from %q", judged, from)
+			}
+			var fl int64
+			if _, err := fmt.Sscan(jtext(fev["flagged_sync_ns"]), &fl); err != nil || fl <= 0 || fl > all {
+				t.Errorf("cpu-sync-stall flags %d ns of blocking calls, the calls total %d ns", fl, all)
+			}
+			return
+		}
+	}
 	if nflag == 0 {
 		if finding != nil {
 			t.Errorf("cpu-sync-stall finding but no flagged step")

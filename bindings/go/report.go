@@ -74,15 +74,17 @@ type ReportStream struct {
 // element of the JSON report's findings[] (Report.Findings), or the same
 // finding typed by the library (ReportFindings, fsdpa_finding).
 type Finding struct {
-	ID       string          `json:"id"`
-	Severity Severity        `json:"severity"` // "info", "warning" or "critical"
-	Rank     int64           `json:"rank"`     // the rank it is about (typed findings: -1 for a job-wide one)
-	Step     *int64          `json:"step"`     // ProfilerStep number; nil for rank-wide findings
-	Title    string          `json:"title"`
-	Detail   string          `json:"detail"`
-	Advice   string          `json:"advice"`
-	CostNs   *int64          `json:"cost_ns"`  // the time the problem costs
-	Evidence json.RawMessage `json:"evidence"` // the numbers that triggered it (incl. "ranges"), as JSON text
+	ID       string   `json:"id"`
+	Severity Severity `json:"severity"` // "info", "warning" or "critical"
+	Rank     int64    `json:"rank"`     // the rank it is about (typed findings: -1 for a job-wide one)
+	Step     *int64   `json:"step"`     // ProfilerStep number; nil for rank-wide findings
+	Title    string   `json:"title"`
+	Detail   string   `json:"detail"`
+	Advice   string   `json:"advice"`
+	CostNs   *int64   `json:"cost_ns"` // the time the problem costs
+	// CostBytes is a memory finding's cost in bytes (allocator-fragmentation); nil on others.
+	CostBytes *int64          `json:"cost_bytes,omitempty"`
+	Evidence  json.RawMessage `json:"evidence"` // the numbers that triggered it (incl. "ranges"), as JSON text
 
 	typed  bool    // read from fsdpa_finding: ranges holds its evidence ranges
 	ranges []Range // typed ranges, worst first

@@ -68,6 +68,7 @@ class Finding(_FromJson):
     detail: str
     advice: str
     cost_ns: Optional[int]         # time the problem costs
+    cost_bytes: Optional[int]      # memory findings only: the bytes it costs (else None)
     evidence: Optional[Dict[str, Any]]   # the numbers that triggered it (incl. "ranges")
     _raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     _ranges: Optional[tuple] = field(default=None, repr=False, compare=False)
@@ -88,7 +89,13 @@ class Finding(_FromJson):
         d = {"id": item.id, "severity": item.severity, "rank": item.rank, "step": item.step,
              "title": item.title, "detail": item.detail, "advice": item.advice,
              "cost_ns": item.cost_ns, "evidence": evidence}
-        f = cls._from({k: d[k] for k in _FINDING_KEYS})
+        raw = {k: d[k] for k in _FINDING_KEYS if k != "evidence"}
+        # the library writes a memory finding's byte cost from its evidence
+        # (fsdpa_finding has no field for it), right after cost_ns
+        if isinstance(evidence, dict) and evidence.get("cost_bytes") is not None:
+            raw["cost_bytes"] = evidence["cost_bytes"]
+        raw["evidence"] = evidence
+        f = cls._from(raw)
         ranges = tuple(Range._from({"start_ns": r.start_ns, "end_ns": r.end_ns})
                        for r in item.ranges)
         object.__setattr__(f, "_ranges", ranges)
@@ -114,7 +121,7 @@ class Findings(List[Finding]):
     def to_pandas(self) -> "pandas.DataFrame":
         """The findings as a pandas DataFrame, one row per finding, the
         columns those of the JSON report's findings (id, severity, rank,
-        step, title, detail, advice, cost_ns, evidence); see
+        step, title, detail, advice, cost_ns, cost_bytes, evidence); see
         fsdpa.lists.to_pandas."""
         return to_pandas(self, Finding)
 
