@@ -890,8 +890,10 @@ static fsdpa_status push(fsdpa_input *in, const unsigned char *d, size_t len, in
     }
     size_t room = in->wcap - in->wlen, used, made;
     int r = infl_run(&in->dec, d, len, &used, in->w + IN_HEAD + in->wlen, room, &made, eof);
-    d += used;
-    len -= used;
+    if (used) { /* d is NULL when finish flushes a lone held byte */
+      d += used;
+      len -= used;
+    }
     if (made) {
       st = window_put(in, made);
       if (st) return st;
