@@ -9,6 +9,7 @@ something the report's own workload (ranks[].workload) and DataLoader count
   - TorchRec, embedding all-to-all  only with embedding_all_to_all
   - DataLoader, num_workers, persistent_workers  only when DataLoader __next__ ranges exist
   - "train" / "training"  only in mode train
+  - KV cache  only in mode decode or mixed (an LLM serving decode steps)
 
 Exit 0 = every advice within its workload, 1 = a sentence outside it, 77 = neither
 corpus nor generator could be run.
@@ -26,6 +27,7 @@ DDP = re.compile(r"\bDDP\b|bucket_cap_mb|gradient_as_bucket_view|find_unused_par
 EMB = re.compile(r"TorchRec|embedding all-to-all", re.I)
 LOADER = re.compile(r"DataLoader|num_workers|persistent_workers")
 TRAIN = re.compile(r"\btrain(ing)?\b", re.I)
+KV = re.compile(r"KV cache", re.I)
 
 # finding ids whose wording lives in a room being reworded in parallel: their
 # sentences outside the workload are printed, not failed, until it lands
@@ -48,7 +50,8 @@ def check(name, rep, bad):
                  (DDP, "DDP" in labels, "DDP advice without DDP"),
                  (EMB, "embedding_all_to_all" in labels, "embedding advice without embedding_all_to_all"),
                  (LOADER, loader, "DataLoader advice without DataLoader ranges"),
-                 (TRAIN, wl["mode"] == "train", "training wording outside mode train")]
+                 (TRAIN, wl["mode"] == "train", "training wording outside mode train"),
+                 (KV, wl["mode"] in ("decode", "mixed"), "KV cache advice outside decode")]
         for rx, allowed, what in rules:
             m = rx.search(adv)
             if m and not allowed:

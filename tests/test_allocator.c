@@ -228,6 +228,14 @@ START_TEST(t_warmup_and_thrash) {
   ck_assert_ptr_nonnull(rep);
   ck_assert(tu_report_has_finding(rep, "allocator-thrash"));
   ck_assert(tj_str_is(rep, "ranks.0.allocator.pattern", "sawtooth"));
+  /* one free per steady step, no empty_cache op, no burst: the advice names
+   * the release by what the native allocator does */
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=allocator-thrash].evidence.empty_cache_ops"), 0);
+  ck_assert_int_eq(tj_i64(rep, "findings.[id=allocator-thrash].evidence.free_bursts"), 0);
+  char *adv = tj_str(rep, "findings.[id=allocator-thrash].advice");
+  ck_assert_msg(strstr(adv, "calls cudaFree only when cached memory is released") != NULL, "%s", adv);
+  ck_assert_msg(strstr(adv, "KV cache") == NULL, "%s", adv);  /* mode unknown: no decode seen */
+  free(adv);
   free(rep);
   /* a fixed warm-up */
   ck_assert_int_eq(fsdpa_param_set(c, "allocator.warmup_steps", "4"), FSDPA_OK);
@@ -517,6 +525,15 @@ static void check_backend_scenario(const char *scenario, int thrash) {
       ck_assert(strstr(adv, "backend:native") != NULL);
       ck_assert(strstr(title, "cudaMallocAsync") != NULL);
     }
+    /* a native allocator's steady cudaFree is a release: the advice says
+     * so, by the named release when there is one, else by the behaviour */
+    int native = strcmp(tb, "expandable_segments") && strcmp(tb, "cudaMallocAsync");
+    int named = tj_i64(rep, "findings.[id=allocator-thrash].evidence.empty_cache_ops") > 0 ||
+                tj_i64(rep, "findings.[id=allocator-thrash].evidence.free_bursts") > 0;
+    int frees = tj_i64(rep, "findings.[id=allocator-thrash].evidence.steady_free_calls") > 0;
+    ck_assert_msg((strstr(adv, "calls cudaFree only when cached memory is released") != NULL) ==
+                      (native && !named && frees),
+                  "%s: %s", scenario, adv);
     free(adv);
     free(title);
   }

@@ -220,7 +220,9 @@ static const char *peak_advice(const workload *wl) {
   if (wl->mode == WM_TRAIN)
     return wl->labels & WL_FSDP_ANY ? "activation checkpointing, smaller micro-batch, FSDP reshard_after_forward=True"
                                     : "activation checkpointing, smaller micro-batch";
-  return "smaller batch or shorter sequences, a smaller KV cache";
+  /* a KV cache exists only where decode steps were seen */
+  if (wl->mode == WM_DECODE || wl->mode == WM_MIXED) return "smaller batch or shorter sequences, a smaller KV cache";
+  return "smaller batch or inputs";
 }
 
 static void thrash_advice(const thrash *d, const workload *wl, sbuf *adv) {
@@ -229,6 +231,13 @@ static void thrash_advice(const thrash *d, const workload *wl, sbuf *adv) {
                    "allocation): remove torch.cuda.empty_cache() from the %s, so freed blocks are "
                    "reused instead of returned with a synchronizing cudaFree and re-allocated with cudaMalloc. ",
               wl->mode == WM_TRAIN ? "training loop" : "loop");
+  else if (d->nf && d->backend != AR_BACKEND_EXPANDABLE && d->backend != AR_BACKEND_ASYNC)
+    /* no empty_cache op or free burst names the release, but the native
+     * allocator frees only when cached memory is released */
+    sb_puts(adv, "The caching allocator calls cudaFree only when cached memory is released (torch.cuda.empty_cache(), "
+                 "for example a benchmark's cache clearing or a cleanup in the loop, or a retry after a failed "
+                 "allocation), and the steady iterations here call it: find that release and take it out of the "
+                 "loop, so the blocks stay cached instead of being allocated again with cudaMalloc. ");
   if (d->backend == AR_BACKEND_EXPANDABLE) {
     /* its cuMem* calls show expandable segments already on: the segments
      * themselves grow and shrink every step */
