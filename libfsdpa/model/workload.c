@@ -148,7 +148,10 @@ static void choose_labels(const fsdpa_ctx *c, const store_views *v, const scan *
   if (k->ddp.n) {
     w->labels |= 1u << WL_DDP;
     set_ev(&w->label_ev[WL_DDP], "DistributedDataParallel / DDP reducer annotations", &k->ddp);
-  } else if (!fsdp && k->grad_ar.n) {
+  } else if (!fsdp && k->grad_ar.n && !k->func.n) {
+    /* DTensor's tensor parallelism all-reduces input gradients on the
+     * backward thread too, through functional collectives; DDP's reducer
+     * never uses those */
     w->labels |= 1u << WL_DDP;
     set_ev(&w->label_ev[WL_DDP], "all-reduce ops issued on the thread that runs backward (gradient all-reduce)", &k->grad_ar);
   }
