@@ -97,6 +97,13 @@ static void evidence(fsdpa_ctx *c, jsonw *w, const ov_facts *x, const struct ser
 
 /* ---- decisions ---- */
 
+#define WL_TP_ANY ((1u << WL_TENSOR_PARALLEL) | (1u << WL_SEQUENCE_PARALLEL))
+
+/* Tensor / sequence parallelism is the only parallelism the trace shows. */
+static int tp_only(const workload *wl) {
+  return (wl->labels & WL_TP_ANY) && !(wl->labels & ~WL_TP_ANY);
+}
+
 /* After decide_exposed: the time comm-serialized could hide, min(comm,
  * compute) − overlap, is never more than the exposed time, comm − overlap,
  * and is part of it (hiding communication under compute shrinks exactly
@@ -105,11 +112,16 @@ static void evidence(fsdpa_ctx *c, jsonw *w, const ov_facts *x, const struct ser
  * ("explained_by"), and is listed right after it.  A cost of 0 for the cause
  * would read as "harmless" next to its own warning. */
 static void decide_serialized(const fsdpa_ctx *c, const ov_facts *x, const exposed_decision *ed,
-                              serialized_decision *d) {
+                              const workload *wl, serialized_decision *d) {
   memset(d, 0, sizeof *d);
   const fsdpa_overlap *o = &x->o;
   double thr = (double)c->params[P_OVERLAP_SERIALIZED_PPM] / 1e4;
   if (!(o->overlap_pct < thr)) return;
+  /* Tensor parallelism's collectives take turns with compute by design: each
+   * all-reduce / all-gather between layers produces the next layer's input,
+   * so no stream or issue order would let them run beside it.  That time is
+   * still exposed, and exposed-comm measures it. */
+  if (tp_only(wl)) return;
   int64_t lo = o->comm_ns < o->compute_ns ? o->comm_ns : o->compute_ns;
   d->fires = 1;
   d->severity = SEV_WARNING;
@@ -161,31 +173,36 @@ static void add_ranges(fsdpa_ctx *c, finding *f, const overlap_ivs *r) {
 
 /* How this job lets collectives start early, one sentence per parallelism the
  * trace shows (docs/report-contract.md, "advice follows the workload"). */
+/* A sentence after others; the leading space dropped where it is the first. */
+static void say(sbuf *adv, const char *sentence) {
+  sb_puts(adv, adv->len ? sentence : sentence + (sentence[0] == ' '));
+}
+
 static void advice_early(const workload *wl, sbuf *adv) {
   uint32_t l = wl->labels;
   if (l & (1u << WL_FSDP1))
-    sb_puts(adv, " FSDP1: forward_prefetch=True and backward_prefetch=BackwardPrefetch.BACKWARD_PRE.");
+    say(adv, " FSDP1: forward_prefetch=True and backward_prefetch=BackwardPrefetch.BACKWARD_PRE.");
   if (l & (1u << WL_FSDP2))
-    sb_puts(adv, " FSDP2: set_modules_to_forward_prefetch / set_modules_to_backward_prefetch on each unit.");
+    say(adv, " FSDP2: set_modules_to_forward_prefetch / set_modules_to_backward_prefetch on each unit.");
   if (l & (1u << WL_DDP))
-    sb_puts(adv, " DDP overlaps its gradient all-reduce with backward bucket by bucket: keep "
+    say(adv, " DDP overlaps its gradient all-reduce with backward bucket by bucket: keep "
                  "gradient_as_bucket_view=True, lower bucket_cap_mb so the first bucket is ready early, and "
                  "leave find_unused_parameters off unless needed.");
   if (l & (1u << WL_EMBEDDING_A2A))
-    sb_puts(adv, wl->mode == WM_TRAIN
+    say(adv, wl->mode == WM_TRAIN
                      ? " TorchRec: pipeline the embedding all-to-all with the dense part of the previous batch "
                        "(TrainPipelineSparseDist)."
                      : " Embedding all-to-all: fetch the next batch's embeddings while the dense part of this one "
                        "runs.");
   if (l & ((1u << WL_TENSOR_PARALLEL) | (1u << WL_SEQUENCE_PARALLEL)))
-    sb_puts(adv, " Tensor parallel: the all-reduce / all-gather between layers is on the critical path; "
+    say(adv, " Tensor parallel: the all-reduce / all-gather between layers is on the critical path; "
                  "overlap it with the neighbouring matmul (async tensor parallelism, fused all-gather-matmul / "
                  "matmul-reduce-scatter) or split the batch so one half communicates while the other computes.");
   if (l & (1u << WL_EXPERT_PARALLEL))
-    sb_puts(adv, " Expert parallel: overlap the token dispatch / combine all-to-all with the shared-expert or "
+    say(adv, " Expert parallel: overlap the token dispatch / combine all-to-all with the shared-expert or "
                  "attention compute of another micro-batch.");
   if (l & (1u << WL_PIPELINE))
-    sb_puts(adv, " Pipeline parallel: use a schedule that overlaps send/recv with compute (interleaved 1F1B) "
+    say(adv, " Pipeline parallel: use a schedule that overlaps send/recv with compute (interleaved 1F1B) "
                  "and more micro-batches.");
 }
 
@@ -257,6 +274,14 @@ static void word_exposed(fsdpa_ctx *c, int64_t rank, findings *f, const exposed_
                                          "param_dtype / reduce_dtype halves them"
                                        : "lower-precision communication, fewer or larger collectives",
               wl->mode == WM_TRAIN ? "larger micro-batch or sequence length" : "larger batch or sequence length");
+  } else if (tp_only(wl)) {
+    /* nothing to start earlier: each collective's result is the next layer's input */
+    advice_early(wl, adv);
+    if (wl->mode == WM_DECODE || wl->mode == WM_MIXED)
+      sb_puts(adv, " In decode the messages are small and each all-reduce costs its latency, not its bytes: a "
+                   "one-shot custom all-reduce (the serving engine's custom all-reduce, symmetric memory), "
+                   "fusing the all-reduce with the norm after it, and capturing the step in a CUDA graph cut "
+                   "that latency.");
   } else {
     sb_printf(adv, "Start collectives earlier so compute can hide them: avoid waits on the communication stream "
                    "and check that the first %s of each pass is not blocked behind other work.",
@@ -311,7 +336,7 @@ fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   exposed_decision ed;
   decide_exposed(c, &x, &ed);
   serialized_decision sd;
-  decide_serialized(c, &x, &ed, &sd);
+  decide_serialized(c, &x, &ed, &wl, &sd);
   jsonw jw;
   if (sd.fires) {
     jw_init(&jw, &ev, 0);
