@@ -370,6 +370,39 @@ START_TEST(t_gen_allocator_thrash) { tu_check_sync_alloc_scenario("allocator_thr
 END_TEST
 START_TEST(t_gen_allocator_healthy) { tu_check_sync_alloc_scenario("allocator_healthy", NULL, "allocator-thrash"); }
 END_TEST
+START_TEST(t_gen_ddp) { tu_check_sync_alloc_scenario("ddp", NULL, "allocator-thrash"); }
+END_TEST
+
+/* The caching allocator off: a cudaMalloc for nearly every tensor, told
+ * from a cache that misses (allocator_thrash re-mallocs a few large
+ * segments for many tensors); the advice is to turn the cache back on. */
+START_TEST(t_gen_cache_off) {
+  static const struct { const char *scenario; int off; } S[] = {{"ddp_alloc_off", 1}, {"allocator_thrash", 0}};
+  for (size_t i = 0; i < sizeof S / sizeof S[0]; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "co_%s.json", S[i].scenario);
+    char *path = tu_tracegen(S[i].scenario, "--steps 4 --layers 4", name);
+    if (!path) {
+      printf("# SKIP %s: tools/tracegen could not generate it\n", S[i].scenario);
+      return;
+    }
+    fsdpa_ctx *c = tu_new_ctx();
+    ck_assert_msg(fsdpa_feed_file(c, path) == FSDPA_OK, "%s", fsdpa_errmsg(c));
+    char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+    ck_assert_ptr_nonnull(rep);
+    ck_assert_msg(tj_bool(rep, "findings.[id=allocator-thrash].evidence.caching_off") == S[i].off, "%s",
+                  S[i].scenario);
+    char *adv = tj_str(rep, "findings.[id=allocator-thrash].advice");
+    ck_assert_ptr_nonnull(adv);
+    ck_assert_msg((strstr(adv, "PYTORCH_NO_CUDA_MEMORY_CACHING") != NULL) == S[i].off, "%s: %s", S[i].scenario, adv);
+    ck_assert_msg((strstr(adv, "expandable_segments") == NULL) == S[i].off, "%s: %s", S[i].scenario, adv);
+    free(adv);
+    free(rep);
+    fsdpa_ctx_free(c);
+    free(path);
+  }
+}
+END_TEST
 
 /* ---- allocator backends, pinned host memory, devices not analyzed ---- */
 
@@ -674,7 +707,7 @@ int main(void) {
   TU_CASE(s, "unit", 0, NULL, t_memory_levels, t_memory_null_rules, t_warmup_and_thrash, t_fault_injection,
           t_alloc_classes, t_pinned_apart);
   TU_CASE(s, "real", 1200, NULL, t_corpus_classes);
-  TU_CASE(s, "generator", 1200, NULL, t_gen_allocator_thrash, t_gen_allocator_healthy,
+  TU_CASE(s, "generator", 1200, NULL, t_gen_allocator_thrash, t_gen_allocator_healthy, t_gen_ddp, t_gen_cache_off,
           t_gen_thrash_expandable, t_gen_thrash_async, t_gen_thrash_native, t_gen_pinned_host,
           t_gen_mtia_only);
   return tu_run_suite(s);

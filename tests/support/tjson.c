@@ -117,6 +117,14 @@ int tj_is_null(const char *json, const char *path) {
   return tj_find(json, path, &b, &e) && e - b == 4 && !memcmp(b, "null", 4);
 }
 
+int tj_bool(const char *json, const char *path) {
+  const char *b, *e;
+  ck_assert_msg(tj_find(json, path, &b, &e), "JSON path %s: missing", path);
+  if (e - b == 4 && !memcmp(b, "true", 4)) return 1;
+  ck_assert_msg(e - b == 5 && !memcmp(b, "false", 5), "JSON path %s: not a boolean: %.*s", path, (int)(e - b), b);
+  return 0;
+}
+
 int64_t tj_i64(const char *json, const char *path) {
   const char *b, *e;
   ck_assert_msg(tj_find(json, path, &b, &e), "JSON path %s: missing", path);

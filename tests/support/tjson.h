@@ -25,6 +25,8 @@ int tj_is_null(const char *json, const char *path);
 /* An integer (ABSENT-safe: null gives FSDPA_ABSENT); the test fails if the
  * value is missing or not an integer. */
 int64_t tj_i64(const char *json, const char *path);
+/* A boolean as 1 / 0; the test fails if missing or not true / false. */
+int tj_bool(const char *json, const char *path);
 /* A number as double; the test fails if missing or not a number. */
 double tj_num(const char *json, const char *path);
 /* A string, unescaped, malloc'd (caller frees); the test fails if missing. */

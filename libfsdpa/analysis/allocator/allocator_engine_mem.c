@@ -248,6 +248,18 @@ int64_t am_next_request(const fsdpa_ctx *c, const am *m, int32_t di, int64_t t) 
   return FSDPA_ABSENT;
 }
 
+uint64_t am_allocs(const fsdpa_ctx *c, const am *m, int32_t di, int64_t t0, int64_t t1) {
+  if (di < 0) return 0;
+  const am_dev *d = &m->d[di];
+  uint64_t n = 0;
+  for (size_t i = lb(c, d, t0); i < d->n; i++) {
+    const mem_rec *r = MR(c, d->ev[i]);
+    if (r->ts >= t1) break;
+    if (!r->oom && r->bytes != FSDPA_ABSENT && r->bytes > 0) n++;
+  }
+  return n;
+}
+
 static void pt_add(am_point *p, int64_t a, int64_t r, int *first) {
   if (*first) {
     p->a_min = p->a_max = a;

@@ -42,6 +42,8 @@ static void sizes_json(jsonw *w, const char *k, const sizes *s) {
 
 /* ---- allocator-thrash ---- */
 
+#define CACHE_OFF_MIN_ALLOCS 8
+
 /* Whether allocator-thrash fires and with which numbers (steady state =
  * the steps after the warm-up). */
 typedef struct thrash {
@@ -62,6 +64,8 @@ typedef struct thrash {
   sizes seg;                   /* new segment sizes, sorted */
   sizes req;                   /* sizes of the requests that missed the cache, sorted */
   int64_t empty_cache_ops, bursts;
+  uint64_t tensor_allocs;      /* steady [memory] allocations of the primary device */
+  int cache_off;               /* a device malloc for most tensors: the caching allocator is off */
   int64_t split_bytes;         /* smallest large missed request, ABSENT */
   int64_t split_mb;            /* max_split_size_mb to advise, 0 = none */
   uint8_t *sel;                /* the steady calls (s.n bytes) */
@@ -118,6 +122,16 @@ static fsdpa_status thrash_decide(fsdpa_ctx *c, const ar *r, thrash *d) {
   if ((st = sc_idle_cost(c, s, d->sel, &d->cost_ns))) return st;
   if ((st = ar_free_bursts(c, r, &d->bursts))) return st;
   d->empty_cache_ops = ar_steady_empty_cache_ops(c, r);
+  for (size_t i = (size_t)r->jwarmup; i < r->njw; i++)
+    d->tensor_allocs += am_allocs(c, &r->m, r->m.primary, r->jw[i].ts, r->jw[i].end);
+  /* With the cache on, one segment serves many tensors and mallocs are a
+   * small fraction of the allocations; PYTORCH_NO_CUDA_MEMORY_CACHING=1
+   * sends every tensor to cudaMalloc (and every death to cudaFree).  A step
+   * of any model allocates more than CACHE_OFF_MIN_ALLOCS tensors; a window
+   * with fewer cannot tell a cache that missed from no cache. */
+  d->cache_off = d->backend == AR_BACKEND_NATIVE &&
+                 d->tensor_allocs >= (uint64_t)CACHE_OFF_MIN_ALLOCS * d->steady_steps &&
+                 (double)d->nm * 1e6 >= (double)c->params[P_CACHE_OFF_MIN_PPM] * (double)d->tensor_allocs;
   am_sort_i64(d->seg.v, d->seg.n);
   am_sort_i64(d->req.v, d->req.n);
   d->split_bytes = smallest_large(&d->req);
@@ -152,6 +166,9 @@ static void thrash_evidence(const thrash *d, sbuf *ev) {
   sizes_json(&w, "request_bytes", &d->req);
   jw_ki64(&w, "empty_cache_ops", d->empty_cache_ops);
   jw_ki64(&w, "free_bursts", d->bursts);
+  jw_ku64(&w, "steady_tensor_allocations", d->tensor_allocs);
+  jw_key(&w, "caching_off");
+  jw_bool(&w, d->cache_off);
   jw_ki64(&w, "max_split_size_mb", d->split_mb ? d->split_mb : FSDPA_ABSENT);
   jw_ki64(&w, "min_per_step", d->min_per_step);
   jw_obj_end(&w);
@@ -226,6 +243,15 @@ static const char *peak_advice(const workload *wl) {
 }
 
 static void thrash_advice(const thrash *d, const workload *wl, sbuf *adv) {
+  if (d->cache_off) {
+    sb_printf(adv, "%llu of the %llu tensor allocations in the steady %ss went to cudaMalloc: the caching "
+                   "allocator is off (PYTORCH_NO_CUDA_MEMORY_CACHING=1 in the environment, typically left from "
+                   "a memory-debugging run), so every tensor is allocated by the driver and every free is a "
+                   "cudaFree that waits for the device. Unset PYTORCH_NO_CUDA_MEMORY_CACHING; the cache then "
+                   "serves steady-state tensors without a driver call.",
+              (unsigned long long)d->nm, (unsigned long long)d->tensor_allocs, unit_of(d->source));
+    return;
+  }
   if (d->empty_cache_ops || d->bursts)
     sb_printf(adv, "The cache is being released every step (torch.cuda.empty_cache(), or frees after a failed "
                    "allocation): remove torch.cuda.empty_cache() from the %s, so freed blocks are "

@@ -60,6 +60,8 @@ int64_t am_warmup(const fsdpa_ctx *c, const am *m, const step_rec *steps, size_t
 int64_t am_reserved_growth(const fsdpa_ctx *c, const am *m, int32_t d, int64_t t0, int64_t t1);
 /* Bytes of the first positive event at or after t on device d, or ABSENT. */
 int64_t am_next_request(const fsdpa_ctx *c, const am *m, int32_t d, int64_t t);
+/* Allocations (events with Bytes > 0, not OOM) of device d in [t0, t1). */
+uint64_t am_allocs(const fsdpa_ctx *c, const am *m, int32_t d, int64_t t0, int64_t t1);
 /* Most frequent allocation size of device d above MIN_SPLIT_MB MiB (the
  * largest of equally frequent ones) in *out, or ABSENT. */
 fsdpa_status am_common_large_alloc(fsdpa_ctx *c, const am *m, int32_t d, int64_t *out);
