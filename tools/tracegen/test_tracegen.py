@@ -342,13 +342,19 @@ class TraceGenTest(unittest.TestCase):
                                 if "ts" in e:
                                     self.assertIsInstance(e["ts"], int)
                         ns = tracegen.SCENARIOS[sc].get("no_step")
+                        names = [e.get("name", "") for e in rc["doc"]["traceEvents"]
+                                 if e.get("ph") == "X" and e.get("cat") != "gpu_user_annotation"]
+                        if tracegen.SCENARIOS[sc].get("engine_steps"):
+                            # a serving engine's step annotations instead of ProfilerStep
+                            self.assertEqual(tr["steps"], [])
+                            self.assertEqual(sum(1 for n in names if n.startswith("execute_")), 3)
+                            continue
                         if not ns:
                             # a one-pass scenario (first_use) has no ProfilerStep at all
                             self.assertEqual(len(tr["steps"]), 0 if tracegen.SCENARIOS[sc].get("one_pass") else 3)
                             continue
                         # no ProfilerStep: the iterations are the Optimizer.step# marks (or none at all)
                         self.assertEqual(tr["steps"], [])
-                        names = [e.get("name", "") for e in rc["doc"]["traceEvents"] if e.get("ph") == "X"]
                         self.assertFalse(any(n.startswith("ProfilerStep#") for n in names))
                         marks = sum(1 for n in names if n.startswith("Optimizer.step#"))
                         self.assertEqual(marks, 3 if ns == "optimizer" else 0)

@@ -159,6 +159,17 @@ EP_USER_PATTERN = "*inhouse_ep::*"
 # the collective kernel of an in-house c10d backend (scenario custom_ar)
 K_HOUSE_C10D = "void house_ccl::ring_allreduce_kernel<float, 4>(float*, float const*, long)"
 
+# the job scenarios (JobWorkload): FBGEMM table-batched embedding kernels, the all-to-all kernel of
+# NCCL's point-to-point path, greedy sampling's argmax
+K_TBE_FWD = ("void fbgemm_gpu::split_embedding_codegen_forward_unweighted_kernel<float, float, float, long, 1, 32, "
+             "8>(at::PackedTensorAccessor64<float, 1, at::RestrictPtrTraits>, int, int, long, long)")
+K_TBE_BWD = ("void fbgemm_gpu::split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_warp_per_row_1"
+             "<float, float, float, long, 8, 32>(at::PackedTensorAccessor64<float, 2, at::RestrictPtrTraits>, int)")
+K_SENDRECV = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)"
+K_ARGMAX = ("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::ArgMaxOps<float>, "
+            "unsigned int, long, 4, 4> >(at::native::ReduceOp<float, at::native::ArgMaxOps<float>, unsigned int, "
+            "long, 4, 4>)")
+
 NCCL_NEW = {
     "AllGather": "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
     "ReduceScatter": "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
@@ -206,7 +217,9 @@ _KPROF = {
 for _n in (K_EP_LAYOUT, K_EP_NOTIFY, K_EP_DISPATCH, K_EP_COMBINE, K_ROUTING, K_SPLITKV_COMBINE, K_INHOUSE_AR,
            K_INHOUSE_XFER, K_HOUSE_C10D):
     _KPROF[_n] = (64, 32768, (132, 1, 1), (768, 1, 1), 1.0, 24.0, 75)
-for _n in list(NCCL_NEW.values()) + list(NCCL_OLD.values()):
+for _n in (K_TBE_FWD, K_TBE_BWD, K_ARGMAX):
+    _KPROF[_n] = (48, 16384, (1024, 1, 1), (256, 1, 1), 8.0, 64.0, 100)
+for _n in list(NCCL_NEW.values()) + list(NCCL_OLD.values()) + [K_SENDRECV]:
     _KPROF[_n] = (96, 103808, (24, 1, 1), (512, 1, 1), 0.181818, 2.909091, 0)
 
 COMM_PREFIXES = ("nccl", "rccl", "msccl")
@@ -232,7 +245,7 @@ DEVICE_PROPS = {
 
 ALL_FINDINGS = ["gpu-starvation", "launch-overhead", "comm-serialized", "exposed-comm",
                 "backward-prefetch-missing", "cpu-sync-stall", "allocator-thrash",
-                "allocator-fragmentation", "pinned-host-churn"]
+                "allocator-fragmentation", "pinned-host-churn", "dataloader-stall"]
 
 SCENARIOS = {
     "fsdp2_healthy": dict(
@@ -350,6 +363,50 @@ SCENARIOS = {
         desc="tensor-parallel decode step whose only communication has names no rule knows: all-reduce kernels "
              "known by the ops they run in (vllm::all_reduce, an in-house c10d backend under record_param_comms)",
         expected=[], absent=["launch-overhead", "cpu-sync-stall", "allocator-thrash", "backward-prefetch-missing"]),
+    "ddp": dict(
+        kind="job", job="ddp", world=4,
+        desc="DDP training, 4 ranks: forward under DistributedDataParallel.forward, backward on the autograd "
+             "thread with the reducer's bucket all-reduce on NCCL's stream under the next layers' gradients",
+        expected=[], absent=["backward-prefetch-missing", "allocator-thrash", "cpu-sync-stall", "comm-serialized",
+                             "exposed-comm"],
+        verdict=dict(parallelism=["DDP"], mode="train", iterations_from="ProfilerStep")),
+    "ddp_alloc_off": dict(
+        kind="job", job="ddp", world=4, alloc_off=True, no_step="optimizer",
+        desc="ddp with the caching allocator off (PYTORCH_NO_CUDA_MEMORY_CACHING=1) and no ProfilerStep: a "
+             "cudaMalloc for every tensor and a cudaFree, which waits for the device to drain, for every one "
+             "that dies; iterations inferred from Optimizer.step",
+        expected=["allocator-thrash"], absent=["backward-prefetch-missing", "dataloader-stall"],
+        verdict=dict(parallelism=["DDP"], mode="train", iterations_from="optimizer_step",
+                     costliest="allocator-thrash", min_severity={"allocator-thrash": "critical"},
+                     advice_has={"allocator-thrash": "PYTORCH_NO_CUDA_MEMORY_CACHING"})),
+    "embedding_a2a": dict(
+        kind="job", job="rec", world=4,
+        desc="TorchRec DLRM-style training, 4 ranks: KJT and pooled-embedding all-to-alls around FBGEMM "
+             "table-batched embedding kernels, the dense part under DDP",
+        expected=[], absent=["backward-prefetch-missing", "allocator-thrash", "cpu-sync-stall"],
+        verdict=dict(parallelism=["DDP", "embedding_all_to_all"], mode="train", iterations_from="ProfilerStep")),
+    "tp_train": dict(
+        kind="job", job="tp_train", world=2,
+        desc="DTensor tensor-parallel training, 2 ranks: every layer's row-parallel output all-reduced by "
+             "_c10d_functional::all_reduce (forward on the main thread, input gradients on the autograd "
+             "thread), no FSDP, no DDP",
+        expected=[], absent=["backward-prefetch-missing", "allocator-thrash", "cpu-sync-stall"],
+        verdict=dict(parallelism=["tensor_parallel"], mode="train", iterations_from="ProfilerStep")),
+    "decode_tp": dict(
+        kind="job", job="decode_tp", world=2, engine_steps=True,
+        desc="tensor-parallel decode on a serving engine, 2 ranks, eager: execute_8_context_0_generation_8 "
+             "step annotations (no ProfilerStep, no DataLoader), two all-reduces per layer on the compute "
+             "stream, the sampled tokens read back at the end of every step",
+        expected=[], absent=["backward-prefetch-missing", "allocator-thrash", "dataloader-stall"],
+        verdict=dict(parallelism=["tensor_parallel"], mode="decode", iterations_from="engine_step")),
+    "tiny_cost": dict(
+        kind="job", job="tiny",
+        desc="single GPU, ms-long kernels launched well ahead; a loss.item() every step idles the GPU for "
+             "the microseconds the host takes to launch again, one cudaMalloc/cudaFree pair in step 2: "
+             "problems too small to be more than info",
+        expected=[], absent=["launch-overhead", "comm-serialized", "exposed-comm", "backward-prefetch-missing"],
+        verdict=dict(parallelism=["single_gpu"], mode="train", iterations_from="ProfilerStep",
+                     max_severity={"*": "info"})),
     "mixed": dict(
         kind="fsdp", version=2, broken_units=(2, 5), sync_stall=True, thrash_segments=1,
         desc="FSDP2 healthy forward, missing backward prefetch on some units, sync stall, a few steady-state mallocs",
@@ -648,6 +705,10 @@ class Rank:
         # how the caching allocator gets device memory: native cudaMalloc, expandable segments
         # (cuMem* driver calls) or the cudaMallocAsync backend
         self.backend = sc.get("alloc_backend", "native")
+        # PYTORCH_NO_CUDA_MEMORY_CACHING=1: a cudaMalloc for every tensor and a cudaFree, which
+        # synchronizes the device, when it dies
+        self.alloc_off = sc.get("alloc_off", False)
+        self.free_wait = 0      # alloc_off: the part of cudaFree calls after the GPU had drained
         self.vmm = {"create_calls": 0, "map_calls": 0, "unmap_calls": 0, "release_calls": 0}
         self.async_pool = {"malloc_calls": 0, "free_calls": 0}
         self.pinned = {"alloc_calls": 0, "free_calls": 0}
@@ -659,6 +720,7 @@ class Rank:
         # the named blocking calls (start, end) and device allocator calls (start, "malloc"|"free")
         self.no_step = sc.get("no_step")
         self.iters = []
+        self.iter_marked = False  # the workload wrote this iteration's Optimizer.step# itself
         self.first_cpu_main = None
         self.last_cpu_main = None
         self.dl_starts = []
@@ -1048,7 +1110,12 @@ class Rank:
         self.t[th] = t + self.q
 
     def alloc(self, th, nbytes):
-        if self.allocated + nbytes > self.reserved:
+        if self.alloc_off:
+            self.device_malloc(th)
+            self.malloc_calls += 1
+            self.cur_step_mallocs += 1
+            self.reserved += nbytes
+        elif self.allocated + nbytes > self.reserved:
             need = self.allocated + nbytes - self.reserved
             seg = max(need, 64 * MIB)
             seg = (seg + 2 * MIB - 1) // (2 * MIB) * (2 * MIB)
@@ -1087,10 +1154,43 @@ class Rank:
         elif self.backend == "async":
             self.runtime(th, "cudaFreeAsync", 418, self.r(5 * US, 30 * US))
             self.async_pool["free_calls"] += 1
+        elif self.alloc_off:
+            # cudaFree waits for the device to drain before it returns the memory
+            start = self.t[th] + self.rus(self.ov["pre"])
+            drained = max(self.ready.values()) if self.ready else start
+            b = max(start + self.r(30 * US, 80 * US), drained + self.r(20 * US, 60 * US))
+            self.free_wait += b - max(start, drained)
+            self.corr += 1
+            self.emit_runtime(th, "cuda_runtime", "cudaFree", start, b - start, 22, self.corr, self.cur_ext(th))
+            self.t[th] = b
+            self.alloc_log.append((start, "free"))
+            self.block_log.append((start, b))
         else:
             a, b = self.runtime(th, "cudaFree", 22, self.r(150 * US, 600 * US))
             self.alloc_log.append((a, "free"))
             self.block_log.append((a, b))  # cudaFree blocks by name
+
+    def item(self, th, stream, deps=()):
+        """tensor.item(): a 4-byte copy to pinned memory and cudaStreamSynchronize until it is done."""
+        self.push(th, "cpu_op", "aten::item")
+        self.push(th, "cpu_op", "aten::_local_scalar_dense")
+        _, me = self.launch(th, stream, "Memcpy DtoH (Device -> Pinned)", self.r(2 * US, 3 * US), kind="gpu_memcpy",
+                            api=("cudaMemcpyAsync", 41, "cuda_runtime"), nbytes=4, deps=deps)
+        self.sync_call(th, "cudaStreamSynchronize", 131, me)
+        self.pop(th)
+        self.pop(th)
+
+    def segment_roundtrip(self, th):
+        """aten::empty growing the cache by one device segment, aten::empty_cache releasing it."""
+        self.push(th, "cpu_op", "aten::empty")
+        self.device_malloc(th)
+        self.malloc_calls += 1
+        self.cur_step_mallocs += 1
+        self.pop(th)
+        self.push(th, "cpu_op", "aten::empty_cache")
+        self.device_free(th)
+        self.free_calls += 1
+        self.pop(th)
 
     def pinned_buffer(self, th, n):
         """A staging buffer in pinned host memory, allocated and freed again (not device memory)."""
@@ -1127,6 +1227,10 @@ class Rank:
         addr, nbytes = h
         self.allocated -= nbytes
         self.mem_event(th, addr, -nbytes)
+        if self.alloc_off:
+            self.device_free(th)
+            self.free_calls += 1
+            self.reserved -= nbytes
 
     def release_cached(self, th, max_segments):
         """empty_cache-like: cudaFree unused segments (newest first)."""
@@ -1154,6 +1258,7 @@ class Rank:
         th = self.tid_main
         self.unit_last_end = {}
         self.cur_step_mallocs = 0
+        self.iter_marked = False
         if self.no_step:
             self.t[th] += self.r(2 * US, 4 * US)
             return
@@ -1168,7 +1273,7 @@ class Rank:
         end = gpu_done + host_gap
         self.t[th] = end
         if self.no_step:
-            if self.no_step == "optimizer":
+            if self.no_step == "optimizer" and not self.iter_marked:
                 # one Optimizer.step# annotation ends each iteration; the first
                 # starts at the main thread's first CPU event
                 self.push(th, "user_annotation", "Optimizer.step#SGD.step")
@@ -1254,7 +1359,45 @@ BWD_KERNELS = {
 }
 
 
-class FSDPWorkload:
+class Collectives:
+    """c10d collectives as PyTorch records them (c10d op > record_param_comms > nccl: annotation >
+    NCCL kernel), numbered by Seq; the workload has R, W (group size), pg_ranks and seq."""
+
+    def coll_args(self, coll, dtype, in_n, out_n):
+        self.seq += 1
+        R = self.R
+        if R.legacy:
+            return "", ""
+        a = ('"Collective name": "%s", "dtype": "%s", "In msg nelems": %d, "Out msg nelems": %d, "Group size": %d, '
+             '"In split size": "[]", "Out split size": "[]", "Global rank start": 0, "Global rank stride": 1, '
+             '"Process Group Name": "0", "Process Group Description": "default_pg", "Process Group Ranks": "%s", '
+             '"Rank": %d' % (coll, dtype, in_n, out_n, self.W, self.pg_ranks, R.rank))
+        k = (', "Collective name": "%s", "In msg nelems": %d, "Out msg nelems": %d, "Group size": %d, '
+             '"dtype": "%s", "In split size": "[]", "Out split size": "[]", "Process Group Name": "0", '
+             '"Process Group Description": "default_pg", "Process Group Ranks": "%s"'
+             % (coll, in_n, out_n, self.W, dtype, self.pg_ranks))
+        if R.f.new:
+            a += ', "Seq": %d' % self.seq
+            k += ', "Seq": %d' % self.seq
+        return a, k
+
+    def collective(self, th, c10d_op, coll, nccl_ann, kname, stream, dur, dtype, in_n, out_n, deps):
+        R = self.R
+        ra, ka = self.coll_args(coll, dtype, in_n, out_n)
+        R.push(th, "cpu_op", c10d_op)
+        rec = R.push(th, "cpu_op", "record_param_comms", ra)
+        R.push(th, "user_annotation", nccl_ann)
+        align = R.peer_starts.get(self.seq) if R.peer_starts is not None else None
+        se = R.launch(th, stream, kname, dur, deps=deps, ext=rec[3], extra=ka, align=align,
+                      api=("cudaLaunchKernelExC", 430, "cuda_runtime"))
+        R.coll_starts[self.seq] = se[0]
+        R.pop(th)
+        R.pop(th)
+        R.pop(th)
+        return se
+
+
+class FSDPWorkload(Collectives):
     def __init__(self, R, sc, opts):
         self.R = R
         self.sc = sc
@@ -1307,40 +1450,6 @@ class FSDPWorkload:
         self.pinned_per_step = sc.get("pinned_per_step", 0)
         self.sync_stall = sc.get("sync_stall", False)
         self.unit_names = ["layers.%d" % i if self.version == 2 else "unit%d" % i for i in range(self.L)]
-
-    # collective helpers ---------------------------------------------------
-    def coll_args(self, coll, dtype, in_n, out_n):
-        self.seq += 1
-        R = self.R
-        if R.legacy:
-            return "", ""
-        a = ('"Collective name": "%s", "dtype": "%s", "In msg nelems": %d, "Out msg nelems": %d, "Group size": %d, '
-             '"In split size": "[]", "Out split size": "[]", "Global rank start": 0, "Global rank stride": 1, '
-             '"Process Group Name": "0", "Process Group Description": "default_pg", "Process Group Ranks": "%s", '
-             '"Rank": %d' % (coll, dtype, in_n, out_n, self.W, self.pg_ranks, R.rank))
-        k = (', "Collective name": "%s", "In msg nelems": %d, "Out msg nelems": %d, "Group size": %d, '
-             '"dtype": "%s", "In split size": "[]", "Out split size": "[]", "Process Group Name": "0", '
-             '"Process Group Description": "default_pg", "Process Group Ranks": "%s"'
-             % (coll, in_n, out_n, self.W, dtype, self.pg_ranks))
-        if R.f.new:
-            a += ', "Seq": %d' % self.seq
-            k += ', "Seq": %d' % self.seq
-        return a, k
-
-    def collective(self, th, c10d_op, coll, nccl_ann, kname, stream, dur, dtype, in_n, out_n, deps):
-        R = self.R
-        ra, ka = self.coll_args(coll, dtype, in_n, out_n)
-        R.push(th, "cpu_op", c10d_op)
-        rec = R.push(th, "cpu_op", "record_param_comms", ra)
-        R.push(th, "user_annotation", nccl_ann)
-        align = R.peer_starts.get(self.seq) if R.peer_starts is not None else None
-        se = R.launch(th, stream, kname, dur, deps=deps, ext=rec[3], extra=ka, align=align,
-                      api=("cudaLaunchKernelExC", 430, "cuda_runtime"))
-        R.coll_starts[self.seq] = se[0]
-        R.pop(th)
-        R.pop(th)
-        R.pop(th)
-        return se
 
     def all_gather(self, i, th, phase, deps):
         """Issue AG of unit i; returns (handle of AG output, gpu (start,end))."""
@@ -1640,14 +1749,7 @@ class FSDPWorkload:
         R.t[main] = max(R.t[main], R.t[bwd]) + R.r(10 * US, 30 * US)
         # ---- optional sync stall: loss.item() ----
         if self.sync_stall:
-            R.push(main, "cpu_op", "aten::item")
-            R.push(main, "cpu_op", "aten::_local_scalar_dense")
-            _, me = R.launch(main, self.s_comp, "Memcpy DtoH (Device -> Pinned)", R.r(2 * US, 3 * US),
-                             kind="gpu_memcpy", api=("cudaMemcpyAsync", 41, "cuda_runtime"), nbytes=4,
-                             deps=[all_rs])
-            R.sync_call(main, "cudaStreamSynchronize", 131, me)
-            R.pop(main)
-            R.pop(main)
+            R.item(main, self.s_comp, deps=[all_rs])
             R.t[main] += R.r(400 * US, 700 * US)   # host-side logging: GPU idle
         # ---- optimizer ----
         R.push(main, "user_annotation", "Optimizer.step#AdamW.step")
@@ -2022,13 +2124,7 @@ class SimpleWorkload:
                          api=("cudaMemcpy", 31, "cuda_runtime"), nbytes=1 * MIB, block="own")
             R.pop(main)
         else:
-            R.push(main, "cpu_op", "aten::item")
-            R.push(main, "cpu_op", "aten::_local_scalar_dense")
-            _, me = R.launch(main, 7, "Memcpy DtoH (Device -> Pinned)", R.r(2 * US, 3 * US), kind="gpu_memcpy",
-                             api=("cudaMemcpyAsync", 41, "cuda_runtime"), nbytes=4)
-            R.sync_call(main, "cudaStreamSynchronize", 131, me)
-            R.pop(main)
-            R.pop(main)
+            R.item(main, 7)
         R.t[main] += R.r(1500 * US, 2500 * US)   # host work, GPU idle
         for j in range(self.L):
             R.push(main, "cpu_op", "aten::mul")
@@ -2040,21 +2136,292 @@ class SimpleWorkload:
             R.sync_call(main, "cudaDeviceSynchronize", 165, R.ready[7])
             R.t[main] += R.r(300 * US, 500 * US)
         if self.sc.get("alloc_per_iter"):
-            # a segment allocated and released again every iteration
-            R.push(main, "cpu_op", "aten::empty")
-            R.device_malloc(main)
-            R.malloc_calls += 1
-            R.cur_step_mallocs += 1
-            R.pop(main)
-            R.push(main, "cpu_op", "aten::empty_cache")
-            R.device_free(main)
-            R.free_calls += 1
-            R.pop(main)
+            R.segment_roundtrip(main)   # a segment allocated and released again every iteration
         for h in hs:
             R.free(main, h)
 
     def truth_fsdp(self):
         return {"version": None, "units": [], "backward": {"pattern": "unknown", "prefetched": {}}}
+
+
+class JobWorkload(Collectives):
+    """Jobs that are not FSDP, each of the shape an expert recognises at once: DDP with its caching
+    allocator on or off, TorchRec embedding all-to-all beside a DDP dense part, DTensor tensor
+    parallel training, tensor-parallel decode steps of a serving engine, and a healthy loop whose
+    only problems are too small to matter.  Multi-rank jobs write rank 0 of `world` ranks."""
+
+    def __init__(self, R, sc, opts):
+        self.R = R
+        self.sc = sc
+        self.job = sc["job"]
+        self.L = opts["layers"]
+        self.W = R.world
+        self.pg_ranks = "[" + ", ".join(str(i) for i in range(self.W)) + "]"
+        self.seq = 0
+        self.k_ar = (NCCL_OLD if opts["nccl_names"] == "old" else NCCL_NEW)["AllReduce"]
+        R.allocated = 3 * GIB
+        # allocator off: nothing cached; else a pool the steady state fits in after step 0
+        R.reserved = R.allocated if R.alloc_off else R.allocated + 20 * MIB
+        R.segments = [R.reserved]
+
+    def step(self, k):
+        R = self.R
+        engine = self.sc.get("engine_steps")
+        R.begin_step(k, name="execute_8_context_0_generation_8" if engine else None)
+        getattr(self, self.job)(k)
+        R.end_step(R.r(40 * US, 80 * US) if engine else R.r(60 * US, 120 * US))
+
+    # ---- pieces -------------------------------------------------------------
+    def dataloader(self, th):
+        R = self.R
+        R.push(th, "user_annotation", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__")
+        R.t[th] += R.r(60 * US, 120 * US)
+        R.pop(th)
+
+    def h2d(self, th, nbytes):
+        R = self.R
+        R.push(th, "cpu_op", "aten::to")
+        R.push(th, "cpu_op", "aten::copy_")
+        h = R.alloc(th, nbytes)
+        R.launch(th, 7, "Memcpy HtoD (Pinned -> Device)", R.r(10 * US, 20 * US), kind="gpu_memcpy",
+                 api=("cudaMemcpyAsync", 41, "cuda_runtime"), nbytes=nbytes)
+        R.pop(th)
+        R.pop(th)
+        return h
+
+    def kernel_op(self, th, op, kname, dur, nbytes=0, deps=(), stream=7):
+        """One aten op launching one kernel; with nbytes, the output it allocates (returned)."""
+        R = self.R
+        R.push(th, "cpu_op", op)
+        h = R.alloc(th, nbytes) if nbytes else None
+        se = R.launch(th, stream, kname, dur, deps=deps)
+        R.pop(th)
+        return h, se
+
+    def bwd_node(self, th, node, kernels, nbytes):
+        """An autograd node on the backward thread: its kernels, the gradient it allocates."""
+        R = self.R
+        R.push(th, "cpu_op", "autograd::engine::evaluate_function: " + node)
+        R.push(th, "cpu_op", node)
+        g = R.alloc(th, nbytes)
+        se = None
+        for kname, dur in kernels:
+            R.push(th, "cpu_op", "aten::mm")
+            se = R.launch(th, 7, kname, dur)
+            R.pop(th)
+        R.pop(th)
+        R.pop(th)
+        return g, se
+
+    def all_reduce(self, th, stream, dur, deps, functional=False):
+        op = "_c10d_functional::all_reduce" if functional else "c10d::allreduce_"
+        return self.collective(th, op, "allreduce", "nccl:all_reduce", self.k_ar, stream, dur, "Float",
+                               4194304, 4194304, deps)
+
+    def all_to_all(self, th, what, dur, deps):
+        """A TorchRec all-to-all (input KJTs or pooled embeddings) on its own stream."""
+        R = self.R
+        R.push(th, "user_annotation", what)
+        se = self.collective(th, "c10d::alltoall_", "all_to_all", "nccl:all_to_all", K_SENDRECV, 22, dur,
+                             "Float", 1048576, 1048576, deps)
+        R.pop(th)
+        return se
+
+    def optimizer(self, th, deps, name="SGD"):
+        """Optimizer.step#: foreach kernels after the gradients; marks the iteration where
+        iterations are inferred from it."""
+        R = self.R
+        R.push(th, "user_annotation", "Optimizer.step#%s.step" % name)
+        for j in range(3):
+            R.push(th, "cpu_op", "aten::_foreach_add_")
+            R.launch(th, 7, K_MTA, R.r(80 * US, 160 * US), deps=deps)
+            R.pop(th)
+        _, oe = R.pop(th)
+        if R.no_step == "optimizer":
+            R.iters.append((R.iters[-1][1] if R.iters else R.first_cpu_main, oe))
+            R.iter_marked = True
+
+    def dense_forward(self, th, mark=None):
+        """L layers of mm + gelu; the activations they keep for backward."""
+        R = self.R
+        if mark:
+            R.push(th, "user_annotation", mark)
+        acts = []
+        for i in range(self.L):
+            acts.append(self.kernel_op(th, "aten::mm", K_GEMM, R.r(200 * US, 350 * US), 32 * MIB)[0])
+            acts.append(self.kernel_op(th, "aten::gelu", K_GELU, R.r(40 * US, 80 * US), 32 * MIB)[0])
+        if mark:
+            R.pop(th)
+        return acts
+
+    def ddp_backward(self, bwd, acts):
+        """Backward on the autograd thread; the reducer all-reduces a bucket of two layers'
+        gradients on NCCL's stream as soon as it is ready (overlapping the next layers)."""
+        R = self.R
+        grads, ar_end = [], None
+        for i in range(self.L - 1, -1, -1):
+            g, _ = self.bwd_node(bwd, "GeluBackward0", [(K_GELU_BWD, R.r(50 * US, 100 * US))], 32 * MIB)
+            R.free(bwd, acts[2 * i + 1])
+            gw, se = self.bwd_node(bwd, "MmBackward0", [(K_GEMM_NT, R.r(200 * US, 350 * US)),
+                                                         (K_GEMM_NN, R.r(200 * US, 350 * US))], 16 * MIB)
+            R.free(bwd, acts[2 * i])
+            R.free(bwd, g)
+            grads.append(gw)
+            if i % 2 == 0:
+                ar_end = self.all_reduce(bwd, 20, R.r(150 * US, 300 * US), [se[1]])[1]
+        return grads, ar_end
+
+    # ---- jobs -----------------------------------------------------------------
+    def ddp(self, k):
+        R = self.R
+        main, bwd = R.tid_main, R.tid_bwd
+        self.dataloader(main)
+        inp = self.h2d(main, 4 * MIB)
+        acts = self.dense_forward(main, "DistributedDataParallel.forward")
+        loss, _ = self.kernel_op(main, "aten::cross_entropy_loss", K_LOGSOFTMAX, R.r(60 * US, 100 * US), 8 * MIB)
+        R.t[bwd] = max(R.t[bwd], R.t[main]) + R.r(20 * US, 40 * US)
+        grads, ar_end = self.ddp_backward(bwd, acts)
+        R.t[main] = max(R.t[main], R.t[bwd]) + R.r(10 * US, 30 * US)
+        self.optimizer(main, [ar_end])
+        R.push(main, "user_annotation", "Optimizer.zero_grad#SGD.zero_grad")
+        for g in grads:
+            R.free(main, g)
+        R.pop(main)
+        R.free(main, loss)
+        R.free(main, inp)
+
+    def rec(self, k):
+        """TorchRec's sparse-dist pipeline: the input KJTs' all-to-all, table-batched embedding
+        lookups, the pooled embeddings' all-to-all under the dense bottom MLP, the DDP over-arch,
+        and backward in reverse with the embedding update fused into its backward kernel."""
+        R = self.R
+        main, bwd = R.tid_main, R.tid_bwd
+        self.dataloader(main)
+        inp = self.h2d(main, 2 * MIB)
+        R.push(main, "user_annotation", "## sparse_data_dist ##")
+        kjt = self.all_to_all(main, "KJTAllToAll", R.r(80 * US, 150 * US), [])
+        R.pop(main)
+        R.push(main, "user_annotation", "## forward ##")
+        R.push(main, "cpu_op", "fbgemm::split_embedding_codegen_lookup_rowwise_adagrad_function")
+        emb = R.alloc(main, 64 * MIB)
+        tbe = R.launch(main, 7, K_TBE_FWD, R.r(300 * US, 500 * US), deps=[kjt[1]])
+        R.pop(main)
+        pooled = self.all_to_all(main, "PooledEmbeddingsAllToAll", R.r(200 * US, 300 * US), [tbe[1]])
+        bottom, _ = self.kernel_op(main, "aten::mm", K_GEMM, R.r(200 * US, 300 * US), 8 * MIB)
+        R.push(main, "cpu_op", "aten::cat")
+        R.launch(main, 7, K_COPY_IN, R.r(20 * US, 40 * US), deps=[pooled[1]])
+        R.pop(main)
+        acts = self.dense_forward(main, "DistributedDataParallel.forward")
+        R.pop(main)
+        loss, _ = self.kernel_op(main, "aten::binary_cross_entropy_with_logits", K_SIGMOID, R.r(20 * US, 40 * US),
+                                 1 * MIB)
+        R.t[bwd] = max(R.t[bwd], R.t[main]) + R.r(20 * US, 40 * US)
+        grads, ar_end = self.ddp_backward(bwd, acts)
+        R.push(bwd, "cpu_op", "autograd::engine::evaluate_function: PooledEmbeddingsAllToAllBackward")
+        back = self.all_to_all(bwd, "PooledEmbeddingsAllToAll_backward", R.r(200 * US, 300 * US), [])
+        R.pop(bwd)
+        R.push(bwd, "cpu_op", "autograd::engine::evaluate_function: SplitLookupFunction_rowwise_adagrad_Op")
+        R.launch(bwd, 7, K_TBE_BWD, R.r(400 * US, 600 * US), deps=[back[1]])
+        R.pop(bwd)
+        R.free(bwd, emb)
+        R.t[main] = max(R.t[main], R.t[bwd]) + R.r(10 * US, 30 * US)
+        self.optimizer(main, [ar_end])
+        R.push(main, "user_annotation", "Optimizer.zero_grad#SGD.zero_grad")
+        for g in grads:
+            R.free(main, g)
+        R.pop(main)
+        for h in (bottom, loss, inp):
+            R.free(main, h)
+
+    def tp_train(self, k):
+        """DTensor tensor parallelism: column- then row-parallel mm per layer, the partial sums
+        all-reduced by a functional collective the next layer waits for (wait_tensor), in forward
+        on the main thread and for the input gradients on the autograd thread."""
+        R = self.R
+        main, bwd = R.tid_main, R.tid_bwd
+        self.dataloader(main)
+        inp = self.h2d(main, 4 * MIB)
+        acts, dep = [], None
+        for i in range(self.L):
+            a, _ = self.kernel_op(main, "aten::mm", K_GEMM, R.r(150 * US, 250 * US), 16 * MIB,
+                                  deps=[dep] if dep else ())
+            b, _ = self.kernel_op(main, "aten::gelu", K_GELU, R.r(30 * US, 60 * US), 16 * MIB)
+            c, se = self.kernel_op(main, "aten::mm", K_GEMM_NN, R.r(150 * US, 250 * US), 16 * MIB)
+            dep = self.all_reduce(main, 20, R.r(60 * US, 120 * US), [se[1]], functional=True)[1]
+            R.op(main, "_c10d_functional::wait_tensor")
+            acts += [a, b, c]
+        loss, _ = self.kernel_op(main, "aten::cross_entropy_loss", K_LOGSOFTMAX, R.r(40 * US, 80 * US), 4 * MIB,
+                                 deps=[dep])
+        R.t[bwd] = max(R.t[bwd], R.t[main]) + R.r(20 * US, 40 * US)
+        dep = None
+        for i in range(self.L - 1, -1, -1):
+            g, se = self.bwd_node(bwd, "MmBackward0", [(K_GEMM_NT, R.r(150 * US, 250 * US)),
+                                                        (K_GEMM_NN, R.r(150 * US, 250 * US))], 16 * MIB)
+            R.free(bwd, acts[3 * i + 2])
+            R.free(bwd, acts[3 * i + 1])
+            dep = self.all_reduce(bwd, 20, R.r(60 * US, 120 * US), [se[1]], functional=True)[1]
+            R.op(bwd, "_c10d_functional::wait_tensor")
+            R.free(bwd, acts[3 * i])
+            R.free(bwd, g)
+        R.t[main] = max(R.t[main], R.t[bwd]) + R.r(10 * US, 30 * US)
+        self.optimizer(main, [dep], name="AdamW")
+        R.free(main, loss)
+        R.free(main, inp)
+
+    def decode_tp(self, k):
+        """One decode step of 8 requests on a tensor-parallel engine (eager, no CUDA graph): per
+        layer attention and MLP, each ending in an all-reduce on the compute stream; greedy
+        sampling; the scheduler reads the tokens back (a blocking copy + synchronize)."""
+        R = self.R
+        main = R.tid_main
+        R.push(main, "cpu_op", "aten::embedding")
+        R.launch(main, 7, K_INDEX, R.r(8 * US, 15 * US))
+        R.pop(main)
+        for i in range(self.L):
+            self.kernel_op(main, "aten::mm", K_GEMM, R.r(25 * US, 45 * US))
+            self.kernel_op(main, "vllm::unified_attention", K_SPLITKV_COMBINE, R.r(30 * US, 60 * US))
+            _, se = self.kernel_op(main, "aten::mm", K_GEMM_NN, R.r(20 * US, 35 * US))
+            self.all_reduce(main, 7, R.r(15 * US, 30 * US), [se[1]])
+            self.kernel_op(main, "aten::mm", K_GEMM, R.r(40 * US, 70 * US))
+            self.kernel_op(main, "aten::gelu", K_GELU, R.r(8 * US, 15 * US))
+            _, se = self.kernel_op(main, "aten::mm", K_GEMM_NN, R.r(35 * US, 60 * US))
+            self.all_reduce(main, 7, R.r(15 * US, 30 * US), [se[1]])
+        self.kernel_op(main, "aten::mm", K_GEMM, R.r(60 * US, 100 * US))
+        self.kernel_op(main, "aten::argmax", K_ARGMAX, R.r(8 * US, 15 * US))
+        R.push(main, "cpu_op", "aten::to")
+        R.push(main, "cpu_op", "aten::_local_scalar_dense")
+        _, me = R.launch(main, 7, "Memcpy DtoH (Device -> Pinned)", R.r(2 * US, 3 * US), kind="gpu_memcpy",
+                         api=("cudaMemcpyAsync", 41, "cuda_runtime"), nbytes=64)
+        R.stream_sync(main, 7)
+        R.pop(main)
+        R.pop(main)
+        R.t[main] += R.r(150 * US, 250 * US)   # the scheduler prepares the next batch: GPU idle
+
+    def tiny(self, k):
+        """Long fused kernels launched well ahead; the loss read back once a step (the GPU idles
+        for the few microseconds the host takes to launch again) and, in step 2 only, one
+        cudaMalloc + cudaFree pair: real, and too small to matter."""
+        R = self.R
+        main = R.tid_main
+        for j in range(3 * self.L):
+            self.kernel_op(main, "aten::mm", K_SGEMM, R.r(1500 * US, 2500 * US))
+        R.item(main, 7)
+        self.kernel_op(main, "aten::add", K_ADD, R.r(30 * US, 60 * US))
+        if k == 2:
+            R.segment_roundtrip(main)
+        self.optimizer(main, [])
+
+    def truth_fsdp(self):
+        return {"version": None, "units": [], "backward": {"pattern": "unknown", "prefetched": {}}}
+
+    def truth_job(self):
+        """The GPU idle the blocking calls opened: every gap of the stream that begins while one of
+        them blocks (the jobs with this truth launch on one stream); the part of cudaFree calls
+        after the GPU had drained (allocator off)."""
+        R = self.R
+        blocks = sorted(R.block_log)
+        opened = sum(g1 - g0 for g0, g1, _ in R.gap_log if any(a <= g0 < b for a, b in blocks))
+        return {"sync_gpu_idle_opened_ns": opened, "free_wait_ns": R.free_wait}
 
 
 # --------------------------------------------------------------------------
@@ -2184,7 +2551,7 @@ def _generate_rank(scenario, sc, path, opts, rank, world, steps, target):
     fmt = Fmt(opts["format"], BASE_NS if opts["format"] == "new" else 0)
     w = Writer(path, opts["gz_level"])
     R = Rank(scenario, sc, opts, rank, world, w, fmt)
-    wl = FSDPWorkload(R, sc, opts) if sc["kind"] == "fsdp" else SimpleWorkload(R, sc, opts)
+    wl = {"fsdp": FSDPWorkload, "job": JobWorkload}.get(sc["kind"], SimpleWorkload)(R, sc, opts)
     w.write(header(R, opts["format"], opts))
     t_start = R.T0
     R.t[R.tid_main] = R.T0 + 200 * US
@@ -2387,6 +2754,10 @@ def build_truth(R, wl, scenario, sc, opts, nsteps):
         truth["ep"] = wl.truth_ep()
     if sc["kind"] == "first_use":
         truth["first_use"] = wl.truth_first_use()
+    if sc["kind"] == "job":
+        truth["job"] = wl.truth_job()
+    if sc.get("verdict"):
+        truth["verdict"] = sc["verdict"]
     if sc.get("straggler_delay"):
         truth["straggler"] = {"rank": opts["straggler_rank"], "delay_ns": sc["straggler_delay"]}
     return truth
@@ -2418,8 +2789,8 @@ def generate(scenario, path, ranks=None, steps=4, layers=8, seed=1, target_bytes
     ranks = int(ranks)
     if layers < 2:
         raise ValueError("layers must be >= 2")
-    distributed = sc["kind"] == "fsdp" and format != "legacy19"
-    world = ranks if ranks > 1 else (8 if sc["kind"] == "fsdp" else 1)
+    world = ranks if ranks > 1 else (8 if sc["kind"] == "fsdp" else sc.get("world", 1))
+    distributed = (sc["kind"] == "fsdp" or world > 1) and format != "legacy19"
     if straggler_rank is None:
         straggler_rank = min(2, ranks - 1) if ranks > 1 else 0
     q = 1 if format == "new" else 1000
