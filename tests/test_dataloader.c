@@ -175,9 +175,71 @@ START_TEST(t_starvation_explained_by_dataloader) {
 }
 END_TEST
 
+/* The gpu-starvation of an unexplained DataLoader share: the fact, the
+ * DataLoader's own advice, no reference to a finding the report lacks. */
+static void assert_dataloader_unnamed(const char *js) {
+  ck_assert_int_lt(tj_index(js, "findings", "id", "dataloader-stall"), 0);
+  int g = tj_index(js, "findings", "id", "gpu-starvation");
+  ck_assert_int_ge(g, 0);
+  char p[128];
+  snprintf(p, sizeof p, "findings.%d.evidence.explained_by", g);
+  ck_assert(!tj_has(js, p));
+  snprintf(p, sizeof p, "findings.%d.evidence.host_wait_in_dataloader_ns", g);
+  ck_assert_int_eq(tj_i64(js, p), 1000);
+  static const char *const keys[] = {"title", "detail", "advice"};
+  for (int k = 0; k < 3; k++) {
+    snprintf(p, sizeof p, "findings.%d.%s", g, keys[k]);
+    char *t = tj_str(js, p);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_ptr_null(strstr(t, "dataloader-stall"));
+    if (k == 0) ck_assert_ptr_nonnull(strstr(t, "56% of its host-bound idle inside DataLoader __next__"));
+    if (k == 1) ck_assert_ptr_nonnull(strstr(t, "1.0 µs (55.6%) lies inside DataLoader __next__"));
+    if (k == 2) {
+      ck_assert_ptr_nonnull(strstr(t, "num_workers>0"));
+      ck_assert_ptr_null(strstr(t, "Python overhead"));  /* not the generic list */
+    }
+    free(t);
+  }
+}
+
+/* Most of gpu-starvation's host-bound idle lies inside __next__ (555555 ppm,
+ * over starvation.explained_min_ppm), but dataloader-stall judges the GPU
+ * idle of all devices and stays under its thresholds: device 1 runs one
+ * kernel over [0,2100), so no device-wide idle is left for it.  Then the
+ * same with one device and dataloader.min_idle_share_ppm above its 1000 of
+ * 1800 ns. */
+START_TEST(t_starvation_dataloader_share_without_stall) {
+  fsdpa_ctx *c = tu_new_ctx();
+  add_linked(c, 0);
+  tu_add_x(c, "kernel", "busy", 1, 9, 0, 2100, FSDPA_ABSENT);
+  char *js = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(js);
+  ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.idle_in_dataloader_ns"), 0);
+  assert_dataloader_unnamed(js);
+  free(js);
+  fsdpa_ctx_free(c);
+
+  c = tu_new_ctx();
+  add_linked(c, 0);
+  ck_assert_int_eq(fsdpa_param_set(c, "dataloader.min_idle_share_ppm", "600000"), FSDPA_OK);
+  js = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.idle_in_dataloader_ns"), 1000);
+  assert_dataloader_unnamed(js);
+  free(js);
+  /* at the threshold it fires, and gpu-starvation names it again */
+  ck_assert_int_eq(fsdpa_param_set(c, "dataloader.min_idle_share_ppm", "555555"), FSDPA_OK);
+  js = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_int_ge(tj_index(js, "findings", "id", "dataloader-stall"), 0);
+  ck_assert(tj_str_is(js, "findings.[id=gpu-starvation].evidence.explained_by", "dataloader-stall"));
+  free(js);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("dataloader");
   TU_CASE(s, "dataloader", 0, NULL, t_idle_inside_next_whole_trace,
-          t_window_after_first_iteration_and_threshold, t_no_dataloader, t_starvation_explained_by_dataloader);
+          t_window_after_first_iteration_and_threshold, t_no_dataloader, t_starvation_explained_by_dataloader,
+          t_starvation_dataloader_share_without_stall);
   return tu_run_suite(s);
 }

@@ -5,7 +5,12 @@
  * dataloader analysis costs the GPU idle inside them (dataloader-stall) and
  * the launch-gaps analysis says which part of its host-bound idle lies
  * inside them (gpu-starvation names dataloader-stall as its cause).
- * Memoized in the context (CACHE_DL_CALLS); the object is the cache's. */
+ * Memoized in the context (CACHE_DL_CALLS); the object is the cache's.
+ *
+ * dl_idle_get adds the GPU idle inside them over the judged window and
+ * whether dataloader-stall fires on it: gpu-starvation may name that finding
+ * only when it is in the report, and the two rooms cannot read each other,
+ * so the decision lives here, once. */
 #ifndef FSDPA_MODEL_DATALOADER_CALLS_H
 #define FSDPA_MODEL_DATALOADER_CALLS_H
 #include "ctx.h"
@@ -21,4 +26,23 @@ typedef struct dl_calls {
 /* The context's calls as it is now (built on first use); *out belongs to
  * the cache and stays valid until the next feed or parameter change. */
 fsdpa_status dl_calls_get(fsdpa_ctx *c, const dl_calls **out);
+
+enum { DL_WHOLE_TRACE = 0, DL_AFTER_FIRST_ITERATION = 1 };
+
+/* docs/report-contract.md, "DataLoader" and dataloader-stall. */
+typedef struct dl_idle {
+  int window;          /* DL_*: the iterations after the first, else the whole trace */
+  int64_t window_ns;   /* |GPU window ∩ judged window| */
+  int64_t idle_ns;     /* GPU idle (no GPU activity on any stream) in it */
+  int64_t cost_ns;     /* of that idle, inside the union of the __next__ ranges */
+  int64_t *call_idle;  /* per call of dl_calls (same order): the idle inside it */
+  size_t n;
+  int stall;           /* dataloader-stall fires: cost_ns is at least
+                        * dataloader.min_share_ppm of window_ns and
+                        * dataloader.min_idle_share_ppm of idle_ns */
+} dl_idle;
+
+/* Built on first use (CACHE_DL_IDLE), after the calls; *out belongs to the
+ * cache like dl_calls_get's. */
+fsdpa_status dl_idle_get(fsdpa_ctx *c, const dl_idle **out);
 #endif

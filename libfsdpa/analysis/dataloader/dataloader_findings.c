@@ -12,14 +12,16 @@ typedef struct stall {
   double of_idle, of_window;  /* shares of the cost */
 } stall;
 
+/* Whether it fires is the model's decision (dl_idle_get: the thresholds
+ * dataloader.*), so that gpu-starvation names this finding exactly when it
+ * is in the report; the severity is the room's. */
 static void stall_decide(const fsdpa_ctx *c, const dl_result *r, stall *d) {
   d->fires = 0;
-  if (!r->cost_ns || !r->idle_ns || !r->window_ns) return;
+  if (!r->stall || !r->idle_ns || !r->window_ns) return;
   d->of_idle = (double)r->cost_ns / (double)r->idle_ns;
   d->of_window = (double)r->cost_ns / (double)r->window_ns;
   /* shares are ratios (times stay integers); ppm like the thresholds */
-  int64_t ppm = (int64_t)(1e6 * d->of_window), idle_ppm = (int64_t)(1e6 * d->of_idle);
-  if (ppm < c->params[P_DATALOADER_MIN_SHARE_PPM] || idle_ppm < c->params[P_DATALOADER_MIN_IDLE_SHARE_PPM]) return;
+  int64_t ppm = (int64_t)(1e6 * d->of_window);
   d->fires = 1;
   d->severity = ppm >= c->params[P_SEVERITY_CRITICAL_PPM] ? SEV_CRITICAL
                 : ppm >= c->params[P_SEVERITY_WARNING_PPM] ? SEV_WARNING

@@ -7,6 +7,7 @@
  * worded from that struct alone (title, detail, advice, evidence). */
 #include "analysis/launch_gaps/launch_gaps.h"
 #include "analysis/launch_gaps/launch_gaps_impl.h"
+#include "model/dataloader_calls.h"
 #include "model/iterations.h"
 #include "model/workload.h"
 #include "util/fmt.h"
@@ -105,7 +106,8 @@ typedef struct starve_one {
   uint64_t kernels;     /* kernels starting in that range */
   double cost_share;    /* cost_ns / the steady range's GPU window (the judged time) */
   int64_t dl_ns;        /* of the host-bound idle, inside DataLoader __next__ */
-  int explained;        /* dl_ns is at least starvation.explained_min_ppm of it: dataloader-stall is the cause */
+  int dl_main;          /* dl_ns is at least starvation.explained_min_ppm of it: the DataLoader is the cause */
+  int explained;        /* dl_main and dataloader-stall is in the report: named as the cause */
   int64_t explained_ppm;/* dl_ns / gpu_host_wait_ns, ppm */
   int first_use;        /* no steady state is judged (no iterations): first-use idle counted apart */
   int64_t fu_host_ns;   /* of the host-bound idle, inside first-use calls (first_use only) */
@@ -147,11 +149,14 @@ static int starving(fsdpa_ctx *c, const fsdpa_launch_gaps *g, int64_t judged) {
  * Severity by the cost's share of the judged time; at most info with fewer
  * than starvation.min_kernels kernels in the range: a snippet of a handful
  * of kernels (a demo, one first forward) shows no steady state to rank. */
-static int starve_judge(fsdpa_ctx *c, const store_views *v, int64_t judged, starve_one *o) {
+static int starve_judge(fsdpa_ctx *c, const store_views *v, int64_t judged, int dl_stall, starve_one *o) {
   int64_t host = o->g.gpu_host_wait_ns, min_ppm = c->params[P_STARVATION_EXPLAINED_PPM];
-  /* the DataLoader holding most of the host-bound idle is its root cause */
+  /* the DataLoader holding most of the host-bound idle is its root cause;
+   * dataloader-stall is named only when it is in the report (its own
+   * thresholds may keep it out) */
   o->explained_ppm = host > 0 ? (int64_t)((double)o->dl_ns * 1e6 / (double)host) : 0;
-  o->explained = o->dl_ns > 0 && (double)o->dl_ns * 1e6 >= (double)min_ppm * (double)host;
+  o->dl_main = o->dl_ns > 0 && (double)o->dl_ns * 1e6 >= (double)min_ppm * (double)host;
+  o->explained = o->dl_main && dl_stall;
   if (!o->first_use) o->fu_host_ns = o->fu_idle_ns = 0;
   o->fu_main = o->fu_host_ns > 0 && (double)o->fu_host_ns * 1e6 >= (double)min_ppm * (double)host;
   /* first-use cost is paid once: what is left is the starvation to judge */
@@ -179,10 +184,11 @@ static fsdpa_status starve_causes(fsdpa_ctx *c, const store_views *v, const qwin
 /* Per device: the steady range as a whole, else the individual steady steps
  * that starve (a data-loading stall in one step), the STARVE_WORST
  * costliest.  all_g, all_x: the steady range over all streams when this is
- * the only device (the same answer). */
+ * the only device (the same answer).  dl_stall: dataloader-stall fires for
+ * the rank (the model's decision, over the same iterations after the first). */
 static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const steady *y,
                                       int64_t device, const fsdpa_launch_gaps *all_g,
-                                      const lg_extra *all_x, starvation *d) {
+                                      const lg_extra *all_x, int dl_stall, starvation *d) {
   memset(d, 0, sizeof *d);
   d->device = device;
   d->max_density_ppm = c->params[P_STARVATION_DENSITY_PPM];
@@ -257,13 +263,13 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
       lg_first_use_free(c, own);
     }
     if ((st = starve_causes(c, v, &q, o))) return st;
-    if (starve_judge(c, v, d->judged_ns, o)) d->n = 1;
+    if (starve_judge(c, v, d->judged_ns, dl_stall, o)) d->n = 1;
     return FSDPA_OK;
   }
   d->starving_steps = nstarve;
   for (int k = 0; k < nw; k++) {
     if ((st = starve_causes(c, v, &worst[k].q, &worst[k]))) return st;
-    if (starve_judge(c, v, d->judged_ns, &worst[k])) d->one[d->n++] = worst[k];
+    if (starve_judge(c, v, d->judged_ns, dl_stall, &worst[k])) d->one[d->n++] = worst[k];
   }
   return FSDPA_OK;
 }
@@ -466,6 +472,24 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
              "pipeline first, then profile again to see whether anything else starves the GPU.";
     snprintf(cause_title, sizeof cause_title, "%.0f%% of its host-bound idle inside DataLoader __next__ (see dataloader-stall)",
              1e-4 * (double)o->explained_ppm);
+  } else if (o->dl_main) {
+    /* dataloader-stall stays under its own thresholds: the same fact, and
+     * the DataLoader's own advice, without naming a finding the report lacks */
+    fmt_dur(t_cause, sizeof t_cause, o->dl_ns);
+    snprintf(why, sizeof why,
+             "Of the host-bound idle, %s (%.1f%%) lies inside DataLoader __next__ calls: the launching thread "
+             "was fetching the next batch, so the DataLoader is the main cause of this starvation",
+             t_cause, 1e-4 * (double)o->explained_ppm);
+    advice = wl.mode == WM_TRAIN
+                 ? "Load and augment batches in worker processes: DataLoader(num_workers=N>0, pin_memory=True, "
+                   "persistent_workers=True, prefetch_factor=2 or more), and copy them with "
+                   ".to(device, non_blocking=True); move heavy augmentation to the GPU or precompute it. Then "
+                   "profile again to see whether anything else starves the GPU."
+                 : "Prepare inputs off the thread that launches the model: a DataLoader with num_workers>0 (and "
+                   "pin_memory=True), preprocessing on the GPU, or a pipeline that prepares the next batch while "
+                   "the model runs. Then profile again to see whether anything else starves the GPU.";
+    snprintf(cause_title, sizeof cause_title, "%.0f%% of its host-bound idle inside DataLoader __next__",
+             1e-4 * (double)o->explained_ppm);
   } else if (o->fu_host_ns > 0) {
     char t_thr[32];
     fmt_dur(t_cause, sizeof t_cause, o->fu_host_ns);
@@ -575,6 +599,12 @@ fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   fsdpa_launch_gaps g;
   lg_extra x;
   int one = lg_one_device(v);
+  const dl_idle *di;
+  if ((st = dl_idle_get(c, &di))) {
+    lg_steady_free(c, &y);
+    return st;
+  }
+  int dl_stall = di->stall;
   overhead od;
   if (!(st = lg_gaps(c, v, &q, &g, &x)) && !(st = overhead_decide(c, v, &y, &g, &x, &od)) &&
       od.fires)
@@ -582,7 +612,7 @@ fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   for (size_t i = 0; i < v->nstreams && !st; i++) {
     if (i && v->streams[i].device == v->streams[i - 1].device) continue;
     starvation sd;
-    st = starvation_decide(c, v, &y, v->streams[i].device, one ? &g : NULL, one ? &x : NULL, &sd);
+    st = starvation_decide(c, v, &y, v->streams[i].device, one ? &g : NULL, one ? &x : NULL, dl_stall, &sd);
     if (!st) st = starvation_word(c, &y, rank, f, &sd);
   }
   lg_steady_free(c, &y);
