@@ -147,9 +147,127 @@ START_TEST(t_workload_ddp_by_gradient_allreduce) {
 }
 END_TEST
 
+/* The workload evidence entry of a label; NULL-terminated path into p. */
+static const char *label_ev(const char *js, const char *label, const char *field, char *p, size_t n) {
+  int k = tj_index(js, "ranks.0.workload.evidence", "label", label);
+  ck_assert_int_ge(k, 0);
+  snprintf(p, n, "ranks.0.workload.evidence.%d.%s", k, field);
+  return p;
+}
+
+static void add_functional(fsdpa_ctx *c, int64_t tid, int64_t at, int reduce_scatter) {
+  tu_add_x(c, "cpu_op", "_c10d_functional::all_gather_into_tensor", 10, tid, at, 2, FSDPA_ABSENT);
+  if (reduce_scatter) tu_add_x(c, "cpu_op", "_c10d_functional::reduce_scatter_tensor", 10, tid, at + 3, 2, FSDPA_ABSENT);
+  tu_add_x(c, "cpu_op", "_c10d_functional::all_reduce", 10, tid, at + 6, 2, FSDPA_ABSENT);
+  tu_add_x(c, "cpu_op", "_c10d_functional::wait_tensor", 10, tid, at + 9, 1, FSDPA_ABSENT);
+}
+
+/* DTensor's SequenceParallel: functional all-gather and reduce-scatter
+ * beside tensor parallelism's all-reduce; plain tensor parallelism
+ * all-gathers at most (a replicated output) and never reduce-scatters. */
+START_TEST(t_workload_sequence_parallel_dtensor) {
+  fsdpa_ctx *c = tu_new_ctx();
+  tu_launch_kernel(c, 1, 0, 1, 7, 10, 20, "gemm_kernel");
+  add_functional(c, 1, 30, 0);
+  char *js = json_of(c);
+  ck_assert(has_label(js, "tensor_parallel"));
+  ck_assert(!has_label(js, "sequence_parallel"));
+  free(js);
+  tu_add_x(c, "cpu_op", "_c10d_functional::reduce_scatter_tensor", 10, 1, 50, 2, FSDPA_ABSENT);
+  tu_add_x(c, "cpu_op", "_c10d_functional::reduce_scatter_tensor", 10, 1, 60, 2, FSDPA_ABSENT);
+  js = json_of(c);
+  ck_assert(has_label(js, "tensor_parallel"));
+  ck_assert(has_label(js, "sequence_parallel"));
+  char p[96];
+  ck_assert(tj_str_is(js, label_ev(js, "sequence_parallel", "example", p, sizeof p),
+                      "_c10d_functional::reduce_scatter_tensor"));
+  ck_assert_int_eq(tj_i64(js, label_ev(js, "sequence_parallel", "count", p, sizeof p)), 2);
+  char *rule = tj_str(js, label_ev(js, "sequence_parallel", "rule", p, sizeof p));
+  ck_assert_ptr_nonnull(strstr(rule, "DTensor SequenceParallel"));
+  free(rule);
+  free(js);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* Megatron's mappings by name, in Python frames or as autograd Function
+ * ops, where there is communication (without it they are no-ops). */
+START_TEST(t_workload_sequence_parallel_megatron) {
+  static const char *PY = "megatron/core/tensor_parallel/mappings.py(456): gather_from_sequence_parallel_region";
+  fsdpa_ctx *c = tu_new_ctx();
+  tu_launch_kernel(c, 1, 0, 1, 7, 10, 20, "gemm_kernel");
+  fsdpa_event py = tu_x("python_function", PY, 10, 1, 0, 5, FSDPA_ABSENT);
+  tu_add(c, &py);
+  /* vLLM's padding helper is not a sequence-parallel region */
+  py = tu_x("python_function", "vllm/v1/worker/gpu_model_runner.py(2795): _pad_for_sequence_parallelism", 10, 1, 6,
+            1, FSDPA_ABSENT);
+  tu_add(c, &py);
+  char *js = json_of(c);
+  ck_assert(!has_label(js, "sequence_parallel"));  /* no communication */
+  free(js);
+  tu_add_x(c, "cpu_op", "nccl:_all_gather_base", 10, 1, 30, 5, FSDPA_ABSENT);
+  js = json_of(c);
+  ck_assert(has_label(js, "sequence_parallel"));
+  char p[96];
+  ck_assert(tj_str_is(js, label_ev(js, "sequence_parallel", "example", p, sizeof p), PY));
+  ck_assert_int_eq(tj_i64(js, label_ev(js, "sequence_parallel", "count", p, sizeof p)), 1);
+  free(js);
+  fsdpa_ctx_free(c);
+  /* the backward op of the autograd Function names it too */
+  c = tu_new_ctx();
+  tu_launch_kernel(c, 1, 0, 1, 7, 10, 20, "gemm_kernel");
+  tu_add_x(c, "cpu_op", "autograd::engine::evaluate_function: _ReduceScatterToSequenceParallelRegionBackward", 10, 2,
+           30, 5, FSDPA_ABSENT);
+  tu_add_x(c, "cpu_op", "nccl:all_reduce", 10, 2, 31, 2, FSDPA_ABSENT);
+  js = json_of(c);
+  ck_assert(has_label(js, "sequence_parallel"));
+  ck_assert(tj_str_is(js, label_ev(js, "sequence_parallel", "example", p, sizeof p),
+                      "autograd::engine::evaluate_function: _ReduceScatterToSequenceParallelRegionBackward"));
+  free(js);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* FSDP all-gathers parameters and reduce-scatters gradients: with FSDP no
+ * rule gives sequence parallelism, whatever else the trace has. */
+START_TEST(t_workload_sequence_parallel_never_with_fsdp) {
+  fsdpa_ctx *c = tu_new_ctx();
+  tu_launch_kernel(c, 1, 0, 1, 7, 10, 20, "gemm_kernel");
+  tu_add_x(c, "user_annotation", "FSDP::all_gather (layers.0)", 10, 1, 25, 10, FSDPA_ABSENT);
+  add_functional(c, 1, 26, 1);
+  tu_add_x(c, "user_annotation", "FSDP::post_backward_reduce", 10, 2, 40, 10, FSDPA_ABSENT);
+  tu_add_x(c, "cpu_op", "_c10d_functional::reduce_scatter_tensor", 10, 2, 41, 2, FSDPA_ABSENT);
+  fsdpa_event py = tu_x("python_function",
+                        "megatron/core/tensor_parallel/mappings.py(480): reduce_scatter_to_sequence_parallel_region",
+                        10, 1, 0, 5, FSDPA_ABSENT);
+  tu_add(c, &py);
+  char *js = json_of(c);
+  ck_assert(has_label(js, "FSDP2"));
+  ck_assert(!has_label(js, "sequence_parallel"));
+  free(js);
+  fsdpa_ctx_free(c);
+  /* a generated FSDP2 job */
+  char *path = tu_tracegen("fsdp2_healthy", "--steps 2", "model_fsdp2_sp.json");
+  if (!path) {
+    printf("# SKIP generated FSDP2: generator not runnable\n");
+    return;
+  }
+  c = tu_new_ctx();
+  ck_assert_msg(fsdpa_feed_file(c, path) == FSDPA_OK, "%s", fsdpa_errmsg(c));
+  js = json_of(c);
+  ck_assert(has_label(js, "FSDP2"));
+  ck_assert(!has_label(js, "sequence_parallel"));
+  free(js);
+  free(path);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("model");
   TU_CASE(s, "model", 0, NULL, t_iterations_from_optimizer_steps, t_iterations_from_dataloader_and_benchmark,
-          t_iterations_none_and_profiler_step, t_workload_mode, t_workload_ddp_by_gradient_allreduce);
+          t_iterations_none_and_profiler_step, t_workload_mode, t_workload_ddp_by_gradient_allreduce,
+          t_workload_sequence_parallel_dtensor, t_workload_sequence_parallel_megatron,
+          t_workload_sequence_parallel_never_with_fsdp);
   return tu_run_suite(s);
 }

@@ -44,7 +44,7 @@ static uint32_t comm_op(const char *s, size_t n) {
   else if (ihas(t, m, LIT("all_reduce")) || ihas(t, m, LIT("allreduce"))) f |= WH_ALLREDUCE;
   else if (ihas(t, m, LIT("all_gather")) || ihas(t, m, LIT("allgather")) ||
            ihas(t, m, LIT("reduce_scatter")))
-    f |= WH_AG_RS;
+    f |= WH_AG_RS | (ihas(t, m, LIT("reduce_scatter")) ? WH_RS : 0);
   else if (starts(t, m, LIT("send")) || starts(t, m, LIT("recv")) || starts(t, m, LIT("isend")) ||
            starts(t, m, LIT("irecv")))
     f |= WH_P2P;
@@ -54,6 +54,15 @@ static uint32_t comm_op(const char *s, size_t n) {
       starts(s, n, LIT("sgl_kernel::all_reduce")) || starts(s, n, LIT("trtllm::allreduce")))
     f |= WH_ALLREDUCE;
   return f;
+}
+
+/* Megatron names the functions around its sequence-parallel regions
+ * (gather_from_ / reduce_scatter_to_ / scatter_to_sequence_parallel_region)
+ * and their autograd Functions (_GatherFromSequenceParallelRegion, whose
+ * backward ops are ...Backward); vLLM's _pad_for_sequence_parallelism is not
+ * one. */
+static int seq_par(const char *s, size_t n) {
+  return has(s, n, LIT("_sequence_parallel_region")) || has(s, n, LIT("SequenceParallelRegion"));
 }
 
 uint32_t classify_workload(const char *s, size_t n) {
@@ -79,6 +88,7 @@ uint32_t classify_workload(const char *s, size_t n) {
   if (has(s, n, LIT("backward")) || has(s, n, LIT("_bwd")) || has(s, n, LIT("bwd_")) ||
       has(s, n, LIT("wgrad")) || has(s, n, LIT("dgrad")) || has(s, n, LIT("_wrw")))
     f |= WH_BWD_KERNEL;
+  if (seq_par(s, n)) f |= WH_SEQ_PAR;
   return f;
 }
 
@@ -86,6 +96,7 @@ int classify_pyframe(const char *cat, size_t cl, const char *s, size_t n) {
   if (cl != 15 || memcmp(cat, "python_function", 15) != 0 || !s) return 0;
   if (starts(s, n, LIT("nn.Module: ")) || ends(s, n, LIT("): forward"))) return 1;
   if (ends(s, n, LIT("): backward"))) return 2;
+  if (seq_par(s, n)) return 3;
   return 0;
 }
 

@@ -20,7 +20,9 @@ enum {
   WH_FUNC_COLL = 1u << 10, /* functional collective (_c10d_functional::*, c10d_functional::*): DTensor / tensor parallel */
   WH_BWD_KERNEL = 1u << 11,/* a GPU kernel that computes gradients (…backward…, _bwd, wgrad, dgrad, _wrw) */
   WH_COMM_OP = 1u << 12,   /* any CPU-side communication op or annotation (nccl:*, gloo:*, c10d::*, record_param_comms, ...) */
-  WH_AG_RS = 1u << 13      /* an all-gather or reduce-scatter op */
+  WH_AG_RS = 1u << 13,     /* an all-gather or reduce-scatter op */
+  WH_RS = 1u << 14,        /* of those, a reduce-scatter */
+  WH_SEQ_PAR = 1u << 15    /* Megatron's sequence-parallel mappings: *_sequence_parallel_region functions, *SequenceParallelRegion autograd Functions */
 };
 
 /* Hint bits of an event name (cpu op, annotation or kernel). */
@@ -28,7 +30,8 @@ uint32_t classify_workload(const char *name, size_t len);
 
 /* A Python frame event (category python_function): 1 when it is a module's
  * forward ("...py(N): forward", "nn.Module: X"), 2 when it is a backward
- * call ("...py(N): backward"), else 0. */
+ * call ("...py(N): backward"), 3 when it is one of Megatron's
+ * sequence-parallel mappings (WH_SEQ_PAR), else 0. */
 int classify_pyframe(const char *cat, size_t cat_len, const char *name, size_t len);
 
 /* An inference engine's step annotation, as vLLM writes it:

@@ -157,10 +157,11 @@ typedef struct store {
   uint32_t *track_slots;  /* hash (pid,tid,gpu) -> id+1 */
   size_t track_nslots;
   /* Python frames are not kept, but whether the job runs a model's forward
-   * or a backward shows in them: counted, with the first name of each kind
-   * (an intern id, INTERN_NONE when none). */
-  uint64_t py_forward, py_backward;
-  uint32_t py_forward_name, py_backward_name;
+   * or a backward, or Megatron's sequence-parallel mappings, shows in them:
+   * counted, with the first name of each kind (an intern id, INTERN_NONE
+   * when none). */
+  uint64_t py_forward, py_backward, py_seq_par;
+  uint32_t py_forward_name, py_backward_name, py_seq_par_name;
   uint64_t gen;       /* 1 when empty, bumped on every retained event */
   fsdpa_stats stats;
   store_views views;

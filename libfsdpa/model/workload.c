@@ -27,7 +27,7 @@ static uint32_t hints(const store *s, uint32_t *memo, uint32_t name) {
 
 typedef struct scan {
   hits fsdp1, fsdp2, ddp, bwd_op, optim, fwd_mark, a2a, ar, grad_ar, agrs, emb, moe, deep_ep, p2p,
-      func, comm_op, comm_kernel, bwd_kernel, kernels, engine;
+      func, func_ag, func_rs, seq_par, comm_op, comm_kernel, bwd_kernel, kernels, engine;
   int64_t engine_context, engine_generation;
 } scan;
 
@@ -71,6 +71,9 @@ static void cpu_side(const store *s, uint32_t *memo, uint8_t *bwd_track, scan *k
     if (h & WH_DEEP_EP) hit(&k->deep_ep, r->name);
     if (h & WH_P2P) hit(&k->p2p, r->name);
     if (h & WH_FUNC_COLL) hit(&k->func, r->name);
+    if ((h & (WH_FUNC_COLL | WH_AG_RS | WH_RS)) == (WH_FUNC_COLL | WH_AG_RS)) hit(&k->func_ag, r->name);
+    if ((h & (WH_FUNC_COLL | WH_RS)) == (WH_FUNC_COLL | WH_RS)) hit(&k->func_rs, r->name);
+    if (h & WH_SEQ_PAR) hit(&k->seq_par, r->name);
     if ((h & WH_COMM_OP) || (info & (NC_PARAM_COMMS | NC_NCCL_ANNOT))) hit(&k->comm_op, r->name);
     int64_t ctxn, genn;
     if (r->kind == RK_ANNOT &&
@@ -141,6 +144,27 @@ static void choose_mode(const store *s, const scan *k, workload *w) {
   }
 }
 
+/* Sequence parallelism shards the activations of the norm and dropout
+ * blocks along the sequence: an all-gather before the tensor-parallel
+ * matmuls and a reduce-scatter after them, where plain tensor parallelism
+ * all-reduces (DTensor's SequenceParallel: both as functional collectives,
+ * beside the all-reduce of the replicated norm weights' gradients).  FSDP
+ * all-gathers and reduce-scatters too, so never with FSDP; Megatron names
+ * its mappings, which do nothing without communication (a tensor-parallel
+ * size of 1). */
+static void seq_par_label(const store *s, const scan *k, int fsdp, workload *w) {
+  if (fsdp) return;
+  wl_evidence *e = &w->label_ev[WL_SEQUENCE_PARALLEL];
+  hits names = k->seq_par.n ? k->seq_par : (hits){s->py_seq_par, s->py_seq_par_name};
+  if (!(w->labels & (1u << WL_DDP)) && k->func_ag.n && k->func_rs.n && k->ar.n) {
+    w->labels |= 1u << WL_SEQUENCE_PARALLEL;
+    set_ev(e, "functional all-gather and reduce-scatter (DTensor SequenceParallel) beside all-reduce, outside FSDP and DDP", &k->func_rs);
+  } else if (names.n && (k->comm_op.n || k->comm_kernel.n)) {
+    w->labels |= 1u << WL_SEQUENCE_PARALLEL;
+    set_ev(e, "Megatron sequence-parallel mappings (*_sequence_parallel_region) with communication, outside FSDP", &names);
+  }
+}
+
 static void choose_labels(const fsdpa_ctx *c, const store_views *v, const scan *k, workload *w) {
   if (k->fsdp2.n) { w->labels |= 1u << WL_FSDP2; set_ev(&w->label_ev[WL_FSDP2], "FSDP:: annotations (fully_shard)", &k->fsdp2); }
   if (k->fsdp1.n) { w->labels |= 1u << WL_FSDP1; set_ev(&w->label_ev[WL_FSDP1], "FullyShardedDataParallel.* annotations", &k->fsdp1); }
@@ -183,6 +207,7 @@ static void choose_labels(const fsdpa_ctx *c, const store_views *v, const scan *
       set_ev(&w->label_ev[WL_TENSOR_PARALLEL], "all-reduce ops in an inference forward", &k->ar);
     }
   }
+  seq_par_label(&c->st, k, fsdp, w);
   if (!w->labels && !k->comm_kernel.n && !k->comm_op.n && active_devices(v) == 1 &&
       (ws == FSDPA_ABSENT || ws == 1) && (rank == FSDPA_ABSENT || rank == 0)) {
     w->labels |= 1u << WL_SINGLE_GPU;
