@@ -14,97 +14,59 @@ ranks[0].launch_gaps.warmup and .sampling:
   sampled = span > launch.sampled_corr_ratio (100) x calls: true exactly on
   the two hta/trace_filter traces, which are known to be sampled.
 
-Exit 0 = all equal, 1 = a difference, 77 = no corpus or CLI."""
-import json
-import os
-import subprocess
+Exit 0 = all equal, 1 = a difference, 2 = no CLI, 77 = no corpus."""
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "verdicts"))
-import facts  # noqa: E402  (the verdicts' independent recomputation)
+from verdictlib import each_verdict_trace, load_facts, run
 
-CLI = os.environ.get("FSDPA_CLI")
-CORPUS = os.environ.get("FSDPA_TRACE_CORPUS") or os.environ.get("FSDPA_DEFAULT_CORPUS") or \
-    os.path.join(HERE, "..", "..", "shared", "traces")
+facts = load_facts()  # the verdicts' independent recomputation
 SAMPLED = {"hta/trace_filter/sampled_rank-0.json.gz", "hta/trace_filter/sampled_rank-1.json.gz"}
 RATIO = 100
 
 
-def traces():
-    out = []
-    vdir = os.path.join(HERE, "verdicts")
-    for f in sorted(os.listdir(vdir)):
-        if not f.endswith(".json"):
-            continue
-        v = json.load(open(os.path.join(vdir, f)))
-        if not v.get("expect_rejected"):
-            out.append(v["trace"])
-    return out
-
-
-def main():
-    if not CLI or not os.path.isdir(CORPUS):
-        print("# SKIP needs FSDPA_CLI and the corpus (FSDPA_TRACE_CORPUS)")
-        return 77
-    facts.TRACES_ROOT[0] = CORPUS
-    bad = checked = 0
-    for rel in traces():
-        path = os.path.join(CORPUS, rel)
-        r = subprocess.run([CLI, "analyze", "--format", "json", path], capture_output=True, text=True)
-        if r.returncode not in (0, 1):
-            print("FAIL %s: fsdpa exit %d" % (rel, r.returncode))
-            bad += 1
-            continue
-        lg = json.loads(r.stdout)["ranks"][0]["launch_gaps"]
-        if lg is None:
-            continue
-        t = facts.Trace(path)
-        smp = lg["sampling"]
-        # the report's times are on the trace clock: baseTimeNanoseconds
-        # added to the events' ts
-        base = int(t.top.get("baseTimeNanoseconds") or 0)
-        w = {k: (v - base if k.endswith(("_start_ns", "_end_ns")) and v is not None else v)
-             for k, v in lg["warmup"].items()}
-        want = {}
-        st = t.steps()
-        if st:
-            want["iterations_from"] = "ProfilerStep"
-            want["iterations"] = len(st)
-            k = 1 if len(st) >= 2 else 0
-            want["warmup_iterations"] = k
-            want["steady_start_ns"] = st[k]["_s"]
-            want["steady_end_ns"] = max(e["_e"] for e in st[k:])
-            if k:
-                want["warmup_start_ns"] = st[0]["_s"]
-                want["warmup_end_ns"] = st[1]["_s"]
-        if w["warmup_iterations"]:
-            rng = [w["warmup_start_ns"], w["warmup_end_ns"]]
-            want["warmup_gpu_idle_ns"] = facts.calc(t, {"fn": "gpu_idle", "window": {"range": rng}})
-            want["warmup_gpu_host_wait_ns"] = facts.calc(
-                t, {"fn": "idle_category", "category": "host_wait", "window": {"range": rng}})
-        sw = {"range": [w["steady_start_ns"], w["steady_end_ns"]]} if w["steady_start_ns"] is not None else None
-        want["steady_gpu_idle_ns"] = facts.calc(t, {"fn": "gpu_idle", "window": sw})
-        want["steady_gpu_host_wait_ns"] = facts.calc(t, {"fn": "idle_category", "category": "host_wait", "window": sw})
-        ids = [(e.get("args") or {}).get("correlation") for e in t.rt]
-        ids = [i for i in ids if isinstance(i, int)]
-        span = max(ids) - min(ids) + 1 if ids else 0
-        got_s = {"runtime_calls": len(ids), "correlation_span": span, "max_ratio": RATIO,
-                 "sampled": len(ids) >= 2 and span > RATIO * len(ids)}
-        diffs = ["%s: report %r, raw %r" % (k, w.get(k), v) for k, v in want.items() if w.get(k) != v]
-        diffs += ["sampling.%s: report %r, raw %r" % (k, smp.get(k), v) for k, v in got_s.items() if smp.get(k) != v]
-        if got_s["sampled"] != (rel in SAMPLED):
-            diffs.append("sampled %r but the trace is %s" % (got_s["sampled"], "sampled" if rel in SAMPLED else "complete"))
-        checked += 1
-        if diffs:
-            bad += 1
-            print("FAIL %s: %s" % (rel, "; ".join(diffs)))
-        else:
-            print("ok   %s (%s, %d iterations, warm-up idle %s, steady idle %s)" % (
-                rel, w["iterations_from"], w["iterations"], w["warmup_gpu_idle_ns"], w["steady_gpu_idle_ns"]))
-    print("%d traces checked, %d differ" % (checked, bad))
-    return 1 if bad or not checked else 0
+def judge(rel, path, rep):
+    lg = rep["ranks"][0]["launch_gaps"]
+    if lg is None:
+        return None
+    t = facts.Trace(path)
+    smp = lg["sampling"]
+    # the report's times are on the trace clock: baseTimeNanoseconds
+    # added to the events' ts
+    base = int(t.top.get("baseTimeNanoseconds") or 0)
+    w = {k: (v - base if k.endswith(("_start_ns", "_end_ns")) and v is not None else v)
+         for k, v in lg["warmup"].items()}
+    want = {}
+    st = t.steps()
+    if st:
+        want["iterations_from"] = "ProfilerStep"
+        want["iterations"] = len(st)
+        k = 1 if len(st) >= 2 else 0
+        want["warmup_iterations"] = k
+        want["steady_start_ns"] = st[k]["_s"]
+        want["steady_end_ns"] = max(e["_e"] for e in st[k:])
+        if k:
+            want["warmup_start_ns"] = st[0]["_s"]
+            want["warmup_end_ns"] = st[1]["_s"]
+    if w["warmup_iterations"]:
+        rng = [w["warmup_start_ns"], w["warmup_end_ns"]]
+        want["warmup_gpu_idle_ns"] = facts.calc(t, {"fn": "gpu_idle", "window": {"range": rng}})
+        want["warmup_gpu_host_wait_ns"] = facts.calc(
+            t, {"fn": "idle_category", "category": "host_wait", "window": {"range": rng}})
+    sw = {"range": [w["steady_start_ns"], w["steady_end_ns"]]} if w["steady_start_ns"] is not None else None
+    want["steady_gpu_idle_ns"] = facts.calc(t, {"fn": "gpu_idle", "window": sw})
+    want["steady_gpu_host_wait_ns"] = facts.calc(t, {"fn": "idle_category", "category": "host_wait", "window": sw})
+    ids = [(e.get("args") or {}).get("correlation") for e in t.rt]
+    ids = [i for i in ids if isinstance(i, int)]
+    span = max(ids) - min(ids) + 1 if ids else 0
+    got_s = {"runtime_calls": len(ids), "correlation_span": span, "max_ratio": RATIO,
+             "sampled": len(ids) >= 2 and span > RATIO * len(ids)}
+    diffs = ["%s: report %r, raw %r" % (k, w.get(k), v) for k, v in want.items() if w.get(k) != v]
+    diffs += ["sampling.%s: report %r, raw %r" % (k, smp.get(k), v) for k, v in got_s.items() if smp.get(k) != v]
+    if got_s["sampled"] != (rel in SAMPLED):
+        diffs.append("sampled %r but the trace is %s" % (got_s["sampled"], "sampled" if rel in SAMPLED else "complete"))
+    return diffs, "%s, %d iterations, warm-up idle %s, steady idle %s" % (
+        w["iterations_from"], w["iterations"], w["warmup_gpu_idle_ns"], w["steady_gpu_idle_ns"])
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(each_verdict_trace(judge)))

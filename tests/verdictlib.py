@@ -1,7 +1,8 @@
-"""What the Python checks of reports (tests/verdict_check.py, tests/advice_check.py) share: where
-the sources, the CLI and the shared trace corpus are (the environment meson sets, else the
-checkout's layout), running the CLI's JSON report, the generator's scenarios, the corpus files and
-the exit protocol (0 = all as stated, 1 = a difference, 2 = no CLI, 77 = nothing could be run).
+"""What the Python checks of reports (tests/verdict_check.py, tests/advice_check.py, the *_ref.py
+recomputations) share: where the sources, the CLI and the shared trace corpus are (the environment
+meson sets, else the checkout's layout), running the CLI's JSON report, the generator's scenarios,
+the corpus files, the verdicts' traces and their facts.py, and the exit protocol (0 = all as
+stated, 1 = a difference, 2 = no CLI, 77 = nothing could be run).
 Standard library only; it reads the library's output, never its code."""
 import json
 import os
@@ -54,6 +55,65 @@ def corpus_files():
     for d, _, files in sorted(os.walk(CORPUS)):
         out.extend(os.path.join(d, f) for f in sorted(files) if f.endswith(".json") or f.endswith(".json.gz"))
     return out
+
+
+def load_facts():
+    """tests/verdicts/facts.py as a module, reading the traces its facts name from CORPUS: the
+    verdicts' own loading and interval code, written without the library, so that a check judges the
+    report by an independent recomputation."""
+    sys.path.insert(0, os.path.join(ROOT, "tests", "verdicts"))
+    import facts as f  # noqa: E402
+    f.TRACES_ROOT[0] = CORPUS
+    return f
+
+
+def verdict_traces():
+    """The corpus paths (relative to CORPUS) of the verdicts that expect a report, in the verdicts'
+    sorted order."""
+    vdir = os.path.join(ROOT, "tests", "verdicts")
+    out = []
+    for f in sorted(os.listdir(vdir)):
+        if f.endswith(".json"):
+            with open(os.path.join(vdir, f)) as fh:
+                v = json.load(fh)
+            if not v.get("expect_rejected"):
+                out.append(v["trace"])
+    return out
+
+
+def each_verdict_trace(judge):
+    """A part for run() that reports on every verdict trace and hands it to judge(rel, path, rep),
+    which gives None where the report has nothing to judge, else (differences, summary).  It counts
+    every trace the CLI ran on as judged, and fails where none had anything to judge: a report that
+    lost the part being recomputed must not pass as a skip."""
+    def part(bad):
+        if not os.path.isdir(CORPUS):
+            print("# SKIP needs the corpus (FSDPA_TRACE_CORPUS)")
+            return 0
+        rels = verdict_traces()
+        before = len(bad)
+        checked = 0
+        for rel in rels:
+            path = os.path.join(CORPUS, rel)
+            try:
+                rep = report([path])
+            except RuntimeError as e:
+                bad.append(str(e))
+                continue
+            got = judge(rel, path, rep)
+            if got is None:
+                continue
+            checked += 1
+            diffs, summary = got
+            if diffs:
+                bad.append("%s: %s" % (rel, "; ".join(diffs)))
+            else:
+                print("ok   %s (%s)" % (rel, summary))
+        print("%d traces checked, %d differ" % (checked, len(bad) - before))
+        if not checked:
+            bad.append("no verdict trace had anything to check")
+        return len(rels)
+    return part
 
 
 def run(*parts):
