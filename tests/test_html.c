@@ -39,20 +39,6 @@ static fsdpa_status html_of(fsdpa_ctx **c, size_t n, const char *const *paths, i
   return fsdpa_report(c, paths, n, &o, out, len, err);
 }
 
-/* The picture data of a page (the JSON inside its fsdpa-viz script
- * element), malloc'd. */
-static char *viz_of(const char *html) {
-  const char *v = strstr(html, "id=\"fsdpa-viz\">");
-  ck_assert_ptr_nonnull(v);
-  v = strchr(v, '>') + 1;
-  const char *e = strstr(v, "</script>");
-  ck_assert_ptr_nonnull(e);
-  char *js = strndup(v, (size_t)(e - v));
-  ck_assert_ptr_nonnull(js);
-  ck_assert_msg(tj_valid(js, strlen(js)), "the page's picture data is not JSON");
-  return js;
-}
-
 static void add_kernel(fsdpa_ctx *c, const char *name, int64_t stream, int64_t ts, int64_t dur) {
   tu_add_x(c, "kernel", name, 0, stream, ts, dur, FSDPA_ABSENT);
 }
@@ -108,7 +94,7 @@ START_TEST(t_html_step_option) {
   char *h = NULL;
   st = html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len, &err);
   ck_assert_int_eq(st, FSDPA_OK);
-  char *vz = viz_of(h);
+  char *vz = tu_page_json(h, "fsdpa-viz");
   int64_t chosen = tj_i64(vz, "ranks.0.chosen_step");
   ck_assert_msg(chosen == s.number, "default Gantt step %lld, busiest steady step is %lld", (long long)chosen,
                 (long long)s.number);
@@ -118,7 +104,7 @@ START_TEST(t_html_step_option) {
   TU_ITEM(steps, 0, s0);
   st = html_of(&c, 1, paths, 0, &h, &len, &err);
   ck_assert_int_eq(st, FSDPA_OK);
-  vz = viz_of(h);
+  vz = tu_page_json(h, "fsdpa-viz");
   ck_assert_int_eq(tj_i64(vz, "ranks.0.chosen_step"), s0.number);
   free(vz);
   char out[4200];
@@ -166,7 +152,7 @@ START_TEST(t_html_warmup_of_two_steps) {
     char *h = NULL;
     fsdpa_error err;
     ck_assert_int_eq(html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len, &err), FSDPA_OK);
-    char *vz = viz_of(h);
+    char *vz = tu_page_json(h, "fsdpa-viz");
     char *rep = tu_report(c, FSDPA_FORMAT_JSON);
     ck_assert_ptr_nonnull(rep);
     ck_assert_int_eq(tj_i64(rep, "ranks.0.launch_gaps.warmup.warmup_iterations"), nsteps == 2);
@@ -317,7 +303,7 @@ START_TEST(t_html_long_trace) {
   ck_assert_msg(st == FSDPA_OK, "%s", err.message);
   printf("# 500-step mixed trace (2 layers): HTML page of %zu bytes\n", len);
   ck_assert_msg(len < 4000000, "page of %zu bytes for 500 steps", len);
-  char *vz = viz_of(h);
+  char *vz = tu_page_json(h, "fsdpa-viz");
   ck_assert(tj_str_is(vz, "schema", "fsdpa.html-data/2"));
   /* one class table for every chart: the GPU classes, then the CPU ones */
   static const char *const classes[] = {"compute", "AllGather", "ReduceScatter", "AllReduce",
@@ -416,7 +402,7 @@ START_TEST(t_html_blocking_by_behaviour) {
   fsdpa_error err;
   char *h = NULL;
   ck_assert_int_eq(html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len, &err), FSDPA_OK);
-  char *vz = viz_of(h);
+  char *vz = tu_page_json(h, "fsdpa-viz");
   char *rep = tu_report(c, FSDPA_FORMAT_JSON);
   ck_assert_ptr_nonnull(rep);
   ck_assert_uint_gt(tj_count(rep, "ranks.0.sync_classes.by_behaviour"), 0);
@@ -487,7 +473,7 @@ START_TEST(t_html_steps_past_the_budget) {
   ck_assert_msg(st == FSDPA_OK, "%s", err.message);
   printf("# 3000 steps x 64 kernels: HTML page of %zu bytes\n", len);
   ck_assert_msg(len < 4000000, "page of %zu bytes", len);
-  char *vz = viz_of(h);
+  char *vz = tu_page_json(h, "fsdpa-viz");
   ck_assert_int_eq(tj_i64(vz, "ranks.0.step_views.columns"), 32);
   ck_assert_int_ge(tj_i64(vz, "ranks.0.step_views.stride"), 2);
   free(vz);

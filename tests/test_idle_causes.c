@@ -525,19 +525,6 @@ static void cmp_truth(const char *truth, const char *tpre, const lg_causes *k, c
   }
 }
 
-/* The report inside an HTML page (its fsdpa-report script element), malloc'd. */
-static char *report_of_page(const char *html) {
-  const char *v = strstr(html, "id=\"fsdpa-report\"");
-  ck_assert_ptr_nonnull(v);
-  v = strchr(v, '>') + 1;
-  const char *e = strstr(v, "</script>");
-  ck_assert_ptr_nonnull(e);
-  char *js = strndup(v, (size_t)(e - v));
-  ck_assert_ptr_nonnull(js);
-  ck_assert_msg(tj_valid(js, strlen(js)), "the page's report is not JSON");
-  return js;
-}
-
 /* The stream-wait evidence a trace holds: cuda_sync Stream Wait Events
  * naming their stream and not, runtime wait calls, hip* / cuda* calls. */
 typedef struct wevid { size_t named, unnamed, calls, hip, cuda; } wevid;
@@ -589,7 +576,7 @@ START_TEST(t_generator_stream_wait) {
     ck_assert_ptr_nonnull(rep);
     char *html = tu_report(c, FSDPA_FORMAT_HTML);
     ck_assert_ptr_nonnull(html);
-    char *prep = report_of_page(html);
+    char *prep = tu_page_json(html, "fsdpa-report");
     char *text = tu_report(c, FSDPA_FORMAT_TEXT);
     ck_assert_ptr_nonnull(text);
     ck_assert_int_gt(check_sums(c), 3);

@@ -241,6 +241,20 @@ fsdpa_ctx *tu_new_ctx(void) {
   return c;
 }
 
+char *tu_page_json(const char *html, const char *id) {
+  char attr[128];
+  snprintf(attr, sizeof attr, "id=\"%s\"", id);
+  const char *v = strstr(html, attr);
+  ck_assert_msg(v != NULL, "the page has no script #%s", id);
+  v = strchr(v, '>') + 1;
+  const char *e = strstr(v, "</script>");
+  ck_assert_ptr_nonnull(e);
+  char *js = strndup(v, (size_t)(e - v));
+  ck_assert_ptr_nonnull(js);
+  ck_assert_msg(tj_valid(js, strlen(js)), "the page's #%s is not JSON", id);
+  return js;
+}
+
 int tu_report_has_finding(const char *rep, const char *id) {
   char path[128];
   snprintf(path, sizeof path, "findings.[id=%s]", id);

@@ -47,6 +47,10 @@ void tu_launch_kernel(fsdpa_ctx *c, int64_t tid, int64_t at, int64_t corr, int64
                       const char *kname);
 /* A new context with the default options; asserts it was made. */
 fsdpa_ctx *tu_new_ctx(void);
+/* The JSON an HTML report page embeds in its script element of this id
+ * (fsdpa-report: the report, fsdpa-viz: the picture data), malloc'd; the
+ * test fails where the element is missing or its text is not JSON. */
+char *tu_page_json(const char *html, const char *id);
 /* Does a JSON report hold a finding with this id. */
 int tu_report_has_finding(const char *rep, const char *id);
 /* One step with a cudaStreamSynchronize whose waited kernel is inferred from
