@@ -9,6 +9,14 @@
 #include "testutil.h"
 #include "tjson.h"
 
+/* The tj_ path of a field of findings.k, in a buffer of the caller's block
+ * (a compound literal), so that two in one assertion do not clash. */
+static const char *field_path(char *buf, size_t n, int k, const char *field) {
+  snprintf(buf, n, "findings.%d.%s", k, field);
+  return buf;
+}
+#define FIELD(k, field) field_path((char[128]){0}, 128, (k), (field))
+
 static const char *DL = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
 
 /* Kernels [0,100) [300,400) [600,700); __next__ over [120,280) and [400,600):
@@ -39,17 +47,12 @@ START_TEST(t_idle_inside_next_whole_trace) {
   ck_assert_int_eq(tj_i64(js, "ranks.0.dataloader.idle_in_dataloader_ns"), 360);
   int k = tj_index(js, "findings", "id", "dataloader-stall");
   ck_assert_int_ge(k, 0);
-  char p[96];
-  snprintf(p, sizeof p, "findings.%d.severity", k);
-  ck_assert(tj_str_is(js, p, "critical"));  /* 360 of 700 ns: 51 % */
-  snprintf(p, sizeof p, "findings.%d.cost_ns", k);
-  ck_assert_int_eq(tj_i64(js, p), 360);
+  ck_assert(tj_str_is(js, FIELD(k, "severity"), "critical"));  /* 360 of 700 ns: 51 % */
+  ck_assert_int_eq(tj_i64(js, FIELD(k, "cost_ns")), 360);
   /* the range holding most idle first: [400,600) has 200 ns */
-  snprintf(p, sizeof p, "findings.%d.evidence.ranges.0.start_ns", k);
-  ck_assert_int_eq(tj_i64(js, p), 400);
+  ck_assert_int_eq(tj_i64(js, FIELD(k, "evidence.ranges.0.start_ns")), 400);
   /* no backward, no optimizer: not a training input pipeline */
-  snprintf(p, sizeof p, "findings.%d.advice", k);
-  char *adv = tj_str(js, p);
+  char *adv = tj_str(js, FIELD(k, "advice"));
   ck_assert_ptr_nonnull(adv);
   ck_assert_ptr_nonnull(strstr(adv, "Prepare inputs off the thread"));
   free(adv);
@@ -59,8 +62,7 @@ START_TEST(t_idle_inside_next_whole_trace) {
   js = tu_report(c, FSDPA_FORMAT_JSON);
   k = tj_index(js, "findings", "id", "dataloader-stall");
   ck_assert_int_ge(k, 0);
-  snprintf(p, sizeof p, "findings.%d.advice", k);
-  adv = tj_str(js, p);
+  adv = tj_str(js, FIELD(k, "advice"));
   ck_assert_ptr_nonnull(strstr(adv, "num_workers=N>0"));
   free(adv);
   free(js);
@@ -131,26 +133,17 @@ START_TEST(t_starvation_explained_by_dataloader) {
   int d = tj_index(js, "findings", "id", "dataloader-stall"), g = tj_index(js, "findings", "id", "gpu-starvation");
   ck_assert_int_ge(d, 0);
   ck_assert_int_eq(g, d + 1);  /* the symptom right after its root cause */
-  char p[128];
-  snprintf(p, sizeof p, "findings.%d.cost_ns", d);
-  ck_assert_int_eq(tj_i64(js, p), 1000);
-  snprintf(p, sizeof p, "findings.%d.cost_ns", g);
-  ck_assert_int_eq(tj_i64(js, p), 1800);
-  snprintf(p, sizeof p, "findings.%d.evidence.explained_by", g);
-  ck_assert(tj_str_is(js, p, "dataloader-stall"));
-  snprintf(p, sizeof p, "findings.%d.evidence.explained_ns", g);
-  ck_assert_int_eq(tj_i64(js, p), 1000);
-  snprintf(p, sizeof p, "findings.%d.evidence.explained_ppm", g);
-  ck_assert_int_eq(tj_i64(js, p), 555555);
-  snprintf(p, sizeof p, "findings.%d.evidence.host_wait_in_dataloader_ns", g);
-  ck_assert_int_eq(tj_i64(js, p), 1000);
-  snprintf(p, sizeof p, "findings.%d.detail", g);
-  char *t = tj_str(js, p);
+  ck_assert_int_eq(tj_i64(js, FIELD(d, "cost_ns")), 1000);
+  ck_assert_int_eq(tj_i64(js, FIELD(g, "cost_ns")), 1800);
+  ck_assert(tj_str_is(js, FIELD(g, "evidence.explained_by"), "dataloader-stall"));
+  ck_assert_int_eq(tj_i64(js, FIELD(g, "evidence.explained_ns")), 1000);
+  ck_assert_int_eq(tj_i64(js, FIELD(g, "evidence.explained_ppm")), 555555);
+  ck_assert_int_eq(tj_i64(js, FIELD(g, "evidence.host_wait_in_dataloader_ns")), 1000);
+  char *t = tj_str(js, FIELD(g, "detail"));
   ck_assert_ptr_nonnull(strstr(t, "1.0 µs (55.6%) lies inside DataLoader __next__"));
   ck_assert_ptr_nonnull(strstr(t, "see dataloader-stall"));
   free(t);
-  snprintf(p, sizeof p, "findings.%d.advice", g);
-  t = tj_str(js, p);
+  t = tj_str(js, FIELD(g, "advice"));
   ck_assert_ptr_nonnull(strstr(t, "The DataLoader is the cause (see dataloader-stall"));
   ck_assert_ptr_null(strstr(t, "Python overhead"));  /* not the generic list */
   free(t);
@@ -166,10 +159,8 @@ START_TEST(t_starvation_explained_by_dataloader) {
   d = tj_index(js, "findings", "id", "dataloader-stall");
   g = tj_index(js, "findings", "id", "gpu-starvation");
   ck_assert_int_lt(g, d);
-  snprintf(p, sizeof p, "findings.%d.evidence.explained_by", g);
-  ck_assert(!tj_has(js, p));
-  snprintf(p, sizeof p, "findings.%d.evidence.host_wait_in_dataloader_ns", g);
-  ck_assert_int_eq(tj_i64(js, p), 1000);
+  ck_assert(!tj_has(js, FIELD(g, "evidence.explained_by")));
+  ck_assert_int_eq(tj_i64(js, FIELD(g, "evidence.host_wait_in_dataloader_ns")), 1000);
   free(js);
   fsdpa_ctx_free(c);
 }
