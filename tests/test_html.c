@@ -39,6 +39,62 @@ static fsdpa_status html_of(fsdpa_ctx **c, size_t n, const char *const *paths, i
   return fsdpa_report(c, paths, n, &o, out, len, err);
 }
 
+/* The page of one context at the default step; the test fails if the
+ * library refuses.  Release with fsdpa_free. */
+static char *page_of(fsdpa_ctx *c, const char *path, size_t *len) {
+  const char *paths[1] = {path};
+  fsdpa_error err;
+  char *h = NULL;
+  fsdpa_status st = html_of(&c, 1, paths, FSDPA_ABSENT, &h, len, &err);
+  ck_assert_msg(st == FSDPA_OK, "%s", err.message);
+  return h;
+}
+
+/* Writes a page under extra_dir, where the browser test loads it (its path
+ * in out), and releases it. */
+static void keep_page(char *out, size_t n, const char *name, char *h, size_t len) {
+  snprintf(out, n, "%s/%s", extra_dir, name);
+  ck_assert_int_eq(rj_write(out, h, len), 0);
+  fsdpa_free(h);
+}
+
+/* Runs a Python snippet over a page written to `page`, with the page's
+ * picture data in v; its stdout. */
+static char *py_on_page(const char *code, const char *page) {
+  const char *py = rj_python(NULL);
+  ck_assert_ptr_nonnull(py);
+  char cmd[16384];
+  snprintf(cmd, sizeof cmd,
+           "'%s' -c \"import json,re,sys\n"
+           "t=open(sys.argv[1]).read()\n"
+           "v=json.loads(re.search(r'id=.fsdpa-viz.>(.*?)</script>', t, re.S).group(1))\n"
+           "%s\" '%s'",
+           py, code, page);
+  int status = 0;
+  char *r = tu_run(cmd, &status);
+  ck_assert_msg(r && status == 0, "python check of %s failed", page);
+  return r;
+}
+
+/* Steps of rank 0 of a page: how many, with a detailed window, with a
+ * coarse view, with neither; the coarse views' stride, and the stride-th
+ * steps missing or held twice (bad). */
+typedef struct step_counts { unsigned n, det, coarse, miss, stride, bad; } step_counts;
+static step_counts step_counts_of(const char *page) {
+  static const char *const code =
+      "r=v['ranks'][0]; n=len(r['steps'])\n"
+      "det=set(w['step_index'] for w in r['windows'] if w['kind']=='step')\n"
+      "co=[k for k,x in enumerate(r['step_views']['views']) if x]\n"
+      "miss=[k for k in range(n) if k not in det and k not in co]\n"
+      "bad=[k for k in co if k in det]+[k for k in miss if k % r['step_views']['stride']==0]\n"
+      "print(n, len(det), len(co), len(miss), r['step_views']['stride'], len(bad))\n";
+  step_counts k = {0, 0, 0, 0, 0, 0};
+  char *r = py_on_page(code, page);
+  ck_assert_int_eq(sscanf(r, "%u %u %u %u %u %u", &k.n, &k.det, &k.coarse, &k.miss, &k.stride, &k.bad), 6);
+  free(r);
+  return k;
+}
+
 static void add_kernel(fsdpa_ctx *c, const char *name, int64_t stream, int64_t ts, int64_t dur) {
   tu_add_x(c, "kernel", name, 0, stream, ts, dur, FSDPA_ABSENT);
 }
@@ -108,9 +164,7 @@ START_TEST(t_html_step_option) {
   ck_assert_int_eq(tj_i64(vz, "ranks.0.chosen_step"), s0.number);
   free(vz);
   char out[4200];
-  snprintf(out, sizeof out, "%s/step0.html", extra_dir);
-  ck_assert_int_eq(rj_write(out, h, len), 0);
-  fsdpa_free(h);
+  keep_page(out, sizeof out, "step0.html", h, len);
   /* a step past the end: refused, with the reason in the report's error */
   st = html_of(&c, 1, paths, (int64_t)ns, &h, &len, &err);
   ck_assert_int_eq(st, FSDPA_EINVAL);
@@ -147,11 +201,8 @@ START_TEST(t_html_warmup_of_two_steps) {
     add_kernel(c, "warmup_gemm", 7, 1000, 80000);
     if (nsteps == 2) add_step(c, 6, 100000, 100000);
     if (round == 1) add_kernel(c, "gemm", 7, 101000, 10000);
-    const char *paths[1] = {"two_steps.json"};
     size_t len;
-    char *h = NULL;
-    fsdpa_error err;
-    ck_assert_int_eq(html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len, &err), FSDPA_OK);
+    char *h = page_of(c, "two_steps.json", &len);
     char *vz = tu_page_json(h, "fsdpa-viz");
     char *rep = tu_report(c, FSDPA_FORMAT_JSON);
     ck_assert_ptr_nonnull(rep);
@@ -178,35 +229,18 @@ START_TEST(t_html_bounded_for_huge_steps) {
                1000 + (int64_t)i * 2000, 1000);
   for (int i = 0; i < 100; i++)
     add_memory(c, (int64_t)i * 4000000, 1 << 20, (int64_t)(i + 1) << 20, (int64_t)(i + 8) << 20);
-  const char *paths[1] = {"synthetic-200k"};
   size_t len;
-  fsdpa_status st;
-  char *h = NULL;
-  fsdpa_error err;
-  st = html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len, &err);
-  ck_assert_msg(st == FSDPA_OK, "%s", err.message);
+  char *h = page_of(c, "synthetic-200k", &len);
   printf("# 200000 kernels in one step: HTML page of %zu bytes\n", len);
   ck_assert_msg(len < 2000000, "page of %zu bytes for one step", len);
   char out[4200];
-  snprintf(out, sizeof out, "%s/huge-step.html", extra_dir);
-  ck_assert_int_eq(rj_write(out, h, len), 0);
-  fsdpa_free(h);
+  keep_page(out, sizeof out, "huge-step.html", h, len);
   fsdpa_ctx_free(c);
-  const char *py = rj_python(NULL);
-  ck_assert_ptr_nonnull(py);
-  char cmd[16384];
-  snprintf(cmd, sizeof cmd,
-           "'%s' -c \"import json,re,sys\n"
-           "t=open('%s').read()\n"
-           "v=json.loads(re.search(r'id=.fsdpa-viz.>(.*?)</script>', t, re.S).group(1))\n"
-           "w=v['ranks'][0]['windows'][0]; lane=w['lanes'][0]\n"
-           "n=sum(lane[k+4] for k in range(0, len(lane), 6)); rects=len(lane)//6\n"
-           "busy=sum(lane[k+5] for k in range(0, len(lane), 6))\n"
-           "print(n, rects, busy)\"",
-           py, out);
-  int status = 0;
-  char *r = tu_run(cmd, &status);
-  ck_assert_msg(r && status == 0, "python check failed");
+  char *r = py_on_page("w=v['ranks'][0]['windows'][0]; lane=w['lanes'][0]\n"
+                       "n=sum(lane[k+4] for k in range(0, len(lane), 6)); rects=len(lane)//6\n"
+                       "busy=sum(lane[k+5] for k in range(0, len(lane), 6))\n"
+                       "print(n, rects, busy)\n",
+                       out);
   unsigned long long n = 0, rects = 0, busy = 0;
   ck_assert_int_eq(sscanf(r, "%llu %llu %llu", &n, &rects, &busy), 3);
   printf("# Gantt lane: %llu rectangles for %llu kernels (busy %llu ns)\n", rects, n, busy);
@@ -234,51 +268,17 @@ START_TEST(t_html_escapes_names) {
   m.label_len = strlen(m.label);
   tu_add(c, &m);
   tu_launch_kernel(c, 99, 20000, 41, 7, 21000, 24000, "k_after_launch");
-  const char *paths[1] = {"<b>bold</b>&path"};
   size_t len;
-  fsdpa_status st;
-  char *h = NULL;
-  fsdpa_error err;
-  st = html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len, &err);
-  ck_assert_msg(st == FSDPA_OK, "%s", err.message);
+  char *h = page_of(c, "<b>bold</b>&path", &len);
   ck_assert_ptr_null(strstr(h, "<script>document.title"));
   ck_assert_ptr_null(strstr(h, "<b>bold"));
   ck_assert_ptr_null(strstr(h, "<!--"));
   ck_assert_ptr_null(strstr(h, "<i>data_loader"));
   char out[4200];
-  snprintf(out, sizeof out, "%s/escaping.html", extra_dir);
-  ck_assert_int_eq(rj_write(out, h, len), 0);
-  fsdpa_free(h);
+  keep_page(out, sizeof out, "escaping.html", h, len);
   fsdpa_ctx_free(c);
 }
 END_TEST
-
-/* Runs a Python snippet over a page written to `page`; its stdout. */
-static char *py_on_page(const char *code, const char *page) {
-  const char *py = rj_python(NULL);
-  ck_assert_ptr_nonnull(py);
-  char cmd[16384];
-  snprintf(cmd, sizeof cmd,
-           "'%s' -c \"import json,re,sys\n"
-           "t=open(sys.argv[1]).read()\n"
-           "v=json.loads(re.search(r'id=.fsdpa-viz.>(.*?)</script>', t, re.S).group(1))\n"
-           "%s\" '%s'",
-           py, code, page);
-  int status = 0;
-  char *r = tu_run(cmd, &status);
-  ck_assert_msg(r && status == 0, "python check of %s failed", page);
-  return r;
-}
-
-/* Steps of rank 0 of a page: how many, with a detailed window, with a
- * coarse view, with neither; and the coarse views' stride. */
-static const char *const STEP_COUNTS =
-    "r=v['ranks'][0]; n=len(r['steps'])\n"
-    "det=set(w['step_index'] for w in r['windows'] if w['kind']=='step')\n"
-    "co=[k for k,x in enumerate(r['step_views']['views']) if x]\n"
-    "miss=[k for k in range(n) if k not in det and k not in co]\n"
-    "bad=[k for k in co if k in det]+[k for k in miss if k % r['step_views']['stride']==0]\n"
-    "print(n, len(det), len(co), len(miss), r['step_views']['stride'], len(bad))\n";
 
 /* A long generated trace (500 steps of the mixed scenario: a CPU sync
  * stall, allocator thrash, exposed communication): every step of it is in
@@ -295,12 +295,8 @@ START_TEST(t_html_long_trace) {
   fsdpa_ctx *c = NULL;
   ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
   ck_assert_int_eq(fsdpa_feed_file(c, trace), FSDPA_OK);
-  const char *paths[1] = {trace};
   size_t len = 0;
-  fsdpa_error err;
-  char *h = NULL;
-  fsdpa_status st = html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len, &err);
-  ck_assert_msg(st == FSDPA_OK, "%s", err.message);
+  char *h = page_of(c, trace, &len);
   printf("# 500-step mixed trace (2 layers): HTML page of %zu bytes\n", len);
   ck_assert_msg(len < 4000000, "page of %zu bytes for 500 steps", len);
   char *vz = tu_page_json(h, "fsdpa-viz");
@@ -325,6 +321,8 @@ START_TEST(t_html_long_trace) {
   ck_assert_int_eq(tj_i64(vz, "ranks.0.step_views.stride"), 1);
   /* the findings' sides, in the order of the typed list (= the JSON's) */
   fsdpa_list *fl = NULL;
+  fsdpa_error err;
+  fsdpa_error_init(&err);
   ck_assert_int_eq(fsdpa_report_findings(&c, 1, &fl, &err), FSDPA_OK);
   size_t nf = fsdpa_list_count(fl), ncpu_lanes = tj_count(vz, "ranks.0.cpu_lanes");
   ck_assert_uint_eq(nf, tj_count(vz, "findings"));
@@ -364,20 +362,15 @@ START_TEST(t_html_long_trace) {
   fsdpa_list_free(fl);
   free(vz);
   char out[4200];
-  snprintf(out, sizeof out, "%s/long-mixed500.html", extra_dir);
-  ck_assert_int_eq(rj_write(out, h, len), 0);
-  fsdpa_free(h);
+  keep_page(out, sizeof out, "long-mixed500.html", h, len);
   fsdpa_ctx_free(c);
   free(trace);
-  char *r = py_on_page(STEP_COUNTS, out);
-  unsigned n = 0, det = 0, coarse = 0, miss = 0, stride = 0, bad = 0;
-  ck_assert_int_eq(sscanf(r, "%u %u %u %u %u %u", &n, &det, &coarse, &miss, &stride, &bad), 6);
-  printf("# 500 steps: %u detailed, %u coarse, %u not in the page\n", det, coarse, miss);
-  ck_assert_uint_eq(n, 500);
-  ck_assert_uint_eq(det + coarse, 500);
-  ck_assert_uint_eq(miss, 0);
-  ck_assert_uint_eq(bad, 0);
-  free(r);
+  step_counts k = step_counts_of(out);
+  printf("# 500 steps: %u detailed, %u coarse, %u not in the page\n", k.det, k.coarse, k.miss);
+  ck_assert_uint_eq(k.n, 500);
+  ck_assert_uint_eq(k.det + k.coarse, 500);
+  ck_assert_uint_eq(k.miss, 0);
+  ck_assert_uint_eq(k.bad, 0);
 }
 END_TEST
 
@@ -397,11 +390,8 @@ START_TEST(t_html_blocking_by_behaviour) {
   fsdpa_ctx *c = NULL;
   ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
   ck_assert_int_eq(fsdpa_feed_file(c, trace), FSDPA_OK);
-  const char *paths[1] = {trace};
   size_t len = 0;
-  fsdpa_error err;
-  char *h = NULL;
-  ck_assert_int_eq(html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len, &err), FSDPA_OK);
+  char *h = page_of(c, trace, &len);
   char *vz = tu_page_json(h, "fsdpa-viz");
   char *rep = tu_report(c, FSDPA_FORMAT_JSON);
   ck_assert_ptr_nonnull(rep);
@@ -465,12 +455,8 @@ START_TEST(t_html_steps_past_the_budget) {
     for (int l = 0; l < 4; l++)
       for (int i = 0; i < K; i++) add_kernel(c, names[l], 7 + 6 * l, t0 + 1000 + i * 6000 + l * 300, 1000);
   }
-  const char *paths[1] = {"synthetic-3000-steps"};
   size_t len = 0;
-  fsdpa_error err;
-  char *h = NULL;
-  fsdpa_status st = html_of(&c, 1, paths, FSDPA_ABSENT, &h, &len, &err);
-  ck_assert_msg(st == FSDPA_OK, "%s", err.message);
+  char *h = page_of(c, "synthetic-3000-steps", &len);
   printf("# 3000 steps x 64 kernels: HTML page of %zu bytes\n", len);
   ck_assert_msg(len < 4000000, "page of %zu bytes", len);
   char *vz = tu_page_json(h, "fsdpa-viz");
@@ -478,19 +464,15 @@ START_TEST(t_html_steps_past_the_budget) {
   ck_assert_int_ge(tj_i64(vz, "ranks.0.step_views.stride"), 2);
   free(vz);
   char out[4200];
-  snprintf(out, sizeof out, "%s/stride.html", extra_dir);
-  ck_assert_int_eq(rj_write(out, h, len), 0);
-  fsdpa_free(h);
+  keep_page(out, sizeof out, "stride.html", h, len);
   fsdpa_ctx_free(c);
-  char *r = py_on_page(STEP_COUNTS, out);
-  unsigned n = 0, det = 0, coarse = 0, miss = 0, stride = 0, bad = 0;
-  ck_assert_int_eq(sscanf(r, "%u %u %u %u %u %u", &n, &det, &coarse, &miss, &stride, &bad), 6);
-  printf("# 3000 steps: %u detailed, %u coarse (one step in %u), %u not in the page\n", det, coarse, stride, miss);
-  ck_assert_uint_eq(n, STEPS);
-  ck_assert_uint_gt(miss, 0);
-  ck_assert_uint_eq(det + coarse + miss, STEPS);
-  ck_assert_uint_eq(bad, 0);  /* the stride-th steps are all there */
-  free(r);
+  step_counts k = step_counts_of(out);
+  printf("# 3000 steps: %u detailed, %u coarse (one step in %u), %u not in the page\n", k.det, k.coarse, k.stride,
+         k.miss);
+  ck_assert_uint_eq(k.n, STEPS);
+  ck_assert_uint_gt(k.miss, 0);
+  ck_assert_uint_eq(k.det + k.coarse + k.miss, STEPS);
+  ck_assert_uint_eq(k.bad, 0);  /* the stride-th steps are all there */
 }
 END_TEST
 
