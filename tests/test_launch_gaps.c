@@ -40,24 +40,18 @@ static void step_ev(fsdpa_ctx *c, const char *name, int64_t ts, int64_t dur) {
 
 /* A query with the selectors that are not ABSENT (the 0.1 convention the
  * tests below were written in), each with its `fields` bit. */
+static void sel(fsdpa_query *q, uint32_t bit, int64_t *field, int64_t v) {
+  if (v == A) return;
+  q->fields |= bit;
+  *field = v;
+}
+
 static fsdpa_query sel_q(int64_t t0, int64_t t1, int64_t dev, int64_t s) {
   fsdpa_query q = FSDPA_QUERY_INIT;
-  if (t0 != A) {
-    q.fields |= FSDPA_QUERY_T0;
-    q.t0_ns = t0;
-  }
-  if (t1 != A) {
-    q.fields |= FSDPA_QUERY_T1;
-    q.t1_ns = t1;
-  }
-  if (dev != A) {
-    q.fields |= FSDPA_QUERY_DEVICE;
-    q.device = dev;
-  }
-  if (s != A) {
-    q.fields |= FSDPA_QUERY_STREAM;
-    q.stream = s;
-  }
+  sel(&q, FSDPA_QUERY_T0, &q.t0_ns, t0);
+  sel(&q, FSDPA_QUERY_T1, &q.t1_ns, t1);
+  sel(&q, FSDPA_QUERY_DEVICE, &q.device, dev);
+  sel(&q, FSDPA_QUERY_STREAM, &q.stream, s);
   return q;
 }
 
@@ -741,6 +735,13 @@ static void build_loop(fsdpa_ctx *c, int steps, int per, int launch_bound) {
   }
 }
 
+/* The launch-gaps findings of rank `rank` into f (released with
+ * findings_free); the test fails if the library refuses. */
+static void run_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
+  findings_init(f, &c->alloc);
+  ck_assert_int_eq(launch_gaps_findings(c, rank, f), FSDPA_OK);
+}
+
 static const finding *find_id(const findings *f, const char *id) {
   for (size_t i = 0; i < f->n; i++)
     if (!strcmp(f->v[i].id, id)) return &f->v[i];
@@ -751,8 +752,7 @@ START_TEST(t_findings_launch_bound_and_healthy) {
   fsdpa_ctx *c = tu_new_ctx();
   build_loop(c, 4, 300, 1);
   findings f;
-  findings_init(&f, &c->alloc);
-  ck_assert_int_eq(launch_gaps_findings(c, 3, &f), FSDPA_OK);
+  run_findings(c, 3, &f);
   const finding *lo = find_id(&f, "launch-overhead"), *gs = find_id(&f, "gpu-starvation");
   ck_assert_ptr_nonnull(lo);
   ck_assert_ptr_nonnull(gs);
@@ -778,8 +778,7 @@ START_TEST(t_findings_launch_bound_and_healthy) {
   findings_free(&f);
   /* raising the bar removes launch-overhead */
   ck_assert_int_eq(fsdpa_param_set(c, "launch.min_kernels", "901"), FSDPA_OK);
-  findings_init(&f, &c->alloc);
-  ck_assert_int_eq(launch_gaps_findings(c, 3, &f), FSDPA_OK);
+  run_findings(c, 3, &f);
   ck_assert_ptr_null(find_id(&f, "launch-overhead"));
   ck_assert_ptr_nonnull(find_id(&f, "gpu-starvation"));
   findings_free(&f);
@@ -787,8 +786,7 @@ START_TEST(t_findings_launch_bound_and_healthy) {
 
   c = tu_new_ctx();
   build_loop(c, 4, 300, 0);
-  findings_init(&f, &c->alloc);
-  ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+  run_findings(c, 0, &f);
   ck_assert_uint_eq(f.n, 0);
   findings_free(&f);
   fsdpa_ctx_free(c);
@@ -812,8 +810,7 @@ START_TEST(t_findings_one_starving_step) {
     step_ev(c, name, s0, t - s0);
   }
   findings f;
-  findings_init(&f, &c->alloc);
-  ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+  run_findings(c, 0, &f);
   const finding *gs = find_id(&f, "gpu-starvation");
   ck_assert_ptr_nonnull(gs);
   ck_assert_int_eq(gs->step, 3);
@@ -861,8 +858,7 @@ START_TEST(t_starvation_severity_by_share) {
   fsdpa_ctx *c = tu_new_ctx();
   build_iters(c, 60, 0, 1);
   findings f;
-  findings_init(&f, &c->alloc);
-  ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+  run_findings(c, 0, &f);
   const finding *gs = find_id(&f, "gpu-starvation");
   ck_assert_int_eq(sev_of(gs), SEV_WARNING);
   ck_assert_int_eq(gs->step, FSDPA_ABSENT);
@@ -876,14 +872,12 @@ START_TEST(t_starvation_severity_by_share) {
   findings_free(&f);
   /* 120 kernels under starvation.min_kernels: a snippet, info at most */
   ck_assert_int_eq(fsdpa_param_set(c, "starvation.min_kernels", "121"), FSDPA_OK);
-  findings_init(&f, &c->alloc);
-  ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+  run_findings(c, 0, &f);
   ck_assert_int_eq(sev_of(find_id(&f, "gpu-starvation")), SEV_INFO);
   findings_free(&f);
   /* the warning border moved above 25 %: no large share, density 75 %: none */
   ck_assert_int_eq(fsdpa_param_set(c, "severity.warning_ppm", "250001"), FSDPA_OK);
-  findings_init(&f, &c->alloc);
-  ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+  run_findings(c, 0, &f);
   ck_assert_ptr_null(find_id(&f, "gpu-starvation"));
   findings_free(&f);
   fsdpa_ctx_free(c);
@@ -891,8 +885,7 @@ START_TEST(t_starvation_severity_by_share) {
   /* nk 50: window 15 ms, 5 ms host wait: 33.3 % -> critical at 66.7 % busy */
   c = tu_new_ctx();
   build_iters(c, 50, 0, 1);
-  findings_init(&f, &c->alloc);
-  ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+  run_findings(c, 0, &f);
   gs = find_id(&f, "gpu-starvation");
   ck_assert_int_eq(sev_of(gs), SEV_CRITICAL);
   ck_assert_int_eq(gs->cost_ns, 5 * MS);
@@ -903,8 +896,7 @@ START_TEST(t_starvation_severity_by_share) {
   /* nk 98: 0.2 ms host wait in a 19.8 ms window (1 %), 99 % busy: none */
   c = tu_new_ctx();
   build_iters(c, 98, 0, 1);
-  findings_init(&f, &c->alloc);
-  ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+  run_findings(c, 0, &f);
   ck_assert_ptr_null(find_id(&f, "gpu-starvation"));
   findings_free(&f);
   fsdpa_ctx_free(c);
@@ -919,8 +911,7 @@ START_TEST(t_starvation_warmup_apart) {
     fsdpa_ctx *c = tu_new_ctx();
     build_iters(c, 60, 200 * MS, marks);
     findings f;
-    findings_init(&f, &c->alloc);
-    ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+    run_findings(c, 0, &f);
     const finding *gs = find_id(&f, "gpu-starvation");
     ck_assert_int_eq(sev_of(gs), SEV_WARNING);
     ck_assert_int_eq(gs->cost_ns, 4 * MS);
@@ -960,8 +951,7 @@ START_TEST(t_starvation_only_warmup) {
   step_ev(c, "ProfilerStep#1", -20000, 40 * MS);
   step_ev(c, "ProfilerStep#2", 40 * MS, 50000);
   findings f;
-  findings_init(&f, &c->alloc);
-  ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+  run_findings(c, 0, &f);
   ck_assert_ptr_null(find_id(&f, "gpu-starvation"));
   ck_assert_ptr_null(find_id(&f, "launch-overhead"));
   findings_free(&f);
@@ -987,8 +977,7 @@ START_TEST(t_sampled_trace_not_judged) {
       ck_assert_int_eq(fsdpa_event_add(c, &e), FSDPA_OK);
     }
     findings f;
-    findings_init(&f, &c->alloc);
-    ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+    run_findings(c, 0, &f);
     if (step == 1) ck_assert_int_eq(sev_of(find_id(&f, "gpu-starvation")), SEV_CRITICAL);
     else ck_assert_ptr_null(find_id(&f, "gpu-starvation"));
     findings_free(&f);
@@ -1298,8 +1287,7 @@ static fsdpa_ctx *gen(const char *scenario, char **truth) {
 
 static int has_finding(fsdpa_ctx *c, const char *id) {
   findings f;
-  findings_init(&f, &c->alloc);
-  ck_assert_int_eq(launch_gaps_findings(c, 0, &f), FSDPA_OK);
+  run_findings(c, 0, &f);
   int r = find_id(&f, id) != NULL;
   findings_free(&f);
   return r;
@@ -1318,28 +1306,23 @@ static void check_truth_totals(fsdpa_ctx *c, const char *truth, const char *scen
                 (long long)oth);
 }
 
-START_TEST(t_gen_launch_bound) {
+/* A scenario's truth totals, and launch-overhead and gpu-starvation both
+ * there (flagged) or both absent. */
+static void check_gen_launch(const char *scenario, int flagged) {
   char *truth = NULL;
-  fsdpa_ctx *c = gen("launch_bound", &truth);
+  fsdpa_ctx *c = gen(scenario, &truth);
   if (!c) return;
-  check_truth_totals(c, truth, "launch_bound");
-  ck_assert(has_finding(c, "launch-overhead"));
-  ck_assert(has_finding(c, "gpu-starvation"));
+  check_truth_totals(c, truth, scenario);
+  ck_assert_int_eq(has_finding(c, "launch-overhead"), flagged);
+  ck_assert_int_eq(has_finding(c, "gpu-starvation"), flagged);
   free(truth);
   fsdpa_ctx_free(c);
 }
+
+START_TEST(t_gen_launch_bound) { check_gen_launch("launch_bound", 1); }
 END_TEST
 
-START_TEST(t_gen_fused_healthy) {
-  char *truth = NULL;
-  fsdpa_ctx *c = gen("fused_healthy", &truth);
-  if (!c) return;
-  check_truth_totals(c, truth, "fused_healthy");
-  ck_assert(!has_finding(c, "launch-overhead"));
-  ck_assert(!has_finding(c, "gpu-starvation"));
-  free(truth);
-  fsdpa_ctx_free(c);
-}
+START_TEST(t_gen_fused_healthy) { check_gen_launch("fused_healthy", 0); }
 END_TEST
 
 /* Every other scenario whose truth names our findings as expected or absent. */
