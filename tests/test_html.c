@@ -121,8 +121,7 @@ START_TEST(t_html_step_option) {
   const char *sample_rel = "/tests/data/sample/fsdp2_sample.json.gz";
   char p[4096];
   snprintf(p, sizeof p, "%s%s", tu_source_root(), sample_rel);
-  fsdpa_ctx *c = NULL;
-  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  fsdpa_ctx *c = tu_new_ctx();
   ck_assert_int_eq(fsdpa_feed_file(c, p), FSDPA_OK);
   fsdpa_list *steps = NULL;
   ck_assert_int_eq(fsdpa_step_list(c, &steps), FSDPA_OK);
@@ -195,8 +194,7 @@ static int vbool(const char *js, const char *path) {
 START_TEST(t_html_warmup_of_two_steps) {
   for (int round = 0; round < 3; round++) {
     int nsteps = round ? 2 : 1;
-    fsdpa_ctx *c = NULL;
-    ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+    fsdpa_ctx *c = tu_new_ctx();
     add_step(c, 5, 0, 100000);
     add_kernel(c, "warmup_gemm", 7, 1000, 80000);
     if (nsteps == 2) add_step(c, 6, 100000, 100000);
@@ -220,8 +218,7 @@ START_TEST(t_html_warmup_of_two_steps) {
 END_TEST
 
 START_TEST(t_html_bounded_for_huge_steps) {
-  fsdpa_ctx *c = NULL;
-  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  fsdpa_ctx *c = tu_new_ctx();
   enum { N = 200000 };
   add_step(c, 7, 0, (int64_t)N * 2000 + 1000);
   for (int i = 0; i < N; i++)
@@ -255,8 +252,7 @@ END_TEST
  * page's script or inject elements (the page is also loaded in the browser
  * test below). */
 START_TEST(t_html_escapes_names) {
-  fsdpa_ctx *c = NULL;
-  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  fsdpa_ctx *c = tu_new_ctx();
   add_step(c, 1, 0, 100000);
   add_kernel(c, "</script><script>document.title='pwned'</script><!--", 7, 1000, 5000);
   add_kernel(c, "k\"quote'&amp;", 7, 8000, 5000);
@@ -292,8 +288,7 @@ START_TEST(t_html_long_trace) {
     printf("# SKIP long trace: the generator failed\n");
     return;
   }
-  fsdpa_ctx *c = NULL;
-  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  fsdpa_ctx *c = tu_new_ctx();
   ck_assert_int_eq(fsdpa_feed_file(c, trace), FSDPA_OK);
   size_t len = 0;
   char *h = page_of(c, trace, &len);
@@ -387,8 +382,7 @@ END_TEST
 START_TEST(t_html_blocking_by_behaviour) {
   char *trace = tu_tracegen("blocking_copy", "--steps 4", "html-blocking-copy.json.gz");
   ck_assert_ptr_nonnull(trace);
-  fsdpa_ctx *c = NULL;
-  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  fsdpa_ctx *c = tu_new_ctx();
   ck_assert_int_eq(fsdpa_feed_file(c, trace), FSDPA_OK);
   size_t len = 0;
   char *h = page_of(c, trace, &len);
@@ -444,8 +438,7 @@ START_TEST(t_html_blocking_by_behaviour) {
 END_TEST
 
 START_TEST(t_html_steps_past_the_budget) {
-  fsdpa_ctx *c = NULL;
-  ck_assert_int_eq(fsdpa_ctx_new(&c, NULL), FSDPA_OK);
+  fsdpa_ctx *c = tu_new_ctx();
   enum { STEPS = 3000, K = 16 };
   static const char *const names[4] = {"gemm_kernel", "ncclDevKernel_AllGather_RING_LL", "elementwise_kernel",
                                        "ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL"};
