@@ -38,14 +38,14 @@ static void step_ev(fsdpa_ctx *c, const char *name, int64_t ts, int64_t dur) {
   tu_add_x(c, "user_annotation", name, 100, 1, ts, dur, A);
 }
 
-/* A query with the selectors that are not ABSENT (the 0.1 convention the
- * tests below were written in), each with its `fields` bit. */
 static void sel(fsdpa_query *q, uint32_t bit, int64_t *field, int64_t v) {
   if (v == A) return;
   q->fields |= bit;
   *field = v;
 }
 
+/* A query with the selectors that are not ABSENT (the 0.1 convention the
+ * tests below were written in), each with its `fields` bit. */
 static fsdpa_query sel_q(int64_t t0, int64_t t1, int64_t dev, int64_t s) {
   fsdpa_query q = FSDPA_QUERY_INIT;
   sel(&q, FSDPA_QUERY_T0, &q.t0_ns, t0);
