@@ -93,6 +93,12 @@ int findings_append(findings *dst, const findings *src) {
   return dst->failed;
 }
 
+int findings_has(const findings *f, const char *id, int64_t rank) {
+  for (size_t i = 0; i < f->n; i++)
+    if (f->v[i].rank == rank && !strcmp(f->v[i].id, id)) return 1;
+  return 0;
+}
+
 void finding_add_range(finding *x, int64_t t0, int64_t t1) {
   if (!x || x->nranges >= FINDING_MAX_RANGES) return;
   x->ranges[x->nranges++] = (iv){t0, t1};

@@ -52,6 +52,10 @@ finding *findings_add(findings *f, const char *id, int severity, int64_t rank, i
                       int64_t cost_ns, const char *title, const char *detail, const char *advice,
                       const char *evidence_json);
 void finding_add_range(finding *x, int64_t t0_abs, int64_t t1_abs);
+/* Whether the list holds a finding of that id for that rank: a room whose
+ * findings are made after it (report/rank_part.c runs the rooms of root
+ * causes first) names it as a symptom's cause only when it is there. */
+int findings_has(const findings *f, const char *id, int64_t rank);
 /* Append a copy of every finding of src (strings and ranges) to dst. */
 int findings_append(findings *dst, const findings *src);
 /* Sort by cost (desc), then severity (desc), then rank, step, id, title,

@@ -126,6 +126,7 @@ static void gap_add(const sink *k, const qwin *w, const iv *u, size_t i, const c
     if (cat == CAT_HOST) {
       x->host_first_use_ns += fu;
       x->host_in_dataloader_ns += iv_len_in(k->dl, k->ndl, a, b);
+      if (k->fu) x->host_in_allocator_ns += iv_len_in(k->fu->au, k->fu->nau, a, b);
       lg_top_add(&x->host_gaps, a, b, in);
     }
   }

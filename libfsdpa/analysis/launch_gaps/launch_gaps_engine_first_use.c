@@ -22,7 +22,13 @@ void lg_first_use_free(fsdpa_ctx *c, lg_first_use *fu) {
   fa_free(&c->alloc, fu->launch_ts, fu->cap_l * sizeof *fu->launch_ts);
   fa_free(&c->alloc, fu->alloc_ts, fu->cap_a * sizeof *fu->alloc_ts);
   fa_free(&c->alloc, fu->u, fu->cap_u * sizeof *fu->u);
+  fa_free(&c->alloc, fu->au, fu->cap_au * sizeof *fu->au);
   fa_free(&c->alloc, fu, sizeof *fu);
+}
+
+/* A call of the device allocator: what allocator-thrash counts. */
+static int device_alloc_call(uint32_t info) {
+  return (info & (NC_MALLOC | NC_FREE | NC_VMM)) && !(info & NC_PINNED);
 }
 
 fsdpa_status lg_first_use_build(fsdpa_ctx *c, const store_views *v, lg_first_use **out) {
@@ -58,15 +64,21 @@ fsdpa_status lg_first_use_build(fsdpa_ctx *c, const store_views *v, lg_first_use
   size_t nl = 0;
   for (size_t k = 0; k < nr; k++)
     if (!nl || first[k] != first[nl - 1]) first[nl++] = first[k];
-  for (size_t i = 0; i < s->rt.len; i++)
-    nalloc += (store_name_info(s, STORE_REC(&s->rt, i)->name) & NC_MALLOC) != 0;
+  size_t ndev = 0;
+  for (size_t i = 0; i < s->rt.len; i++) {
+    uint32_t info = store_name_info(s, STORE_REC(&s->rt, i)->name);
+    nalloc += (info & NC_MALLOC) != 0;
+    ndev += device_alloc_call(info);
+  }
   fu->cap_l = nl ? nl : 1;
   fu->cap_a = nalloc ? nalloc : 1;
   fu->cap_u = nl + nalloc ? nl + nalloc : 1;
   fu->launch_ts = fa_malloc(a, fu->cap_l * sizeof *fu->launch_ts);
   fu->alloc_ts = fa_malloc(a, fu->cap_a * sizeof *fu->alloc_ts);
   fu->u = fa_malloc(a, fu->cap_u * sizeof *fu->u);
-  if (!fu->launch_ts || !fu->alloc_ts || !fu->u) goto oom;
+  fu->cap_au = ndev ? ndev : 1;
+  fu->au = fa_malloc(a, fu->cap_au * sizeof *fu->au);
+  if (!fu->launch_ts || !fu->alloc_ts || !fu->u || !fu->au) goto oom;
   for (size_t k = 0; k < nl; k++) {
     const ev_rec *rt = STORE_REC(&s->rt, first[k]);
     fu->launch_ts[fu->nlaunch++] = rt->ts;
@@ -78,6 +90,11 @@ fsdpa_status lg_first_use_build(fsdpa_ctx *c, const store_views *v, lg_first_use
     fu->alloc_ts[fu->nalloc++] = rt->ts;
     fu->u[fu->nu++] = (iv){rt->ts, rt->end};
   }
+  for (size_t i = 0; i < s->rt.len && fu->nau < ndev; i++) {
+    const ev_rec *rt = STORE_REC(&s->rt, i);
+    if (device_alloc_call(store_name_info(s, rt->name))) fu->au[fu->nau++] = (iv){rt->ts, rt->end};
+  }
+  fu->nau = iv_union(fu->au, fu->nau);
   sort_i64(fu->launch_ts, fu->nlaunch);
   sort_i64(fu->alloc_ts, fu->nalloc);
   fu->nu = iv_union(fu->u, fu->nu);

@@ -109,6 +109,10 @@ typedef struct starve_one {
   int dl_main;          /* dl_ns is at least starvation.explained_min_ppm of it: the DataLoader is the cause */
   int explained;        /* dl_main and dataloader-stall is in the report: named as the cause */
   int64_t explained_ppm;/* dl_ns / gpu_host_wait_ns, ppm */
+  int64_t al_ns;        /* of the host-bound idle, inside device allocator calls */
+  int al_main;          /* al_ns is at least starvation.explained_min_ppm of it, and more than dl_ns */
+  int al_explained;     /* al_main and allocator-thrash is in the report: named as the cause */
+  int64_t al_ppm;       /* al_ns / gpu_host_wait_ns, ppm */
   int first_use;        /* no steady state is judged (no iterations): first-use idle counted apart */
   int64_t fu_host_ns;   /* of the host-bound idle, inside first-use calls (first_use only) */
   int64_t fu_idle_ns;   /* of all the idle, inside them */
@@ -149,13 +153,22 @@ static int starving(fsdpa_ctx *c, const fsdpa_launch_gaps *g, int64_t judged) {
  * Severity by the cost's share of the judged time; at most info with fewer
  * than starvation.min_kernels kernels in the range: a snippet of a handful
  * of kernels (a demo, one first forward) shows no steady state to rank. */
-static int starve_judge(fsdpa_ctx *c, const store_views *v, int64_t judged, int dl_stall, starve_one *o) {
+static int starve_judge(fsdpa_ctx *c, const store_views *v, int64_t judged, int dl_stall, int al_thrash,
+                        starve_one *o) {
   int64_t host = o->g.gpu_host_wait_ns, min_ppm = c->params[P_STARVATION_EXPLAINED_PPM];
+  /* the host inside cudaMalloc / cudaFree (or their backends' calls) for
+   * most of it: the allocator is the root cause, named when allocator-thrash
+   * is in the report; in a first pass those calls are the cache filling,
+   * first-use cost below */
+  if (o->first_use) o->al_ns = 0;
+  o->al_ppm = host > 0 ? (int64_t)((double)o->al_ns * 1e6 / (double)host) : 0;
+  o->al_main = o->al_ns > o->dl_ns && (double)o->al_ns * 1e6 >= (double)min_ppm * (double)host;
+  o->al_explained = o->al_main && al_thrash;
   /* the DataLoader holding most of the host-bound idle is its root cause;
    * dataloader-stall is named only when it is in the report (its own
    * thresholds may keep it out) */
   o->explained_ppm = host > 0 ? (int64_t)((double)o->dl_ns * 1e6 / (double)host) : 0;
-  o->dl_main = o->dl_ns > 0 && (double)o->dl_ns * 1e6 >= (double)min_ppm * (double)host;
+  o->dl_main = !o->al_main && o->dl_ns > 0 && (double)o->dl_ns * 1e6 >= (double)min_ppm * (double)host;
   o->explained = o->dl_main && dl_stall;
   if (!o->first_use) o->fu_host_ns = o->fu_idle_ns = 0;
   o->fu_main = o->fu_host_ns > 0 && (double)o->fu_host_ns * 1e6 >= (double)min_ppm * (double)host;
@@ -188,7 +201,7 @@ static fsdpa_status starve_causes(fsdpa_ctx *c, const store_views *v, const qwin
  * the rank (the model's decision, over the same iterations after the first). */
 static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const steady *y,
                                       int64_t device, const fsdpa_launch_gaps *all_g,
-                                      const lg_extra *all_x, int dl_stall, starvation *d) {
+                                      const lg_extra *all_x, int dl_stall, int al_thrash, starvation *d) {
   memset(d, 0, sizeof *d);
   d->device = device;
   d->max_density_ppm = c->params[P_STARVATION_DENSITY_PPM];
@@ -226,6 +239,7 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
     nstarve++;
     cd.step = y->s[i].number;
     cd.dl_ns = cx.host_in_dataloader_ns;
+    cd.al_ns = cx.host_in_allocator_ns;
     cd.ranges = cx.host_gaps;
     cd.kernels = cx.kernels;
     cd.q = qs;
@@ -252,6 +266,7 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
     o->ranges = x.host_gaps;
     o->kernels = x.kernels;
     o->dl_ns = x.host_in_dataloader_ns;
+    o->al_ns = x.host_in_allocator_ns;
     if (!y->n) {  /* no iterations: the trace is one first pass */
       const lg_first_use *fu;
       lg_first_use *own;
@@ -263,13 +278,13 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
       lg_first_use_free(c, own);
     }
     if ((st = starve_causes(c, v, &q, o))) return st;
-    if (starve_judge(c, v, d->judged_ns, dl_stall, o)) d->n = 1;
+    if (starve_judge(c, v, d->judged_ns, dl_stall, al_thrash, o)) d->n = 1;
     return FSDPA_OK;
   }
   d->starving_steps = nstarve;
   for (int k = 0; k < nw; k++) {
     if ((st = starve_causes(c, v, &worst[k].q, &worst[k]))) return st;
-    if (starve_judge(c, v, d->judged_ns, dl_stall, &worst[k])) d->one[d->n++] = worst[k];
+    if (starve_judge(c, v, d->judged_ns, dl_stall, al_thrash, &worst[k])) d->one[d->n++] = worst[k];
   }
   return FSDPA_OK;
 }
@@ -461,7 +476,24 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
   }
   /* a known root cause overrides the generic reading of the main cause */
   char t_cause[32], t_left[32], cause_title[160] = "", note[700] = "";
-  if (o->explained) {
+  if (o->al_main) {
+    fmt_dur(t_cause, sizeof t_cause, o->al_ns);
+    snprintf(why, sizeof why,
+             "Of the host-bound idle, %s (%.1f%%) lies inside device allocator calls (cudaMalloc, cudaFree and "
+             "their backends' calls): the launching thread was allocating or freeing device memory, so the "
+             "allocator is the %s cause of this starvation%s",
+             t_cause, 1e-4 * (double)o->al_ppm, o->al_explained ? "root" : "main",
+             o->al_explained ? " (see allocator-thrash)" : "");
+    advice = o->al_explained
+                 ? "The device allocator is the cause (see allocator-thrash, its calls and its advice): stop the "
+                   "steady-state allocations first, then profile again to see whether anything else starves the GPU."
+                 : "Keep device allocations out of the steady loop: the caching allocator serves them without a "
+                   "driver call unless its cache is released (torch.cuda.empty_cache()) or turned off "
+                   "(PYTORCH_NO_CUDA_MEMORY_CACHING); reuse buffers instead of allocating new ones. Then profile "
+                   "again to see whether anything else starves the GPU.";
+    snprintf(cause_title, sizeof cause_title, "%.0f%% of its host-bound idle inside device allocator calls%s",
+             1e-4 * (double)o->al_ppm, o->al_explained ? " (see allocator-thrash)" : "");
+  } else if (o->explained) {
     fmt_dur(t_cause, sizeof t_cause, o->dl_ns);
     snprintf(why, sizeof why,
              "Of the host-bound idle, %s (%.1f%%) lies inside DataLoader __next__ calls: the launching thread "
@@ -561,7 +593,12 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
   jw_ki64(&w, "warmup_gpu_idle_ns", d->warmup_idle_ns);
   jw_ki64(&w, "warmup_first_use_idle_ns", d->warmup_idle_ns == FSDPA_ABSENT ? FSDPA_ABSENT : d->warmup_fu_idle_ns);
   jw_ki64(&w, "host_wait_in_dataloader_ns", o->dl_ns);
-  if (o->explained) {
+  jw_ki64(&w, "host_wait_in_allocator_ns", o->al_ns);
+  if (o->al_explained) {
+    jw_kstr(&w, "explained_by", "allocator-thrash");
+    jw_ki64(&w, "explained_ns", o->al_ns);
+    jw_ki64(&w, "explained_ppm", o->al_ppm);
+  } else if (o->explained) {
     jw_kstr(&w, "explained_by", "dataloader-stall");
     jw_ki64(&w, "explained_ns", o->dl_ns);
     jw_ki64(&w, "explained_ppm", o->explained_ppm);
@@ -604,7 +641,7 @@ fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
     lg_steady_free(c, &y);
     return st;
   }
-  int dl_stall = di->stall;
+  int dl_stall = di->stall, al_thrash = findings_has(f, "allocator-thrash", rank);
   overhead od;
   if (!(st = lg_gaps(c, v, &q, &g, &x)) && !(st = overhead_decide(c, v, &y, &g, &x, &od)) &&
       od.fires)
@@ -612,7 +649,8 @@ fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   for (size_t i = 0; i < v->nstreams && !st; i++) {
     if (i && v->streams[i].device == v->streams[i - 1].device) continue;
     starvation sd;
-    st = starvation_decide(c, v, &y, v->streams[i].device, one ? &g : NULL, one ? &x : NULL, dl_stall, &sd);
+    st = starvation_decide(c, v, &y, v->streams[i].device, one ? &g : NULL, one ? &x : NULL, dl_stall, al_thrash,
+                           &sd);
     if (!st) st = starvation_word(c, &y, rank, f, &sd);
   }
   lg_steady_free(c, &y);

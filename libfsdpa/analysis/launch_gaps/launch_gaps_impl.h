@@ -95,6 +95,9 @@ typedef struct lg_extra {
    * the parts inside them and inside DataLoader __next__
    * (model/dataloader_calls.h). */
   int64_t idle_first_use_ns, host_first_use_ns, host_in_dataloader_ns;
+  /* Of its host-wait gaps, the parts inside device allocator calls
+   * (lg_first_use.au). */
+  int64_t host_in_allocator_ns;
 } lg_extra;
 
 /* launch_gaps_engine_first_use.c: the calls that cost the launching thread
@@ -107,6 +110,11 @@ typedef struct lg_first_use {
   size_t nlaunch, nalloc, cap_l, cap_a;
   iv *u;
   size_t nu, cap_u;
+  /* Not first-use: the union of every device allocator call (malloc, free
+   * and mapping of every backend; pinned host memory is not device memory),
+   * where gpu-starvation finds the allocator as its cause. */
+  iv *au;
+  size_t nau, cap_au;
 } lg_first_use;
 fsdpa_status lg_first_use_build(fsdpa_ctx *c, const store_views *v, lg_first_use **out);
 void lg_first_use_free(fsdpa_ctx *c, lg_first_use *fu);

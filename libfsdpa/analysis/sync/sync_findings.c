@@ -42,6 +42,11 @@ typedef struct stall {
   uint64_t behaviour_calls;   /* of the flagged steps' calls, those that blocked by behaviour */
   int64_t behaviour_ns;       /* and their time */
   double named_share;         /* the worst step's share counting only named blocking calls */
+  int64_t free_ns;            /* of flagged_ns, in device frees (cudaFree, hipFree, cuMemRelease ...) */
+  int64_t free_ppm;           /* free_ns / flagged_ns */
+  int al_thrash;              /* allocator-thrash is in the report for this rank */
+  int free_cause;             /* free_ns is at least starvation.explained_min_ppm of flagged_ns and
+                               * allocator-thrash is in the report: the allocator is the root cause */
 } stall;
 
 static size_t rows_bytes(const stall *d) { return (d->nwin ? d->nwin : 1) * sizeof(sa_step); }
@@ -109,9 +114,10 @@ static fsdpa_status idle_opened(fsdpa_ctx *c, const sc_set *s, const uint8_t *se
   return FSDPA_OK;
 }
 
-static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, stall *d) {
+static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, int al_thrash, stall *d) {
   const sc_set *s = &r->s;
   memset(d, 0, sizeof *d);
+  d->al_thrash = al_thrash;
   d->min_stall_ns = c->params[P_SYNC_STALL_MIN_NS];
   d->min_share_ppm = c->params[P_SYNC_STALL_SHARE_PPM];
   fsdpa_status st = stall_windows(c, s, d);
@@ -138,6 +144,7 @@ static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, stall *d) {
     if (!d->in[i]) continue;
     const sc_call *k = &s->v[i];
     d->seen |= k->info;
+    if ((k->info & NC_FREE) && !(k->info & (NC_PINNED | NC_MALLOC))) d->free_ns += k->end - k->ts;
     if (k->op != UINT32_MAX && STORE_REC(&c->st.gpu, k->op)->kind == RK_MEMCPY) d->copy_wait = 1;
   }
   d->worst = &d->rows[worst];
@@ -185,6 +192,10 @@ static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, stall *d) {
                 : d->opened_ppm >= c->params[P_SEVERITY_WARNING_PPM] ? SEV_WARNING
                                                                       : SEV_INFO;
   d->step = d->nflag == 1 ? d->worst_step->number : FSDPA_ABSENT;
+  /* a device free synchronizes because the allocator releases memory: with
+   * allocator-thrash in the report, most blocked time in frees is its symptom */
+  d->free_ppm = d->flagged_ns > 0 ? (int64_t)(1e6 * ((double)d->free_ns / (double)d->flagged_ns)) : 0;
+  d->free_cause = d->al_thrash && d->free_ns > 0 && d->free_ppm >= c->params[P_STARVATION_EXPLAINED_PPM];
   d->fires = 1;
   return FSDPA_OK;
 }
@@ -257,6 +268,13 @@ static void stall_detail(const fsdpa_ctx *c, const sync_run *r, const stall *d, 
  * the training step or the serving loop, FSDP and the DataLoader only when
  * the trace shows them. */
 static void stall_advice(const stall *d, const workload *wl, sbuf *b) {
+  if (d->free_cause) {
+    sb_printf(b, "%.0f%% of the blocked time is in cudaFree/hipFree, which synchronize the device: the allocator "
+                 "releases device memory every %s, and allocator-thrash is the cause (see its calls and "
+                 "its advice). Stop those releases first, then look again at the waits that remain.",
+              (double)d->free_ppm / 1e4, win_noun(d));
+    return;
+  }
   const char *loop = wl->mode == WM_TRAIN ? "training step" : wl->mode == WM_UNKNOWN ? "step" : "forward / serving loop";
   const char *in = wl->mode == WM_TRAIN ? "step" : wl->mode == WM_UNKNOWN ? "step" : "loop";
   sb_printf(b,
@@ -291,9 +309,12 @@ static void stall_advice(const stall *d, const workload *wl, sbuf *b) {
     sb_printf(b, " Another runtime call waited for the GPU to drain (see longest_calls for which): move it "
                  "out of the %s.", in);
   if (d->seen & NC_FREE)
-    sb_puts(b, " cudaFree/hipFree synchronize the device: they come from the caching allocator "
-               "releasing memory (torch.cuda.empty_cache(), or a retry after a failed allocation); "
-               "see allocator-thrash, PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.");
+    sb_puts(b, d->al_thrash ? " cudaFree/hipFree synchronize the device: they come from the caching allocator "
+                              "releasing memory (torch.cuda.empty_cache(), or a retry after a failed "
+                              "allocation); see allocator-thrash."
+                            : " cudaFree/hipFree synchronize the device: they come from the caching allocator "
+                              "releasing memory (torch.cuda.empty_cache(), or a retry after a failed "
+                              "allocation); keep such releases out of the loop.");
 }
 
 static void stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall *d, sbuf *ev) {
@@ -323,6 +344,12 @@ static void stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall *d, sbuf
   jw_ku64(&w, "behaviour_calls", d->behaviour_calls);
   jw_ki64(&w, "behaviour_ns", d->behaviour_ns);
   jw_kratio(&w, "named_share", d->named_share);
+  jw_ki64(&w, "free_ns", d->free_ns);
+  if (d->free_cause) {
+    jw_kstr(&w, "explained_by", "allocator-thrash");
+    jw_ki64(&w, "explained_ns", d->free_ns);
+    jw_ki64(&w, "explained_ppm", d->free_ppm);
+  }
   jw_key(&w, "by_api");
   jw_arr(&w);
   for (size_t i = 0; i < r->napis; i++) {
@@ -387,7 +414,7 @@ fsdpa_status sync_waits_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   fsdpa_status st = sync_run_open_all(c, &r);
   if (st) return st;
   stall d;
-  st = stall_decide(c, &r, &d);
+  st = stall_decide(c, &r, findings_has(f, "allocator-thrash", rank), &d);
   if (!st && d.fires) st = stall_word(c, &r, &d, rank, f);
   stall_free(c, &r, &d);
   sync_run_free(c, &r);
