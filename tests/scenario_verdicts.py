@@ -11,6 +11,7 @@ Per scenario with a verdict:
     `max_severity` ("*": every finding);
   - `costliest`: that finding comes first, and no finding costs more unless its evidence names it
     as what explains it (explained_by);
+  - `explained_by`: where that finding fires, its evidence names that cause;
   - `advice_has`: the finding's advice contains the words;
   - exact: GPU busy time and communication time (launch_gaps.busy_ns, overlap.comm_ns) as the
     truth's; allocator-thrash's steady malloc / free calls as the truth's iterations after the
@@ -59,6 +60,11 @@ def check_findings(sc, v, truth, rep, bad):
                 if (f.get("cost_ns") or 0) > c0 and f["evidence"].get("explained_by") != root:
                     bad.append("%s: %s costs %d ns > %s's %d and does not name it as its cause" %
                                (sc, f["id"], f["cost_ns"], root, c0))
+    for fid, cause in v.get("explained_by", {}).items():
+        for f in fs:
+            if f["id"] == fid and f["evidence"].get("explained_by") != cause:
+                bad.append("%s: %s must name %s as its cause, evidence says %s" %
+                           (sc, fid, cause, f["evidence"].get("explained_by")))
     for fid, words in v.get("advice_has", {}).items():
         f = next((f for f in fs if f["id"] == fid), None)
         if f is None or words not in (f.get("advice") or ""):

@@ -378,7 +378,8 @@ SCENARIOS = {
         expected=["allocator-thrash"], absent=["backward-prefetch-missing", "dataloader-stall"],
         verdict=dict(parallelism=["DDP"], mode="train", iterations_from="optimizer_step",
                      costliest="allocator-thrash", min_severity={"allocator-thrash": "critical"},
-                     advice_has={"allocator-thrash": "PYTORCH_NO_CUDA_MEMORY_CACHING"})),
+                     advice_has={"allocator-thrash": "PYTORCH_NO_CUDA_MEMORY_CACHING"},
+                     explained_by={"gpu-starvation": "allocator-thrash", "cpu-sync-stall": "allocator-thrash"})),
     "embedding_a2a": dict(
         kind="job", job="rec", world=4,
         desc="TorchRec DLRM-style training, 4 ranks: KJT and pooled-embedding all-to-alls around FBGEMM "
