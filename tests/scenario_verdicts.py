@@ -16,15 +16,19 @@ Per scenario with a verdict:
   - exact: GPU busy time and communication time (launch_gaps.busy_ns, overlap.comm_ns) as the
     truth's; allocator-thrash's steady malloc / free calls as the truth's iterations after the
     first; all device malloc / free calls as the truth's; cpu-sync-stall's cost as the GPU idle
-    the generator's blocking calls opened.
+    the generator's blocking calls opened;
+  - the same bytes: a two-rank job of the scenario analyzed in one process, with -j 2, with
+    --low-memory, and summarized rank by rank then merged.
 
 Exit 0 = every verdict holds, 1 = a difference, 77 = the generator could not run.
 """
 import json
+import os
+import subprocess
 import sys
 import tempfile
 
-from verdictlib import generate, report, run, tracegen
+from verdictlib import CLI, generate, report, run, tracegen
 
 STEPS, LAYERS = 4, 4
 SEV = {"info": 0, "warning": 1, "critical": 2}
@@ -97,6 +101,28 @@ def check_numbers(sc, truth, rank, rep, bad):
                    (sc, ss["cost_ns"], truth["job"]["sync_gpu_idle_opened_ns"]))
 
 
+def cli(*args):
+    r = subprocess.run([CLI] + list(args), capture_output=True)
+    if r.returncode not in (0, 1):
+        raise RuntimeError("%s: exit %d: %s" % (args, r.returncode, r.stderr.decode()[:300]))
+    return r.stdout
+
+
+def check_modes(sc, d, bad):
+    """One report whichever way the job is read."""
+    paths = generate(os.path.join(d, "job"), sc, steps=STEPS, layers=LAYERS, ranks=2)
+    base = cli("analyze", "--format", "json", *paths)
+    sums = []
+    for i, p in enumerate(paths):
+        sums.append(os.path.join(d, "r%d.fsum" % i))
+        cli("summarize", p, "-o", sums[-1])
+    for what, out in (("-j 2", cli("analyze", "--format", "json", "-j", "2", *paths)),
+                      ("--low-memory", cli("analyze", "--format", "json", "--low-memory", *paths)),
+                      ("summarize + merge", cli("merge", "--format", "json", *sums))):
+        if out != base:
+            bad.append("%s: the report %s differs from analyze's" % (sc, what))
+
+
 def iterations_made(truth, v):
     src = v["iterations_from"]
     if src == "ProfilerStep":
@@ -126,6 +152,7 @@ def generator(bad):
                            ((sc, it["source"], len(it["ranges"])) + want_it))
             check_findings(sc, v, truth, rep, bad)
             check_numbers(sc, truth, rank, rep, bad)
+            check_modes(sc, os.path.join(d, sc + "_modes"), bad)
             print("# %s: %s %s, findings %s" % (sc, got[0], got[1],
                                                 [(f["id"], f["severity"]) for f in rep["findings"]]))
             n += 1

@@ -271,9 +271,11 @@ static void stall_advice(const stall *d, const workload *wl, sbuf *b) {
   if (d->free_cause) {
     sb_printf(b, "%.0f%% of the blocked time is in cudaFree/hipFree, which synchronize the device: the allocator "
                  "releases device memory every %s, and allocator-thrash is the cause (see its calls and "
-                 "its advice). Stop those releases first, then look again at the waits that remain.",
+                 "its advice). Stop those releases first.",
               (double)d->free_ppm / 1e4, win_noun(d));
-    return;
+    /* what the other waits were, when there are others */
+    if (!(d->seen & (NC_SYNC | NC_DEVICE_SYNC | NC_SYNC_MEMCPY)) && !d->behaved) return;
+    sb_puts(b, " ");
   }
   const char *loop = wl->mode == WM_TRAIN ? "training step" : wl->mode == WM_UNKNOWN ? "step" : "forward / serving loop";
   const char *in = wl->mode == WM_TRAIN ? "step" : wl->mode == WM_UNKNOWN ? "step" : "loop";
@@ -308,7 +310,7 @@ static void stall_advice(const stall *d, const workload *wl, sbuf *b) {
   if (d->behaved & (1u << SC_CLS_OTHER))
     sb_printf(b, " Another runtime call waited for the GPU to drain (see longest_calls for which): move it "
                  "out of the %s.", in);
-  if (d->seen & NC_FREE)
+  if ((d->seen & NC_FREE) && !d->free_cause)
     sb_puts(b, d->al_thrash ? " cudaFree/hipFree synchronize the device: they come from the caching allocator "
                               "releasing memory (torch.cuda.empty_cache(), or a retry after a failed "
                               "allocation); see allocator-thrash."
