@@ -746,6 +746,7 @@ class Rank:
         self.coll_starts = {}
         self.peer_starts = opts.get("peer_starts")
         self.klog = [] if sc["kind"] == "ep" else None  # every kernel, for the ep truth
+        self.gpu_iv = [] if sc["kind"] == "job" else None  # every GPU op (start, end), for the job truth
         # every GPU op with its launch call, the blocking calls per thread and the stream waits:
         # the idle-cause truth (stream_wait scenario)
         self.oplog = [] if sc.get("stream_wait") else None
@@ -958,6 +959,8 @@ class Rank:
         gb.append(f.flow("s", corr, self.pid_s, self.tid_int_s[th], self.E(rt_start)))
         self.count(f.cat("ac2g") if not self.legacy else "async", 2)
         # ---- truth ----
+        if self.gpu_iv is not None and end > start:
+            self.gpu_iv.append((start, end))
         es, ee = self.E(start), self.E(end)
         self.u_all.add(es, ee)
         if kind == "kernel":
@@ -2418,12 +2421,19 @@ class JobWorkload(Collectives):
         return {"version": None, "units": [], "backward": {"pattern": "unknown", "prefetched": {}}}
 
     def truth_job(self):
-        """The GPU idle the blocking calls opened: every gap of the stream that begins while one of
-        them blocks (the jobs with this truth launch on one stream); the part of cudaFree calls
-        after the GPU had drained (allocator off)."""
+        """The GPU idle the blocking calls of the judged windows opened: the full length of every
+        gap of the device (all streams together) that begins while one of them blocks, a call
+        belonging to the window its start lies in (the ProfilerStep steps, else the iterations
+        after the first); the part of cudaFree calls after the GPU had drained (allocator off)."""
         R = self.R
-        blocks = sorted(R.block_log)
-        opened = sum(g1 - g0 for g0, g1, _ in R.gap_log if any(a <= g0 < b for a, b in blocks))
+        if R.no_step == "optimizer":
+            wins = R.iters[1:]
+        else:
+            wins = [(s["start_ns"] - R.off, s["start_ns"] - R.off + s["dur_ns"]) for s in R.steps]
+        blocks = [(a, b) for a, b in R.block_log if any(s <= a < e for s, e in wins)]
+        busy = merge_intervals(R.gpu_iv)
+        gaps = [(busy[i][1], busy[i + 1][0]) for i in range(len(busy) - 1)]
+        opened = sum(g1 - g0 for g0, g1 in gaps if any(a <= g0 < b for a, b in blocks))
         return {"sync_gpu_idle_opened_ns": opened, "free_wait_ns": R.free_wait}
 
 
