@@ -8,9 +8,9 @@
  * Memoized in the context (CACHE_DL_CALLS); the object is the cache's.
  *
  * dl_idle_get adds the GPU idle inside them over the judged window and
- * whether dataloader-stall fires on it: gpu-starvation may name that finding
- * only when it is in the report, and the two rooms cannot read each other,
- * so the decision lives here, once. */
+ * whether dataloader-stall's thresholds hold on it (the dataloader room's
+ * numbers; gpu-starvation names that finding when it is in the findings
+ * list, which the dataloader room fills first). */
 #ifndef FSDPA_MODEL_DATALOADER_CALLS_H
 #define FSDPA_MODEL_DATALOADER_CALLS_H
 #include "ctx.h"

@@ -12,9 +12,8 @@ typedef struct stall {
   double of_idle, of_window;  /* shares of the cost */
 } stall;
 
-/* Whether it fires is the model's decision (dl_idle_get: the thresholds
- * dataloader.*), so that gpu-starvation names this finding exactly when it
- * is in the report; the severity is the room's. */
+/* Whether it fires is dl_idle_get's stall (the thresholds dataloader.*);
+ * the severity is the room's. */
 static void stall_decide(const fsdpa_ctx *c, const dl_result *r, stall *d) {
   d->fires = 0;
   if (!r->stall || !r->idle_ns || !r->window_ns) return;

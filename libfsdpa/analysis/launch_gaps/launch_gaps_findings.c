@@ -7,7 +7,6 @@
  * worded from that struct alone (title, detail, advice, evidence). */
 #include "analysis/launch_gaps/launch_gaps.h"
 #include "analysis/launch_gaps/launch_gaps_impl.h"
-#include "model/dataloader_calls.h"
 #include "model/iterations.h"
 #include "model/workload.h"
 #include "util/fmt.h"
@@ -636,12 +635,8 @@ fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   fsdpa_launch_gaps g;
   lg_extra x;
   int one = lg_one_device(v);
-  const dl_idle *di;
-  if ((st = dl_idle_get(c, &di))) {
-    lg_steady_free(c, &y);
-    return st;
-  }
-  int dl_stall = di->stall, al_thrash = findings_has(f, "allocator-thrash", rank);
+  /* the rooms of root causes made their findings first (report/rank_part.c) */
+  int dl_stall = findings_has(f, "dataloader-stall", rank), al_thrash = findings_has(f, "allocator-thrash", rank);
   overhead od;
   if (!(st = lg_gaps(c, v, &q, &g, &x)) && !(st = overhead_decide(c, v, &y, &g, &x, &od)) &&
       od.fires)
