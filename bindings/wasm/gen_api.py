@@ -214,7 +214,7 @@ def dts(h, t):
         if m["kind"] == "struct":
             used.add(m["struct"])
     used |= set(t["list_kinds"].values())
-    used |= {"fsdpa_range", "fsdpa_query", "fsdpa_trace_info"}
+    used |= {"fsdpa_range", "fsdpa_trace_info"}
     for sname in t["structs"]:
         if sname not in used:
             continue
@@ -235,9 +235,17 @@ def dts(h, t):
             w(f"  {f['name']}{opt}: {ty};")
         w("}")
         w("")
-    w("export type Query = Partial<Omit<QueryStruct, 'fields'>> | null | undefined;")
-    w("type QueryStruct = {t0_ns: bigint | number; t1_ns: bigint | number; step: bigint | number;"
-      " device: bigint | number; stream: bigint | number; fields: number};")
+    w("/** The selectors of fsdpa_query: each one given counts (its bit in `fields` is set); none, or")
+    w(" *  a null query, is the whole trace.  Times are absolute ns; step is a step index. */")
+    w("export interface QuerySelectors {")
+    for f in t["structs"]["fsdpa_query"]["fields"]:
+        if f["name"] in ("size", "fields"):
+            continue
+        doc = " ".join(docs["fsdpa_query"].get(f["name"], "").split())
+        w(f"  /** {doc} */")
+        w(f"  {f['name']}?: bigint | number;")
+    w("}")
+    w("export type Query = QuerySelectors | null | undefined;")
     w("export type Format = 'json' | 'text' | 'html';")
     w("")
     w("export interface AnalyzerOptions {")

@@ -20,7 +20,7 @@
 // Prints TAP; exits 1 on any failure.
 import { spawnSync } from 'child_process';
 import { readFileSync, readdirSync, statSync, existsSync } from 'fs';
-import { join, resolve, relative } from 'path';
+import { dirname, join, resolve, relative } from 'path';
 import { gunzipSync } from 'zlib';
 
 const args = {};
@@ -134,6 +134,18 @@ const sample = 'tests/data/sample/fsdp2_sample.json.gz';
   }
   ok(proto.length >= 20 && !bad.length, `sample: the ${proto.length} query methods answer`, bad.join('\n'));
   ok(a.stats().events > 0n && a.traceInfo().rank !== undefined, 'sample: stats() and traceInfo()');
+  // the TypeScript declarations name exactly the fields the objects have
+  const dts = readFileSync(join(dirname(resolve(args.module)), 'fsdpa.d.ts'), 'utf8');
+  const fieldsOf = (iface) => {
+    const m = dts.match(new RegExp(`export interface ${iface} \\{([^}]*)\\}`));
+    return m ? [...m[1].matchAll(/^\s+(\w+)\??:/gm)].map((x) => x[1]).sort() : null;
+  };
+  const shapes = { Finding: fs[0], Step: steps[0], Stats: a.stats(), Timeline: tl, Range: fs[0].ranges[0],
+                   StreamInfo: a.streams()[0], LaunchGaps: a.launchGaps(), Overlap: a.overlap() };
+  const wrong = Object.entries(shapes).filter(([k, o]) =>
+    JSON.stringify(fieldsOf(k)) !== JSON.stringify(Object.keys(o).sort())).map(([k, o]) =>
+    `${k}: d.ts ${fieldsOf(k)} / object ${Object.keys(o).sort()}`);
+  ok(!wrong.length, `fsdpa.d.ts declares the fields of ${Object.keys(shapes).join(', ')}`, wrong.join('\n'));
   ok(F.params().length > 10 && typeof a.getParam(F.params()[0].name) === 'bigint', 'params() and getParam()');
   ok(a.summary().startsWith('{'), 'summary() writes a summary');
   a.free();
