@@ -140,15 +140,19 @@ def main(path):
     print(json.dumps(res, sort_keys=True))
 
 
+_LAUNCHED = {}  # id(ops) -> (launch starts, [(launch start, stream index, op)]) sorted
+
+
 def last_launched(ops, t, launch):
     """The op whose launch call started last before t (ties: later in stream order); ops
-    without a launch call do not count."""
-    best = None
-    for o in ops:
-        l = launch(o)
-        if l and l[0] < t and (best is None or (l[0], o["i"]) > best[0]):
-            best = ((l[0], o["i"]), o)
-    return best[1] if best else None
+    without a launch call do not count.  The ops with a launch call are sorted once per
+    stream by (launch start, stream index), so the answer is the last one starting before t."""
+    idx = _LAUNCHED.get(id(ops))
+    if idx is None:
+        lst = sorted((l[0], o["i"], o) for o in ops for l in [launch(o)] if l)
+        idx = _LAUNCHED[id(ops)] = ([x[0] for x in lst], lst)
+    k = bisect.bisect_left(idx[0], t) - 1
+    return idx[1][k][2] if k >= 0 else None
 
 
 def before(lst, t):
