@@ -6,14 +6,17 @@
 # 1. tools/wasm/build.sh: simdjson and zlib from Debian's source packages,
 #    Debian's emscripten, build-wasm/ (fsdpa.mjs + .wasm, fsdpa.d.ts,
 #    package.json, fsdpa-worker.js, tools/viewer/fsdpa-viewer.html);
-# 2. tests/wasm/node_test.mjs under node, and under Debian bookworm's node 18
+# 2. meson test -C build-wasm: the fuzz corpus and crash-regression replays
+#    compiled for wasm32, under node (fuzz_split: the simd128 splitter
+#    against the scalar one);
+# 3. tests/wasm/node_test.mjs under node, and under Debian bookworm's node 18
 #    when the machine's node is another (tools/wasm/debian-node.sh): the
 #    module's reports against the native CLI's, byte for byte, on the sample
 #    and the corpus;
-# 3. tests/wasm/page_test.py: the page in headless Chromium (drag and drop,
+# 4. tests/wasm/page_test.py: the page in headless Chromium (drag and drop,
 #    findings, the CLI's HTML report, no console error);
-# 4. the TypeScript declarations compile (tsc --strict) with a use of the API;
-# 5. bench/wasm_bench.py: MB/s of node and Chromium against the native CLI
+# 5. the TypeScript declarations compile (tsc --strict) with a use of the API;
+# 6. bench/wasm_bench.py: MB/s of node and Chromium against the native CLI
 #    on the corpus' largest trace (printed; the targets are judged in
 #    bench/README.md, not here).
 # Exits non-zero when a build or a test fails.
@@ -32,6 +35,11 @@ lap() { echo "--- wasm: $1 ($(( $(date +%s) - t0 )) s so far)"; }
 mkdir -p "$B"
 bash tools/wasm/build.sh "$B" >"$B/wasm-build.log" 2>&1 || { tail -40 "$B/wasm-build.log"; echo "wasm: build failed"; exit 1; }
 lap "built ($(stat -c %s "$B/bindings/wasm/fsdpa.wasm") bytes of wasm, page $(stat -c %s "$B/tools/viewer/fsdpa-viewer.html") bytes)"
+
+meson test -C "$B" --print-errorlogs --num-processes 2 >"$B/meson-test.log" 2>&1 || {
+  grep -E 'FAIL|check failed' "$B/meson-test.log" | head -20; fail+=("meson test (wasm32 fuzz replays)"); }
+grep -E '^(Ok|Fail):' "$B/meson-test.log"
+lap "fuzz replays under node"
 
 nodes=(node)
 n18=$(bash tools/wasm/debian-node.sh) || { echo "wasm: cannot get Debian's node"; fail+=(debian-node); n18=node; }
