@@ -75,7 +75,7 @@ def node_row(node, module, trace, repeat):
     out = subprocess.run(node.split() + [os.path.join(HERE, "wasm_node.mjs"), module, trace, str(repeat)],
                          check=True, stdout=subprocess.PIPE).stdout
     r = json.loads(out)
-    return r["cpu"], r["json"], r["version"]
+    return r["cpu"], r["json"], r["heap"]
 
 
 def tree_cpu(pid):
@@ -131,7 +131,7 @@ def chromium_rows(chromium, page, traces, repeat):
                                timeout=1800)
                 cpus.append(tree_cpu(b.proc.pid) - c0)
                 walls.append(r["times"][0])
-            rows[t] = (cpus, walls, r["json"])
+            rows[t] = (cpus, walls, r["json"], r["heap"])
         version = b.call("Browser.getVersion")["product"]
     finally:
         b.close()
@@ -169,15 +169,18 @@ def main():
         nat = native_row(cli, t, a.repeat)
         rows = []
         json_bytes = None
+        heaps = []
         for node in a.node or ["node"]:
-            cpu, json_bytes, ver = node_row(node, module, t, a.repeat)
+            cpu, json_bytes, heap = node_row(node, module, t, a.repeat)
+            heaps.append(heap)
             nv = subprocess.run(node.split() + ["--version"], stdout=subprocess.PIPE, text=True).stdout.strip()
             rows.append((f"node {nv} CPU", min(cpu)))
             rows.append((f"node {nv} CPU 1st", cpu[0]))
         rows.insert(0, ("native CLI CPU", nat))
         if t in crows:
             major = cver.split("/")[-1].split(".")[0]
-            cpus, walls, _j = crows[t]
+            cpus, walls, _j, heap = crows[t]
+            heaps.append(heap)
             rows.append((f"chromium {major} CPU", min(cpus)))
             rows.append((f"chromium {major} CPU 1st", cpus[0]))
             rows.append((f"chromium {major} wall", min(walls)))
@@ -188,6 +191,8 @@ def main():
             out.append(r)
             name = re.sub(r"^.*/", "", t)
             print(f"{name[:44]:<44} {eng:<22} {s:8.3f} {mbs:7.1f} {r['vs_native']:8.2f}")
+        print(f"# {re.sub(r'^.*/', '', t)}: {json_bytes / 2 ** 20:.1f} MiB of JSON; the wasm heap after it: "
+              + ", ".join(f"{h / 2 ** 20:.0f} MiB" for h in heaps) + " (node..., chromium)")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(out, f, indent=1)

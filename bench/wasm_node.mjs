@@ -1,7 +1,7 @@
 // One row of bench/wasm_bench.py: fsdpa.mjs analyzing a trace in node, the
 // same work as `fsdpa analyze -f json TRACE` (read, analyze, JSON report).
 //   node bench/wasm_node.mjs MODULE TRACE REPEAT
-// Prints {"cpu": [s per run], "wall": [...], "json": bytes, "version": ...}:
+// Prints {"cpu": [s per run], "wall": [...], "json": bytes, "version": ..., "heap": bytes}:
 // the process's CPU time (user + sys) over each run, the module already
 // instantiated; the file read in 1 MiB chunks as the CLI reads it.
 import { openSync, readSync, closeSync } from 'fs';
@@ -24,4 +24,4 @@ for (let r = 0; r < Number(repeat || 3); r++) {
   json = Number(a.stats().json_bytes);
   a.free();
 }
-console.log(JSON.stringify({ cpu, wall, json, version: F.version }));
+console.log(JSON.stringify({ cpu, wall, json, version: F.version, heap: F.heapBytes() }));
