@@ -122,12 +122,16 @@ function fsdpaChecks() {
       r.ranks = d.querySelectorAll('details.rank').length;
       if (r.rendered === 'ok') {
         var viz = JSON.parse(d.getElementById('fsdpa-viz').textContent);
-        var ck = [['clipping', r.narrow ? clipCheck : null], ['colours', r.narrow ? null : colourCheck],
-                  ['findings keyboard', r.narrow ? null : a11yCheck], ['highlights', r.narrow ? null : highlightCheck],
+        var rep = JSON.parse(d.getElementById('fsdpa-report').textContent);
+        /* a page made from the JSON report alone has no picture data */
+        var ev = viz !== null;
+        var ck = [['clipping', r.narrow ? clipCheck : null], ['colours', r.narrow || !ev ? null : colourCheck],
+                  ['findings keyboard', r.narrow ? null : a11yCheck], ['highlights', r.narrow || !ev ? null : highlightCheck],
+                  ['job', r.narrow ? null : jobCheck],
                   ['steps', r.interact ? stepsCheck : null], ['zoom', r.interact ? zoomCheck : null]];
         for (var c = 0; c < ck.length; c++) {
           if (!ck[c][1]) continue;
-          try { ck[c][1](d, w, viz, r); } catch (e) { r.problems.push(ck[c][0] + ': exception ' + e + (e.stack ? ' ' + String(e.stack).split('\n')[1] : '')); }
+          try { ck[c][1](d, w, ck[c][0] === 'job' ? rep : viz, r); } catch (e) { r.problems.push(ck[c][0] + ': exception ' + e + (e.stack ? ' ' + String(e.stack).split('\n')[1] : '')); }
         }
       }
     } catch (e) { r.error = 'harness: ' + e; }
@@ -260,8 +264,62 @@ function colourCheck(d, w, viz, r) {
 }
 
 /* 5: findings are a listbox of focusable options; Enter / Space select */
+/* the job's view: a row per rank first, the findings grouped by id with
+   the worst rank's finding shown and the others one click below, a
+   symptom indented after its cause, the rules that could not judge; a page
+   made without the events says so where the timelines would be */
+function jobCheck(d, w, rep, r) {
+  var ranks = (rep.ranks || []).length, groups = (rep.job || {}).findings || [];
+  var rows = d.querySelectorAll('table.jobtable tr');
+  if (ranks > 1 && rows.length !== ranks + 1) r.problems.push('job: ' + rows.length + ' table rows for ' + ranks + ' ranks');
+  if (ranks === 1 && rows.length) r.problems.push('job: a one-rank page has a job table');
+  var gs = d.querySelectorAll('.findings > .group');
+  if (gs.length !== groups.length) r.problems.push('job: ' + gs.length + ' finding groups, the report has ' + groups.length);
+  for (var i = 0; i < gs.length && i < groups.length; i++) {
+    var g = groups[i], card = gs[i].querySelector(':scope > .finding');
+    if (!card || card.getAttribute('data-finding') !== String(g.findings[0]))
+      r.problems.push('job: group ' + g.id + ' does not show its worst rank\'s finding first');
+    var members = gs[i].querySelectorAll('details.members .finding');
+    if (members.length !== g.findings.length - 1) r.problems.push('job: group ' + g.id + ' nests ' + members.length + ' of ' + (g.findings.length - 1));
+    var det = gs[i].querySelector('details.members');
+    if (det) {
+      var was = det.open;
+      det.open = false;
+      var sum = det.querySelector('summary'), h0 = det.getBoundingClientRect().height;
+      det.open = true;
+      if (det.getBoundingClientRect().height <= h0 + 10) r.problems.push('job: opening ' + g.id + '\'s other findings shows nothing');
+      members[0].focus();
+      if (d.activeElement !== members[0]) r.problems.push('job: ' + g.id + '\'s other findings cannot take the focus when shown');
+      det.open = was;
+      if (!sum || !/rank/.test(sum.textContent)) r.problems.push('job: ' + g.id + '\'s other findings are not named');
+    }
+    if (!!g.explained_by !== gs[i].classList.contains('symptom')) r.problems.push('job: group ' + g.id + ' symptom class wrong');
+    if (g.explained_by) {
+      var cause = -1;
+      for (var k = 0; k < i; k++) if (groups[k].id === g.explained_by) cause = k;
+      if (cause < 0) r.problems.push('job: symptom ' + g.id + ' not after its cause ' + g.explained_by);
+      if (gs[i].getBoundingClientRect().left <= gs[cause < 0 ? 0 : cause].getBoundingClientRect().left)
+        r.problems.push('job: symptom ' + g.id + ' is not indented under its cause');
+    }
+    if (g.ranks_affected > 1 && card && card.textContent.indexOf('on ' + g.ranks_affected + ' of ' + ranks + ' ranks') < 0)
+      r.problems.push('job: group ' + g.id + ' does not say how many ranks it is on');
+  }
+  var nj = (rep.not_judged || []).length, njs = d.querySelectorAll('#not-judged .nj').length;
+  if (nj !== njs) r.problems.push('job: ' + njs + ' not-judged entries shown, the report has ' + nj);
+  var viz = JSON.parse(d.getElementById('fsdpa-viz').textContent);
+  if (viz === null) {
+    if (!d.getElementById('no-events')) r.problems.push('no-events page: no note saying the timelines need the events');
+    if (d.querySelectorAll('.card.noevents').length !== ranks) r.problems.push('no-events page: not every rank says why it has no timelines');
+    if (d.querySelector('[id^="gantt-"], [id^="overview-"]')) r.problems.push('no-events page: a timeline without data');
+  }
+  r.notes.job_groups = gs.length;
+}
+
 function a11yCheck(d, w, viz, r) {
-  var cards = d.querySelectorAll('.finding');
+  /* the findings one click below (a closed details) are not in the tab
+     order until it opens: the visible cards are */
+  var all = d.querySelectorAll('.finding'), cards = [];
+  for (var v = 0; v < all.length; v++) if (!all[v].closest('details:not([open])')) cards.push(all[v]);
   if (!cards.length) return;
   var box = d.querySelector('.findings');
   if (!box || box.getAttribute('role') !== 'listbox') r.problems.push('findings: the list has no role=listbox');
@@ -370,7 +428,10 @@ function stepsCheck(d, w, viz, r) {
     var g = gantt(), kind = g && g.getAttribute('data-view-kind');
     kinds[kind] = (kinds[kind] || 0) + 1;
     if (!g || g.getAttribute('data-step-index') !== String(k)) { r.problems.push('steps: selecting step ' + k + ' shows ' + (g && g.getAttribute('data-step-index'))); continue; }
-    if (info().indexOf('ProfilerStep#' + steps[k].number) < 0) r.problems.push('steps: the Gantt does not name ProfilerStep#' + steps[k].number + ': ' + info());
+    /* a step is named by its label: ProfilerStep#N, or "iteration N" where
+       the iterations were inferred */
+    var name = steps[k].label || 'ProfilerStep#' + steps[k].number;
+    if (info().indexOf(name) < 0) r.problems.push('steps: the Gantt does not name ' + name + ': ' + info());
     if (kind === 'missing') {
       if (info().indexOf('--html-step ' + k) < 0) r.problems.push('steps: step ' + k + ' is not in the page and the page does not say how to draw it');
       var o = d.querySelector('#overview-0 svg'), os = attrNum(o, 'data-view-s'), oe = attrNum(o, 'data-view-e');
@@ -548,8 +609,9 @@ def browser_check(chromium, files, infos, workdir, interact):
         nf = len(report.get("findings", []))
         if r.get("findings") != nf:
             errs.append("%s: %s finding cards, the report has %d" % (where, r.get("findings"), nf))
-        if r.get("ranks") != len(viz.get("ranks", [])):
-            errs.append("%s: %s rank sections for %d ranks" % (where, r.get("ranks"), len(viz.get("ranks", []))))
+        if r.get("ranks") != len(report.get("ranks", [])):
+            errs.append("%s: %s rank sections for %d ranks" % (where, r.get("ranks"), len(report.get("ranks", []))))
+        viz = viz or {}
         lanes = sum(len(rv.get("lanes", [])) for rv in viz.get("ranks", [])[:2])
         ops = sum(len(l) for rv in viz.get("ranks", [])[:2] for w in rv.get("windows", [])[:1] for l in w.get("lanes", []))
         if lanes and ops and not r.get("gantt_rects"):
@@ -558,15 +620,17 @@ def browser_check(chromium, files, infos, workdir, interact):
             errs.append("%s: only %s SVG charts" % (where, r.get("svgs")))
         if f in interact:
             say("%s: %s" % (where, json.dumps(notes, sort_keys=True)))
-            # the long traces this runs on have both kinds of finding and
-            # all three GPU classes of FSDP in both charts
+            # the long traces this runs on have both kinds of finding and,
+            # under FSDP, all three GPU classes of FSDP in both charts
             sides = set(fv.get("side") for fv in viz.get("findings", []) if fv.get("ranges"))
             if "cpu" in sides and not notes.get("cpu_highlights"):
                 errs.append("%s: no CPU-side highlight was checked" % where)
             if "gpu" in sides and not notes.get("gpu_highlights"):
                 errs.append("%s: no GPU-side highlight was checked" % where)
+            fsdp = any(l.startswith("FSDP") for rk in report.get("ranks", [])
+                       for l in (rk.get("workload") or {}).get("parallelism", []))
             for chart in ("overview", "gantt"):
-                for cls in ("0", "1", "2"):
+                for cls in (("0", "1", "2") if fsdp else ("0",)):
                     if "%s:%s" % (chart, cls) not in notes.get("colour_classes", []):
                         errs.append("%s: the %s drew no op of class %s" % (where, chart, cls))
             if notes.get("steps_reached") != notes.get("steps_tried") or \

@@ -36,7 +36,7 @@ SAMPLE = os.path.join(SRC, "tests", "data", "sample", "fsdp2_sample.json.gz")
 MAN = os.path.join(SRC, "docs", "man", "fsdpa.1")
 
 TMP = None        # module temp dir
-RANK0 = RANK1 = NORANK = FSUM = None
+RANK0 = RANK1 = NORANK = FSUM = REPORT = None
 
 
 def clean_env(extra=None):
@@ -54,7 +54,7 @@ def run(*args, env=None, cwd=None, stdin=None, stdout=subprocess.PIPE, timeout=3
 
 
 def setUpModule():
-    global TMP, RANK0, RANK1, NORANK, FSUM
+    global TMP, RANK0, RANK1, NORANK, FSUM, REPORT
     if not CLI or not os.access(CLI, os.X_OK):
         raise unittest.SkipTest("FSDPA_CLI does not name the built fsdpa")
     TMP = tempfile.mkdtemp(prefix="fsdpa-cli-")
@@ -71,6 +71,9 @@ def setUpModule():
     NORANK = os.path.join(gen, "ss.json")
     FSUM = os.path.join(TMP, "sample.fsum")
     rc, _, err = run("summarize", SAMPLE, "-o", FSUM)
+    assert rc == 0, err
+    REPORT = os.path.join(TMP, "sample.report.json")
+    rc, _, err = run("analyze", SAMPLE, "-o", REPORT)
     assert rc == 0, err
 
 
@@ -132,7 +135,7 @@ class Help(unittest.TestCase):
 
     def test_every_command(self):
         cmds = commands()
-        self.assertEqual(cmds, ["analyze", "annotate", "summarize", "merge", "params", "version", "help"])
+        self.assertEqual(cmds, ["analyze", "annotate", "summarize", "merge", "render", "params", "version", "help"])
         for cmd in cmds:
             with self.subTest(cmd=cmd):
                 rc, out, err = run("help", cmd)
@@ -150,11 +153,13 @@ class Help(unittest.TestCase):
         longs = {cmd: {o[1] for o in options(cmd)} for cmd in commands()}
         self.assertEqual(longs["analyze"], {"format", "output", "fail-on", "set", "jobs", "low-memory", "color",
                                             "no-color", "no-progress", "html-step", "max-memory", "allow-empty",
-                                            "help"})
+                                            "table", "help"})
         self.assertEqual(longs["annotate"], {"output", "dir", "gzip", "no-gzip", "set", "max-memory", "allow-empty",
                                              "help"})
         self.assertEqual(longs["summarize"], {"output", "rank", "set", "max-memory", "allow-empty", "help"})
-        self.assertEqual(longs["merge"], {"format", "output", "summary", "fail-on", "help"})
+        self.assertEqual(longs["merge"], {"format", "output", "summary", "fail-on", "table", "color", "no-color",
+                                          "help"})
+        self.assertEqual(longs["render"], {"format", "output", "table", "color", "no-color", "help"})
         for cmd in ("params", "version", "help"):
             self.assertEqual(longs[cmd], {"help"})
 
@@ -215,9 +220,14 @@ class Parsing(unittest.TestCase):
         ("summarize", "rank", "3", lambda: [SAMPLE]),
         ("summarize", "set", "sync.min_share_ppm=2.5%", lambda: [SAMPLE]),
         ("summarize", "max-memory", "1.5G", lambda: [SAMPLE]),
+        ("analyze", "table", "streams", lambda: ["-f", "csv", SAMPLE]),
         ("merge", "format", "json", lambda: [FSUM]),
         ("merge", "output", "m.json", lambda: [FSUM]),
         ("merge", "fail-on", "info", lambda: [FSUM]),
+        ("merge", "table", "findings", lambda: ["-f", "csv", FSUM]),
+        ("render", "format", "html", lambda: [REPORT]),
+        ("render", "output", "r.txt", lambda: [REPORT]),
+        ("render", "table", "not_judged", lambda: ["-f", "csv", REPORT]),
     ]
 
     def outcome(self, args):
@@ -329,7 +339,8 @@ class Parsing(unittest.TestCase):
 
     def test_bad_choices(self):
         for args, bad in ((["analyze", "-f", "xml"], "'xml'"), (["analyze", "--fail-on=bad"], "'bad'"),
-                          (["merge", "-f", "text"], "'text'"), (["merge", "--fail-on", "x"], "'x'")):
+                          (["merge", "-f", "xml"], "'xml'"), (["merge", "--fail-on", "x"], "'x'"),
+                          (["render", "-f", "json"], "'json'"), (["analyze", "--table", "kernels"], "'kernels'")):
             with self.subTest(args=args):
                 rc, out, err = run(*args, "/nonexistent/in.json")
                 self.assertEqual((rc, out), (2, b""))
@@ -616,6 +627,33 @@ class OneJob(unittest.TestCase):
                 self.assertIn(b, err)
                 self.assertNotIn("input 1", err)
 
+    def test_annotate_marks_every_range(self):
+        # rank 2 of the straggler job stalls in its DataLoader every step: the
+        # report lists the worst 4 ranges and says how many there are, the
+        # annotated trace marks them all
+        gen = os.path.join(self.d, "gen")
+        os.mkdir(gen)
+        subprocess.run([sys.executable, os.path.join(SRC, "tools", "tracegen", "tracegen.py"), "straggler", "-o",
+                        os.path.join(gen, "st.json.gz"), "--ranks", "4", "--steps", "9", "--layers", "2"],
+                       check=True, capture_output=True)
+        r2 = os.path.join(gen, "st.rank2.json.gz")
+        rep = json.loads(run("analyze", "-f", "json", r2)[1])
+        dl = [f for f in rep["findings"] if f["id"] == "dataloader-stall"]
+        self.assertEqual(len(dl), 1)
+        ev = dl[0]["evidence"]
+        self.assertEqual(len(ev["ranges"]), 4)
+        self.assertGreater(ev["ranges_total"], 4)
+        out = os.path.join(self.d, "a.json")
+        rc, _, err = run("annotate", "-o", out, r2)
+        self.assertEqual(rc, 0, err)
+        with open(out) as f:
+            marks = [e for e in json.load(f)["traceEvents"] if e.get("cat") == "fsdpa" and e.get("ph") == "X"
+                     and e["args"].get("id") == "dataloader-stall"]
+        self.assertEqual(len(marks), ev["ranges_total"])
+        self.assertEqual(sorted(m["args"]["range"] for m in marks)[0], "1 of %d" % ev["ranges_total"])
+        # the text says the report lists the worst few of more
+        self.assertIn("(4 of %d)" % ev["ranges_total"], run("analyze", "-f", "text", r2)[1].decode())
+
     def test_annotate_makes_its_directory(self):
         out = os.path.join(self.d, "new", "deeper")
         rc, _, err = run("annotate", "-d", out, RANK0)
@@ -624,6 +662,132 @@ class OneJob(unittest.TestCase):
         blocker = self.write("file", "x")
         rc, _, err = run("annotate", "-d", os.path.join(blocker, "sub"), RANK0)
         self.assertEqual(rc, 3)
+
+
+class JobReport(unittest.TestCase):
+    """The report of a job reads top down: a row per rank, the findings grouped
+    across ranks (a cause before its symptoms, costs that overlap said so),
+    the rules that could not judge, then each rank; text wraps, never cuts;
+    text, html and csv come from the JSON alone (fsdpa render)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.d = tempfile.mkdtemp(dir=TMP)
+        cls.job = os.path.join(cls.d, "job")
+        os.mkdir(cls.job)
+        subprocess.run([sys.executable, os.path.join(SRC, "tools", "tracegen", "tracegen.py"), "straggler", "-o",
+                        os.path.join(cls.job, "st.json.gz"), "--ranks", "4", "--steps", "4", "--layers", "2"],
+                       check=True, capture_output=True)
+        for n in os.listdir(cls.job):
+            if n.endswith(".truth.json"):
+                os.remove(os.path.join(cls.job, n))
+        cls.json_path = os.path.join(cls.d, "report.json")
+        rc, _, err = run("analyze", "-o", cls.json_path, cls.job)
+        assert rc == 0, err
+        with open(cls.json_path) as f:
+            cls.rep = json.load(f)
+
+    def text(self, *args, env=None):
+        rc, out, err = run("analyze", "-f", "text", *args, self.job, env=env)
+        self.assertEqual((rc, err), (0, ""))
+        return out.decode()
+
+    def test_job_first(self):
+        t = self.text()
+        lines = t.splitlines()
+        self.assertTrue(lines[0].startswith("== job: 4 ranks of world size 4"), lines[0])
+        rows = [ln for ln in lines[:20] if re.match(r"^\s+\d+\s+\d", ln)]
+        self.assertEqual(len(rows), 4, t[:2000])
+        # a row per rank before the findings, the findings before the ranks' details
+        self.assertLess(t.index("rank  step time"), t.index("Findings: "))
+        self.assertLess(t.index("Findings: "), t.index("== rank 0:"))
+        self.assertIn("a cause comes before the symptoms it explains, which are", t.replace("\n   ", " ").replace("\n", " ").lower().replace("worst first; ", ""))
+        groups = self.rep["job"]["findings"]
+        multi = [g for g in groups if g["ranks_affected"] > 1]
+        self.assertTrue(multi)
+        g = multi[0]
+        self.assertIn("[%s] on %d of 4 ranks" % (g["id"], g["ranks_affected"]), t)
+        self.assertIn("other ranks:", t)
+        # the same advice once per group, not once per rank
+        f0 = self.rep["findings"][g["findings"][0]]
+        self.assertEqual(t.count(f0["advice"][:60]), 1)
+        sym = [x for x in groups if x["explained_by"]]
+        self.assertTrue(sym, "the straggler job's rank 2 has a symptom of its DataLoader")
+        self.assertIn("a symptom of %s above" % sym[0]["explained_by"], t.replace("\n", " ").replace("         ", " "))
+        self.assertIn("Costs overlap", t)
+        # the symptom is indented deeper than its cause
+        cause_line = [ln for ln in lines if "[%s]" % sym[0]["explained_by"] in ln][0]
+        sym_line = [ln for ln in lines if "[%s]" % sym[0]["id"] in ln][0]
+        self.assertGreater(len(sym_line) - len(sym_line.lstrip()), len(cause_line) - len(cause_line.lstrip()))
+
+    def test_not_judged(self):
+        rc, out, _ = run("analyze", "-f", "text", os.path.join(self.job, "st.rank0.json.gz"))
+        t = out.decode()
+        self.assertIn("Not judged", t)
+        self.assertIn("straggler-rank", t[t.index("Not judged"):])
+        self.assertIn("would judge with:", t)
+        rep = json.loads(run("analyze", "-f", "json", os.path.join(self.job, "st.rank0.json.gz"))[1])
+        self.assertEqual([(x["rule"], x["ranks"]) for x in rep["not_judged"]], [("straggler-rank", None)])
+        self.assertEqual(self.rep["not_judged"], [])
+        # an empty trace, allowed: every rule says why it could not look
+        p = os.path.join(self.d, "empty.json")
+        with open(p, "w") as f:
+            f.write("[]")
+        rc, out, _ = run("analyze", "-f", "text", "--allow-empty", p)
+        t = out.decode()
+        self.assertIn("No findings among the rules that could judge", t)
+        self.assertIn("gpu-starvation, launch-overhead", t)
+
+    def test_wraps_never_cuts(self):
+        for cols in ("40", "60", "80", "100", "132"):
+            with self.subTest(cols=cols):
+                t = self.text(env={"COLUMNS": cols})
+                self.assertLessEqual(width_of(t), int(cols))
+                self.assertNotIn("\u2026", t)
+                # every word of every finding's title is in the text
+                flat = " ".join(t.split())
+                for f in self.rep["findings"][:3]:
+                    self.assertIn(" ".join(f["title"].split()[:6]), flat)
+
+    def test_render_is_the_same_text(self):
+        for args, env in (([], None), (["--color"], None), ([], {"COLUMNS": "72"}), ([], {"COLUMNS": "160"})):
+            with self.subTest(args=args, env=env):
+                want = self.text(*args, env=env)
+                rc, out, err = run("render", *args, self.json_path, env=env)
+                self.assertEqual((rc, err), (0, ""))
+                self.assertEqual(out.decode(), want)
+        # stdin, and a page made from the JSON alone says what it lacks
+        with open(self.json_path, "rb") as f:
+            self.assertEqual(run("render", "-", stdin=f.read())[1].decode(), self.text())
+        rc, page, _ = run("render", "-f", "html", self.json_path)
+        self.assertEqual(rc, 0)
+        self.assertIn(b'id="fsdpa-viz">null</script>', page)
+        rc, full, _ = run("analyze", "-f", "html", self.job)
+        rep_block = re.search(rb'id="fsdpa-report">(.*?)</script>', full, re.S).group(1)
+        self.assertEqual(re.search(rb'id="fsdpa-report">(.*?)</script>', page, re.S).group(1), rep_block)
+        # csv tables
+        rc, csv_out, _ = run("render", "-f", "csv", "--table", "ranks", self.json_path)
+        lines = csv_out.decode().splitlines()
+        self.assertEqual(len(lines), 5)
+        self.assertTrue(lines[0].startswith("rank,iterations,iterations_from,step_time_ns"))
+        self.assertEqual(run("render", "-o", os.path.join(self.d, "t.csv"), self.json_path)[0], 0)
+        with open(os.path.join(self.d, "t.csv"), "rb") as f:
+            self.assertEqual(f.read(), csv_out)
+        # not a report, or one this version cannot render
+        for text, word in (('{"schema":"fsdpa.summary/1"}', "not an fsdpa report"), ("[1", "byte"),
+                           ('{"schema":"fsdpa.report/1","version":"0.1.0","inputs":[],"ranks":[],"findings":[]}',
+                            "no \"not_judged\" section")):
+            with self.subTest(text=text):
+                p = os.path.join(self.d, "bad.json")
+                with open(p, "w") as f:
+                    f.write(text)
+                rc, out, err = run("render", p)
+                self.assertEqual((rc, out), (3, b""))
+                self.assertIn(word, err)
+                self.assertIn("bad.json", err)
+        self.assertEqual(run("render", "-f", "csv", "--table", "kernels", self.json_path)[0], 2)
+        self.assertEqual(run("render", "--table", "ranks", self.json_path)[0], 2)  # a table is csv
+        self.assertEqual(run("render", "-o", os.path.join(self.d, "r.json"), self.json_path)[0], 2)
 
 
 class FailOn(unittest.TestCase):
@@ -682,28 +846,38 @@ class OutputFormat(unittest.TestCase):
             with open(p, "rb") as f:
                 self.assertEqual(f.read(), want[fmt], (name, fmt))
 
-    def test_low_memory_is_json(self):
-        rc, _, err = run("analyze", "--low-memory", "-o", os.path.join(TMP, "lm.html"), RANK0, RANK1)
-        self.assertEqual(rc, 2)
-        self.assertIn("--low-memory", err)
-        p = os.path.join(TMP, "lm.json")
-        self.assertEqual(run("analyze", "--low-memory", "-j", "2", "-o", p, RANK0, RANK1)[0], 0)
-        with open(p, "rb") as f:
-            self.assertEqual(f.read(), run("analyze", RANK0, RANK1)[1])
+    def test_low_memory_every_format(self):
+        # the same bytes as without --low-memory, but for the html page,
+        # which lacks the views that need the events (and says so)
+        for fmt in ("json", "text", "csv"):
+            with self.subTest(fmt=fmt):
+                p = os.path.join(TMP, "lm." + ("txt" if fmt == "text" else fmt))
+                self.assertEqual(run("analyze", "--low-memory", "-j", "2", "-o", p, RANK0, RANK1)[0], 0)
+                with open(p, "rb") as f:
+                    self.assertEqual(f.read(), run("analyze", "-f", fmt, RANK0, RANK1)[1])
+        rc, page, err = run("analyze", "--low-memory", "-f", "html", RANK0, RANK1)
+        self.assertEqual(rc, 0, err)
+        self.assertIn(b'id="fsdpa-viz">null</script>', page)
+        rep = run("analyze", "-f", "json", RANK0, RANK1)[1]
+        self.assertEqual(page, run("render", "-f", "html", "-", stdin=rep)[1])
 
-    def test_merge_is_json(self):
-        rc, _, err = run("merge", "-o", os.path.join(TMP, "m.txt"), FSUM)
-        self.assertEqual(rc, 2)
-        self.assertIn("JSON only", err)
-        self.assertEqual(run("merge", "-o", os.path.join(TMP, "m.html"), FSUM)[0], 2)
-        p = os.path.join(TMP, "m2.txt")
-        self.assertEqual(run("merge", "-f", "json", "-o", p, FSUM)[0], 0)
-        with open(p, "rb") as f:
-            self.assertEqual(f.read(), run("analyze", "-f", "json", SAMPLE)[1])
+    def test_merge_every_format(self):
+        for fmt in ("json", "text", "csv"):
+            with self.subTest(fmt=fmt):
+                p = os.path.join(TMP, "m." + ("txt" if fmt == "text" else fmt))
+                self.assertEqual(run("merge", "-o", p, FSUM)[0], 0)
+                with open(p, "rb") as f:
+                    self.assertEqual(f.read(), run("analyze", "-f", fmt, SAMPLE)[1])
+        rc, page, err = run("merge", "-o", os.path.join(TMP, "m.html"), FSUM)
+        self.assertEqual(rc, 0, err)
+        # a pipe gets JSON, as from analyze
+        self.assertEqual(run("merge", FSUM)[1], run("analyze", SAMPLE)[1])
         p = os.path.join(TMP, "m3.txt")
         self.assertEqual(run("merge", "--summary", "-o", p, FSUM)[0], 0)
         with open(p, "rb") as f:
             self.assertEqual(json.loads(f.read())["schema"], "fsdpa.summary/1")
+        rc, _, err = run("merge", "-o", os.path.join(TMP, "m.pdf"), FSUM)
+        self.assertEqual(rc, 2)
 
     def test_dash_is_stdout(self):
         self.assertEqual(run("analyze", "-o", "-", SAMPLE)[:2], run("analyze", SAMPLE)[:2])
@@ -895,10 +1069,18 @@ class Width(unittest.TestCase):
         default = self.text()
         self.assertLessEqual(width_of(default), 100)
         self.assertGreater(width_of(default), 90)
-        for cols in (60, 75, 200):
+        for cols in (60, 75):
             t = self.text(str(cols))
             self.assertLessEqual(width_of(t), cols, cols)
-            self.assertGreater(width_of(t), min(cols, 150) - 10, cols)
+            self.assertGreater(width_of(t), cols - 10, cols)
+        # wide terminals: the summary lines may use the width, prose keeps
+        # to a readable 100 columns
+        wide = self.text("200")
+        self.assertLessEqual(width_of(wide), 200)
+        self.assertGreater(width_of(wide), 100)
+        prose = [ln for ln in wide.splitlines() if ln.startswith("    ") and not ln.lstrip()[:1].isdigit()]
+        self.assertTrue(prose)
+        self.assertLessEqual(max(len(ln) for ln in prose), 100)
         self.assertEqual(self.text("10"), self.text("40"))
         self.assertLessEqual(width_of(self.text("40")), 40)
         self.assertEqual(self.text("5000"), self.text("1000"))
@@ -1077,12 +1259,14 @@ class Generated(unittest.TestCase):
         self.assertEqual(self.complete(["fsdpa", "an"]), ["analyze", "annotate"])
         self.assertEqual(self.complete(["fsdpa", "-"]), ["--help", "--version", "-h"])
         self.assertEqual(self.complete(["fsdpa", "analyze", "--fo"]), ["--format"])
-        self.assertEqual(self.complete(["fsdpa", "analyze", "--format", ""]), ["html", "json", "text"])
+        self.assertEqual(self.complete(["fsdpa", "analyze", "--format", ""]), ["csv", "html", "json", "text"])
         self.assertEqual(self.complete(["fsdpa", "analyze", "-f", "j"]), ["json"])
         self.assertEqual(self.complete(["fsdpa", "analyze", "--format", "=", "h"]), ["html"])
-        self.assertEqual(self.complete(["fsdpa", "analyze", "--format", "="]), ["html", "json", "text"])
+        self.assertEqual(self.complete(["fsdpa", "analyze", "--format", "="]), ["csv", "html", "json", "text"])
         self.assertEqual(self.complete(["fsdpa", "merge", "--fail-on", "c"]), ["critical"])
-        self.assertEqual(self.complete(["fsdpa", "merge", "-f", ""]), ["json"])
+        self.assertEqual(self.complete(["fsdpa", "merge", "-f", ""]), ["csv", "html", "json", "text"])
+        self.assertEqual(self.complete(["fsdpa", "render", "-f", ""]), ["csv", "html", "text"])
+        self.assertEqual(self.complete(["fsdpa", "render", "--table", "job"]), ["job_findings"])
         self.assertEqual(self.complete(["fsdpa", "help", "s"]), ["summarize"])
         self.assertEqual(self.complete(["fsdpa", "analyze", "-j", ""]), [])
         self.assertEqual(self.complete(["fsdpa", "analyze", "--max-memory", ""]), [])

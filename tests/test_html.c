@@ -299,7 +299,8 @@ START_TEST(t_html_long_trace) {
   /* one class table for every chart: the GPU classes, then the CPU ones */
   static const char *const classes[] = {"compute", "AllGather", "ReduceScatter", "AllReduce",
                                         "other collective", "memcpy", "memset"};
-  ck_assert_uint_eq(tj_count(vz, "classes"), 12);
+  ck_assert_uint_eq(tj_count(vz, "classes"), 13);
+  ck_assert(tj_str_is(vz, "classes.12.name", "DataLoader __next__ (CPU)"));
   for (int k = 0; k < 7; k++) {
     char p[64];
     snprintf(p, sizeof p, "classes.%d.name", k);
@@ -498,6 +499,25 @@ START_TEST(t_html_every_trace_in_the_browser) {
     snprintf(p, sizeof p, "%s/%s.html", dir, j->name);
     ck_assert_int_eq(rj_write(p, h, len), 0);
     fsdpa_free(h);
+    /* a job's page made from its JSON report alone (fsdpa render, merge,
+     * --low-memory): the same page without the views that need events */
+    if (j->n > 1) {
+      fsdpa_report_options o;
+      fsdpa_report_options_init(&o);
+      char *js = NULL, *pg = NULL;
+      size_t jl = 0, pl = 0;
+      fsdpa_error_init(&e);
+      ck_assert_int_eq(fsdpa_report(c, (const char *const *)j->paths, j->n, &o, &js, &jl, &e), FSDPA_OK);
+      o.format = FSDPA_FORMAT_HTML;
+      ck_assert_msg(fsdpa_report_render(js, jl, &o, &pg, &pl, &e) == FSDPA_OK, "%s: render: %s", j->name, e.message);
+      ck_assert(strstr(pg, "id=\"fsdpa-viz\">null</script>") != NULL);
+      char q[4600];
+      snprintf(q, sizeof q, "%s/%s-from-json.html", dir, j->name);
+      ck_assert_int_eq(rj_write(q, pg, pl), 0);
+      if (off + strlen(q) + 64 < sizeof cmd) off += (size_t)snprintf(cmd + off, sizeof cmd - off, " '%s'", q);
+      fsdpa_free(js);
+      fsdpa_free(pg);
+    }
     rj_unload(c, j->n);
     int shot = !strcmp(j->name, "sample") || !strcmp(j->name, "fsdp2_healthy") ||
                !strcmp(j->name, "fsdp1_serialized");

@@ -1246,7 +1246,8 @@ FSDPA_API fsdpa_status fsdpa_memory_step_list(fsdpa_ctx *ctx, const fsdpa_query 
 typedef enum fsdpa_format {
   FSDPA_FORMAT_JSON = 0,  /**< the report contract (`fsdpa.report/1`) */
   FSDPA_FORMAT_TEXT = 1,  /**< for people, fits ::fsdpa_report_options.width columns */
-  FSDPA_FORMAT_HTML = 2   /**< one self-contained page with charts */
+  FSDPA_FORMAT_HTML = 2,  /**< one self-contained page with charts */
+  FSDPA_FORMAT_CSV = 3    /**< one table of the report (::fsdpa_report_options.table) as CSV (RFC 4180) */
 } fsdpa_format;
 
 /** Options for fsdpa_report(). */
@@ -1256,6 +1257,29 @@ typedef struct fsdpa_report_options {
   int color;                  /**< text: ANSI colors (1) or not (0) */
   int64_t html_step;          /**< html: step index for the Gantt view, ABSENT = busiest steady step */
   int width;                  /**< text: columns every line fits in (a terminal's width), 40 .. 1000; 0 = 100 */
+  /** csv: the table, NULL = "ranks".  The tables of a report, each a header
+   *  line of column names then one line per row, integers in ns / bytes /
+   *  counts as in the JSON, an empty cell for null:
+   *  - `ranks`: `job.per_rank`, one row per rank (rank, iterations,
+   *    iterations_from, step_time_ns, step_min_ns, step_max_ns, span_ns,
+   *    busy_ns, busy_share, idle_ns, one column `<cause>_ns` per idle cause,
+   *    exposed_comm_ns, findings, findings_cost_ns, costs_overlap,
+   *    top_finding, top_finding_severity, top_finding_cost_ns);
+   *  - `findings`: `findings[]` (index, id, severity, rank, step, cost_ns,
+   *    cost_bytes, explained_by, ranges, ranges_total, title, detail, advice);
+   *  - `job_findings`: `job.findings[]`, the findings grouped by id (id,
+   *    severity, ranks, ranks_affected, ranks_in_job, cost_min_ns,
+   *    cost_median_ns, cost_max_ns, cost_total_ns, worst_rank, explained_by,
+   *    findings: their indices);
+   *  - `streams`: every rank's GPU streams (rank, device, stream, role,
+   *    kernels, busy_ns, gaps, gap_p50_ns, gap_p90_ns, gap_p99_ns, gap_max_ns);
+   *  - `idle_causes`: every rank's GPU idle by cause (rank, cause, idle_ns,
+   *    share of the rank's idle);
+   *  - `not_judged`: `not_judged[]` (rule, ranks, reason, would_judge).
+   *  A list inside a cell (ranks, findings) is its numbers separated by
+   *  spaces.  A caller built against a header without this field gets
+   *  "ranks". */
+  const char *table;
 } fsdpa_report_options;
 
 /** Defaults: JSON, no color.
@@ -1300,6 +1324,33 @@ static inline void fsdpa_report_options_init(fsdpa_report_options *opts) { fsdpa
 FSDPA_API fsdpa_status fsdpa_report(fsdpa_ctx *const *ctxs, const char *const *paths, size_t n,
                                     const fsdpa_report_options *opts, char **out, size_t *out_len,
                                     fsdpa_error *err);
+
+/**
+ * The text or HTML report of a JSON report (`fsdpa.report/1`, as
+ * fsdpa_report(), fsdpa_summary_report() or `fsdpa merge` write it): the
+ * text and HTML reports are made from the JSON alone, so the text of a JSON
+ * report is byte-identical to fsdpa_report() with ::FSDPA_FORMAT_TEXT over
+ * the same traces (same width and color), however the JSON was made (`-j`,
+ * `--low-memory`, summaries merged).  The HTML page is the same page but for
+ * the views that need the trace's events (the whole-trace overview, the Gantt
+ * view of a step, the memory timeline), which it replaces by a note saying
+ * so.  `fsdpa render report.json -f text|html` is this call.
+ * @param json    the JSON report, `len` bytes (a JSON report written by this
+ *                library version: the text and page read its `job` and
+ *                `not_judged` sections)
+ * @param len     its length in bytes
+ * @param opts    format (::FSDPA_FORMAT_TEXT or ::FSDPA_FORMAT_HTML; JSON is
+ *                refused: the input is the JSON), width, color; NULL: text
+ * @param[out] out      NUL-terminated text or page, release with fsdpa_free()
+ * @param[out] out_len  its length (may be NULL)
+ * @param err     receives the details of a failure (the byte offset of a
+ *                parse error); may be NULL
+ * @return ::FSDPA_OK; ::FSDPA_EPARSE for malformed JSON; ::FSDPA_EINVAL for a
+ *         document that is not such a report (another schema, a missing
+ *         section: the message says which) or bad options; ::FSDPA_ENOMEM.
+ */
+FSDPA_API fsdpa_status fsdpa_report_render(const char *json, size_t len, const fsdpa_report_options *opts,
+                                           char **out, size_t *out_len, fsdpa_error *err);
 
 /** How much a finding matters. */
 typedef enum fsdpa_severity {
@@ -1617,8 +1668,9 @@ FSDPA_API fsdpa_status fsdpa_summary_merge(const char *const *sums, const size_t
 /**
  * The report of a (merged) summary: identical to fsdpa_report() over the
  * ranks' traces, in any order (see @ref crossrank, Order; the cross-rank section and finding
- * are computed here, over all ranks).  Only ::FSDPA_FORMAT_JSON: text and
- * HTML need the events (::FSDPA_EINVAL).
+ * are computed here, over all ranks).  Text and HTML are the JSON report
+ * rendered (fsdpa_report_render()): the text identical to fsdpa_report()'s,
+ * the page without the views that need the events.
  * @param sum    the summary (fsdpa_summary_write() or fsdpa_summary_merge())
  * @param len    its length in bytes
  * @param opts   allocator and cap, or NULL

@@ -11,13 +11,24 @@ static void finding_free(fa_alloc *a, finding *x) {
   fa_free(a, x->detail, x->detail_n);
   fa_free(a, x->advice, x->advice_n);
   fa_free(a, x->evidence, x->evidence_n);
+  fa_free(a, x->more, x->more_cap * sizeof(iv));
+}
+
+static void nj_free(fa_alloc *a, not_judged *x) {
+  fa_free(a, x->reason, x->reason_n);
+  fa_free(a, x->would, x->would_n);
+  fa_free(a, x->rule_own, x->rule_n);
 }
 
 void findings_free(findings *f) {
   for (size_t i = 0; i < f->n; i++) finding_free(f->a, &f->v[i]);
   fa_free(f->a, f->v, f->cap * sizeof(finding));
+  for (size_t i = 0; i < f->nnj; i++) nj_free(f->a, &f->nj[i]);
+  fa_free(f->a, f->nj, f->njcap * sizeof(not_judged));
   f->v = NULL;
   f->n = f->cap = 0;
+  f->nj = NULL;
+  f->nnj = f->njcap = 0;
 }
 
 static char *dup(fa_alloc *a, const char *s, size_t *n) {
@@ -77,6 +88,7 @@ finding *findings_add(findings *f, const char *id, int severity, int64_t rank, i
     return NULL;
   }
   x.cost_bytes = evidence_cost_bytes(x.evidence);
+  x.a = f->a;
   f->v[f->n] = x;
   return &f->v[f->n++];
 }
@@ -87,10 +99,100 @@ int findings_append(findings *dst, const findings *src) {
     finding *y = findings_add(dst, x->id, x->severity, x->rank, x->step, x->cost_ns, x->title,
                               x->detail, x->advice, x->evidence);
     if (!y) return dst->failed;
+    if (x->failed && !dst->failed) dst->failed = x->failed;
     memcpy(y->ranges, x->ranges, sizeof y->ranges);
     y->nranges = x->nranges;
+    for (size_t k = 0; k < x->nmore; k++) finding_add_range(y, x->more[k].s, x->more[k].e);
+    y->ranges_total = x->ranges_total;
+  }
+  for (size_t i = 0; i < src->nnj; i++) {
+    const not_judged *x = &src->nj[i];
+    findings_not_judged(dst, x->rule, x->rank, x->reason, x->would);
   }
   return dst->failed;
+}
+
+void findings_not_judged(findings *f, const char *rule, int64_t rank, const char *reason, const char *would) {
+  if (f->failed) return;
+  for (size_t i = 0; i < f->nnj; i++)
+    if (f->nj[i].rank == rank && !strcmp(f->nj[i].rule, rule) && !strcmp(f->nj[i].reason, reason)) return;
+  if (f->nnj == f->njcap) {
+    size_t nc = f->njcap ? f->njcap * 2 : 8;
+    not_judged *nv = fa_realloc(f->a, f->nj, f->njcap * sizeof *nv, nc * sizeof *nv);
+    if (!nv) {
+      f->failed = fa_fail_status(f->a);
+      return;
+    }
+    f->nj = nv;
+    f->njcap = nc;
+  }
+  not_judged x;
+  memset(&x, 0, sizeof x);
+  x.rank = rank;
+  /* the rule's id is copied: a summary's strings do not outlive the list */
+  x.rule_own = dup(f->a, rule, &x.rule_n);
+  x.rule = x.rule_own;
+  x.reason = dup(f->a, reason, &x.reason_n);
+  x.would = dup(f->a, would, &x.would_n);
+  if (!x.rule_own || !x.reason || !x.would) {
+    nj_free(f->a, &x);
+    f->failed = fa_fail_status(f->a);
+    return;
+  }
+  f->nj[f->nnj++] = x;
+}
+
+int findings_is_not_judged(const findings *f, const char *rule, int64_t rank) {
+  for (size_t i = 0; i < f->nnj; i++)
+    if (f->nj[i].rank == rank && !strcmp(f->nj[i].rule, rule)) return 1;
+  return 0;
+}
+
+/* By rule, reason, would, then rank (job-level first). */
+static int cmp_nj(const void *pa, const void *pb) {
+  const not_judged *a = *(const not_judged *const *)pa, *b = *(const not_judged *const *)pb;
+  int c = strcmp(a->rule, b->rule);
+  if (!c) c = strcmp(a->reason, b->reason);
+  if (!c) c = strcmp(a->would, b->would);
+  if (c) return c;
+  return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+fsdpa_status not_judged_write_json(const findings *f, jsonw *w) {
+  const not_judged **o = f->nnj ? fa_malloc(f->a, f->nnj * sizeof *o) : NULL;
+  if (f->nnj && !o) return fa_fail_status(f->a);
+  for (size_t i = 0; i < f->nnj; i++) o[i] = &f->nj[i];
+  if (f->nnj > 1) qsort(o, f->nnj, sizeof *o, cmp_nj);
+  jw_arr(w);
+  for (size_t i = 0; i < f->nnj;) {
+    size_t j = i;
+    while (j < f->nnj && !strcmp(o[j]->rule, o[i]->rule) && !strcmp(o[j]->reason, o[i]->reason) &&
+           !strcmp(o[j]->would, o[i]->would))
+      j++;
+    jw_obj(w);
+    jw_kstr(w, "rule", o[i]->rule);
+    jw_key(w, "ranks");
+    if (o[i]->rank == FSDPA_ABSENT) {
+      jw_null(w);
+    } else {
+      jw_arr(w);
+      for (size_t k = i; k < j; k++)
+        if (o[k]->rank != FSDPA_ABSENT && (k == i || o[k]->rank != o[k - 1]->rank)) jw_i64(w, o[k]->rank);
+      jw_arr_end(w);
+    }
+    jw_kstr(w, "reason", o[i]->reason);
+    jw_kstr(w, "would_judge", o[i]->would);
+    jw_obj_end(w);
+    i = j;
+  }
+  jw_arr_end(w);
+  fa_free(f->a, o, f->nnj * sizeof *o);
+  return FSDPA_OK;
+}
+
+int findings_check(findings *f) {
+  for (size_t i = 0; i < f->n && !f->failed; i++) f->failed = f->v[i].failed;
+  return f->failed;
 }
 
 int findings_has(const findings *f, const char *id, int64_t rank) {
@@ -100,8 +202,24 @@ int findings_has(const findings *f, const char *id, int64_t rank) {
 }
 
 void finding_add_range(finding *x, int64_t t0, int64_t t1) {
-  if (!x || x->nranges >= FINDING_MAX_RANGES) return;
-  x->ranges[x->nranges++] = (iv){t0, t1};
+  if (!x) return;
+  x->ranges_total++;
+  if (x->nranges < FINDING_MAX_RANGES) {
+    x->ranges[x->nranges++] = (iv){t0, t1};
+    return;
+  }
+  if (x->nmore == x->more_cap) {
+    size_t nc = x->more_cap ? x->more_cap * 2 : 16;
+    iv *nv = x->a ? fa_realloc(x->a, x->more, x->more_cap * sizeof *nv, nc * sizeof *nv) : NULL;
+    /* without room: the list's next findings_check() fails */
+    if (!nv) {
+      if (!x->failed) x->failed = x->a ? fa_fail_status(x->a) : FSDPA_ENOMEM;
+      return;
+    }
+    x->more = nv;
+    x->more_cap = nc;
+  }
+  x->more[x->nmore++] = (iv){t0, t1};
 }
 
 typedef struct finding_key fkey;
@@ -135,7 +253,7 @@ static int cmp_finding(const void *pa, const void *pb) {
 
 /* The id an evidence object names as the finding's cause ("explained_by"),
  * into b; 0 if none.  The evidence is our own JSON text (no escapes in ids). */
-static int explained_by(const finding *x, char *b, size_t n) {
+int finding_explained_by(const finding *x, char *b, size_t n) {
   static const char key[] = "\"explained_by\":\"";
   const char *p = strstr(x->evidence, key);
   if (!p) return 0;
@@ -180,7 +298,7 @@ void findings_sort(findings *f) {
     f->v[i].anchor = key_of(&f->v[i]);
     f->v[i].follows = 0;
     char cause[64];
-    links |= explained_by(&f->v[i], cause, sizeof cause);
+    links |= finding_explained_by(&f->v[i], cause, sizeof cause);
   }
   if (f->n < 2) return;
   if (links) {
@@ -188,7 +306,7 @@ void findings_sort(findings *f) {
     qsort(f->v, f->n, sizeof *f->v, cmp_by_rank_id);
     for (size_t i = 0; i < f->n; i++) {
       char cause[64];
-      if (!explained_by(&f->v[i], cause, sizeof cause)) continue;
+      if (!finding_explained_by(&f->v[i], cause, sizeof cause)) continue;
       size_t lo = 0, hi = f->n;
       while (lo < hi) {
         size_t m = lo + (hi - lo) / 2;
@@ -241,7 +359,10 @@ void finding_write_evidence(const finding *x, jsonw *w) {
   for (int r = 0; r < x->nranges; r++)
     sb_printf(b, "%s{\"start_ns\":%lld,\"end_ns\":%lld}", r ? "," : "", (long long)x->ranges[r].s,
               (long long)x->ranges[r].e);
-  sb_puts(b, "]}");
+  sb_puts(b, "]");
+  /* more ranges than the report lists: how many (annotate marks them all) */
+  if (x->ranges_total > (uint64_t)x->nranges) sb_printf(b, ",\"ranges_total\":%llu", (unsigned long long)x->ranges_total);
+  sb_puts(b, "}");
 }
 
 void findings_write_json(const findings *f, jsonw *w) {

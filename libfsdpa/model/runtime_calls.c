@@ -648,3 +648,39 @@ fsdpa_status sc_idle_cost(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, int
   *out = total;
   return FSDPA_OK;
 }
+
+typedef struct sc_len {
+  int64_t d;
+  size_t i;
+} sc_len;
+#define SC_LEN_LESS(x, y) ((x)->d != (y)->d ? (x)->d > (y)->d : (x)->i < (y)->i)
+FA_SORT_DEFINE(sc_len_sort, sc_len, SC_LEN_LESS)
+
+fsdpa_status sc_rest_longest(fa_alloc *a, const sc_set *s, const uint8_t *sel, const size_t *top, int ntop,
+                             size_t **out, size_t *n) {
+  *out = NULL;
+  *n = 0;
+  size_t m = 0;
+  for (size_t i = 0; i < s->n; i++) m += sel[i] != 0;
+  if (!m) return FSDPA_OK;
+  sc_len *v = fa_malloc(a, m * sizeof *v);
+  if (!v) return fa_fail_status(a);
+  size_t k = 0;
+  for (size_t i = 0; i < s->n; i++) {
+    if (!sel[i]) continue;
+    int in_top = 0;
+    for (int t = 0; t < ntop && !in_top; t++) in_top = top[t] == i;
+    if (!in_top) v[k++] = (sc_len){s->v[i].end - s->v[i].ts, i};
+  }
+  sc_len_sort(v, k);
+  size_t *o = k ? fa_malloc(a, k * sizeof *o) : NULL;
+  if (k && !o) {
+    fa_free(a, v, m * sizeof *v);
+    return fa_fail_status(a);
+  }
+  for (size_t j = 0; j < k; j++) o[j] = v[j].i;
+  fa_free(a, v, m * sizeof *v);
+  *out = o;
+  *n = k;
+  return FSDPA_OK;
+}

@@ -144,6 +144,12 @@ static inline void sc_top_insert(const sc_set *s, size_t *top, int *ntop, int ca
     top[p - 1] = t;
   }
 }
+/* The calls sel[] selects that are not in top[0..ntop) (sc_top_insert's),
+ * longest first (ties by index, as sc_top_insert keeps them): the evidence
+ * ranges past a finding's few, which annotate marks too.  *out (n entries,
+ * NULL when none) is freed with fa_free(a, *out, n * sizeof **out). */
+fsdpa_status sc_rest_longest(fa_alloc *a, const sc_set *s, const uint8_t *sel, const size_t *top, int ntop,
+                             size_t **out, size_t *n);
 static inline const iv *sc_busy(const sc_set *s, int32_t dev, size_t *n) {
   if (dev < 0) { *n = s->nall; return s->all; }
   *n = s->devs[dev].n;

@@ -13,4 +13,10 @@ typedef struct trace_sampling {
   int sampled;
 } trace_sampling;
 void trace_sampling_get(const fsdpa_ctx *c, trace_sampling *o);
+/* What a rule that does not judge a sampled trace says (findings.h,
+ * not_judged): why, and what would let it judge. */
+#define SAMPLED_REASON \
+  "the trace is sampled: its runtime calls' correlation ids span far more ids than calls recorded " \
+  "(launch_gaps.sampling), so the gaps between the events kept are not idle time"
+#define SAMPLED_WOULD "a trace with every event: no sampling or event filter between the profiler and the file" 
 #endif

@@ -13,6 +13,7 @@
  * copied byte for byte.  That the file is the one the context read is
  * checked on the way: the same decompressed length, a '[' at the offset. */
 #include "report/report.h"
+#include "util/sort.h"
 #include "input/inflate.h"
 #include "input/input.h"
 #include "util/outbuf.h"
@@ -121,6 +122,19 @@ static void event(sbuf *b, int *first, const finding *x, int64_t pid, int64_t ti
   jw_obj_end(&w);
 }
 
+/* Range r of x: its report ranges first, then the rest (worst first). */
+static iv range_at(const finding *x, size_t r) {
+  return r < (size_t)x->nranges ? x->ranges[r] : x->more[r - (size_t)x->nranges];
+}
+
+/* a range's start and its index: sorted by both, a total order */
+typedef struct rg_at {
+  int64_t s;
+  size_t i;
+} rg_at;
+#define RG_LESS(x, y) ((x)->s != (y)->s ? (x)->s < (y)->s : (x)->i < (y)->i)
+FA_SORT_DEFINE(rg_sort, rg_at, RG_LESS)
+
 /* The events for context i, comma-separated, without brackets. */
 static fsdpa_status build_events(fsdpa_ctx *const *ctxs, size_t n, size_t i, sbuf *b) {
   fsdpa_ctx *c = ctxs[i];
@@ -151,22 +165,10 @@ static fsdpa_status build_events(fsdpa_ctx *const *ctxs, size_t n, size_t i, sbu
     const finding *x = &all.v[k];
     if (x->rank != rank) continue;
     any++;
-    int64_t lane_end[FINDING_MAX_RANGES];
-    int64_t lane_tid[FINDING_MAX_RANGES];
-    int lanes = 0;
+    /* every range of the finding, the report's few and the rest */
+    size_t nr = (size_t)x->nranges + x->nmore;
     char tname[160];
-    /* ranges come worst first; in time order, a greedy lane assignment keeps
-     * the slices of each thread from overlapping (viewers cannot draw that) */
-    int ord[FINDING_MAX_RANGES];
-    for (int r = 0; r < x->nranges; r++) {
-      int j = r;
-      while (j > 0 && x->ranges[ord[j - 1]].s > x->ranges[r].s) {
-        ord[j] = ord[j - 1];
-        j--;
-      }
-      ord[j] = r;
-    }
-    if (!x->nranges) {
+    if (!nr) {
       tid++;
       snprintf(tname, sizeof tname, "%zu. %s (%s)", k + 1, x->id, sev_name(x->severity));
       meta(b, &first, "thread_name", pid, tid, "name", tname, 0);
@@ -174,18 +176,32 @@ static fsdpa_status build_events(fsdpa_ctx *const *ctxs, size_t n, size_t i, sbu
       event(b, &first, x, pid, tid, t0, FSDPA_ABSENT, 0, 0);
       continue;
     }
-    for (int q = 0; q < x->nranges; q++) {
-      int r = ord[q];
-      int64_t s = x->ranges[r].s - base, e = x->ranges[r].e - base;
+    rg_at *ord = fa_malloc(a, nr * sizeof *ord);
+    int64_t *lane_end = fa_malloc(a, nr * sizeof *lane_end), *lane_tid = fa_malloc(a, nr * sizeof *lane_tid);
+    if (!ord || !lane_end || !lane_tid) {
+      fa_free(a, ord, nr * sizeof *ord);
+      fa_free(a, lane_end, nr * sizeof *lane_end);
+      fa_free(a, lane_tid, nr * sizeof *lane_tid);
+      st = ctx_fail(c, fa_fail_status(a), "out of memory (annotate)");
+      goto out;
+    }
+    /* ranges come worst first; in time order, a greedy lane assignment keeps
+     * the slices of each thread from overlapping (viewers cannot draw that) */
+    for (size_t r = 0; r < nr; r++) ord[r] = (rg_at){range_at(x, r).s, r};
+    rg_sort(ord, nr);
+    size_t lanes = 0;
+    for (size_t q = 0; q < nr; q++) {
+      size_t r = ord[q].i;
+      iv rg = range_at(x, r);
+      int64_t s = rg.s - base, e = rg.e - base;
       if (e < s) e = s;
-      int l = 0;
+      size_t l = 0;
       while (l < lanes && s < lane_end[l]) l++;
       if (l == lanes) {
         lane_tid[lanes] = ++tid;
         lane_end[lanes] = INT64_MIN;
         if (lanes)
-          snprintf(tname, sizeof tname, "%zu. %s (%s) #%d", k + 1, x->id, sev_name(x->severity),
-                   lanes + 1);
+          snprintf(tname, sizeof tname, "%zu. %s (%s) #%zu", k + 1, x->id, sev_name(x->severity), lanes + 1);
         else
           snprintf(tname, sizeof tname, "%zu. %s (%s)", k + 1, x->id, sev_name(x->severity));
         meta(b, &first, "thread_name", pid, tid, "name", tname, 0);
@@ -193,8 +209,11 @@ static fsdpa_status build_events(fsdpa_ctx *const *ctxs, size_t n, size_t i, sbu
         lanes++;
       }
       lane_end[l] = e;
-      event(b, &first, x, pid, lane_tid[l], s, e - s, r, x->nranges);
+      event(b, &first, x, pid, lane_tid[l], s, e - s, (int)r, (int)nr);
     }
+    fa_free(a, ord, nr * sizeof *ord);
+    fa_free(a, lane_end, nr * sizeof *lane_end);
+    fa_free(a, lane_tid, nr * sizeof *lane_tid);
   }
   if (!any) {
     meta(b, &first, "thread_name", pid, 1, "name", "no findings", 0);

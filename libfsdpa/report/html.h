@@ -4,6 +4,7 @@
 #ifndef FSDPA_REPORT_HTML_H
 #define FSDPA_REPORT_HTML_H
 #include "report/report.h"
+#include "util/jdoc.h"
 
 /* Size limits of the page: the Gantt data is bounded by these, whatever the
  * size of the trace. */
@@ -34,6 +35,10 @@ fsdpa_status html_finding_viz(report_in *in, size_t k, jsonw *w);
 /* The op classes the page colours, in the order of their numbers in the
  * picture data: [{name, side}]. */
 void html_classes_json(jsonw *w);
+
+/* The page of a JSON report read back (fsdpa_report_render()): the same
+ * page, its picture data null (the views that need the events say so). */
+fsdpa_status report_html_of(const jdoc *d, const fsdpa_report_options *o, sbuf *out, char *msg, size_t msg_len);
 
 /* Static assets (NULL-terminated arrays of lines, each without '\n'). */
 extern const char *const html_page_css[];

@@ -24,7 +24,9 @@
 #include "analysis/launch_gaps/launch_gaps.h"
 #include "model/kernel_sets.h"
 #include "model/runtime_calls.h"
+#include "model/iterations.h"
 #include "events/classify.h"
+#include "events/classify_workload.h"
 #include "util/fmt.h"
 #include "util/sort.h"
 #include <stdio.h>
@@ -34,14 +36,14 @@
 /* Classes drawn in the overview and the Gantt, in the order of the page's
  * colour table and legend (html_page.js CLASS_COLORS). */
 enum { HC_COMPUTE, HC_ALLGATHER, HC_REDUCESCATTER, HC_ALLREDUCE, HC_OTHER_COMM, HC_MEMCPY,
-       HC_MEMSET, HC_RT_LAUNCH, HC_RT_SYNC, HC_RT_ALLOC, HC_RT_OTHER, HC_RT_BEHAVIOUR, HC__COUNT };
+       HC_MEMSET, HC_RT_LAUNCH, HC_RT_SYNC, HC_RT_ALLOC, HC_RT_OTHER, HC_RT_BEHAVIOUR, HC_DATALOADER, HC__COUNT };
 /* The first class of runtime calls (CPU lanes). */
 #define HC__CPU HC_RT_LAUNCH
 
 static const char *const class_names[HC__COUNT] = {
     "compute", "AllGather", "ReduceScatter", "AllReduce", "other collective", "memcpy", "memset",
     "launch (CPU)", "blocking by name (CPU)", "malloc / free (CPU)", "other runtime call (CPU)",
-    "blocking by behaviour (CPU)"};
+    "blocking by behaviour (CPU)", "DataLoader __next__ (CPU)"};
 
 void html_classes_json(jsonw *w) {
   jw_arr(w);
@@ -102,25 +104,60 @@ static int role_order(int r) {
   }
 }
 
+/* The steps the page shows: the ProfilerStep ranges, else the iterations
+ * found otherwise (model/iterations.h: optimizer steps, engine steps, ...),
+ * drawn the same way, so a trace without ProfilerStep still has a step row,
+ * a step to open in the Gantt and a step time. */
+typedef struct hsteps {
+  const step_rec *v;
+  size_t n;
+  int inferred;          /* v are iterations (their number: the index) */
+  int source;            /* it_source of the iterations */
+  step_rec *own;         /* v when inferred (allocated, n entries) */
+} hsteps;
+
+/* The steps of the page (hsteps): the store's ProfilerSteps, else the
+ * iterations model/iterations.h finds (numbered by index). */
+static fsdpa_status page_steps(fsdpa_ctx *c, fa_alloc *a, hsteps *hs) {
+  memset(hs, 0, sizeof *hs);
+  if (c->st.steps.len) {
+    hs->v = (const step_rec *)c->st.steps.data;
+    hs->n = c->st.steps.len;
+    return FSDPA_OK;
+  }
+  iterations it;
+  fsdpa_status st = iterations_build(c, &it);
+  if (st) return st;
+  if (it.n) {
+    hs->own = fa_malloc(a, it.n * sizeof *hs->own);
+    if (!hs->own) {
+      iterations_free(&it);
+      return ctx_fail(c, fa_fail_status(a), "out of memory (html steps)");
+    }
+    for (size_t k = 0; k < it.n; k++) hs->own[k] = (step_rec){(int64_t)k, it.r[k].s, it.r[k].e, 0};
+    hs->v = hs->own;
+    hs->n = it.n;
+    hs->inferred = 1;
+    hs->source = it.source;
+  }
+  iterations_free(&it);
+  return FSDPA_OK;
+}
+
 /* Relative origin of a rank: the earliest of its first GPU op and its first
- * step; 0 if it has neither. */
-static int64_t rank_origin(fsdpa_ctx *c, const store_views *v) {
+ * step (ranks[].origin_ns of the report, relative); 0 if it has neither. */
+static int64_t rank_origin(const store_views *v, const hsteps *hs) {
   int64_t t = INT64_MAX;
   if (v->nall) t = v->all_busy[0].s;
-  if (c->st.steps.len) {
-    const step_rec *s0 = &FA_VEC_AT(&c->st.steps, step_rec, 0);
-    if (s0->ts < t) t = s0->ts;
-  }
+  if (hs->n && hs->v[0].ts < t) t = hs->v[0].ts;
   return t == INT64_MAX ? 0 : t;
 }
 
-static int64_t rank_end(fsdpa_ctx *c, const store_views *v) {
+static int64_t rank_end(const store_views *v, const hsteps *hs) {
   int64_t t = INT64_MIN;
   if (v->nall) t = v->all_busy[v->nall - 1].e;
-  for (size_t k = 0; k < c->st.steps.len; k++) {
-    const step_rec *s = &FA_VEC_AT(&c->st.steps, step_rec, k);
-    if (s->end > t) t = s->end;
-  }
+  for (size_t k = 0; k < hs->n; k++)
+    if (hs->v[k].end > t) t = hs->v[k].end;
   return t == INT64_MIN ? 0 : t;
 }
 
@@ -141,10 +178,17 @@ enum { SIDE_NONE, SIDE_GPU, SIDE_CPU };
  * those calls.  The others are about GPU streams (gaps, collectives,
  * overlap).  An id in neither list counts as CPU-side when every range
  * starts at a runtime call. */
-static const char *const cpu_side_ids[] = {"cpu-sync-stall", "allocator-thrash", "pinned-host-churn"};
+static const char *const cpu_side_ids[] = {"cpu-sync-stall", "allocator-thrash", "pinned-host-churn",
+                                           "dataloader-stall"};
 static const char *const gpu_side_ids[] = {"gpu-starvation", "launch-overhead", "exposed-comm",
                                            "comm-serialized", "backward-prefetch-missing",
                                            "straggler-rank"};
+
+/* A DataLoader __next__ range (classify's iteration mark, as the model's
+ * dataloader calls are found). */
+static int is_next_call(const store *s, const ev_rec *r) {
+  return classify_iteration_mark(store_name(s, r->name), intern_len(&s->names, r->name)) == IT_DATALOADER;
+}
 
 /* For each range of f: the CPU thread (track id) of the runtime call that
  * starts it, preferring the blocking and allocator calls the CPU-side
@@ -156,6 +200,18 @@ static int finding_tracks(fsdpa_ctx *c, const finding *f, uint32_t *out) {
   int pref[FINDING_MAX_RANGES];
   for (int k = 0; k < f->nranges; k++) out[k] = UINT32_MAX, len[k] = -1, pref[k] = -1;
   if (!f->nranges) return 0;
+  if (!strcmp(f->id, "dataloader-stall")) {
+    /* its ranges are DataLoader __next__ calls: the thread that ran them */
+    int n = 0;
+    for (size_t i = 0; i < s->cpu.len; i++) {
+      const ev_rec *r = STORE_REC(&s->cpu, i);
+      for (int k = 0; k < f->nranges; k++)
+        if (out[k] == UINT32_MAX && r->ts == f->ranges[k].s - base && r->end == f->ranges[k].e - base &&
+            is_next_call(s, r))
+          out[k] = r->track, n++;
+    }
+    return n;
+  }
   for (size_t i = 0; i < s->rt.len; i++) {
     const ev_rec *r = STORE_REC(&s->rt, i);
     for (int k = 0; k < f->nranges; k++) {
@@ -199,7 +255,7 @@ typedef struct lane_src {
   const uint32_t *ops;
   size_t nops;
   int64_t maxdur;        /* longest op, to start the scan of a window */
-  int cpu;               /* runtime calls: classified by rt_class */
+  int cpu;               /* 1: runtime calls, classified by rt_class; 2: DataLoader __next__ (st.cpu) */
   const uint32_t *comm;  /* GPU lanes: the views' communication classification */
   const uint8_t *behav;  /* CPU lanes: bit per st.rt index, set if it blocked by behaviour */
 } lane_src;
@@ -207,6 +263,7 @@ typedef struct lane_src {
 static int lane_class(const store *s, const lane_src *src, size_t i) {
   uint32_t k = src->ops[i];
   const ev_rec *r = STORE_REC(src->recs, k);
+  if (src->cpu == 2) return HC_DATALOADER;
   if (src->cpu) return rt_class(s, r, src->behav && (src->behav[k >> 3] >> (k & 7) & 1));
   return op_class(s, r, src->comm[k] != 0);
 }
@@ -397,10 +454,10 @@ static fsdpa_status memory_json(fsdpa_ctx *c, int64_t t0_rel, int64_t t1_rel, si
  * started inside the step's CPU range (ops without a launch call: their own
  * start).  The Gantt window of a step runs to there, so the work the step
  * queued is shown whole even when the GPU lags the CPU. */
-static fsdpa_status step_gpu_ends(fsdpa_ctx *c, const store_views *v, int64_t *ends) {
+static fsdpa_status step_gpu_ends(fsdpa_ctx *c, const store_views *v, const hsteps *hs, int64_t *ends) {
   const store *s = &c->st;
-  size_t ns = s->steps.len;
-  for (size_t k = 0; k < ns; k++) ends[k] = FA_VEC_AT(&s->steps, step_rec, k).end;
+  size_t ns = hs->n;
+  for (size_t k = 0; k < ns; k++) ends[k] = hs->v[k].end;
   for (size_t i = 0; i < s->gpu.len; i++) {
     const ev_rec *r = STORE_REC(&s->gpu, i);
     int64_t t = r->ts;
@@ -412,11 +469,11 @@ static fsdpa_status step_gpu_ends(fsdpa_ctx *c, const store_views *v, int64_t *e
     size_t lo = 0, hi = ns;
     while (lo < hi) {
       size_t mid = (lo + hi) / 2;
-      if (FA_VEC_AT(&s->steps, step_rec, mid).ts <= t) lo = mid + 1;
+      if (hs->v[mid].ts <= t) lo = mid + 1;
       else hi = mid;
     }
     if (!lo) continue;
-    const step_rec *sp = &FA_VEC_AT(&s->steps, step_rec, lo - 1);
+    const step_rec *sp = &hs->v[lo - 1];
     if (t < sp->end && r->end > ends[lo - 1]) ends[lo - 1] = r->end;
   }
   return FSDPA_OK;
@@ -444,11 +501,11 @@ static int cmp_win(const void *pa, const void *pb) {
  * iterations, which are the ProfilerSteps when the trace has them), so the
  * page marks and skips the very step the findings leave out.  Without GPU
  * activity launch_gaps is null; the contract's rule then reads the steps. */
-static fsdpa_status first_step_warmup(fsdpa_ctx *c, int *out) {
+static fsdpa_status first_step_warmup(fsdpa_ctx *c, const hsteps *hs, int *out) {
   launch_gaps_brief lb;
   fsdpa_status st = launch_gaps_brief_get(c, &lb);
   if (st) return st;
-  *out = c->st.steps.len && (lb.gpu ? lb.warmup_iterations != 0 : c->st.steps.len >= 2);
+  *out = hs->n && (lb.gpu ? lb.warmup_iterations != 0 : hs->n >= 2);
   return FSDPA_OK;
 }
 
@@ -457,27 +514,27 @@ static fsdpa_status first_step_warmup(fsdpa_ctx *c, int *out) {
  * the first step is warm-up, first_step_warmup()).  When no steady step has
  * any GPU work (a last step cut by the profiler's window), the warm-up step
  * is shown after all: an empty Gantt shows nothing. */
-static fsdpa_status pick_step(report_in *in, size_t i, const store_views *v, int warm, size_t *out) {
-  fsdpa_ctx *c = in->ctxs[i];
-  size_t ns = c->st.steps.len;
+static fsdpa_status pick_step(report_in *in, size_t i, const store_views *v, const hsteps *hs, int warm,
+                              size_t *out) {
+  size_t ns = hs->n;
   int64_t want = in->opts->html_step;
   if (want != FSDPA_ABSENT) {
     if (want < 0 || (uint64_t)want >= ns)
       return ctx_fail(in->ctxs[0], FSDPA_EINVAL,
-                      "html_step %lld is out of range: the trace of rank %lld has %zu ProfilerStep(s)",
-                      (long long)want, (long long)in->ranks[i], ns);
+                      "html_step %lld is out of range: the trace of rank %lld has %zu %s", (long long)want,
+                      (long long)in->ranks[i], ns, hs->inferred ? "iteration(s)" : "ProfilerStep(s)");
     *out = (size_t)want;
     return FSDPA_OK;
   }
   size_t first = warm && ns >= 2 ? 1 : 0, best = first;
   int64_t best_busy = -1;
   for (size_t k = first; k < ns; k++) {
-    const step_rec *s = &FA_VEC_AT(&c->st.steps, step_rec, k);
+    const step_rec *s = &hs->v[k];
     int64_t b = iv_len_in(v->all_busy, v->nall, s->ts, s->end);
     if (b > best_busy) best_busy = b, best = k;
   }
   if (first && best_busy <= 0) {
-    const step_rec *s = &FA_VEC_AT(&c->st.steps, step_rec, 0);
+    const step_rec *s = &hs->v[0];
     if (iv_len_in(v->all_busy, v->nall, s->ts, s->end) > 0) best = 0;
   }
   *out = best;
@@ -508,7 +565,11 @@ fsdpa_status html_finding_viz(report_in *in, size_t k, jsonw *w) {
   uint32_t tracks[FINDING_MAX_RANGES];
   int side = finding_side(c, f, tracks);
   jw_kstr(w, "side", side == SIDE_CPU ? "cpu" : side == SIDE_GPU ? "gpu" : "none");
-  int64_t org = rank_origin(c, v) + ctx_base(c);
+  hsteps hs;
+  fsdpa_status st = page_steps(c, &c->alloc, &hs);
+  if (st) return st;
+  int64_t org = rank_origin(v, &hs) + ctx_base(c);
+  fa_free(&c->alloc, hs.own, hs.n * sizeof *hs.own);
   jw_key(w, "ranges");
   jw_arr(w);
   for (int r = 0; r < f->nranges; r++) {
@@ -530,6 +591,8 @@ fsdpa_status html_finding_viz(report_in *in, size_t k, jsonw *w) {
       jw_arr(w);
       jw_i64(w, t->pid);
       jw_i64(w, t->tid);
+      /* on the DataLoader lane of that thread, not its runtime calls' */
+      if (!strcmp(f->id, "dataloader-stall")) jw_str(w, "dataloader");
       jw_arr_end(w);
     }
     jw_arr_end(w);
@@ -540,20 +603,20 @@ fsdpa_status html_finding_viz(report_in *in, size_t k, jsonw *w) {
 
 /* Windows of a rank, in time order: the chosen step, the steps (or ranges)
  * where the rank's worst findings point, then other steps, up to max. */
-static fsdpa_status plan_windows(report_in *in, size_t i, const store_views *v, const int64_t *gend,
-                                 int warm, size_t max, win *ws, size_t *nw, int64_t *chosen_step) {
+static fsdpa_status plan_windows(report_in *in, size_t i, const store_views *v, const hsteps *hs,
+                                 const int64_t *gend, int warm, size_t max, win *ws, size_t *nw,
+                                 int64_t *chosen_step) {
   fsdpa_ctx *c = in->ctxs[i];
-  const store *s = &c->st;
-  size_t ns = s->steps.len, n = 0;
+  size_t ns = hs->n, n = 0;
   *chosen_step = FSDPA_ABSENT;
   if (!ns) {
     if (v->nall) ws[n++] = (win){v->all_busy[0].s, v->all_busy[v->nall - 1].e, FSDPA_ABSENT,
                                  FSDPA_ABSENT, FSDPA_ABSENT, 2, SIZE_MAX};
   } else {
     size_t pick = 0;
-    fsdpa_status st = pick_step(in, i, v, warm, &pick);
+    fsdpa_status st = pick_step(in, i, v, hs, warm, &pick);
     if (st) return st;
-    const step_rec *sp = &FA_VEC_AT(&s->steps, step_rec, pick);
+    const step_rec *sp = &hs->v[pick];
     ws[n++] = (win){sp->ts, gend[pick], sp->ts, sp->end, sp->number, 0, pick};
     *chosen_step = sp->number;
   }
@@ -565,11 +628,11 @@ static fsdpa_status plan_windows(report_in *in, size_t i, const store_views *v, 
     if (win_covers(ws, n, a, b)) continue;
     size_t hit = ns;
     for (size_t j = 0; j < ns; j++) {
-      const step_rec *sp = &FA_VEC_AT(&s->steps, step_rec, j);
+      const step_rec *sp = &hs->v[j];
       if (sp->ts <= a && a < gend[j]) hit = j;
     }
     if (hit < ns) {
-      const step_rec *sp = &FA_VEC_AT(&s->steps, step_rec, hit);
+      const step_rec *sp = &hs->v[hit];
       if (!win_has(ws, n, hit))
         ws[n++] = (win){sp->ts, gend[hit], sp->ts, sp->end, sp->number, 0, hit};
     } else if (b > a) {
@@ -578,7 +641,7 @@ static fsdpa_status plan_windows(report_in *in, size_t i, const store_views *v, 
     }
   }
   for (size_t j = 0; j < ns && n < max; j++) {
-    const step_rec *sp = &FA_VEC_AT(&s->steps, step_rec, j);
+    const step_rec *sp = &hs->v[j];
     if (!win_has(ws, n, j)) ws[n++] = (win){sp->ts, gend[j], sp->ts, sp->end, sp->number, 0, j};
   }
   qsort(ws, n, sizeof *ws, cmp_win);
@@ -592,7 +655,8 @@ static fsdpa_status plan_windows(report_in *in, size_t i, const store_views *v, 
 
 typedef struct cpu_lane {
   uint32_t track;
-  int reason;            /* 0: a CPU-side finding's calls, 1: the thread that launched the most */
+  int reason;            /* 0: a CPU-side finding's calls, 1: the thread that launched the most,
+                          * 2: its DataLoader __next__ calls, where dataloader-stall points at them */
   uint32_t *ops;         /* st.rt indices of the thread, sorted by (ts, end) */
   size_t nops;
   iv *busy;              /* union of its calls (nops slots allocated) */
@@ -637,8 +701,8 @@ typedef struct scratch {
   size_t ws_n;
   uint32_t *slot;
   size_t slot_n;
-  cpu_lane cpu[HTML_CPU_LANES];
-  lane_src csrc[HTML_CPU_LANES];
+  cpu_lane cpu[HTML_CPU_LANES + 1];   /* + the DataLoader lane */
+  lane_src csrc[HTML_CPU_LANES + 1];
   size_t ncpu;
   int64_t *ov_lane, *ov_any;   /* overview: ns per bucket and class */
   uint8_t *ov_cls;             /* dominant class per bucket, per GPU lane */
@@ -646,6 +710,7 @@ typedef struct scratch {
   uint8_t *detailed;           /* per step: has a detailed window */
   uint8_t *behav;              /* bit per st.rt index: blocked by behaviour */
   size_t behav_n;              /* its bytes */
+  hsteps hs;                   /* the steps the page shows */
 } scratch;
 
 static void scratch_free(scratch *x) {
@@ -664,6 +729,7 @@ static void scratch_free(scratch *x) {
   fa_free(x->a, x->ov_cls, x->ov_n * x->order_n * sizeof *x->ov_cls);
   fa_free(x->a, x->detailed, x->gend_n * sizeof *x->detailed);
   fa_free(x->a, x->behav, x->behav_n);
+  fa_free(x->a, x->hs.own, x->hs.n * sizeof *x->hs.own);
 }
 
 /* Which runtime calls blocked by behaviour: the blocking selection of
@@ -698,6 +764,60 @@ static int cpu_has(const scratch *x, uint32_t track) {
   return 0;
 }
 
+/* Where dataloader-stall is a finding of the rank, a lane of the DataLoader
+ * __next__ calls of the thread its first range ran on: the evidence drawn
+ * where the GPU's idle lines up with it. */
+/* A CPU lane's ops and busy time from its m calls e[] (n allocated): in
+ * start order, their union, the longest; frees e. */
+static void lane_take(scratch *x, cpu_lane *cl, rt_ent *e, size_t m, size_t n) {
+  rt_sort(e, m);
+  for (size_t k = 0; k < m; k++) {
+    cl->ops[k] = e[k].idx;
+    cl->busy[k] = (iv){e[k].ts, e[k].end};
+    if (e[k].end - e[k].ts > cl->maxdur) cl->maxdur = e[k].end - e[k].ts;
+  }
+  cl->nbusy = iv_union_sorted(cl->busy, m);
+  fa_free(x->a, e, n * sizeof *e);
+}
+
+static fsdpa_status dataloader_lane(report_in *in, size_t i, scratch *x) {
+  fsdpa_ctx *c = in->ctxs[i];
+  const store *s = &c->st;
+  uint32_t tr[FINDING_MAX_RANGES], track = UINT32_MAX;
+  for (size_t k = 0; k < in->all.n && track == UINT32_MAX; k++) {
+    const finding *f = &in->all.v[k];
+    if (f->rank == in->ranks[i] && !strcmp(f->id, "dataloader-stall") && finding_tracks(c, f, tr)) {
+      for (int r = 0; r < f->nranges && track == UINT32_MAX; r++) track = tr[r];
+    }
+  }
+  if (track == UINT32_MAX) return FSDPA_OK;
+  size_t n = 0;
+  for (size_t k = 0; k < s->cpu.len; k++) {
+    const ev_rec *r = STORE_REC(&s->cpu, k);
+    n += r->track == track && is_next_call(s, r);
+  }
+  if (!n) return FSDPA_OK;
+  cpu_lane *cl = &x->cpu[x->ncpu];
+  *cl = (cpu_lane){track, 2, 0, 0, 0, 0, 0, 0};
+  rt_ent *e = fa_malloc(x->a, n * sizeof *e);
+  cl->ops = fa_malloc(x->a, n * sizeof *cl->ops);
+  cl->busy = fa_malloc(x->a, n * sizeof *cl->busy);
+  cl->nops = n;
+  x->ncpu++;  /* counted now: scratch_free frees what it holds */
+  if (!e || !cl->ops || !cl->busy) {
+    fa_free(x->a, e, n * sizeof *e);
+    return ctx_fail(c, fa_fail_status(x->a), "out of memory (html DataLoader lane)");
+  }
+  size_t m = 0;
+  for (size_t k = 0; k < s->cpu.len && m < n; k++) {
+    const ev_rec *r = STORE_REC(&s->cpu, k);
+    if (r->track == track && is_next_call(s, r)) e[m++] = (rt_ent){r->ts, r->end, (uint32_t)k};
+  }
+  lane_take(x, cl, e, m, n);
+  x->csrc[x->ncpu - 1] = (lane_src){&s->cpu, cl->ops, m, cl->maxdur, 2, NULL, NULL};
+  return FSDPA_OK;
+}
+
 /* The CPU lanes of rank i: the threads of its CPU-side findings' calls,
  * then the threads that launched the most GPU work (else made the most
  * runtime calls), at most HTML_CPU_LANES; each with its calls sorted. */
@@ -710,6 +830,7 @@ static fsdpa_status plan_cpu_lanes(report_in *in, size_t i, scratch *x) {
     if (f->rank != in->ranks[i]) continue;
     uint32_t tr[FINDING_MAX_RANGES];
     if (finding_side(c, f, tr) != SIDE_CPU) continue;
+    if (!strcmp(f->id, "dataloader-stall")) continue;  /* its lane is the DataLoader's (dataloader_lane) */
     for (int r = 0; r < f->nranges && x->ncpu < HTML_CPU_LANES; r++)
       if (tr[r] != UINT32_MAX && !cpu_has(x, tr[r])) x->cpu[x->ncpu++] = (cpu_lane){tr[r], 0, 0, 0, 0, 0, 0, 0};
   }
@@ -760,18 +881,12 @@ static fsdpa_status plan_cpu_lanes(report_in *in, size_t i, scratch *x) {
       const ev_rec *r = STORE_REC(&s->rt, k);
       if (r->track == cl->track) e[m++] = (rt_ent){r->ts, r->end, (uint32_t)k};
     }
-    rt_sort(e, m);
-    for (size_t k = 0; k < m; k++) {
-      cl->ops[k] = e[k].idx;
-      cl->busy[k] = (iv){e[k].ts, e[k].end};
-      if (e[k].end - e[k].ts > cl->maxdur) cl->maxdur = e[k].end - e[k].ts;
-    }
-    cl->nbusy = iv_union_sorted(cl->busy, m);
-    fa_free(x->a, e, n * sizeof *e);
+    lane_take(x, cl, e, m, n);
     x->csrc[l] = (lane_src){&s->rt, cl->ops, m, cl->maxdur, 1, NULL, NULL};
   }
   fa_free(x->a, cnt, cbytes);
   if (!st && x->ncpu) st = mark_behaviour(c, x);
+  if (!st) st = dataloader_lane(in, i, x);
   return st;
 }
 
@@ -943,7 +1058,8 @@ static fsdpa_status window_json(fsdpa_ctx *c, const store_views *v, const scratc
   int64_t res = column_ns(wn, cols);
   jw_obj(w);
   char label[64];
-  if (wn->kind == 0) fmt_step(label, sizeof label, wn->step);
+  if (wn->kind == 0 && x->hs.inferred) snprintf(label, sizeof label, "iteration %lld", (long long)wn->step + 1);
+  else if (wn->kind == 0) fmt_step(label, sizeof label, wn->step);
   else if (wn->kind == 1) snprintf(label, sizeof label, "around a finding");
   else snprintf(label, sizeof label, "whole trace");
   jw_kstr(w, "label", label);
@@ -958,8 +1074,8 @@ static fsdpa_status window_json(fsdpa_ctx *c, const store_views *v, const scratc
   /* other steps' CPU boundaries inside the window, drawn as markers */
   jw_key(w, "marks");
   jw_arr(w);
-  for (size_t k = 0; k < s->steps.len; k++) {
-    const step_rec *sp = &FA_VEC_AT(&s->steps, step_rec, k);
+  for (size_t k = 0; k < x->hs.n; k++) {
+    const step_rec *sp = &x->hs.v[k];
     if (sp->end < wn->s || sp->ts > wn->e) continue;
     jw_arr(w);
     jw_i64(w, sp->number);
@@ -986,8 +1102,8 @@ static fsdpa_status window_json(fsdpa_ctx *c, const store_views *v, const scratc
 
 /* ---- the coarse Gantt of every step ---- */
 
-static win step_win(const store *s, const int64_t *gend, size_t k) {
-  const step_rec *sp = &FA_VEC_AT(&s->steps, step_rec, k);
+static win step_win(const hsteps *hs, const int64_t *gend, size_t k) {
+  const step_rec *sp = &hs->v[k];
   return (win){sp->ts, gend[k], sp->ts, sp->end, sp->number, 0, k};
 }
 
@@ -998,13 +1114,13 @@ static win step_win(const store *s, const int64_t *gend, size_t k) {
 static fsdpa_status plan_step_views(fsdpa_ctx *c, const store_views *v, const scratch *x,
                                     size_t budget, int64_t *cols_out, size_t *stride_out) {
   const store *s = &c->st;
-  size_t ns = s->steps.len;
+  size_t ns = x->hs.n;
   *stride_out = 1;
   for (int64_t cols = 1024; cols > 32; cols /= 2) {
     rect_sink k = {NULL, 1, NULL, 0, 0};
     for (size_t j = 0; j < ns && k.n <= budget; j++) {
       if (x->detailed[j]) continue;
-      win wn = step_win(s, x->gend, j);
+      win wn = step_win(&x->hs, x->gend, j);
       all_lanes(s, v, x, &wn, column_ns(&wn, cols), &k);
     }
     if (k.n <= budget) {
@@ -1018,7 +1134,7 @@ static fsdpa_status plan_step_views(fsdpa_ctx *c, const store_views *v, const sc
   for (size_t j = 0; j < ns; j++) {
     if (x->detailed[j]) continue;
     rect_sink k = {NULL, 1, NULL, 0, 0};
-    win wn = step_win(s, x->gend, j);
+    win wn = step_win(&x->hs, x->gend, j);
     all_lanes(s, v, x, &wn, column_ns(&wn, 32), &k);
     n[j] = k.n;
     total += k.n;
@@ -1037,7 +1153,7 @@ static fsdpa_status plan_step_views(fsdpa_ctx *c, const store_views *v, const sc
 static fsdpa_status step_views_json(fsdpa_ctx *c, const store_views *v, scratch *x, size_t budget,
                                     jsonw *w) {
   const store *s = &c->st;
-  size_t ns = s->steps.len, stride = 1;
+  size_t ns = x->hs.n, stride = 1;
   int64_t cols = 0;
   if (ns) {
     fsdpa_status st = plan_step_views(c, v, x, budget, &cols, &stride);
@@ -1057,7 +1173,7 @@ static fsdpa_status step_views_json(fsdpa_ctx *c, const store_views *v, scratch 
       jw_null(w);
       continue;
     }
-    win wn = step_win(s, x->gend, j);
+    win wn = step_win(&x->hs, x->gend, j);
     int64_t res = column_ns(&wn, cols);
     jw_obj(w);
     jw_ki64(w, "c", res);
@@ -1082,8 +1198,9 @@ fsdpa_status html_rank_viz(report_in *in, size_t i, const html_budget *b, jsonw 
   memset(&x, 0, sizeof x);
   x.a = &c->alloc;
   fsdpa_status st = FSDPA_OK;
+  if ((st = page_steps(c, x.a, &x.hs))) return st;
   x.order_n = v->nstreams ? v->nstreams : 1;
-  x.gend_n = s->steps.len ? s->steps.len : 1;
+  x.gend_n = x.hs.n ? x.hs.n : 1;
   x.ws_n = b->max_windows ? b->max_windows : 1;
   x.slot_n = intern_count(&s->names);
   x.order = fa_malloc(x.a, x.order_n * sizeof *x.order);
@@ -1112,17 +1229,17 @@ fsdpa_status html_rank_viz(report_in *in, size_t i, const html_budget *b, jsonw 
     x.order[k] = x.keys[k].idx;
     x.gsrc[k] = (lane_src){&s->gpu, sv->ops, sv->nops, m, 0, v->comm, NULL};
   }
-  if ((st = step_gpu_ends(c, v, x.gend))) goto out;
+  if ((st = step_gpu_ends(c, v, &x.hs, x.gend))) goto out;
   if ((st = plan_cpu_lanes(in, i, &x))) goto out;
   size_t nw = 0;
   int64_t chosen = FSDPA_ABSENT;
   int warm = 0;
-  if ((st = first_step_warmup(c, &warm))) goto out;
-  if ((st = plan_windows(in, i, v, x.gend, warm, x.ws_n, x.ws, &nw, &chosen))) goto out;
+  if ((st = first_step_warmup(c, &x.hs, &warm))) goto out;
+  if ((st = plan_windows(in, i, v, &x.hs, x.gend, warm, x.ws_n, x.ws, &nw, &chosen))) goto out;
   for (size_t k = 0; k < nw; k++)
-    if (x.ws[k].kind == 0 && x.ws[k].si < s->steps.len) x.detailed[x.ws[k].si] = 1;
+    if (x.ws[k].kind == 0 && x.ws[k].si < x.hs.n) x.detailed[x.ws[k].si] = 1;
 
-  int64_t org = rank_origin(c, v), end = rank_end(c, v);
+  int64_t org = rank_origin(v, &x.hs), end = rank_end(v, &x.hs);
   jw_obj(w);
   jw_ki64(w, "rank", in->ranks[i]);
   jw_kstr(w, "path", report_path(in, i));
@@ -1157,19 +1274,25 @@ fsdpa_status html_rank_viz(report_in *in, size_t i, const html_budget *b, jsonw 
     jw_key(w, "name");
     if (t->label != INTERN_NONE) put_name(w, store_name(s, t->label), intern_len(&s->names, t->label));
     else jw_null(w);
-    jw_kstr(w, "reason", cl->reason ? "launches" : "finding");
+    jw_kstr(w, "reason", cl->reason == 2 ? "dataloader" : cl->reason ? "launches" : "finding");
     jw_ku64(w, "calls", cl->nops);
     jw_ku64(w, "launches", cl->launches);
     jw_ki64(w, "busy_ns", iv_total(cl->busy, cl->nbusy));
     jw_obj_end(w);
   }
   jw_arr_end(w);
+  /* the steps: ProfilerStep ranges, or the iterations found otherwise */
+  jw_kstr(w, "steps_from", x.hs.inferred ? it_source_name(x.hs.source) : "ProfilerStep");
   jw_key(w, "steps");
   jw_arr(w);
-  for (size_t k = 0; k < s->steps.len; k++) {
-    const step_rec *sp = &FA_VEC_AT(&s->steps, step_rec, k);
+  for (size_t k = 0; k < x.hs.n; k++) {
+    const step_rec *sp = &x.hs.v[k];
+    char lab[48];
+    if (x.hs.inferred) snprintf(lab, sizeof lab, "iteration %zu", k + 1);
+    else fmt_step(lab, sizeof lab, sp->number);
     jw_obj(w);
     jw_ki64(w, "number", sp->number);
+    jw_kstr(w, "label", lab);
     jw_ki64(w, "s", sp->ts - org);
     jw_ki64(w, "e", sp->end - org);
     jw_ki64(w, "gpu_e", x.gend[k] - org);

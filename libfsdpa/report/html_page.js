@@ -31,11 +31,12 @@
   /* class number -> name and colour; GPU classes first, then the runtime
      calls of CPU threads (html_data.c's HC_* order) */
   var CLASSES = ['compute', 'AllGather', 'ReduceScatter', 'AllReduce', 'other collective', 'memcpy', 'memset',
-    'launch (CPU)', 'blocking sync (CPU)', 'malloc / free (CPU)', 'other runtime call (CPU)'];
+    'launch (CPU)', 'blocking sync (CPU)', 'malloc / free (CPU)', 'other runtime call (CPU)',
+    'blocking by behaviour (CPU)', 'DataLoader __next__ (CPU)'];
   var CLASS_COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#b07aa1', '#9c755f', '#bab0ac',
-    '#86bcb6', '#d37295', '#b6992d', '#9aa5b5', '#6a3d9a'];
+    '#86bcb6', '#d37295', '#b6992d', '#9aa5b5', '#6a3d9a', '#ff9da7'];
   var FIRST_CPU_CLASS = 7;
-  var REPORT, VIZ;
+  var REPORT, VIZ, NOVIZ = false;
   var state = [];       /* per rank: views, current view, zooms, charts */
   var highlight = null; /* {rank, ranges, side, threads, finding} */
 
@@ -207,7 +208,12 @@
     return highlight.ranges.map(function (r, k) {
       if (highlight.side !== 'cpu') return { r: r, lane: 'gpu' };
       var th = arr(highlight.threads)[k], li = -1;
-      if (th) cl.forEach(function (l, j) { if (li < 0 && l.pid === th[0] && l.tid === th[1]) li = j; });
+      /* a thread may have two lanes, its runtime calls and its DataLoader
+         __next__ calls: a range names which it is on */
+      var want = th && th[2] === 'dataloader' ? 'dataloader' : null;
+      if (th) cl.forEach(function (l, j) {
+        if (li < 0 && l.pid === th[0] && l.tid === th[1] && (l.reason === 'dataloader') === (want === 'dataloader')) li = j;
+      });
       return { r: r, lane: li >= 0 ? 'cpu:' + li : 'cpu' };
     });
   }
@@ -339,9 +345,13 @@
     var hdr = el('header', { cls: 'top' }, [
       el('h1', { text: 'fsdpa report' }),
       el('span', { cls: 'sub', text: inputs.length + (inputs.length === 1 ? ' trace' : ' traces (ranks of one job)') +
-        ' \u00b7 ' + arr(REPORT.findings).length + ' finding(s) \u00b7 libfsdpa ' + (REPORT.version || '') })
+        ' \u00b7 ' + (inputs.length > 1 ? arr(get(REPORT, 'job.findings')).length + ' finding(s) over the job, ' +
+        arr(REPORT.findings).length + ' over its ranks' : arr(REPORT.findings).length + ' finding(s)') +
+        ' \u00b7 libfsdpa ' + (REPORT.version || '') })
     ]);
     body.insertBefore(hdr, main);
+    /* a job's traces are in its table (renderJob) */
+    if (inputs.length > 1) return;
     var t = el('table', { cls: 'plain' });
     t.appendChild(el('tr', null, [el('th', { text: 'rank' }), el('th', { text: 'trace' }),
       el('th', { cls: 'num', text: 'world size' }), el('th', { cls: 'num', text: 'events' })]));
@@ -372,80 +382,186 @@
       ' of rank ' + rv.rank + ' (the thread that made the calls)';
   }
 
-  /* findings as a listbox: each card is an option (Tab or the arrow keys
-     reach it, Enter or Space selects it like a click) */
+  /* the evidence ranges of a finding, from the JSON report alone: relative
+     to its rank's origin (ranks[].origin_ns), the times the charts use */
+  function rangesText(f) {
+    var r = null;
+    arr(REPORT.ranks).forEach(function (x) { if (x.rank === f.rank) r = x; });
+    var o = r && num(r.origin_ns) ? r.origin_ns : null, rs = arr(get(f, 'evidence.ranges'));
+    if (!rs.length) return '';
+    var t = rs.map(function (x) {
+      return fmtNs(x.end_ns - x.start_ns) + ' at ' + (o !== null ? fmtNs(x.start_ns - o) : x.start_ns + ' ns');
+    }).join(', ');
+    var tot = get(f, 'evidence.ranges_total');
+    return t + (num(tot) && tot > rs.length ? ' (the worst ' + rs.length + ' of ' + tot + ')' : '');
+  }
+  function costText(f) {
+    return num(f.cost_bytes) && !f.cost_ns ? 'costs ' + fmtBytes(f.cost_bytes) + ' of reserved memory' :
+      num(f.cost_ns) ? 'costs ' + fmtNs(f.cost_ns) : '';
+  }
+
+  /* one finding as an option of the listbox (Tab or the arrow keys reach
+     it, Enter or Space selects it like a click); `group`: its job-level
+     group when it stands for it (the worst rank's finding) */
+  function findingCard(k, group, nranks) {
+    var list = arr(REPORT.findings), f = list[k];
+    var fv = arr(VIZ.findings)[k] || { rank_index: null, ranges: [] };
+    var sev = (group ? group.severity : f.severity) || 'info';
+    var where = 'rank ' + (num(f.rank) ? f.rank : '?') + (num(f.step) ? ', step ' + f.step : '');
+    var cost = costText(f);
+    if (group && group.ranks_affected > 1) {
+      var byB = group.cost_bytes && !get(group, 'cost_ns.max');
+      var c = byB ? group.cost_bytes : group.cost_ns, fm = byB ? fmtBytes : fmtNs;
+      where = 'on ' + group.ranks_affected + ' of ' + nranks + ' ranks; worst rank ' + group.worst_rank;
+      cost = 'costs ' + fm(c.median) + ' per rank (' + fm(c.min) + ' \u2013 ' + fm(c.max) + ')';
+    }
+    var rtext = rangesText(f), shown = NOVIZ ? '' : findingWhere(fv);
+    var card = el('div', { cls: 'finding sev-' + sev, id: 'finding-' + k, 'data-finding': String(k), role: 'option',
+      tabindex: '0', 'aria-selected': 'false', 'aria-labelledby': 'finding-' + k + '-head',
+      'aria-describedby': 'finding-' + k + '-detail', 'data-side': fv.side || 'none' }, [
+      el('div', { cls: 'head', id: 'finding-' + k + '-head' }, [
+        el('span', { cls: 'badge sev-' + sev, text: sev }),
+        el('code', { text: f.id }),
+        el('span', { cls: 'title', text: f.title || '' }),
+        el('span', { cls: 'muted small', text: where }),
+        el('span', { cls: 'cost', text: cost })
+      ]),
+      el('div', { cls: 'detail', id: 'finding-' + k + '-detail', text: f.detail || '' }),
+      el('div', { cls: 'advice' }, [el('b', { text: 'Advice: ' }), f.advice || '']),
+      rtext ? el('div', { cls: 'ranges small muted', text: 'Evidence (worst first; times from the rank\u2019s first GPU op or step): ' +
+        rtext + (shown ? '; ' + shown : '') }) : null
+    ]);
+    card.addEventListener('click', function (ev) { ev.stopPropagation(); selectFinding(k); });
+    card.addEventListener('keydown', function (ev) {
+      var all = document.querySelectorAll('.findings .finding'), cards = [];
+      for (var i = 0; i < all.length; i++) if (!all[i].closest('details:not([open])')) cards.push(all[i]);
+      var at = cards.indexOf(card), to = -1;
+      if (ev.key === 'Enter' || ev.key === ' ' || ev.key === 'Spacebar') { ev.preventDefault(); selectFinding(k); return; }
+      if (ev.key === 'ArrowDown') to = Math.min(cards.length - 1, at + 1);
+      else if (ev.key === 'ArrowUp') to = Math.max(0, at - 1);
+      else if (ev.key === 'Home') to = 0;
+      else if (ev.key === 'End') to = cards.length - 1;
+      if (to < 0) return;
+      ev.preventDefault();
+      cards[to].focus();
+    });
+    return card;
+  }
+
+  /* a job-level finding: the worst rank's finding, and the others one
+     click below (a details element); a symptom's group is indented under
+     its cause's */
+  function groupBlock(g, nranks) {
+    var members = arr(g.findings), list = arr(REPORT.findings);
+    var box = el('div', { cls: 'group' + (g.explained_by ? ' symptom' : ''), role: 'group',
+      'aria-label': g.id + (g.ranks_affected > 1 ? ' on ' + g.ranks_affected + ' ranks' : '') });
+    if (g.explained_by)
+      box.appendChild(el('div', { cls: 'small muted symptom-of', text: 'A symptom of ' + g.explained_by +
+        ' above: its cost is part of that cost, not added to it.' }));
+    box.appendChild(findingCard(members[0], g, nranks));
+    if (members.length > 1) {
+      var others = members.slice(1);
+      var same = others.every(function (k) { return list[k] && list[k].rank === list[members[0]].rank; });
+      var d = el('details', { cls: 'members' }, [el('summary', { text: (same ? others.length + ' more finding' +
+        (others.length === 1 ? '' : 's') + ' of rank ' + list[members[0]].rank : 'The other ' + others.length + ' rank' +
+        (others.length === 1 ? '' : 's') + ': ') + (same ? '' : others.map(function (k) {
+          var f = list[k];
+          return 'rank ' + f.rank + ' ' + (num(f.cost_bytes) && !f.cost_ns ? fmtBytes(f.cost_bytes) : fmtNs(f.cost_ns));
+        }).join(', ')) })]);
+      others.forEach(function (k) { d.appendChild(findingCard(k, null, nranks)); });
+      box.appendChild(d);
+    }
+    return box;
+  }
+
   function renderFindings(main) {
     main.appendChild(el('h2', { text: 'Findings, worst first', id: 'findings-title' }));
-    var list = arr(REPORT.findings);
+    var list = arr(REPORT.findings), groups = arr(get(REPORT, 'job.findings'));
+    var nranks = arr(REPORT.ranks).length, nj = arr(REPORT.not_judged).length;
     if (!list.length) {
-      main.appendChild(el('div', { cls: 'card', text: 'No findings: nothing in these traces crossed a threshold.' }));
+      main.appendChild(el('div', { cls: 'card', text: nj ? 'No findings among the rules that could judge: nothing they ' +
+        'measured crossed a threshold; ' + nj + ' could not judge (Not judged, at the end of the page).' : 'No findings: nothing in these traces crossed a threshold.' }));
       return;
     }
-    main.appendChild(el('div', { cls: 'hint', text: 'Click a finding (or focus it and press Enter) to highlight its time ranges: ' +
+    main.appendChild(el('div', { cls: 'hint', text: 'A cause comes first and the symptoms it explains are indented under it; ' +
+      (nranks > 1 ? 'a finding of several ranks shows its worst rank, the others one click below; ' : '') +
+      'click a finding (or focus it and press Enter) to highlight its time ranges: ' +
       'findings about runtime calls on the CPU thread that made them, the others on the GPU streams. Esc clears.' }));
+    /* never let costs that overlap read as if they added up */
+    var over = arr(get(REPORT, 'job.per_rank')).filter(function (r) { return num(r.span_ns) && r.findings_cost_ns > r.span_ns; });
+    var symptoms = groups.some(function (g) { return !!g.explained_by; });
+    if (symptoms || over.length)
+      main.appendChild(el('div', { cls: 'hint overlap', text: 'Costs overlap: ' + (symptoms ? 'a symptom\u2019s cost is part of its cause\u2019s cost' : '') +
+        (symptoms && over.length ? '; ' : '') + (over.length ? 'on rank' + (over.length === 1 ? ' ' : 's ') +
+        over.map(function (r) { return r.rank; }).join(', ') + ' the findings\u2019 costs add up to more than the GPU span, ' +
+        'because they count the same time more than once' : '') + '. Do not add them up.' }));
     var box = el('div', { cls: 'findings', role: 'listbox', 'aria-labelledby': 'findings-title', 'aria-orientation': 'vertical' });
-    /* severity first, then cost (as the text report orders them); a symptom
-     * (evidence.explained_by) is ranked by its cause, which the report lists
-     * just before it (its symptoms in between), so it stays after it */
-    var order = list.map(function (f, k) { return k; });
-    var by = list.map(function (f, k) {
-      var c = f.evidence && f.evidence.explained_by;
-      for (var j = k - 1; c && j >= 0; j--) {
-        if (list[j].id === c && list[j].rank === f.rank) return j;
-        if (!(list[j].evidence && list[j].evidence.explained_by === c)) break;
-      }
-      return k;
-    });
-    order.sort(function (a, b) {
-      var fa = list[by[a]], fb = list[by[b]];
-      var sa = SEV_ORDER[fa.severity] || 0, sb = SEV_ORDER[fb.severity] || 0;
-      if (sa !== sb) return sb - sa;
-      var ca = num(fa.cost_ns) ? fa.cost_ns : 0, cb = num(fb.cost_ns) ? fb.cost_ns : 0;
-      return cb - ca || a - b;
-    });
-    order.forEach(function (k) {
-      var f = list[k];
-      var fv = arr(VIZ.findings)[k] || { rank_index: null, ranges: [] };
-      var sev = f.severity || 'info';
-      var where = 'rank ' + (num(f.rank) ? f.rank : '?') + (num(f.step) ? ', step ' + f.step : '');
-      var ranges = arr(fv.ranges);
-      var rtext = ranges.length ? ranges.map(function (r) { return fmtNs(r[1] - r[0]) + ' at ' + fmtNs(r[0]); }).join(', ') : '';
-      var shown = findingWhere(fv);
-      var card = el('div', { cls: 'finding sev-' + sev, id: 'finding-' + k, 'data-finding': String(k), role: 'option',
-        tabindex: '0', 'aria-selected': 'false', 'aria-labelledby': 'finding-' + k + '-head',
-        'aria-describedby': 'finding-' + k + '-detail', 'data-side': fv.side || 'none' }, [
-        el('div', { cls: 'head', id: 'finding-' + k + '-head' }, [
-          el('span', { cls: 'badge sev-' + sev, text: sev }),
-          el('code', { text: f.id }),
-          el('span', { cls: 'title', text: f.title || '' }),
-          el('span', { cls: 'muted small', text: where }),
-          el('span', { cls: 'cost', text: num(f.cost_bytes) && !f.cost_ns ? 'costs ' + fmtBytes(f.cost_bytes) +
-                       ' of reserved memory' : num(f.cost_ns) ? 'costs ' + fmtNs(f.cost_ns) : '' })
-        ]),
-        el('div', { cls: 'detail', id: 'finding-' + k + '-detail', text: f.detail || '' }),
-        el('div', { cls: 'advice' }, [el('b', { text: 'Advice: ' }), f.advice || '']),
-        rtext ? el('div', { cls: 'ranges small muted', text: 'Evidence (worst first; times from the rank\u2019s first GPU op or step): ' +
-          rtext + (shown ? '; ' + shown : '') }) : null
-      ]);
-      card.addEventListener('click', function () { selectFinding(k); });
-      card.addEventListener('keydown', function (ev) {
-        var cards = box.querySelectorAll('.finding'), i = Array.prototype.indexOf.call(cards, card), to = -1;
-        if (ev.key === 'Enter' || ev.key === ' ' || ev.key === 'Spacebar') { ev.preventDefault(); selectFinding(k); return; }
-        if (ev.key === 'ArrowDown') to = Math.min(cards.length - 1, i + 1);
-        else if (ev.key === 'ArrowUp') to = Math.max(0, i - 1);
-        else if (ev.key === 'Home') to = 0;
-        else if (ev.key === 'End') to = cards.length - 1;
-        if (to < 0) return;
-        ev.preventDefault();
-        cards[to].focus();
-      });
-      box.appendChild(card);
-    });
+    groups.forEach(function (g) { box.appendChild(groupBlock(g, nranks)); });
     main.appendChild(box);
+    if (nj) main.appendChild(el('div', { cls: 'hint' }, [nj + (nj === 1 ? ' rule' : ' rules') + ' could not judge these traces, so ' +
+      (nj === 1 ? 'its' : 'their') + ' silence says nothing: see ', el('a', { href: '#not-judged', text: 'Not judged' }), ' at the end of the page.']));
+  }
+
+  /* the rules that could not judge: silence that is not a clean bill */
+  function renderNotJudged(main) {
+    var nj = arr(REPORT.not_judged);
+    if (!nj.length) return;
+    var nranks = arr(REPORT.ranks).length;
+    var c = el('div', { cls: 'card notjudged', id: 'not-judged' }, [el('div', { cls: 'small muted',
+      text: 'These rules could not look at the traces, so their silence says nothing:' })]);
+    nj.forEach(function (x) {
+      var rk = x.ranks === null ? 'the job' : nranks > 1 ? (x.ranks.length === nranks ? 'all ranks' : 'rank' +
+        (x.ranks.length === 1 ? ' ' : 's ') + x.ranks.join(', ')) : '';
+      c.appendChild(el('div', { cls: 'nj' }, [el('code', { text: x.rule }), rk ? el('span', { cls: 'muted small', text: ' ' + rk }) : null,
+        el('div', { text: x.reason }), el('div', { cls: 'small' }, [el('b', { text: 'Would judge with: ' }), x.would_judge])]));
+    });
+    main.appendChild(el('h2', { text: 'Not judged' }));
+    main.appendChild(c);
+  }
+
+  /* the job at a glance: a row per rank */
+  function renderJob(main) {
+    var pr = arr(get(REPORT, 'job.per_rank'));
+    if (pr.length < 2) return;
+    main.appendChild(el('h2', { text: 'Job: ' + pr.length + ' ranks', id: 'job-title' }));
+    var t = el('table', { cls: 'plain jobtable', 'aria-labelledby': 'job-title' });
+    t.appendChild(el('tr', null, ['rank', 'trace', 'step time', 'GPU busy', 'GPU idle by cause', 'exposed comm', 'top finding'].map(function (h, i) {
+      return el('th', { cls: i > 1 && i < 6 && i !== 4 ? 'num' : '', text: h });
+    })));
+    var inputs = arr(REPORT.inputs);
+    pr.forEach(function (r, ri) {
+      var ic = r.idle_causes || {}, parts = [];
+      IDLE_CAUSES.forEach(function (c, i) { if (num(ic[c[0]]) && ic[c[0]] > 0) parts.push({ i: i, ns: ic[c[0]] }); });
+      parts.sort(function (a, b) { return b.ns - a.ns || a.i - b.i; });
+      var idle = num(r.idle_ns) && r.idle_ns > 0 ? r.idle_ns : 0;
+      var bar = idle ? el('div', { cls: 'meter stack', role: 'img', 'aria-label': 'GPU idle by cause' }, parts.map(function (p) {
+        var c = IDLE_CAUSES[p.i];
+        return el('div', { style: 'width:' + (100 * p.ns / idle).toFixed(2) + '%;background:' + c[2], title: c[1] + ' ' + fmtNs(p.ns) });
+      })) : null;
+      var top = r.top_finding, topCell = el('td', null, top ? [el('a', { href: '#finding-' + top.index, text: top.id }),
+        ' ' + fmtNs(top.cost_ns)] : ['none']);
+      if (top) topCell.firstChild.addEventListener('click', function (ev) {
+        ev.preventDefault(); selectFinding(top.index);
+        var card = document.getElementById('finding-' + top.index);
+        if (card) { var d = card.closest('details'); if (d) d.open = true; card.scrollIntoView({ block: 'nearest' }); card.focus(); }
+      });
+      var inp = inputs[ri] || {};
+      t.appendChild(el('tr', null, [el('td', { text: String(r.rank) }),
+        el('td', { cls: 'mono', text: (inp.path || '') + (num(inp.world_size) ? '' : '') }),
+        el('td', { cls: 'num', text: fmtNs(r.step_time_ns) }),
+        el('td', { cls: 'num', text: num(r.busy_share) ? fmtPct(r.busy_share * 100) : 'n/a' }),
+        el('td', { cls: 'idlecell' }, [el('div', { text: idle ? fmtNs(idle) + (parts.length ? ': ' + IDLE_CAUSES[parts[0].i][1] + ' ' +
+          fmtPct(100 * parts[0].ns / idle, 0) : '') : 'n/a' }), bar]),
+        el('td', { cls: 'num', text: num(r.exposed_comm_ns) ? fmtNs(r.exposed_comm_ns) : 'n/a' }),
+        topCell]));
+    });
+    main.appendChild(el('div', { cls: 'card' }, [t]));
   }
 
   function selectFinding(k) {
     var fv = arr(VIZ.findings)[k];
+    var mine = document.getElementById('finding-' + k), dd = mine && mine.closest('details.members');
+    if (dd && !dd.open) dd.open = true;
     var cards = document.querySelectorAll('.finding');
     for (var i = 0; i < cards.length; i++) {
       var on = cards[i].getAttribute('data-finding') === String(k);
@@ -594,12 +710,16 @@
   function renderKpis(box, r) {
     var steps = arr(r.steps), g = el('div', { cls: 'kpis' });
     renderWorkloadKpis(g, r);
+    /* ProfilerStep ranges, else the iterations found otherwise: drawn like steps */
+    var inferred = !steps.length;
+    if (inferred) steps = arr(get(r, 'iterations.ranges'));
     var durs = steps.map(function (s) { return s.dur_ns; }).filter(num);
     if (durs.length) {
       var mean = durs.reduce(function (a, b) { return a + b; }, 0) / durs.length;
-      g.appendChild(kpi('step time', fmtNs(mean), durs.length + ' ProfilerStep(s), ' + fmtNs(Math.min.apply(null, durs)) +
-        ' \u2013 ' + fmtNs(Math.max.apply(null, durs)) + ' (CPU)'));
-    } else g.appendChild(kpi('step time', 'n/a', 'no ProfilerStep ranges in the trace'));
+      g.appendChild(kpi('step time', fmtNs(mean), durs.length + (inferred ? ' iteration(s) from ' +
+        (ITER_FROM[get(r, 'iterations.source')] || get(r, 'iterations.source')) : ' ProfilerStep(s)') + ', ' +
+        fmtNs(Math.min.apply(null, durs)) + ' \u2013 ' + fmtNs(Math.max.apply(null, durs)) + ' (CPU)'));
+    } else g.appendChild(kpi('step time', 'n/a', 'no ProfilerStep ranges or iterations in the trace'));
     var lg = r.launch_gaps || {};
     var dens = num(lg.density) ? lg.density : null;
     g.appendChild(kpi('GPU density', dens === null ? 'n/a' : fmtPct(dens * 100),
@@ -650,11 +770,18 @@
   /* "pt_main_thread (1881266)" from "thread 1881266 (pt_main_thread)";
      short: the name alone */
   function cpuLaneName(l, short) {
-    var m = /\(([^)]*)\)\s*$/.exec(l.name || '');
-    if (m && m[1]) return m[1] + (short ? '' : ' (' + l.tid + ')');
-    return l.name ? l.name : 'thread ' + l.tid;
+    var m = /\(([^)]*)\)\s*$/.exec(l.name || ''), dl = l.reason === 'dataloader' ? ' \u00b7 DataLoader' : '';
+    if (m && m[1]) return m[1] + (short ? '' : ' (' + l.tid + ')') + dl;
+    return (l.name ? l.name : 'thread ' + l.tid) + dl;
   }
-  function stepLabel(rv, k) { return 'ProfilerStep#' + rv.steps[k].number; }
+  /* ProfilerStep#N, or "iteration N" where the iterations were inferred */
+  function stepLabel(rv, k) { return rv.steps[k].label || 'ProfilerStep#' + rv.steps[k].number; }
+  function stepShort(rv, number) {
+    return rv.steps_from && rv.steps_from !== 'ProfilerStep' ? 'it ' + (number + 1) : '#' + number;
+  }
+  function markLabel(rv, number) {
+    return rv.steps_from && rv.steps_from !== 'ProfilerStep' ? 'iteration ' + (number + 1) : 'ProfilerStep#' + number;
+  }
 
   /* every step (its detailed window, else its coarse view, else a
      placeholder) and the windows that are not steps, in time order */
@@ -725,7 +852,7 @@
     var det = [], coarse = 0, missing = 0;
     st.views.forEach(function (v) {
       if (v.step === null) return;
-      if (v.type === 'win') det.push('#' + rv.steps[v.step].number);
+      if (v.type === 'win') det.push(stepShort(rv, rv.steps[v.step].number));
       else if (v.type === 'coarse') coarse++;
       else missing++;
     });
@@ -843,7 +970,7 @@
           var x = scale(Math.max(s.s, s0)), x2 = Math.max(scale(Math.min(s.e, s1)), x + 1);
           sv('rect', { 'class': 'stepband', x: x, y: yS, width: x2 - x, height: 16, fill: k % 2 ? '#dfe6f0' : '#ccd7e6', 'data-step': String(k) }, g);
           if (x2 - x > 30) {
-            var t = sv('text', { x: x + 3, y: yS + 12, text: '#' + s.number, 'pointer-events': 'none' }, g);
+            var t = sv('text', { x: x + 3, y: yS + 12, text: stepShort(rv, s.number), 'pointer-events': 'none' }, g);
             if (textWidth(t) > x2 - x - 5) g.removeChild(t);
           }
         }
@@ -1030,7 +1157,7 @@
     function describe(v, w) {
       var pos = v.step !== null ? ' (step ' + (v.step + 1) + ' of ' + nsteps + ')' : '';
       var det = [];
-      st.views.forEach(function (x) { if (x.type === 'win' && x.step !== null) det.push('#' + rv.steps[x.step].number); });
+      st.views.forEach(function (x) { if (x.type === 'win' && x.step !== null) det.push(stepShort(rv, rv.steps[x.step].number)); });
       var how = 'fsdpa analyze -f html --html-step ' + v.step + ' ' + (rv.path || 'TRACE');
       if (v.type === 'missing')
         return v.label + pos + ' is not in this page: it holds coarse views of every ' + ordinal(get(rv, 'step_views.stride')) +
@@ -1091,7 +1218,7 @@
         sv('rect', { x: xa, y: top - 17, width: Math.max(1, xb - xa), height: 13, fill: m[0] === w.step ? '#ccd7e6' : '#e4e9f1' }, svg);
         if (a >= s0) sv('line', { x1: xa, x2: xa, y1: top - 17, y2: plotB, stroke: '#8aa0bf', 'stroke-dasharray': '3,3' }, svg);
         if (b <= s1) sv('line', { x1: xb, x2: xb, y1: top - 17, y2: plotB, stroke: '#8aa0bf', 'stroke-dasharray': '3,3' }, svg);
-        var t = sv('text', { x: xa + 4, y: top - 7, text: 'ProfilerStep#' + m[0], 'font-size': 10 }, svg);
+        var t = sv('text', { x: xa + 4, y: top - 7, text: markLabel(rv, m[0]), 'font-size': 10 }, svg);
         if (textWidth(t) > xb - xa - 8) svg.removeChild(t);
       });
       var y = top, bg = sv('g', null, svg), rects = sv('g', null, svg);
@@ -1272,7 +1399,8 @@
       var counts = arr(get(s, 'histogram.counts')), edges = arr(get(s, 'histogram.edges_ns'));
       var idle = arr(get(s, 'histogram.idle_ns'));
       var lane = null;
-      arr(VIZ.ranks[ri].lanes).forEach(function (l) { if (l.device === s.device && l.stream === s.stream) lane = l; });
+      arr(get(VIZ.ranks[ri] || {}, 'lanes')).forEach(function (l) { if (l.device === s.device && l.stream === s.stream) lane = l; });
+      arr(r.streams).forEach(function (x) { if (!lane && x.device === s.device && x.stream === s.stream) lane = x; });
       c.appendChild(el('div', { cls: 'small' }, [el('b', { text: 'device ' + s.device + ' \u00b7 stream ' + s.stream }),
         ' ' + (lane ? lane.role : '') + ' \u00b7 ' + (s.gaps || 0) + ' gaps, p50 ' + fmtNs(s.p50_ns) + ', p90 ' + fmtNs(s.p90_ns) +
         ', max ' + fmtNs(s.max_ns)]));
@@ -1355,7 +1483,27 @@
   }
 
 
+  /* a rank from the JSON report alone: everything but the timelines, which
+     need the events */
+  function renderRankNoEvents(main, ri) {
+    var r = arr(REPORT.ranks)[ri] || {}, input = arr(REPORT.inputs)[ri] || {};
+    state[ri] = { views: [], cur: 0, charts: [] };
+    var d = el('details', { cls: 'rank', id: 'rank-' + ri });
+    if (ri < 2) d.open = true;
+    var w = workloadText(r), itn = get(r, 'iterations.count');
+    d.appendChild(el('summary', { text: 'Rank ' + r.rank + ' \u2014 ' + (input.path || '') + ' \u00b7 ' + w.labels + ', ' + w.mode +
+      (num(itn) && itn > 0 ? ', ' + itn + ' iteration' + (itn === 1 ? '' : 's') : '') }));
+    renderKpis(d, r);
+    d.appendChild(el('div', { cls: 'card noevents', text: 'The whole-trace overview, the Gantt view of a step and the memory ' +
+      'timeline need the trace\u2019s events, which this page was made without (it was made from the JSON report: fsdpa render, ' +
+      'fsdpa merge or fsdpa analyze --low-memory). fsdpa analyze -f html on the traces draws them.' }));
+    renderUnits(d, r);
+    renderHists(d, r, ri);
+    main.appendChild(d);
+  }
+
   function renderRank(main, ri) {
+    if (NOVIZ) return renderRankNoEvents(main, ri);
     var rv = VIZ.ranks[ri], r = arr(REPORT.ranks)[ri] || {};
     var st = state[ri] = { views: buildViews(rv), cur: 0, gview: null, oview: null, charts: [], select: null };
     st.views.forEach(function (v, j) {
@@ -1382,14 +1530,22 @@
   function render() {
     REPORT = JSON.parse(document.getElementById('fsdpa-report').textContent);
     VIZ = JSON.parse(document.getElementById('fsdpa-viz').textContent);
+    /* a page made from the JSON report alone (fsdpa render): no picture data */
+    NOVIZ = VIZ === null;
+    if (NOVIZ) VIZ = { classes: [], ranks: [], findings: [] };
     arr(VIZ.classes).forEach(function (c, i) { if (c && c.name) CLASSES[i] = c.name; });
     var main = document.getElementById('app');
     tip = el('div', { cls: 'tip', role: 'tooltip' });
     body.appendChild(tip);
     renderHeader(main);
+    if (NOVIZ) main.appendChild(el('div', { cls: 'banner info', id: 'no-events', text: 'Made from the JSON report alone: ' +
+      'the views that need the trace\u2019s events (whole-trace overview, Gantt, memory timeline) are not in this page.' }));
+    renderJob(main);
     renderFindings(main);
     renderCrossRank(main);
-    arr(VIZ.ranks).forEach(function (rv, ri) { renderRank(main, ri); });
+    arr(REPORT.ranks).forEach(function (r, ri) { renderRank(main, ri); });
+    /* last: the first screen is for what was found; the findings say it is there */
+    renderNotJudged(main);
     redrawAll();
     var t = null, lastW = window.innerWidth;
     window.addEventListener('resize', function () {
@@ -1399,7 +1555,7 @@
       t = setTimeout(redrawAll, 120);
     });
     document.addEventListener('keydown', function (ev) {
-      if (ev.key !== 'Escape' || !highlight) return;
+      if (ev.key !== 'Escape' || (!highlight && !document.querySelector('.finding.active'))) return;
       highlight = null;
       var cards = document.querySelectorAll('.finding');
       for (var i = 0; i < cards.length; i++) { cards[i].classList.remove('active'); cards[i].setAttribute('aria-selected', 'false'); }

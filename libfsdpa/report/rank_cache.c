@@ -51,11 +51,15 @@ static rank_cache *rc_get(fsdpa_ctx *c, int64_t rank) {
 
 fsdpa_status report_rank_findings(fsdpa_ctx *c, int64_t rank, findings *out) {
   rank_cache *rc = rc_get(c, rank);
-  if (!rc) return rank_findings_compute(c, rank, out);
+  if (!rc) {
+    fsdpa_status st = rank_findings_compute(c, rank, out);
+    return st ? st : (fsdpa_status)findings_check(out);
+  }
   if (!rc->have_findings) {
     findings f;
     findings_init(&f, &c->alloc);
     fsdpa_status st = rank_findings_compute(c, rank, &f);
+    if (!st) st = (fsdpa_status)findings_check(&f);
     if (st) {
       findings_free(&f);
       return st;

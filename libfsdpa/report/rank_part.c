@@ -239,6 +239,20 @@ fsdpa_status rank_json_write(fsdpa_ctx *c, int64_t rank, jsonw *w) {
   jw_obj(w);
   jw_ki64(w, "rank", rank);
   jw_ki64(w, "span_ns", v->nall ? v->all_busy[v->nall - 1].e - v->all_busy[0].s : FSDPA_ABSENT);
+  /* what the text and HTML reports count times from: the earlier of the
+   * first GPU activity and the first step */
+  int64_t origin = INT64_MAX;
+  if (v->nall) origin = v->all_busy[0].s;
+  if (c->st.steps.len && FA_VEC_AT(&c->st.steps, step_rec, 0).ts < origin) origin = FA_VEC_AT(&c->st.steps, step_rec, 0).ts;
+  if (!c->st.steps.len) {
+    /* without ProfilerStep the iterations found otherwise are the steps */
+    iterations it;
+    fsdpa_status ist = iterations_build(c, &it);
+    if (ist) return ist;
+    if (it.n && it.r[0].s < origin) origin = it.r[0].s;
+    iterations_free(&it);
+  }
+  jw_ki64(w, "origin_ns", origin == INT64_MAX ? FSDPA_ABSENT : ctx_abs(c, origin));
   jw_key(w, "steps");
   jw_arr(w);
   size_t ns = c->st.steps.len;

@@ -2,6 +2,10 @@
  * requested format. */
 #include "report/report.h"
 #include "report/rank_cache.h"
+#include "report/report_job.h"
+#include "report/render.h"
+#include "report/html.h"
+#include "util/jdoc.h"
 #include "analysis/crossrank/crossrank.h"
 #include "util/outbuf.h"
 #include "util/abi.h"
@@ -36,7 +40,7 @@ fsdpa_status report_collect(fsdpa_ctx *const *ctxs, const int64_t *ranks, size_t
   if (!st) st = crossrank_findings(xr ? xr : own, all);
   crossrank_done(ctxs[0], own);
   if (st) return st;
-  if (all->failed) return (fsdpa_status)all->failed;
+  if (findings_check(all)) return (fsdpa_status)all->failed;
   findings_sort(all);
   return FSDPA_OK;
 }
@@ -146,7 +150,7 @@ fsdpa_status fsdpa_report(fsdpa_ctx *const *ctxs, const char *const *paths, size
   fsdpa_report_options_init(&o);
   if (opts && !ABI_IN(fsdpa_report_options, &o, opts))
     return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "fsdpa_report_options.size");
-  if ((int)o.format < FSDPA_FORMAT_JSON || (int)o.format > FSDPA_FORMAT_HTML)
+  if ((int)o.format < FSDPA_FORMAT_JSON || (int)o.format > FSDPA_FORMAT_CSV)
     return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "unknown report format %d", (int)o.format);
   if (o.width && (o.width < 40 || o.width > 1000))
     return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "report width %d: 40 to 1000 columns, or 0", o.width);
@@ -159,7 +163,8 @@ fsdpa_status fsdpa_report(fsdpa_ctx *const *ctxs, const char *const *paths, size
   if (!st) {
     switch (o.format) {
       case FSDPA_FORMAT_JSON: st = report_json(&in, &b, 1); break;
-      case FSDPA_FORMAT_TEXT: st = report_text(&in, &b); break;
+      case FSDPA_FORMAT_TEXT:
+      case FSDPA_FORMAT_CSV: st = report_text(&in, &b); break;
       default: st = report_html(&in, &b); break;
     }
   }
@@ -249,6 +254,75 @@ int fsdpa_findings_worst(const fsdpa_list *l) {
   return worst;
 }
 
+/* Render a JSON report `json` in format o->format (text or html) into out;
+ * the message of a document that cannot be rendered in msg. */
+fsdpa_status report_render(fa_alloc *a, const char *json, size_t len, const fsdpa_report_options *o, sbuf *out,
+                           char *msg, size_t msg_len) {
+  jdoc d;
+  fsdpa_status st = (fsdpa_status)jd_parse(a, json, len, &d, msg, msg_len);
+  if (!st) {
+    switch (o->format) {
+      case FSDPA_FORMAT_TEXT: st = render_text(&d, o, out, msg, msg_len); break;
+      case FSDPA_FORMAT_CSV: st = render_table(&d, o->table, out, msg, msg_len); break;
+      default: st = report_html_of(&d, o, out, msg, msg_len); break;
+    }
+  }
+  jd_free(&d);
+  return st;
+}
+
+fsdpa_status fsdpa_report_render(const char *json, size_t len, const fsdpa_report_options *opts, char **out,
+                                 size_t *out_len, fsdpa_error *err) {
+  if (!err_clear(err)) return FSDPA_EINVAL;
+  if (!out || !json) return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "fsdpa_report_render: NULL argument");
+  *out = NULL;
+  if (out_len) *out_len = 0;
+  fsdpa_report_options o;
+  fsdpa_report_options_init(&o);
+  o.format = FSDPA_FORMAT_TEXT;
+  if (opts && !ABI_IN(fsdpa_report_options, &o, opts))
+    return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "fsdpa_report_options.size");
+  if (o.format == FSDPA_FORMAT_JSON || (int)o.format < FSDPA_FORMAT_JSON || (int)o.format > FSDPA_FORMAT_CSV)
+    return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT,
+                   "fsdpa_report_render: the format is text, html or csv (the input is the JSON)");
+  if (o.width && (o.width < 40 || o.width > 1000))
+    return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "report width %d: 40 to 1000 columns, or 0", o.width);
+  fa_alloc a;
+  fa_init(&a, NULL, 0);
+  sbuf b;
+  sb_init(&b, &a);
+  char msg[400] = "";
+  fsdpa_status st = report_render(&a, json, len, &o, &b, msg, sizeof msg);
+  if (!st && b.failed) st = (fsdpa_status)b.failed;
+  if (!st) {
+    *out = outbuf_dup(&a, b.p ? b.p : "", b.len);
+    if (!*out) st = fa_fail_status(&a);
+    else if (out_len) *out_len = b.len;
+  }
+  sb_free(&b);
+  if (st) {
+    /* a parse error names its byte offset in the message ("... at byte N") */
+    const char *at = strstr(msg, " at byte ");
+    int64_t off = at ? (int64_t)strtoll(at + 9, NULL, 10) : FSDPA_ABSENT;
+    return err_set(err, st, FSDPA_ABSENT, off, "%s", msg[0] ? msg : fsdpa_status_str(st));
+  }
+  return FSDPA_OK;
+}
+
+fsdpa_status report_text(report_in *in, sbuf *out) {
+  sbuf js;
+  sb_init(&js, out->a);
+  fsdpa_status st = report_json(in, &js, 1);
+  char msg[256] = "";
+  if (!st && js.failed) st = (fsdpa_status)js.failed;
+  if (!st) st = report_render(out->a, js.p, js.len, in->opts, out, msg, sizeof msg);
+  /* our own report always renders; what is left is a caller's mistake (an
+   * unknown table) */
+  if (st && msg[0]) ctx_fail(in->c0, st, "report: %s", msg);
+  sb_free(&js);
+  return st;
+}
+
 fsdpa_status report_json(report_in *in, sbuf *out, int pretty) {
   jsonw w;
   jw_init(&w, out, pretty);
@@ -270,15 +344,24 @@ fsdpa_status report_json(report_in *in, sbuf *out, int pretty) {
   jw_arr_end(&w);
   jw_key(&w, "ranks");
   jw_arr(&w);
-  for (size_t i = 0; i < in->n; i++) {
-    fsdpa_status st = report_rank_json(in->ctxs[i], in->ranks[i], &w);
-    if (st) return st;
+  /* where each rank's section lies in `out`, for the job section */
+  size_t *at = fa_malloc(out->a, 2 * (in->n ? in->n : 1) * sizeof *at);
+  rank_text *rt = fa_malloc(out->a, (in->n ? in->n : 1) * sizeof *rt);
+  fsdpa_status st = at && rt ? FSDPA_OK : fa_fail_status(out->a);
+  for (size_t i = 0; i < in->n && !st; i++) {
+    at[2 * i] = out->len;
+    st = report_rank_json(in->ctxs[i], in->ranks[i], &w);
+    at[2 * i + 1] = out->len;
   }
   jw_arr_end(&w);
-  jw_key(&w, "cross_rank");
-  crossrank_json(in->xr, &w);
-  jw_key(&w, "findings");
-  findings_write_json(&in->all, &w);
+  if (!st && out->failed) st = (fsdpa_status)out->failed;
+  if (!st) {
+    for (size_t i = 0; i < in->n; i++) rt[i] = (rank_text){out->p + at[2 * i], at[2 * i + 1] - at[2 * i]};
+    st = report_tail_json(out->a, rt, in->n, in->xr, &in->all, &w);
+  }
+  fa_free(out->a, at, 2 * (in->n ? in->n : 1) * sizeof *at);
+  fa_free(out->a, rt, (in->n ? in->n : 1) * sizeof *rt);
+  if (st) return st;
   jw_obj_end(&w);
   sb_puts(out, "\n");
   return out->failed ? (fsdpa_status)out->failed : FSDPA_OK;

@@ -32,10 +32,15 @@ fsdpa_status report_collect(fsdpa_ctx *const *ctxs, const int64_t *ranks, size_t
 fsdpa_status report_findings_list(const findings *f, fa_alloc *a, fsdpa_list **out);
 /* Write the whole JSON report (contract fsdpa.report/1). */
 fsdpa_status report_json(report_in *in, sbuf *out, int pretty);
-/* Text for a terminal (uses the same analyses and findings). */
+/* Text for a terminal, or a CSV table: the JSON report, rendered (render.h). */
 fsdpa_status report_text(report_in *in, sbuf *out);
 /* One self-contained HTML page. */
 fsdpa_status report_html(report_in *in, sbuf *out);
+/* Render the JSON report json[0..len) as text or HTML (o->format): what
+ * fsdpa_report_render() and the text of fsdpa_report() do.  EPARSE / EINVAL
+ * with the reason in msg for a document that is not such a report. */
+fsdpa_status report_render(fa_alloc *a, const char *json, size_t len, const fsdpa_report_options *o, sbuf *out,
+                           char *msg, size_t msg_len);
 static inline const char *report_path(const report_in *in, size_t i) {
   return in->paths && in->paths[i] ? in->paths[i] : "<input>";
 }

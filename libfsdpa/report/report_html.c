@@ -5,6 +5,7 @@
  * forbids every network request, so the page works offline and a reviewer
  * can see at a glance that nothing is fetched. */
 #include "report/html.h"
+#include "report/render.h"
 #include <string.h>
 
 /* Page size bounds, whatever the trace size: about 40 bytes per rectangle
@@ -76,13 +77,10 @@ static fsdpa_status viz_json(report_in *in, sbuf *out) {
   return out->failed ? (fsdpa_status)out->failed : FSDPA_OK;
 }
 
-fsdpa_status report_html(report_in *in, sbuf *out) {
-  sbuf rep, viz;
-  sb_init(&rep, out->a);
-  sb_init(&viz, out->a);
-  fsdpa_status st = report_json(in, &rep, 0);
-  if (!st) st = viz_json(in, &viz);
-  if (st) goto done;
+/* The page around the JSON report (compact) and the picture data (NULL:
+ * the page was made from the JSON alone and says which views need the
+ * events). */
+static void page(sbuf *out, const char *first_path, size_t nranks, const sbuf *rep, const sbuf *viz) {
   sb_puts(out,
           "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -91,8 +89,8 @@ fsdpa_status report_html(report_in *in, sbuf *out) {
           "<meta name=\"generator\" content=\"libfsdpa ");
   sb_puts(out, fsdpa_version_string());
   sb_puts(out, "\">\n<title>fsdpa report: ");
-  put_escaped_html(out, report_path(in, 0));
-  if (in->n > 1) sb_printf(out, " and %zu more", in->n - 1);
+  put_escaped_html(out, first_path);
+  if (nranks > 1) sb_printf(out, " and %zu more", nranks - 1);
   sb_puts(out, "</title>\n<style>\n");
   put_lines(out, html_page_css);
   sb_puts(out, "</style>\n</head>\n<body data-rendered=\"pending\">\n"
@@ -102,15 +100,43 @@ fsdpa_status report_html(report_in *in, sbuf *out) {
                "<div id=\"fsdpa-error\" class=\"banner\" style=\"display:none\"></div>\n"
                "<main id=\"app\"></main>\n"
                "<script type=\"application/json\" id=\"fsdpa-report\">");
-  put_script_json(out, &rep);
+  put_script_json(out, rep);
   sb_puts(out, "</script>\n<script type=\"application/json\" id=\"fsdpa-viz\">");
-  put_script_json(out, &viz);
+  if (viz) put_script_json(out, viz);
+  else sb_puts(out, "null");
   sb_puts(out, "</script>\n<script>\n");
   put_lines(out, html_page_js);
   sb_puts(out, "</script>\n</body>\n</html>\n");
-  st = out->failed ? (fsdpa_status)out->failed : FSDPA_OK;
-done:
+}
+
+fsdpa_status report_html(report_in *in, sbuf *out) {
+  sbuf rep, viz;
+  sb_init(&rep, out->a);
+  sb_init(&viz, out->a);
+  fsdpa_status st = report_json(in, &rep, 0);
+  if (!st) st = viz_json(in, &viz);
+  if (!st) page(out, report_path(in, 0), in->n, &rep, &viz);
+  if (!st) st = out->failed ? (fsdpa_status)out->failed : FSDPA_OK;
   sb_free(&rep);
   sb_free(&viz);
+  return st;
+}
+
+fsdpa_status report_html_of(const jdoc *d, const fsdpa_report_options *o, sbuf *out, char *msg, size_t msg_len) {
+  (void)o;
+  fsdpa_status st = render_check(d, msg, msg_len);
+  if (st) return st;
+  /* the report as the page made from the traces embeds it: compact */
+  sbuf rep;
+  sb_init(&rep, out->a);
+  jsonw w;
+  jw_init(&w, &rep, 0);
+  jd_write(d, jd_root(d), &w);
+  sb_puts(&rep, "\n");
+  const jd_node *in0 = jd_first(d, jd_get(d, jd_root(d), "inputs"));
+  if (!rep.failed)
+    page(out, jd_get_str(d, in0, "path", "<input>"), jd_count(jd_get(d, jd_root(d), "ranks")), &rep, NULL);
+  st = rep.failed ? (fsdpa_status)rep.failed : out->failed ? (fsdpa_status)out->failed : FSDPA_OK;
+  sb_free(&rep);
   return st;
 }

@@ -17,7 +17,13 @@ typedef struct sum_finding {
   int64_t rank, step, cost;
   iv ranges[FINDING_MAX_RANGES];
   int nranges;
+  int64_t ranges_total;             /* the finding's ranges in all (0: as many as listed) */
 } sum_finding;
+
+/* A rule that could not judge the rank (findings.h, not_judged). */
+typedef struct sum_not_judged {
+  const char *rule, *reason, *would;  /* in the doc arena */
+} sum_not_judged;
 
 typedef struct sum_rank {
   const char *path;                 /* decoded, in the arena */
@@ -28,6 +34,8 @@ typedef struct sum_rank {
   size_t raw_len;
   sum_finding *f;
   size_t nf, fcap;
+  sum_not_judged *nj;
+  size_t nnj, njcap;
   int64_t params[P__COUNT];         /* defaults, with the summary's crossrank.* values */
   xr_table tab;
 } sum_rank;

@@ -12,6 +12,7 @@
 #include "util/abi.h"
 #include "util/error.h"
 #include "report/report.h"
+#include "report/report_job.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,10 @@ static fsdpa_status collect_findings(sum_doc *d, findings *all) {
                                 f->detail, f->advice, f->evidence);
       if (!x) return (fsdpa_status)all->failed;
       for (int j = 0; j < f->nranges; j++) finding_add_range(x, f->ranges[j].s, f->ranges[j].e);
+      if (f->ranges_total > f->nranges) x->ranges_total = (uint64_t)f->ranges_total;
     }
+    for (size_t k = 0; k < r->nnj; k++) findings_not_judged(all, r->nj[k].rule, r->rank, r->nj[k].reason, r->nj[k].would);
+    if (all->failed) return (fsdpa_status)all->failed;
   }
   return FSDPA_OK;
 }
@@ -114,13 +118,14 @@ fsdpa_status sum_report_json(sum_doc *d, sbuf *out, fsdpa_error *err) {
     jw_arr(&w);
     for (size_t i = 0; i < d->n; i++) jw_raw(&w, d->r[i].section, d->r[i].section_len);
     jw_arr_end(&w);
-    jw_key(&w, "cross_rank");
-    crossrank_json(&xr, &w);
-    jw_key(&w, "findings");
-    findings_write_json(&all, &w);
+    rank_text *rt = fa_malloc(a, (d->n ? d->n : 1) * sizeof *rt);
+    st = rt ? FSDPA_OK : fa_fail_status(a);
+    for (size_t i = 0; i < d->n && !st; i++) rt[i] = (rank_text){d->r[i].section, d->r[i].section_len};
+    if (!st) st = report_tail_json(a, rt, d->n, &xr, &all, &w);
+    fa_free(a, rt, (d->n ? d->n : 1) * sizeof *rt);
     jw_obj_end(&w);
     sb_puts(out, "\n");
-    st = (fsdpa_status)out->failed;
+    if (!st) st = (fsdpa_status)out->failed;
   }
   xr_result_free(a, &xr);
   findings_free(&all);
@@ -150,9 +155,10 @@ fsdpa_status fsdpa_summary_report(const char *sum, size_t len, const fsdpa_summa
   fsdpa_report_options_init(&ro);
   if (ropts && !ABI_IN(fsdpa_report_options, &ro, ropts))
     return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "fsdpa_report_options.size");
-  if (ro.format != FSDPA_FORMAT_JSON)
-    return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT,
-                   "a report from summaries is JSON only: text and HTML need the events");
+  if ((int)ro.format < FSDPA_FORMAT_JSON || (int)ro.format > FSDPA_FORMAT_CSV)
+    return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "unknown report format %d", (int)ro.format);
+  if (ro.width && (ro.width < 40 || ro.width > 1000))
+    return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "report width %d: 40 to 1000 columns, or 0", ro.width);
   fa_alloc a;
   init_alloc(&a, &o);
   sum_doc d;
@@ -161,6 +167,17 @@ fsdpa_status fsdpa_summary_report(const char *sum, size_t len, const fsdpa_summa
   sbuf b;
   sb_init(&b, &a);
   st = sum_report_json(&d, &b, err);
+  if (!st && b.failed) st = (fsdpa_status)b.failed;
+  if (!st && ro.format != FSDPA_FORMAT_JSON) {
+    /* text and HTML: the JSON report rendered, as fsdpa_report() renders it */
+    sbuf r;
+    sb_init(&r, &a);
+    char msg[400] = "";
+    st = report_render(&a, b.p, b.len, &ro, &r, msg, sizeof msg);
+    if (st) err_set(err, st, FSDPA_ABSENT, FSDPA_ABSENT, "report from summary: %s", msg[0] ? msg : fsdpa_status_str(st));
+    sb_free(&b);
+    b = r;
+  }
   if (!st) {
     *out = outbuf_dup(&a, b.p ? b.p : "", b.len);
     if (!*out) st = fa_fail_status(&a);

@@ -154,6 +154,7 @@ static int read_finding(rd *x, sum_finding *f) {
       if (jr_peek(&x->r) != '{') return jr_fail(&x->r, "evidence must be an object");
       if (jr_skip(&x->r, &b, &e)) f->evidence = arena_copy(x, b, (size_t)(e - b));
     } else if (jr_key_is(k, kn, "ranges")) read_ranges(x, f);
+    else if (jr_key_is(k, kn, "ranges_total")) jr_i64(&x->r, &f->ranges_total, 0);
     else skip(x);
     if (!jr_ok(&x->r)) return 0;
   }
@@ -162,7 +163,43 @@ static int read_finding(rd *x, sum_finding *f) {
     return jr_fail(&x->r, "finding needs id, severity, title, detail and advice");
   if ((f->severity = sev_of(sev)) < 0) return jr_fail(&x->r, "unknown severity");
   if (!f->evidence) f->evidence = "{}";
+  if (f->ranges_total < 0) return jr_fail(&x->r, "negative ranges_total");
   return 1;
+}
+
+static int read_not_judged(rd *x, sum_rank *s) {
+  size_t i = 0;
+  fa_alloc *a = x->d->a;
+  if (!jr_arr_begin(&x->r)) return 0;
+  while (jr_arr_next(&x->r, &i)) {
+    if (s->nnj == s->njcap) {
+      size_t nc = s->njcap ? s->njcap * 2 : 8;
+      sum_not_judged *nv = fa_realloc(a, s->nj, s->njcap * sizeof *nv, nc * sizeof *nv);
+      if (!nv) {
+        x->oom = 1;
+        return jr_fail(&x->r, "out of memory");
+      }
+      s->nj = nv;
+      s->njcap = nc;
+    }
+    sum_not_judged *n = &s->nj[s->nnj];
+    memset(n, 0, sizeof *n);
+    size_t j = 0;
+    const char *k;
+    size_t kn;
+    if (!jr_obj_begin(&x->r)) return 0;
+    while (jr_obj_next(&x->r, &j, &k, &kn)) {
+      if (jr_key_is(k, kn, "rule")) n->rule = read_str(x);
+      else if (jr_key_is(k, kn, "reason")) n->reason = read_str(x);
+      else if (jr_key_is(k, kn, "would_judge")) n->would = read_str(x);
+      else skip(x);
+      if (!jr_ok(&x->r)) return 0;
+    }
+    if (!jr_ok(&x->r)) return 0;
+    if (!n->rule || !n->reason || !n->would) return jr_fail(&x->r, "not_judged needs rule, reason and would_judge");
+    s->nnj++;
+  }
+  return jr_ok(&x->r);
 }
 
 static int read_findings(rd *x, sum_rank *s) {
@@ -309,6 +346,7 @@ static int read_rank(rd *x, sum_rank *s) {
         s->section_len = (size_t)(e - b);
       }
     } else if (jr_key_is(k, kn, "findings")) have[2] = read_findings(x, s);
+    else if (jr_key_is(k, kn, "not_judged")) read_not_judged(x, s);
     else if (jr_key_is(k, kn, "collectives")) have[3] = read_table(x, s);
     else skip(x);
     if (!jr_ok(&x->r)) return 0;
@@ -324,6 +362,7 @@ static int read_rank(rd *x, sum_rank *s) {
 
 static void rank_free(fa_alloc *a, sum_rank *s) {
   fa_free(a, s->f, s->fcap * sizeof *s->f);
+  fa_free(a, s->nj, s->njcap * sizeof *s->nj);
   xr_table_free(a, &s->tab);
 }
 

@@ -56,6 +56,21 @@ static void write_findings(const findings *f, jsonw *w) {
       jw_arr_end(w);
     }
     jw_arr_end(w);
+    if (x->ranges_total > (uint64_t)x->nranges) jw_ku64(w, "ranges_total", x->ranges_total);
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
+}
+
+/* The rules that could not judge the rank: its entries of the report's
+ * top-level not_judged. */
+static void write_not_judged(const findings *f, jsonw *w) {
+  jw_arr(w);
+  for (size_t i = 0; i < f->nnj; i++) {
+    jw_obj(w);
+    jw_kstr(w, "rule", f->nj[i].rule);
+    jw_kstr(w, "reason", f->nj[i].reason);
+    jw_kstr(w, "would_judge", f->nj[i].would);
     jw_obj_end(w);
   }
   jw_arr_end(w);
@@ -152,6 +167,8 @@ fsdpa_status fsdpa_summary_write(fsdpa_ctx *c, const char *path, char **out, siz
     jw_raw(&w, sec.p ? sec.p : "null", sec.p ? sec.len : 4);
     jw_key(&w, "findings");
     write_findings(&f, &w);
+    jw_key(&w, "not_judged");
+    write_not_judged(&f, &w);
     jw_key(&w, "collectives");
     write_table(&t, &w);
     jw_obj_end(&w);

@@ -110,7 +110,7 @@
     F(T, malloc_calls) F(T, free_calls) F(T, malloc_ns) F(T, free_ns) F(T, gpu_idle_ns) \
     F(T, start_allocated_bytes) F(T, end_allocated_bytes) F(T, min_allocated_bytes) \
     F(T, peak_allocated_bytes) F(T, peak_reserved_bytes) F(T, returns_to_baseline)
-#define ABI_F_fsdpa_report_options(F, T) F(T, size) F(T, format) F(T, color) F(T, html_step) F(T, width)
+#define ABI_F_fsdpa_report_options(F, T) F(T, size) F(T, format) F(T, color) F(T, html_step) F(T, width) F(T, table)
 #define ABI_F_fsdpa_finding(F, T) F(T, size) F(T, id) F(T, severity) F(T, rank) F(T, step) F(T, cost_ns) \
     F(T, title) F(T, detail) F(T, advice) F(T, evidence_json) F(T, nranges) F(T, ranges)
 #define ABI_F_fsdpa_param(F, T) F(T, size) F(T, name) F(T, default_value) F(T, min_value) \

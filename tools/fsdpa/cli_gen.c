@@ -181,6 +181,7 @@ static void bash_operands(FILE *f, const cli_cmd *c) {
   switch (c->operand) {
     case OPERAND_TRACES: fputs("_fsdpa_files .json .json.gz", f); break;
     case OPERAND_SUMMARIES: fputs("_fsdpa_files", f); break;
+    case OPERAND_REPORT: fputs("_fsdpa_files .json", f); break;
     case OPERAND_COMMAND: fputs("_fsdpa_words \"", f), command_words(f), fputc('"', f); break;
     case OPERAND_NONE:
     case OPERAND_GENERATE: fputs(":", f); break;
@@ -415,6 +416,7 @@ static void gen_zsh(FILE *f) {
         fprintf(f, "      '%s:%s:_fsdpa_traces' \\\n", c->max_operands == 1 ? "1" : "*", c->operand_name);
         break;
       case OPERAND_SUMMARIES: fprintf(f, "      '*:%s:_files' \\\n", c->operand_name); break;
+      case OPERAND_REPORT: fprintf(f, "      '1:%s:_files -g \"*.json\"' \\\n", c->operand_name); break;
       case OPERAND_COMMAND:
         fprintf(f, "      '1:%s:(", c->operand_name), command_words(f), fputs(")' \\\n", f);
         break;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int cli_trace_empty(fsdpa_ctx *ctx) {
   fsdpa_stats s;
@@ -89,6 +90,20 @@ void cli_report_failed(const fsdpa_error *e, fsdpa_status st, const char *const 
   }
   put_named(stderr, m, paths, n);
   fputc('\n', stderr);
+}
+
+int cli_report_options(const cli_args *a, fsdpa_report_options *ro) {
+  int to_stdout = cli_is_stdout(a->output);
+  int to_tty = to_stdout && isatty(STDOUT_FILENO);
+  fsdpa_report_options_init(ro);
+  ro->html_step = a->html_step;
+  ro->table = a->table;
+  int rc = cli_output_format(a, to_tty, &ro->format);
+  if (rc) return rc;
+  const char *nc = getenv("NO_COLOR");
+  ro->color = a->color >= 0 ? a->color : (to_tty && !(nc && *nc));
+  ro->width = cli_term_width(to_stdout);
+  return 0;
 }
 
 static const char *const SEV[] = {"info", "warning", "critical"};

@@ -9,6 +9,8 @@
 #include <fsdpa/fsdpa.h>
 #include <stddef.h>
 
+struct cli_args;
+
 /* Whether a trace that was read whole holds no event at all (`[]`,
  * `{"traceEvents":[]}`): a profile that recorded nothing, which a report
  * would call "no findings". */
@@ -30,6 +32,11 @@ void cli_warn_mixed_jobs(const int64_t *world_sizes, const char *const *paths, s
  * the error is about (e->input, an index into paths) in front, and every
  * "input N" / "summary N" of the message replaced by the N-th file. */
 void cli_report_failed(const fsdpa_error *e, fsdpa_status st, const char *const *paths, size_t n);
+/* The report options of a command that writes a report (analyze, merge,
+ * render): the format (cli_output_format()), colors (a terminal without
+ * NO_COLOR, unless --color / --no-color), the width, the HTML step and the
+ * CSV table.  0, or EXIT_USAGE after a message. */
+int cli_report_options(const struct cli_args *a, fsdpa_report_options *ro);
 /* --fail-on: 1 when a finding of `findings` is at or above severity
  * `fail_on`, after saying on standard error which findings crossed it. */
 int cli_fail_on(const fsdpa_list *findings, int fail_on);

@@ -194,7 +194,10 @@ static int apply(const cli_opt *o, const char *name, const char *v, cli_args *a)
     case OPT_HELP: break;
     case OPT_FORMAT:
       a->has_format = 1;
-      a->format = !strcasecmp(v, "text") ? FSDPA_FORMAT_TEXT : !strcasecmp(v, "html") ? FSDPA_FORMAT_HTML : FSDPA_FORMAT_JSON;
+      a->format = !strcasecmp(v, "text")   ? FSDPA_FORMAT_TEXT
+                  : !strcasecmp(v, "html") ? FSDPA_FORMAT_HTML
+                  : !strcasecmp(v, "csv")  ? FSDPA_FORMAT_CSV
+                                           : FSDPA_FORMAT_JSON;
       break;
     case OPT_OUTPUT: a->output = v; break;
     case OPT_DIR: a->dir = v; break;
@@ -207,6 +210,7 @@ static int apply(const cli_opt *o, const char *name, const char *v, cli_args *a)
     case OPT_JOBS: a->jobs = (int)n; break;
     case OPT_LOW_MEMORY: a->low_memory = 1; break;
     case OPT_ALLOW_EMPTY: a->allow_empty = 1; break;
+    case OPT_TABLE: a->table = v; break;
     case OPT_COLOR: a->color = 1; break;
     case OPT_NO_COLOR: a->color = 0; break;
     case OPT_NO_PROGRESS: a->progress = 0; break;
@@ -336,21 +340,26 @@ int cli_format_of_name(const char *path, fsdpa_format *fmt) {
   if (!strcasecmp(dot, ".html")) *fmt = FSDPA_FORMAT_HTML;
   else if (!strcasecmp(dot, ".json")) *fmt = FSDPA_FORMAT_JSON;
   else if (!strcasecmp(dot, ".txt")) *fmt = FSDPA_FORMAT_TEXT;
+  else if (!strcasecmp(dot, ".csv")) *fmt = FSDPA_FORMAT_CSV;
   else return 0;
   return 1;
 }
 
 int cli_output_format(const cli_args *a, int to_tty, fsdpa_format *fmt) {
+  /* render reads JSON: it writes text unless told otherwise */
+  int render = a->cmd->id == CMD_RENDER;
   if (a->has_format) {
     *fmt = a->format;
-    return 0;
+  } else if (!a->output || !strcmp(a->output, "-")) {
+    *fmt = to_tty || render ? FSDPA_FORMAT_TEXT : FSDPA_FORMAT_JSON;
+  } else if (!cli_format_of_name(a->output, fmt) || (render && *fmt == FSDPA_FORMAT_JSON)) {
+    fail("-o %s: the name does not say the format: end it in %s, or give -f %s", a->output,
+         render ? ".txt, .html or .csv" : ".json, .html, .txt or .csv", render ? "text|html|csv" : "json|text|html|csv");
+    return EXIT_USAGE;
   }
-  if (!a->output || !strcmp(a->output, "-")) {
-    *fmt = to_tty ? FSDPA_FORMAT_TEXT : FSDPA_FORMAT_JSON;
-    return 0;
+  if (a->table && *fmt != FSDPA_FORMAT_CSV) {
+    fail("--table %s: a table is written as csv: give -f csv (or -o NAME.csv)", a->table);
+    return EXIT_USAGE;
   }
-  if (cli_format_of_name(a->output, fmt)) return 0;
-  fail("-o %s: the name does not say the format: end it in .json, .html or .txt, or give -f json|text|html",
-       a->output);
-  return EXIT_USAGE;
+  return 0;
 }

@@ -36,6 +36,7 @@ typedef struct cli_args {
   int jobs;
   int low_memory;
   int allow_empty;         /* --allow-empty: report a trace with no event */
+  const char *table;       /* --table: the csv table; NULL: not given */
   int color;               /* 1 --color, 0 --no-color, -1 not given */
   int progress;            /* 0 after --no-progress */
   int64_t html_step;       /* FSDPA_ABSENT: not given */
@@ -57,7 +58,8 @@ int cli_format_of_name(const char *path, fsdpa_format *fmt);
 
 /* The report format of a command with -f and -o: -f's; else by -o's name
  * (a name that says none is a usage error: EXIT_USAGE after a message);
- * else text to a terminal (`to_tty`), json otherwise.  Returns 0. */
+ * else text to a terminal (`to_tty`) or from render, json otherwise; and
+ * --table only with csv.  Returns 0. */
 int cli_output_format(const cli_args *a, int to_tty, fsdpa_format *fmt);
 
 /* The program's name in messages. */

@@ -19,6 +19,7 @@ const char cli_man_date[] = "2026";
 #define ANNOTATE CMD_BIT(CMD_ANNOTATE)
 #define SUMMARIZE CMD_BIT(CMD_SUMMARIZE)
 #define MERGE CMD_BIT(CMD_MERGE)
+#define RENDER CMD_BIT(CMD_RENDER)
 
 const cli_cmd cli_cmds[] = {
     {CMD_ANALYZE, "analyze", 0, {"[options] TRACE [TRACE ...]"},
@@ -79,17 +80,22 @@ const cli_cmd cli_cmds[] = {
      cmd_summarize},
     {CMD_MERGE, "merge", 0, {"[options] SUMMARY [SUMMARY ...]"},
      "combine per-rank summaries into the report of the whole job",
-     "Combines summaries (each one rank or an earlier merge) and prints the JSON report\n"
-     "that 'fsdpa analyze -f json' prints for all the traces (in any order), or with\n"
-     "--summary the merged summary (merging is associative and commutative: merge in any\n"
-     "grouping and order; ranks come out in rank order).\n"
+     "Combines summaries (each one rank or an earlier merge) and prints the report that\n"
+     "'fsdpa analyze' prints for all the traces (in any order; JSON, text and csv the same\n"
+     "bytes, html without the views that need the events), or with --summary the merged\n"
+     "summary (merging is associative and commutative: merge in any grouping and order;\n"
+     "ranks come out in rank order; a rank found twice is refused).\n"
      "A directory stands for the summaries in it (*.fsum, sorted by name).\n",
-     "Combine summaries (each one rank, or an earlier merge) and print the JSON report that\n"
-     ".B analyze \\-f json\n"
-     "prints for all the traces (in any order), or with\n"
+     "Combine summaries (each one rank, or an earlier merge) and print the report that\n"
+     ".B analyze\n"
+     "prints for all the traces (in any order: the same bytes in json, text and csv; the html\n"
+     "page without the views that need the events), or with\n"
      ".B \\-\\-summary\n"
      "the merged summary. Merging is associative and commutative: summaries may be merged in\n"
-     "any grouping and order, and the ranks come out in rank order.\n"
+     "any grouping and order, and the ranks come out in rank order; a rank found twice (the\n"
+     "same summary given twice, or traces without a rank summarized without\n"
+     ".BR \\-\\-rank )\n"
+     "is refused.\n"
      "A directory\n"
      ".I SUMMARY\n"
      "stands for the files in it whose names end in\n"
@@ -99,6 +105,32 @@ const cli_cmd cli_cmds[] = {
      "exit status: 0 written, 1 findings at or above --fail-on, 2 bad usage,\n"
      "3 a summary could not be read or is not one, or the output could not be written.\n",
      cmd_merge},
+    {CMD_RENDER, "render", 0, {"[options] REPORT"},
+     "print a JSON report as text, an HTML page or a CSV table",
+     "Reads a JSON report (fsdpa analyze -f json, fsdpa merge, --low-memory; '-' for standard\n"
+     "input) and prints it as text (the same bytes 'fsdpa analyze -f text' prints for the\n"
+     "same traces), as the HTML page (the same page but for the views that need the\n"
+     "trace's events: overview, Gantt, memory timeline), or one of its tables as CSV.\n"
+     "So the report of a thousand-rank job, merged from summaries, can be read.\n",
+     "Read a JSON report (as\n"
+     ".BR \"analyze \\-f json\" ,\n"
+     ".B merge\n"
+     "or\n"
+     ".B \\-\\-low\\-memory\n"
+     "write it;\n"
+     ".I \\-\n"
+     "is standard input) and print it as text, the same bytes\n"
+     ".B analyze \\-f text\n"
+     "prints for the same traces, as the HTML page, the same page but for the views that need\n"
+     "the trace's events (the whole-trace overview, the Gantt view, the memory timeline: the\n"
+     "page says so where they would be), or one of its tables as CSV\n"
+     ".RB ( \\-\\-table ).\n"
+     "A report of another schema, or one without the sections the text needs (written by an\n"
+     "older fsdpa), is refused with exit status 3.\n",
+     OPERAND_REPORT, "REPORT", 1, 1,
+     "exit status: 0 written, 2 bad usage, 3 the report could not be read or is not one, or\n"
+     "the output could not be written.\n",
+     cmd_render},
     {CMD_PARAMS, "params", 0, {""},
      "list the analysis thresholds that --set can change",
      "Prints one line per analysis threshold: 'name=default  description', the description\n"
@@ -142,9 +174,9 @@ const cli_cmd cli_cmds[] = {
 const size_t cli_ncmds = sizeof cli_cmds / sizeof cli_cmds[0];
 
 const cli_opt cli_opts[] = {
-    {ANALYZE, OPT_FORMAT, 'f', "format", "FMT", ARG_CHOICE, "text json html", NULL,
-     "text, json or html (default: by the name of -o FILE, else text on a terminal, json "
-     "otherwise)",
+    {ANALYZE | MERGE, OPT_FORMAT, 'f', "format", "FMT", ARG_CHOICE, "text json html csv", NULL,
+     "text, json, html or csv (default: by the name of -o FILE, else text on a terminal, json "
+     "otherwise: a pipe gets JSON)",
      ".B text\n"
      "(the default on a terminal): per rank a short summary (workload, iterations with the\n"
      "warm-up iteration left out, step time, GPU density with a bar, idle time by HTA category and\n"
@@ -160,6 +192,8 @@ const cli_opt cli_opts[] = {
      "(the default otherwise): the report contract\n"
      ".RB ( fsdpa.report/1 ,\n"
      "docs/report-contract.md); its JSON Schema is docs/report.schema.json.\n"
+     ".br\n"
+     "\\fBcsv\\fR: one table of the report (\\fB\\-\\-table\\fR).\n"
      ".br\n"
      "\\fBhtml\\fR: one self-contained page (no network access, works offline) with the findings, per rank\n"
      "a summary (workload, iterations and warm-up, GPU idle by cause), a whole-trace overview\n"
@@ -179,14 +213,45 @@ const cli_opt cli_opts[] = {
      "the name of the\n"
      ".B \\-o\n"
      "file picks the format.\n"},
-    {MERGE, OPT_FORMAT, 'f', "format", "FMT", ARG_CHOICE, "json",
-     "text and html need the traces: use 'fsdpa analyze'",
-     "json, the only format (text and html need the traces)",
-     ".B json\n"
-     "is the only format: text and html need the traces (use\n"
-     ".BR analyze ).\n"},
+    {RENDER, OPT_FORMAT, 'f', "format", "FMT", ARG_CHOICE, "text html csv", NULL,
+     "text, html or csv (default: by the name of -o FILE, else text)",
+     ".B text\n"
+     "(the default),\n"
+     ".B html\n"
+     "or\n"
+     ".B csv\n"
+     "(one table,\n"
+     ".BR \\-\\-table );\n"
+     "without\n"
+     ".BR \\-\\-format ,\n"
+     "the name of the\n"
+     ".B \\-o\n"
+     "file picks it.\n"},
+    {ANALYZE | MERGE | RENDER, OPT_TABLE, 0, "table", "NAME", ARG_CHOICE,
+     "ranks findings job_findings streams idle_causes not_judged", NULL,
+     "csv: which table (ranks, findings, job_findings, streams, idle_causes, not_judged; default ranks)",
+     "With\n"
+     ".BR \"\\-f csv\" :\n"
+     "the table to write, one header line of column names and one line per row:\n"
+     ".B ranks\n"
+     "(the default: one row per rank, step time, GPU busy, idle by cause, exposed communication, top\n"
+     "finding),\n"
+     ".B findings\n"
+     "(every finding),\n"
+     ".B job_findings\n"
+     "(the findings grouped by id across ranks),\n"
+     ".B streams\n"
+     "(every rank's GPU streams),\n"
+     ".B idle_causes\n"
+     "(every rank's GPU idle by cause) or\n"
+     ".B not_judged\n"
+     "(the rules that could not judge).\n"
+     "The columns are the fields of the JSON report (docs/report-contract.md); the Python\n"
+     "binding's\n"
+     ".B to_pandas()\n"
+     "reads the same tables.\n"},
     {ANALYZE, OPT_OUTPUT, 'o', "output", "FILE", ARG_FILE, NULL, NULL,
-     "write the report to FILE; its name (.html, .json or .txt) picks the format unless -f",
+     "write the report to FILE; its name (.html, .json, .txt or .csv) picks the format unless -f",
      "Write the report to\n"
      ".I FILE\n"
      "instead of standard output\n"
@@ -199,7 +264,9 @@ const cli_opt cli_opts[] = {
      ".B .html\n"
      "is html,\n"
      ".B .json\n"
-     "json and\n"
+     "json,\n"
+     ".B .csv\n"
+     "csv and\n"
      ".B .txt\n"
      "text (in any case); any other name is a usage error (exit status 2), so that\n"
      ".B \\-o report.pdf\n"
@@ -232,21 +299,22 @@ const cli_opt cli_opts[] = {
      ".I FILE\n"
      "instead of standard output.\n"},
     {MERGE, OPT_OUTPUT, 'o', "output", "FILE", ARG_FILE, NULL, NULL,
-     "write to FILE instead of standard output",
+     "write to FILE instead of standard output; its name picks the report's format, as for analyze",
      "Write the report, or with\n"
      ".B \\-\\-summary\n"
      "the merged summary, to\n"
      ".I FILE\n"
-     "instead of standard output.\n"
-     "A report to a\n"
+     "instead of standard output; the report's format follows the file's name as for\n"
+     ".BR analyze .\n"},
+    {RENDER, OPT_OUTPUT, 'o', "output", "FILE", ARG_FILE, NULL, NULL,
+     "write to FILE instead of standard output; a name ending in .html, .txt or .csv picks the format",
+     "Write to\n"
      ".I FILE\n"
-     "ending in\n"
-     ".B .html\n"
-     "or\n"
-     ".B .txt\n"
-     "is a usage error unless\n"
-     ".B \\-f json\n"
-     "is given, since merge writes JSON only.\n"},
+     "instead of standard output; without\n"
+     ".BR \\-\\-format ,\n"
+     "a name ending in\n"
+     ".BR .html \", \" .txt \" or \" .csv\n"
+     "picks the format, and any other name is a usage error.\n"},
     {MERGE, OPT_SUMMARY, 0, "summary", NULL, ARG_NONE, NULL, NULL,
      "write the merged summary instead of the report",
      "Write the merged summary instead of the report, to merge it further.\n"},
@@ -301,19 +369,22 @@ const cli_opt cli_opts[] = {
      "made in its thread).\n"},
     {ANALYZE, OPT_LOW_MEMORY, 0, "low-memory", NULL, ARG_NONE, NULL, NULL,
      "keep a small summary of each rank, not its events: memory of N ranks however many "
-     "(json only; the same report)",
+     "(the same report, in any format)",
      "Keep a small summary of each rank instead of its events: each worker summarizes its trace and\n"
      "frees it, and the summaries are merged, so memory stays that of N ranks however many traces are\n"
-     "given.  JSON only; the report is the same bytes as without the option.\n"},
+     "given.  The report is the same bytes as without the option, in every format but html, whose\n"
+     "page then lacks the views that need the events (as\n"
+     ".B render\n"
+     "makes it).\n"},
     {ANALYZE | ANNOTATE | SUMMARIZE, OPT_ALLOW_EMPTY, 0, "allow-empty", NULL, ARG_NONE, NULL, NULL,
      "report a trace that holds no event instead of failing (exit 3)",
      "Report a trace that holds no event at all (\\fB[]\\fR, \\fB{\\(dqtraceEvents\\(dq:[]}\\fR) instead of\n"
      "failing with exit status 3: without it an empty profile cannot pass a CI gate as\n"
      "\\(lqno findings\\(rq.\n"},
-    {ANALYZE, OPT_COLOR, 0, "color", NULL, ARG_NONE, NULL, NULL,
+    {ANALYZE | MERGE | RENDER, OPT_COLOR, 0, "color", NULL, ARG_NONE, NULL, NULL,
      "color the text report even when not on a terminal",
      "Color the text report even when the output is not a terminal.\n"},
-    {ANALYZE, OPT_NO_COLOR, 0, "no-color", NULL, ARG_NONE, NULL, NULL,
+    {ANALYZE | MERGE | RENDER, OPT_NO_COLOR, 0, "no-color", NULL, ARG_NONE, NULL, NULL,
      "never color (NO_COLOR in the environment does the same)",
      "Never color (setting\n"
      ".B NO_COLOR\n"
@@ -417,7 +488,61 @@ const cli_man_section cli_man_sections[] = {
      ".B profile_memory=True\n"
      "adds the\n"
      ".B [memory]\n"
-     "events the allocator analysis and the memory timeline need.\n"},
+     "events the allocator analysis and the memory timeline need (see PROFILING).\n"},
+    {"PROFILING", MAN_TEXT,
+     "A trace fsdpa reads best has one file per rank, a few steady steps after warm-up, GPU and CPU\n"
+     "activity and memory events:\n"
+     ".PP\n"
+     ".nf\n"
+     ".RS\n"
+     "rank = torch.distributed.get_rank()\n"
+     "with torch.profiler.profile(\n"
+     "        activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],\n"
+     "        schedule=torch.profiler.schedule(wait=1, warmup=2, active=4, repeat=1),\n"
+     "        on_trace_ready=torch.profiler.tensorboard_trace_handler(\n"
+     "            \"traces\", worker_name=f\"rank{rank}\", use_gzip=True),\n"
+     "        record_shapes=True, profile_memory=True, with_stack=False) as prof:\n"
+     "    for batch in loader:\n"
+     "        train_step(batch)\n"
+     "        prof.step()\n"
+     ".RE\n"
+     ".fi\n"
+     ".PP\n"
+     "then\n"
+     ".BR \"fsdpa analyze traces/\" .\n"
+     "What leaving a part out costs (the report lists the rules that could not judge, and why, under\n"
+     "\\(lqnot judged\\(rq):\n"
+     ".TP\n"
+     ".B ProfilerActivity.CUDA\n"
+     "The GPU's kernels, copies and synchronizations: without them nothing about the GPU is judged.\n"
+     ".TP\n"
+     ".B ProfilerActivity.CPU\n"
+     "The runtime calls that launch the GPU work and block on it: without them no gap can be told\n"
+     "host-bound (gpu-starvation, launch-overhead and cpu-sync-stall are not judged).\n"
+     ".TP\n"
+     ".BR schedule \" and \" prof.step()\n"
+     "ProfilerStep#N ranges: per-step figures, and the first (warm-up) step left out of the findings.\n"
+     "With one active step there is no steady state (allocator-thrash is not judged) and no\n"
+     "repetition (straggler-rank is not judged); without\n"
+     ".B prof.step()\n"
+     "the iterations are inferred from optimizer or DataLoader annotations, else the whole trace is one\n"
+     "window.\n"
+     ".TP\n"
+     ".B profile_memory=True\n"
+     "The\n"
+     ".B [memory]\n"
+     "events of the allocator analysis and the memory timeline (allocator-fragmentation is not judged\n"
+     "without them).\n"
+     ".TP\n"
+     ".B record_shapes=True\n"
+     "Operator input shapes, for reading a kernel's op in the trace; fsdpa's rules do not need them.\n"
+     ".TP\n"
+     ".B with_stack=False\n"
+     "Python stacks make a trace several times larger; fsdpa does not need them.\n"
+     ".TP\n"
+     ".BR worker_name \", \" use_gzip=True\n"
+     "One gzipped file per rank named by its rank, in one directory per job: gzip makes a trace about\n"
+     "ten times smaller, and fsdpa reads it as it is.\n"},
     {"COMMANDS", MAN_COMMANDS,
      "Every command prints its options with\n"
      ".BR \\-h \" or \" \\-\\-help\n"

@@ -15,6 +15,7 @@ typedef enum cli_cmd_id {
   CMD_ANNOTATE,
   CMD_SUMMARIZE,
   CMD_MERGE,
+  CMD_RENDER,
   CMD_PARAMS,
   CMD_VERSION,
   CMD_HELP,
@@ -42,6 +43,7 @@ typedef enum cli_operand {
   OPERAND_NONE,
   OPERAND_TRACES,     /* trace files or directories of them */
   OPERAND_SUMMARIES,  /* summary files or directories of them */
+  OPERAND_REPORT,     /* a JSON report (render) */
   OPERAND_COMMAND,    /* a command name (help) */
   OPERAND_GENERATE    /* what __generate writes */
 } cli_operand;
@@ -65,7 +67,8 @@ typedef enum cli_opt_id {
   OPT_NO_PROGRESS,
   OPT_HTML_STEP,
   OPT_MAX_MEMORY,
-  OPT_ALLOW_EMPTY
+  OPT_ALLOW_EMPTY,
+  OPT_TABLE
 } cli_opt_id;
 
 /* One option of the commands in `cmds`.  An option whose meaning differs

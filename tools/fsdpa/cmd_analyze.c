@@ -185,24 +185,12 @@ int cmd_analyze(const cli_args *a) {
     cli_inputs_free(&in);
     return rc;
   }
-  int to_stdout = cli_is_stdout(a->output);
-  int to_tty = to_stdout && isatty(STDOUT_FILENO);
   fsdpa_report_options ro;
-  fsdpa_report_options_init(&ro);
-  ro.html_step = a->html_step;
   /* an output that cannot be written says so (exit 3) before its name's
    * format is questioned */
-  if ((rc = cli_check_output(a->output)) || (rc = cli_output_format(a, to_tty, &ro.format))) {
+  if ((rc = cli_check_output(a->output)) || (rc = cli_report_options(a, &ro))) {
     cli_inputs_free(&in);
     return rc;
-  }
-  const char *nc = getenv("NO_COLOR");
-  ro.color = a->color >= 0 ? a->color : (to_tty && !(nc && *nc));
-  ro.width = cli_term_width(to_stdout);
-  if (a->low_memory && ro.format != FSDPA_FORMAT_JSON) {
-    fprintf(stderr, "%s: --low-memory writes json only (text and html need the events)\n", cli_prog);
-    cli_inputs_free(&in);
-    return EXIT_USAGE;
   }
 
   size_t n = in.n;

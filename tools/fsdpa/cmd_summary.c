@@ -69,15 +69,11 @@ int cmd_merge(const cli_args *a) {
   size_t *lens = NULL;
   int rc = cli_inputs_expand(a->operands, a->noperands, OPERAND_SUMMARIES, &in);
   if (rc) goto out;
-  fsdpa_format fmt;
-  if (!a->summary && !a->has_format && !cli_is_stdout(a->output) && cli_format_of_name(a->output, &fmt) &&
-      fmt != FSDPA_FORMAT_JSON) {
-    fprintf(stderr, "%s: %s: merge writes JSON only (text and html need the traces: use 'fsdpa analyze'; "
-            "-f json writes JSON to this name)\n", cli_prog, a->output);
-    rc = EXIT_USAGE;
-    goto out;
-  }
-  if ((rc = cli_check_output(a->output))) goto out;
+  fsdpa_report_options ro;
+  fsdpa_report_options_init(&ro);
+  /* the merged summary is JSON whatever the name; a report's format follows
+   * the options as analyze's does */
+  if ((rc = cli_check_output(a->output)) || (!a->summary && (rc = cli_report_options(a, &ro)))) goto out;
   bufs = calloc(in.n, sizeof *bufs);
   lens = calloc(in.n, sizeof *lens);
   if (!bufs || !lens) {
@@ -100,7 +96,7 @@ int cmd_merge(const cli_args *a) {
     rc = cli_write_output(a->output, merged, mlen);
     goto out;
   }
-  if (!st) st = fsdpa_summary_report(merged, mlen, NULL, NULL, &rep, &rlen, &err);
+  if (!st) st = fsdpa_summary_report(merged, mlen, NULL, &ro, &rep, &rlen, &err);
   fsdpa_list *fl = NULL;
   if (!st && a->fail_on >= 0) st = fsdpa_summary_findings(merged, mlen, NULL, &fl, &err);
   if (st) {

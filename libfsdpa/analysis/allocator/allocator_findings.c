@@ -288,6 +288,19 @@ static void thrash_advice(const thrash *d, const workload *wl, sbuf *adv) {
                  "retrying.", peak_advice(wl));
 }
 
+/* The selected calls past the finding's few (top), longest first, as its
+ * further ranges: annotate marks them all. */
+static fsdpa_status add_rest(fsdpa_ctx *c, const ar *r, const uint8_t *sel, const size_t *top, int ntop, finding *x) {
+  size_t *rest = NULL, n = 0;
+  fsdpa_status st = sc_rest_longest(&c->alloc, &r->s, sel, top, ntop, &rest, &n);
+  for (size_t i = 0; !st && i < n; i++) {
+    const sc_call *k = &r->s.v[rest[i]];
+    finding_add_range(x, ctx_abs(c, k->ts), ctx_abs(c, k->end + (k->idle_after == FSDPA_ABSENT ? 0 : k->idle_after)));
+  }
+  fa_free(&c->alloc, rest, n * sizeof *rest);
+  return st;
+}
+
 static fsdpa_status thrash_word(fsdpa_ctx *c, const ar *r, const thrash *d, int64_t rank, findings *f) {
   sbuf ev, adv;
   sb_init(&ev, &c->alloc);
@@ -323,6 +336,7 @@ static fsdpa_status thrash_word(fsdpa_ctx *c, const ar *r, const thrash *d, int6
       finding_add_range(x, ctx_abs(c, k->ts),
                         ctx_abs(c, k->end + (k->idle_after == FSDPA_ABSENT ? 0 : k->idle_after)));
     }
+    if (x) st = add_rest(c, r, d->sel, d->top, d->ntop, x);
   }
   sb_free(&ev);
   sb_free(&adv);
@@ -436,6 +450,13 @@ static fsdpa_status pinned_word(fsdpa_ctx *c, const ar *r, const pinned *d, int6
       finding_add_range(x, ctx_abs(c, k->ts),
                         ctx_abs(c, k->end + (k->idle_after == FSDPA_ABSENT ? 0 : k->idle_after)));
     }
+    /* the steady pinned calls past the few: pinned_decide's selection */
+    uint8_t *sel = x ? fa_calloc(&c->alloc, r->s.n ? r->s.n : 1) : NULL;
+    if (x && !sel) st = fa_fail_status(&c->alloc);
+    for (size_t i = 0; sel && i < r->s.n; i++)
+      sel[i] = ar_jsteady(r, i) && (ar_pinned_alloc(&r->s.v[i]) || ar_pinned_free(&r->s.v[i]));
+    if (sel) st = add_rest(c, r, sel, d->top, d->ntop, x);
+    fa_free(&c->alloc, sel, r->s.n ? r->s.n : 1);
   }
   sb_free(&ev);
   sb_free(&adv);
@@ -589,12 +610,36 @@ static fsdpa_status frag_word(fsdpa_ctx *c, const frag *d, int64_t rank, finding
   return st;
 }
 
+/* The rules of the room that could not judge the rank, and why. */
+static void say_not_judged(fsdpa_ctx *c, const ar *r, const thrash *t, int64_t rank, findings *f) {
+  if (!t->steady_steps) {
+    const char *why = r->jsource == ITS_NONE
+                          ? "no iterations found (no ProfilerStep or per-iteration annotation): the whole trace is "
+                            "one window, which holds the allocator's first fill of its cache"
+                          : "no steady-state iteration: every iteration profiled counts as warm-up (one iteration, "
+                            "or reserved memory grew in each)";
+    static const char would[] = "a profile of more iterations: a torch.profiler schedule with active=3 or more, "
+                                "stepped with prof.step() after each iteration";
+    findings_not_judged(f, "allocator-thrash", rank, why, would);
+    findings_not_judged(f, "pinned-host-churn", rank, why, would);
+  }
+  int32_t di = r->m.primary;
+  if (di < 0 && c->st.gpu.len)
+    findings_not_judged(f, "allocator-fragmentation", rank, "the trace has no device [memory] events",
+                        "profile_memory=True in torch.profiler.profile");
+  else if (di >= 0 && (r->m.d[di].relative || !r->m.d[di].has_reserved))
+    findings_not_judged(f, "allocator-fragmentation", rank,
+                        "the [memory] events give no Total Allocated / Total Reserved levels",
+                        "a PyTorch whose [memory] events record Total Allocated and Total Reserved (1.10 or later)");
+}
+
 fsdpa_status allocator_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   ar r;
   fsdpa_status st = ar_open(c, &r);
   if (st) return st;
   thrash t;
   st = thrash_decide(c, &r, &t);
+  if (!st) say_not_judged(c, &r, &t, rank, f);
   if (!st && t.fires) st = thrash_word(c, &r, &t, rank, f);
   thrash_free(c, &r, &t);
   if (!st) {

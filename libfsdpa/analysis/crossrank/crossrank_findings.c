@@ -154,8 +154,32 @@ static fsdpa_status word_straggler(const straggler_decision *d, findings *f) {
   return FSDPA_OK;
 }
 
+/* Why the rule could not judge the job, if it could not. */
+static void say_not_judged(const xr_result *r, findings *f) {
+  static const char all_ranks[] = "the traces of all ranks of the job, given together (fsdpa analyze DIR, or their "
+                                  "summaries merged)";
+  if (!r || r->nranks < 2) {
+    findings_not_judged(f, "straggler-rank", FSDPA_ABSENT,
+                        "one rank: a straggler is told only against the other ranks of the job", all_ranks);
+  } else if (!r->groups) {
+    findings_not_judged(f, "straggler-rank", FSDPA_ABSENT,
+                        "no collective was measured on two ranks or more (no NCCL/RCCL kernels matched across the "
+                        "ranks: see cross_rank.left_out)",
+                        "traces of the ranks of one job over the same steps, with their NCCL kernels "
+                        "(ProfilerActivity.CUDA)");
+  } else if (r->units < 2) {
+    findings_not_judged(f, "straggler-rank", FSDPA_ABSENT,
+                        "one step with measured collectives: being last repeatedly needs steps to repeat in "
+                        "(crossrank.straggler_min_steps)",
+                        "a profile of several steps: a torch.profiler schedule with active=2 or more");
+  }
+}
+
 fsdpa_status crossrank_findings(const xr_result *r, findings *f) {
-  if (!r) return FSDPA_OK;
-  straggler_decision d = decide_straggler(r);
-  return d.fires ? word_straggler(&d, f) : FSDPA_OK;
+  straggler_decision d = r ? decide_straggler(r) : (straggler_decision){0};
+  if (!d.fires) {
+    say_not_judged(r, f);
+    return (fsdpa_status)f->failed;
+  }
+  return word_straggler(&d, f);
 }

@@ -3,6 +3,7 @@
  * the workload (training input pipeline or inference preprocessing). */
 #include "analysis/dataloader/dataloader.h"
 #include "analysis/dataloader/dataloader_impl.h"
+#include "util/sort.h"
 #include "model/workload.h"
 #include "util/fmt.h"
 #include <stdio.h>
@@ -25,6 +26,37 @@ static void stall_decide(const fsdpa_ctx *c, const dl_result *r, stall *d) {
   d->severity = ppm >= c->params[P_SEVERITY_CRITICAL_PPM] ? SEV_CRITICAL
                 : ppm >= c->params[P_SEVERITY_WARNING_PPM] ? SEV_WARNING
                                                              : SEV_INFO;
+}
+
+/* a call and the idle inside it, for the ranges past the report's few */
+typedef struct dl_at {
+  int64_t idle, s, e;
+} dl_at;
+#define DL_LESS(x, y) ((x)->idle != (y)->idle ? (x)->idle > (y)->idle : (x)->s != (y)->s ? (x)->s < (y)->s : (x)->e < (y)->e)
+FA_SORT_DEFINE(dl_sort, dl_at, DL_LESS)
+
+/* Every other __next__ with GPU idle inside it, most idle first, after the
+ * report's (r->top): annotate marks them all. */
+static fsdpa_status add_other_calls(fsdpa_ctx *c, const dl_result *r, finding *x) {
+  const dl_calls *dc;
+  const dl_idle *di;
+  fsdpa_status st = dl_calls_get(c, &dc);
+  if (!st) st = dl_idle_get(c, &di);
+  if (st) return st;
+  size_t n = dc->n < di->n ? dc->n : di->n, m = 0;
+  if (!n) return FSDPA_OK;
+  dl_at *v = fa_malloc(&c->alloc, n * sizeof *v);
+  if (!v) return fa_fail_status(&c->alloc);
+  for (size_t k = 0; k < n; k++) {
+    if (di->call_idle[k] <= 0) continue;
+    int top = 0;
+    for (int i = 0; i < r->ntop && !top; i++) top = r->top[i].s == dc->calls[k].s && r->top[i].e == dc->calls[k].e;
+    if (!top) v[m++] = (dl_at){di->call_idle[k], dc->calls[k].s, dc->calls[k].e};
+  }
+  dl_sort(v, m);
+  for (size_t k = 0; k < m; k++) finding_add_range(x, ctx_abs(c, v[k].s), ctx_abs(c, v[k].e));
+  fa_free(&c->alloc, v, n * sizeof *v);
+  return FSDPA_OK;
 }
 
 static fsdpa_status stall_word(fsdpa_ctx *c, const dl_result *r, const stall *d, int64_t rank, findings *f) {
@@ -62,7 +94,7 @@ static fsdpa_status stall_word(fsdpa_ctx *c, const dl_result *r, const stall *d,
                             advice, evidence);
   if (!x) return f->failed ? (fsdpa_status)f->failed : fa_fail_status(&c->alloc);
   for (int i = 0; i < r->ntop; i++) finding_add_range(x, ctx_abs(c, r->top[i].s), ctx_abs(c, r->top[i].e));
-  return FSDPA_OK;
+  return add_other_calls(c, r, x);
 }
 
 fsdpa_status dataloader_findings(fsdpa_ctx *c, int64_t rank, findings *f) {

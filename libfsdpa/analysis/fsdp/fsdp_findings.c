@@ -163,8 +163,10 @@ static fsdpa_status word_prefetch(fsdpa_ctx *c, int64_t rank, findings *f, const
   finding *x = findings_add(f, "backward-prefetch-missing", d->severity, rank, FSDPA_ABSENT,
                             d->cost_ns, "Backward prefetch missing: the zigzag is broken",
                             det->p ? det->p : "", advice, ev->p);
+  /* every broken link, worst first: the report lists the first few, annotate
+   * marks them all */
   if (x)
-    for (size_t i = 0; i < d->ngaps && i < FINDING_MAX_RANGES; i++)
+    for (size_t i = 0; i < d->ngaps; i++)
       finding_add_range(x, ctx_abs(c, d->gaps[i].gap.s), ctx_abs(c, d->gaps[i].gap.e));
   return FSDPA_OK;
 }
@@ -181,7 +183,17 @@ fsdpa_status backward_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   sb_init(&ev, a ? a : &c->alloc);
   sb_init(&det, a ? a : &c->alloc);
   sb_init(&names, a ? a : &c->alloc);
-  if (!r.m.version || !r.nunits) goto done;
+  if (!r.m.version) goto done;
+  /* FSDP runs, but the backward schedule cannot be judged without two
+   * units in it */
+  if (!r.nunits || r.pattern == FSDPA_BWD_UNKNOWN) {
+    findings_not_judged(f, "backward-prefetch-missing", rank,
+                        "fewer than two FSDP units ran in the backward pass of the trace",
+                        "a trace of whole training steps, forward and backward, with at least two FSDP-wrapped "
+                        "units");
+    st = (fsdpa_status)f->failed;
+    goto done;
+  }
   st = bw_aggregate(&r, &g);
   if (!st) st = decide_prefetch(c, &r, g, &d);
   if (st || !d.fires) goto done;

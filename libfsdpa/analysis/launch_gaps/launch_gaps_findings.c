@@ -621,13 +621,32 @@ static fsdpa_status starvation_word(fsdpa_ctx *c, const steady *y, int64_t rank,
   return st;
 }
 
+/* Both rules of the room, for what they could not judge. */
+static void not_judged_both(findings *f, int64_t rank, const char *reason, const char *would) {
+  findings_not_judged(f, "gpu-starvation", rank, reason, would);
+  findings_not_judged(f, "launch-overhead", rank, reason, would);
+}
+
 fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   const store_views *v = ctx_views(c);
   if (!v) return fa_fail_status(&c->alloc);
-  if (!v->nstreams) return FSDPA_OK;
+  if (!v->nstreams) {
+    if (c->st.xdev.len)
+      not_judged_both(f, rank,
+                      "the trace has no CUDA/ROCm GPU activity: its devices are of a backend fsdpa does not "
+                      "analyze (ranks[].other_devices)",
+                      "a trace of CUDA or ROCm GPUs");
+    else
+      not_judged_both(f, rank, "the trace has no GPU activity (no kernel, memcpy or memset events)",
+                      "a trace recorded with ProfilerActivity.CUDA on the GPUs of the job");
+    return (fsdpa_status)f->failed;
+  }
   trace_sampling smp;
   trace_sampling_get(c, &smp);
-  if (smp.sampled) return FSDPA_OK;  /* gaps between the ops kept are not idle */
+  if (smp.sampled) {  /* gaps between the ops kept are not idle */
+    not_judged_both(f, rank, SAMPLED_REASON, SAMPLED_WOULD);
+    return (fsdpa_status)f->failed;
+  }
   steady y;
   fsdpa_status st = lg_steady_get(c, &y);
   if (st) return st;
@@ -649,5 +668,14 @@ fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
     if (!st) st = starvation_word(c, &y, rank, f, &sd);
   }
   lg_steady_free(c, &y);
+  /* without runtime calls no gap can be told host-bound: silence, not health */
+  if (!st && !c->st.rt.len) {
+    static const char why[] = "the trace has no CUDA runtime calls (GPU events only), so no gap can be told "
+                              "host-bound";
+    static const char would[] = "ProfilerActivity.CPU next to ProfilerActivity.CUDA in the profiler's activities";
+    if (!findings_has(f, "gpu-starvation", rank)) findings_not_judged(f, "gpu-starvation", rank, why, would);
+    if (!findings_has(f, "launch-overhead", rank)) findings_not_judged(f, "launch-overhead", rank, why, would);
+    st = (fsdpa_status)f->failed;
+  }
   return st;
 }

@@ -163,9 +163,11 @@ static void decide_exposed(const fsdpa_ctx *c, const ov_facts *x, exposed_decisi
 
 /* ---- wording ---- */
 
+/* every exposed range, longest first: the report lists the first few,
+ * annotate marks them all */
 static void add_ranges(fsdpa_ctx *c, finding *f, const overlap_ivs *r) {
   if (!f) return;
-  for (size_t i = 0; i < r->n && i < FINDING_MAX_RANGES; i++)
+  for (size_t i = 0; i < r->n; i++)
     finding_add_range(f, ctx_abs(c, r->v[i].s), ctx_abs(c, r->v[i].e));
 }
 
@@ -317,7 +319,11 @@ fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   trace_sampling_get(c, &smp);
   if (!d.nents || !d.ncomp || x.o.comm_ns <= 0 || smp.sampled) {
     ks_free(&d);
-    return FSDPA_OK;
+    if (smp.sampled && x.o.comm_ns > 0) {
+      findings_not_judged(f, "exposed-comm", rank, SAMPLED_REASON, SAMPLED_WOULD);
+      findings_not_judged(f, "comm-serialized", rank, SAMPLED_REASON, SAMPLED_WOULD);
+    }
+    return (fsdpa_status)f->failed;
   }
   fa_alloc *a = &c->alloc;
   split_acc *acc = NULL;

@@ -405,6 +405,16 @@ static fsdpa_status stall_word(fsdpa_ctx *c, const sync_run *r, const stall *d, 
       int64_t e = k->end + (k->idle_after == FSDPA_ABSENT ? 0 : k->idle_after);
       finding_add_range(x, ctx_abs(c, k->ts), ctx_abs(c, e));
     }
+    /* the flagged steps' other blocking calls: annotate marks them too */
+    size_t *rest = NULL, nrest = 0;
+    if (x && !(st = sc_rest_longest(&c->alloc, &r->s, d->in, d->top, d->ntop, &rest, &nrest))) {
+      for (size_t i = 0; i < nrest; i++) {
+        const sc_call *k = &r->s.v[rest[i]];
+        int64_t e = k->end + (k->idle_after == FSDPA_ABSENT ? 0 : k->idle_after);
+        finding_add_range(x, ctx_abs(c, k->ts), ctx_abs(c, e));
+      }
+      fa_free(&c->alloc, rest, nrest * sizeof *rest);
+    }
   }
   sb_free(&ev);
   sb_free(&adv);
@@ -412,6 +422,11 @@ static fsdpa_status stall_word(fsdpa_ctx *c, const sync_run *r, const stall *d, 
 }
 
 fsdpa_status sync_waits_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
+  if (!c->st.rt.len && c->st.gpu.len) {
+    findings_not_judged(f, "cpu-sync-stall", rank, "the trace has no CUDA runtime calls (GPU events only)",
+                        "ProfilerActivity.CPU next to ProfilerActivity.CUDA in the profiler's activities");
+    return (fsdpa_status)f->failed;
+  }
   sync_run r;
   fsdpa_status st = sync_run_open_all(c, &r);
   if (st) return st;

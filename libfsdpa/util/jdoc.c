@@ -1,0 +1,220 @@
+/* A JSON document as a tree (jdoc.h). */
+#include "util/jdoc.h"
+#include "util/jsonr.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define JD_MAX_DEPTH 128
+
+typedef struct jp {
+  jdoc *d;
+  jr r;
+  size_t strs_used;
+  int oom;
+} jp;
+
+static uint32_t new_node(jp *p, uint8_t type) {
+  jdoc *d = p->d;
+  if (d->n == d->cap) {
+    size_t nc = d->cap ? d->cap * 2 : 256;
+    if (nc > UINT32_MAX) {
+      p->oom = 1;
+      return 0;
+    }
+    jd_node *nv = fa_realloc(d->a, d->v, d->cap * sizeof *nv, nc * sizeof *nv);
+    if (!nv) {
+      p->oom = 1;
+      return 0;
+    }
+    d->v = nv;
+    d->cap = nc;
+  }
+  jd_node *x = &d->v[d->n];
+  memset(x, 0, sizeof *x);
+  x->type = type;
+  return (uint32_t)d->n++;
+}
+
+/* A raw string decoded into the arena (sized from the input: a decoded
+ * string and its NUL never take more than its quoted form). */
+static const char *decode(jp *p, const char *raw, size_t n, size_t *len) {
+  char *o = p->d->strs + p->strs_used;
+  *len = jr_unescape(raw, n, o);
+  o[*len] = 0;
+  p->strs_used += *len + 1;
+  return o;
+}
+
+static int value(jp *p, uint32_t *out, int depth);
+
+static int children(jp *p, uint32_t self, int is_obj, int depth) {
+  size_t i = 0;
+  uint32_t last = 0;
+  const char *k = NULL;
+  size_t kn = 0;
+  for (;;) {
+    int more = is_obj ? jr_obj_next(&p->r, &i, &k, &kn) : jr_arr_next(&p->r, &i);
+    if (!more) break;
+    const char *key = NULL;
+    size_t key_len = 0;
+    if (is_obj) key = decode(p, k, kn, &key_len);
+    uint32_t c;
+    if (!value(p, &c, depth + 1)) return 0;
+    p->d->v[c].key = key;
+    p->d->v[c].key_len = key_len;
+    if (last) p->d->v[last].next = c;
+    else p->d->v[self].first = c;
+    last = c;
+    p->d->v[self].n++;
+  }
+  return jr_ok(&p->r);
+}
+
+static int value(jp *p, uint32_t *out, int depth) {
+  if (depth > JD_MAX_DEPTH) return jr_fail(&p->r, "nesting too deep");
+  int c = jr_peek(&p->r);
+  uint32_t x;
+  switch (c) {
+    case '{':
+    case '[':
+      x = new_node(p, c == '{' ? JD_OBJ : JD_ARR);
+      if (p->oom) return jr_fail(&p->r, "out of memory");
+      if (!(c == '{' ? jr_obj_begin(&p->r) : jr_arr_begin(&p->r))) return 0;
+      *out = x;
+      return children(p, x, c == '{', depth);
+    case '"': {
+      const char *raw;
+      size_t n;
+      if (!jr_str(&p->r, &raw, &n)) return 0;
+      x = new_node(p, JD_STR);
+      if (p->oom) return jr_fail(&p->r, "out of memory");
+      p->d->v[x].s = decode(p, raw, n, &p->d->v[x].len);
+      *out = x;
+      return 1;
+    }
+    case -1: return jr_fail(&p->r, "unexpected end");
+    default: {
+      const char *b, *e;
+      if (!jr_skip(&p->r, &b, &e)) return 0;
+      uint8_t t = *b == 't' ? JD_TRUE : *b == 'f' ? JD_FALSE : *b == 'n' ? JD_NULL : JD_NUM;
+      x = new_node(p, t);
+      if (p->oom) return jr_fail(&p->r, "out of memory");
+      if (t == JD_NUM) {
+        p->d->v[x].s = b;
+        p->d->v[x].len = (size_t)(e - b);
+      }
+      *out = x;
+      return 1;
+    }
+  }
+}
+
+int jd_parse(fa_alloc *a, const char *s, size_t n, jdoc *d, char *msg, size_t msg_len) {
+  memset(d, 0, sizeof *d);
+  d->a = a;
+  if (msg && msg_len) msg[0] = 0;
+  d->strs_cap = n + 1;
+  d->strs = fa_malloc(a, d->strs_cap);
+  if (!d->strs) return fa_fail_status(a);
+  jp p;
+  memset(&p, 0, sizeof p);
+  p.d = d;
+  jr_init(&p.r, s, n);
+  uint32_t root = 0;
+  int ok = value(&p, &root, 0) && jr_end(&p.r);
+  if (p.oom) return fa_fail_status(a);
+  if (!ok) {
+    if (msg && msg_len) snprintf(msg, msg_len, "%s at byte %zu", p.r.msg, p.r.err_off);
+    return FSDPA_EPARSE;
+  }
+  return FSDPA_OK;
+}
+
+void jd_free(jdoc *d) {
+  if (!d->a) return;
+  fa_free(d->a, d->v, d->cap * sizeof *d->v);
+  fa_free(d->a, d->strs, d->strs_cap);
+  memset(d, 0, sizeof *d);
+}
+
+const jd_node *jd_first(const jdoc *d, const jd_node *x) {
+  return x && (x->type == JD_ARR || x->type == JD_OBJ) && x->first ? &d->v[x->first] : NULL;
+}
+
+const jd_node *jd_next(const jdoc *d, const jd_node *c) { return c && c->next ? &d->v[c->next] : NULL; }
+
+const jd_node *jd_get(const jdoc *d, const jd_node *o, const char *key) {
+  if (!o || o->type != JD_OBJ) return NULL;
+  size_t kn = strlen(key);
+  for (const jd_node *c = jd_first(d, o); c; c = jd_next(d, c))
+    if (c->key_len == kn && !memcmp(c->key, key, kn)) return c;
+  return NULL;
+}
+
+const jd_node *jd_path(const jdoc *d, const jd_node *o, const char *path) {
+  char part[128];
+  while (o && *path) {
+    size_t k = strcspn(path, ".");
+    if (k >= sizeof part) return NULL;
+    memcpy(part, path, k);
+    part[k] = 0;
+    o = jd_get(d, o, part);
+    path += k + (path[k] == '.');
+  }
+  return o;
+}
+
+const jd_node *jd_at(const jdoc *d, const jd_node *a, size_t i) {
+  const jd_node *c = a && a->type == JD_ARR ? jd_first(d, a) : NULL;
+  while (c && i--) c = jd_next(d, c);
+  return c;
+}
+
+int64_t jd_i64(const jd_node *x, int64_t absent) {
+  if (!x || x->type != JD_NUM || x->len >= 24) return absent;
+  char b[24];
+  memcpy(b, x->s, x->len);
+  b[x->len] = 0;
+  if (strpbrk(b, ".eE")) return absent;
+  errno = 0;
+  char *end;
+  long long v = strtoll(b, &end, 10);
+  return errno || *end ? absent : (int64_t)v;
+}
+
+double jd_f64(const jd_node *x, double absent) {
+  if (!x || x->type != JD_NUM || x->len >= 64) return absent;
+  char b[64];
+  memcpy(b, x->s, x->len);
+  b[x->len] = 0;
+  char *end;
+  double v = strtod(b, &end);
+  return *end ? absent : v;
+}
+
+const char *jd_str(const jd_node *x, const char *absent) { return x && x->type == JD_STR ? x->s : absent; }
+
+int jd_str_is(const jd_node *x, const char *lit) {
+  return x && x->type == JD_STR && x->len == strlen(lit) && !memcmp(x->s, lit, x->len);
+}
+
+void jd_write(const jdoc *d, const jd_node *x, jsonw *w) {
+  switch (x->type) {
+    case JD_NULL: jw_null(w); return;
+    case JD_TRUE: jw_bool(w, 1); return;
+    case JD_FALSE: jw_bool(w, 0); return;
+    case JD_NUM: jw_raw(w, x->s, x->len); return;
+    case JD_STR: jw_strn(w, x->s, x->len); return;
+    default: break;
+  }
+  if (x->type == JD_OBJ) jw_obj(w);
+  else jw_arr(w);
+  for (const jd_node *c = jd_first(d, x); c; c = jd_next(d, c)) {
+    if (x->type == JD_OBJ) jw_key(w, c->key);
+    jd_write(d, c, w);
+  }
+  if (x->type == JD_OBJ) jw_obj_end(w);
+  else jw_arr_end(w);
+}
