@@ -114,7 +114,7 @@ func TestABIEnums(t *testing.T) {
 			"FSDPA_ROLE_COMMUNICATION": int64(RoleCommunication), "FSDPA_ROLE_MEMORY": int64(RoleMemory),
 			"FSDPA_ROLE_MIXED": int64(RoleMixed)},
 		"fsdpa_format": {"FSDPA_FORMAT_JSON": int64(FormatJSON), "FSDPA_FORMAT_TEXT": int64(FormatText),
-			"FSDPA_FORMAT_HTML": int64(FormatHTML)},
+			"FSDPA_FORMAT_HTML": int64(FormatHTML), "FSDPA_FORMAT_CSV": int64(FormatCSV)},
 		"fsdpa_comm_split_by": {"FSDPA_SPLIT_COLLECTIVE": int64(SplitCollective),
 			"FSDPA_SPLIT_PROCESS_GROUP": int64(SplitProcessGroup)},
 		"fsdpa_fsdp_phase": {"FSDPA_PHASE_FORWARD": int64(PhaseForward), "FSDPA_PHASE_BACKWARD": int64(PhaseBackward)},

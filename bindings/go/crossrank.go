@@ -178,8 +178,8 @@ func (o SummaryOptions) Merge(sums ...string) (string, error) {
 
 // Report returns the JSON report of a (merged) summary, parsed: the same
 // bytes ReportMany (and `fsdpa analyze --format json`) writes over the
-// ranks' traces in the summary's order (fsdpa_summary_report; JSON only,
-// the other formats need the events).
+// ranks' traces in the summary's order (fsdpa_summary_report; its text,
+// page or tables: Render of the report's JSON).
 func (o SummaryOptions) Report(sum string) (*Report, error) {
 	cs := C.CBytes([]byte(sum))
 	defer C.free(cs)

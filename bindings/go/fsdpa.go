@@ -486,7 +486,34 @@ const (
 	FormatJSON Format = 0 // the report contract (fsdpa.report/1)
 	FormatText Format = 1 // for people
 	FormatHTML Format = 2 // one self-contained page
+	FormatCSV  Format = 3 // one table of the report (Render's table)
 )
+
+// Render returns a JSON report (fsdpa.report/1) as text, the HTML page or a
+// CSV table (fsdpa_report_render, `fsdpa render`): the text is the bytes
+// ReportMany gives in FormatText for the same traces; the page lacks the
+// views that need the events.  table names the CSV table (ranks, findings,
+// job_findings, streams, idle_causes, not_judged; "" = ranks).
+func Render(reportJSON string, f Format, table string) (string, error) {
+	js := C.CBytes([]byte(reportJSON))
+	defer C.free(js)
+	var o C.fsdpa_report_options
+	C.fsdpa_report_options_init(&o)
+	o.format = C.fsdpa_format(f)
+	if table != "" {
+		ct := C.CString(table)
+		defer C.free(unsafe.Pointer(ct))
+		o.table = ct
+	}
+	var out *C.char
+	var outLen C.size_t
+	e := newJobError()
+	st := C.fsdpa_report_render((*C.char)(js), C.size_t(len(reportJSON)), &o, &out, &outLen, e)
+	if err := jobError(st, e); err != nil {
+		return "", err
+	}
+	return takeBuffer(out, outLen), nil
+}
 
 // Report returns the report of this trace alone, the input named after
 // Options.Name.

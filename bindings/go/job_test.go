@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -183,6 +184,22 @@ func TestSummariesMatchCLI(t *testing.T) {
 	}
 	if len(rep.Ranks) != 3 || len(rep.CrossRank) < 10 {
 		t.Fatalf("report of the merged summary: %d ranks, cross_rank %s", len(rep.Ranks), rep.CrossRank)
+	}
+	// text, page and tables are made from the JSON alone: the text of the
+	// merged summaries' report is the text of the traces'
+	text := must(ReportMany(as, paths, FormatText))(t)
+	if r := must(Render(rep.JSON, FormatText, ""))(t); r != text {
+		t.Fatal("Render(text) of the merged report differs from ReportMany(text)")
+	}
+	if csv := must(Render(rep.JSON, FormatCSV, "ranks"))(t); strings.Count(csv, "\n") != 4 ||
+		!strings.HasPrefix(csv, "rank,iterations,") {
+		t.Fatalf("ranks table: %q", csv)
+	}
+	if page := must(Render(rep.JSON, FormatHTML, ""))(t); !strings.Contains(page, `id="fsdpa-viz">null</script>`) {
+		t.Fatal("the page made from JSON should have no picture data")
+	}
+	if _, err := Render(rep.JSON, FormatCSV, "kernels"); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("unknown table: %v", err)
 	}
 	// errors carry the library's message
 	var e *Error

@@ -5,18 +5,23 @@
     for f in report.findings:
         print(f.severity, f.id, f.title)
 
-    with fsdpa.Analyzer("stream") as a:              # incremental
-        for chunk in chunks:
-            a.feed(chunk)
+    with fsdpa.Analyzer("rank0.json.gz") as a:       # incremental, any chunking
+        with open("rank0.json.gz", "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                a.feed(chunk)
         a.finish()
         a.steps(); a.streams(); a.timeline(step=0); a.overlap(); a.launch_gaps()
         a.overlap(query=fsdpa.Query(step=1, device=0))   # the same selection as a value
         a.steps().to_pandas()                        # list results as DataFrames (pandas)
 
     report                                           # in Jupyter: the HTML report
+    report.per_rank.to_pandas()                      # the report's tables (also streams,
+                                                     # idle_causes, job_findings, findings)
+    print(report.text())                             # the text report, as the CLI prints it
 
 `python -m fsdpa TRACE...` is `fsdpa analyze TRACE...` (the CLI installed with
-the package).  The library: the copy installed with the package
+the package), `python -m fsdpa --version` and `python -m fsdpa COMMAND ...` the
+CLI's own.  The library: the copy installed with the package
 (fsdpa/libfsdpa.so.2, `pip install .`), else $FSDPA_LIBRARY (full path of
 libfsdpa.so.2, e.g. in a build tree), else ctypes.util.find_library("fsdpa"),
 else libfsdpa.so.2.
@@ -32,6 +37,7 @@ from .errors import (BufferTooSmallError, EmptyTraceError, FileReadError, FsdpaE
                      TruncatedError)
 from .lists import ListView, RecordList
 from .query import Query
+from .tables import TABLES, Table, render
 from .report import (Finding, Findings, InputInfo, RankReport, Range, Report, ReportStep,
                      ReportStream)
 from .types import (Backward, BackwardStep, BackwardUnit, CommSplit, CrossRank, CrossRankRank,
@@ -52,8 +58,8 @@ __all__ = [
     "InvalidArgumentError", "LaunchGaps", "LaunchLatency", "LaunchQueue", "LimitError",
     "ListView", "MemoryDevice", "MemoryPoint", "MemoryStep", "MemorySummary", "NotATraceError",
     "OutOfMemoryError", "Overlap", "Param", "param_list", "params", "ParseError", "Query",
-    "Range", "RankReport", "RecordList", "Report", "report_findings", "report_text",
+    "Range", "RankReport", "RecordList", "render", "Report", "report_findings", "report_text",
     "ReportStep", "ReportStream", "StateError", "Stats", "Step", "Stream", "summary_findings",
     "summary_merge", "summary_report", "summary_report_json", "SyncCall", "SyncStep",
-    "SyncWait", "Timeline", "TraceInfo", "TruncatedError", "version",
+    "SyncWait", "Table", "TABLES", "Timeline", "TraceInfo", "TruncatedError", "version",
 ]

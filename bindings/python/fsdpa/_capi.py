@@ -68,8 +68,8 @@ fsdpa_wait_source = c_int
 ENUMS['fsdpa_wait_source'] = {'FSDPA_WAIT_UNKNOWN': 0, 'FSDPA_WAIT_CUDA_SYNC': 1, 'FSDPA_WAIT_OWN_OP': 2, 'FSDPA_WAIT_INFERRED': 3}
 ENUM_NAMES['fsdpa_wait_source'] = {0: 'unknown', 1: 'cuda_sync', 2: 'own_op', 3: 'inferred'}
 fsdpa_format = c_int
-ENUMS['fsdpa_format'] = {'FSDPA_FORMAT_JSON': 0, 'FSDPA_FORMAT_TEXT': 1, 'FSDPA_FORMAT_HTML': 2}
-ENUM_NAMES['fsdpa_format'] = {0: 'json', 1: 'text', 2: 'html'}
+ENUMS['fsdpa_format'] = {'FSDPA_FORMAT_JSON': 0, 'FSDPA_FORMAT_TEXT': 1, 'FSDPA_FORMAT_HTML': 2, 'FSDPA_FORMAT_CSV': 3}
+ENUM_NAMES['fsdpa_format'] = {0: 'json', 1: 'text', 2: 'html', 3: 'csv'}
 fsdpa_severity = c_int
 ENUMS['fsdpa_severity'] = {'FSDPA_SEVERITY_INFO': 0, 'FSDPA_SEVERITY_WARNING': 1, 'FSDPA_SEVERITY_CRITICAL': 2}
 ENUM_NAMES['fsdpa_severity'] = {0: 'info', 1: 'warning', 2: 'critical'}
@@ -594,6 +594,7 @@ fsdpa_report_options._fields_ = [
     ('color', c_int),
     ('html_step', c_int64),
     ('width', c_int),
+    ('table', c_char_p),
 ]
 fsdpa_range._fields_ = [
     ('start_ns', c_int64),
@@ -717,6 +718,7 @@ SIGNATURES = {
     'fsdpa_memory_step_list': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(list_p)]),
     'fsdpa_report_options_init_sized': (None, [POINTER(fsdpa_report_options), c_size_t]),
     'fsdpa_report': (fsdpa_status, [POINTER(ctx_p), POINTER(c_char_p), c_size_t, POINTER(fsdpa_report_options), POINTER(c_void_p), POINTER(c_size_t), POINTER(fsdpa_error)]),
+    'fsdpa_report_render': (fsdpa_status, [c_char_p, c_size_t, POINTER(fsdpa_report_options), POINTER(c_void_p), POINTER(c_size_t), POINTER(fsdpa_error)]),
     'fsdpa_severity_name': (c_char_p, [fsdpa_severity]),
     'fsdpa_report_findings': (fsdpa_status, [POINTER(ctx_p), c_size_t, POINTER(list_p), POINTER(fsdpa_error)]),
     'fsdpa_findings_worst': (c_int, [list_p]),

@@ -613,12 +613,17 @@ def summary_findings(summary: Summary, max_memory_bytes: int = 0) -> Findings:
         b, len(b), ctypes.byref(o), out, ctypes.byref(err)), err))
 
 
-def summary_report(summary: Summary, max_memory_bytes: int = 0) -> Report:
+def summary_report(summary: Summary, max_memory_bytes: int = 0, *, html: bool = False) -> Report:
     """The JSON report of a (merged) summary: the same as analyze() over the
-    ranks' traces.  It has no HTML (`Report.html` is None): the HTML report
-    needs the events, which a summary does not keep."""
-    return Report.from_json(summary_report_json(summary, max_memory_bytes),
-                            findings=summary_findings(summary, max_memory_bytes))
+    ranks' traces.  With html, `Report.html` is its page: the page analyze()
+    makes, but for the views that need the events (a summary does not keep
+    them), which it says it lacks."""
+    text = summary_report_json(summary, max_memory_bytes)
+    page = None
+    if html:
+        from .tables import render
+        page = render(text, "html")
+    return Report.from_json(text, findings=summary_findings(summary, max_memory_bytes), html=page)
 
 
 def _paths(path_or_paths: Union[PathLike, Iterable[PathLike]]) -> List[PathLike]:

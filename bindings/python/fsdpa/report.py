@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Type, TypeVar
 
 from .lists import to_pandas
+from .tables import Table, table as _table
 
 if TYPE_CHECKING:  # pandas is optional: only type checkers import it here
     import pandas  # type: ignore[import]
@@ -206,6 +207,10 @@ class Report(_FromJson):
     ranks: List[RankReport]
     cross_rank: Optional[Any]
     findings: Findings
+    # the rules that could not judge: [{rule, ranks, reason, would_judge}]
+    not_judged: Optional[List[Dict[str, Any]]] = None
+    # the whole job: per_rank rows and the findings grouped by id
+    job: Optional[Dict[str, Any]] = None
     json: str = field(default="", repr=False, compare=False)   # the library's text
     # The library's HTML report of the same analysis (`fsdpa analyze
     # --format html`), when the report was made from the traces (analyze(),
@@ -234,6 +239,43 @@ class Report(_FromJson):
 
     def findings_by_id(self, finding_id: str) -> List[Finding]:
         return [f for f in self.findings if f.id == finding_id]
+
+    def table(self, name: str) -> Table:
+        """One table of the report, as `fsdpa render -f csv --table NAME`
+        writes it (ranks, findings, job_findings, streams, idle_causes,
+        not_judged), with to_pandas() and to_csv()."""
+        return _table(self.json, name)
+
+    @property
+    def per_rank(self) -> Table:
+        """A row per rank: step time, GPU busy, idle by cause, exposed
+        communication, top finding (job.per_rank)."""
+        return self.table("ranks")
+
+    @property
+    def job_findings(self) -> Table:
+        """The findings grouped by id across ranks (job.findings)."""
+        return self.table("job_findings")
+
+    @property
+    def streams(self) -> Table:
+        """Every rank's GPU streams and their launch gaps."""
+        return self.table("streams")
+
+    @property
+    def idle_causes(self) -> Table:
+        """Every rank's GPU idle split by cause."""
+        return self.table("idle_causes")
+
+    @property
+    def not_judged_table(self) -> Table:
+        """The rules that could not judge, why, and what would let them."""
+        return self.table("not_judged")
+
+    def text(self, width: int = 0, color: bool = False) -> str:
+        """The text report (`fsdpa analyze -f text`), made from this JSON."""
+        from .tables import render
+        return render(self.json, "text", width=width, color=color)
 
     def _repr_html_(self) -> Optional[str]:
         """What Jupyter shows for the report: the library's HTML report

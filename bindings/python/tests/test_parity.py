@@ -150,5 +150,79 @@ class Parity(unittest.TestCase):
         self.assertEqual((r.returncode, r.stdout.decode().strip()), (0, "fsdpa " + fsdpa.version()), r.stderr)
 
 
+class Tables(unittest.TestCase):
+    """The report's tables: the same CSV from the CLI and from the package,
+    to_pandas() on each, text and pages made from the JSON alone."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="fsdpa-tables-")
+        subprocess.run([sys.executable, TRACEGEN, "straggler", "-o", os.path.join(cls.tmp, "st.json.gz"),
+                        "--ranks", "3", "--steps", "3", "--layers", "2"], check=True, capture_output=True)
+        cls.paths = [os.path.join(cls.tmp, "st.rank%d.json.gz" % r) for r in range(3)]
+        cls.rep = fsdpa.analyze(cls.paths, html=False)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_tables_are_the_clis(self):
+        for name in fsdpa.TABLES:
+            with self.subTest(name=name):
+                t = self.rep.table(name)
+                rc, out, err = cli("analyze", "-f", "csv", "--table", name, *self.paths)
+                self.assertEqual(rc, 0, err)
+                self.assertEqual(t.to_csv(), out.decode())
+                self.assertTrue(t.columns)
+        per = self.rep.per_rank
+        self.assertEqual(len(per), 3)
+        self.assertEqual([r[0] for r in per], [0, 1, 2])
+        job = json.loads(self.rep.json)["job"]
+        for row, pr in zip(per.to_dicts(), job["per_rank"]):
+            self.assertEqual(row["step_time_ns"], pr["step_time_ns"])
+            self.assertEqual(row["busy_ns"], pr["busy_ns"])
+            self.assertEqual(row["top_finding"], (pr["top_finding"] or {}).get("id"))
+        self.assertEqual(len(self.rep.streams), sum(len(r["streams"]) for r in json.loads(self.rep.json)["ranks"]))
+        self.assertEqual(self.rep.job, job)
+        with self.assertRaises(fsdpa.InvalidArgumentError):
+            self.rep.table("kernels")
+
+    def test_to_pandas(self):
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            print("# SKIP to_pandas: pandas is not installed for " + sys.executable)
+            self.skipTest("pandas not installed")
+        for t in (self.rep.per_rank, self.rep.job_findings, self.rep.streams, self.rep.idle_causes,
+                  self.rep.not_judged_table, self.rep.table("findings")):
+            with self.subTest(t=t.name):
+                df = t.to_pandas()
+                self.assertEqual(list(df.columns), t.columns)
+                self.assertEqual(len(df), len(t))
+        df = self.rep.per_rank.to_pandas()
+        self.assertEqual(int(df["step_time_ns"].iloc[0]), self.rep.per_rank.to_dicts()[0]["step_time_ns"])
+        self.assertEqual(len(self.rep.findings.to_pandas()), len(self.rep.findings))
+
+    def test_text_and_page_from_json(self):
+        rc, text, _ = cli("analyze", "-f", "text", *self.paths)
+        self.assertEqual(self.rep.text(), text.decode())
+        self.assertEqual(fsdpa.render(self.rep.json, "text"), text.decode())
+        page = fsdpa.render(self.rep.json, "html")
+        self.assertIn('id="fsdpa-viz">null</script>', page)
+        sums = []
+        for p in self.paths:
+            with fsdpa.Analyzer(p) as a:
+                a.feed_file(p)
+                sums.append(a.summary())
+        merged = fsdpa.summary_merge(sums)
+        r = fsdpa.summary_report(merged, html=True)
+        self.assertEqual(r.json, self.rep.json)
+        self.assertEqual(r.html, page)
+        with self.assertRaises(fsdpa.InvalidArgumentError):
+            fsdpa.render('{"schema": "other"}')
+        with self.assertRaises(fsdpa.ParseError):
+            fsdpa.render('{"schema": ')
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -196,7 +196,7 @@ c_enum!(
 });
 c_enum!(
     /// `fsdpa_format`.
-    fsdpa_format { FSDPA_FORMAT_JSON = 0, FSDPA_FORMAT_TEXT = 1, FSDPA_FORMAT_HTML = 2 });
+    fsdpa_format { FSDPA_FORMAT_JSON = 0, FSDPA_FORMAT_TEXT = 1, FSDPA_FORMAT_HTML = 2, FSDPA_FORMAT_CSV = 3 });
 c_enum!(
     /// `fsdpa_comm_split_by`: how `fsdpa_comm_split_list` groups communication.
     fsdpa_comm_split_by { FSDPA_SPLIT_COLLECTIVE = 0, FSDPA_SPLIT_PROCESS_GROUP = 1 });
@@ -441,6 +441,8 @@ c_struct!(
         pub color: c_int,
         pub html_step: i64,
         pub width: c_int,
+        /// csv: the table's name (NUL-terminated), null = "ranks"
+        pub table: *const c_char,
     }
 );
 
@@ -1098,6 +1100,9 @@ api! { signatures_stable;
     pub fn fsdpa_report(ctxs: *const *mut fsdpa_ctx, paths: *const *const c_char, n: usize,
                         opts: *const fsdpa_report_options, out: *mut *mut c_char,
                         out_len: *mut usize, err: *mut fsdpa_error) -> fsdpa_status;
+    /// The text, HTML page or CSV table of a JSON report.
+    pub fn fsdpa_report_render(json: *const c_char, len: usize, opts: *const fsdpa_report_options,
+                               out: *mut *mut c_char, out_len: *mut usize, err: *mut fsdpa_error) -> fsdpa_status;
     /// Static name of a severity ("" if unknown).
     pub fn fsdpa_severity_name(s: fsdpa_severity) -> *const c_char;
     /// The findings of the report over n contexts: a list of `fsdpa_finding`.

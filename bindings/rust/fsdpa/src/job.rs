@@ -282,6 +282,17 @@ pub fn summary_merge_with<S: AsRef<[u8]>>(summaries: &[S], o: &SummaryOptions) -
     })
 }
 
+/// A JSON report (`fsdpa.report/1`) as text, the HTML page or a CSV table
+/// (`fsdpa_report_render`, `fsdpa render`): the text is the bytes
+/// [`report_many_with`](crate::report_many_with) gives in text for the same
+/// traces; the page lacks the views that need the events.
+pub fn render(json: &str, o: &crate::ReportOptions) -> Result<String> {
+    let opts = o.raw_options()?;
+    text_with_error(|out, len, err| unsafe {
+        sys::fsdpa_report_render(json.as_ptr().cast(), json.len(), &opts, out, len, err)
+    })
+}
+
 /// The JSON report of a (merged) summary with its findings: the same bytes
 /// as [`report_many`](crate::report_many) / [`analyze`](crate::analyze)
 /// over the ranks' traces in the summary's order.

@@ -57,7 +57,7 @@ pub use fsdpa_sys as sys;
 #[cfg(feature = "experimental")]
 pub use job::{annotate_events, annotate_file, AnnotateOptions};
 pub use job::{
-    crossrank, crossrank_ranks, report_findings, report_findings_list, summary_findings,
+    crossrank, crossrank_ranks, render, report_findings, report_findings_list, summary_findings,
     summary_findings_with, summary_merge, summary_merge_with, summary_report, summary_report_with,
     CrossRank, CrossRankRank, SummaryOptions,
 };
@@ -187,6 +187,8 @@ pub enum Format {
     Text,
     /// one self-contained page
     Html,
+    /// one table of the report ([`ReportOptions::table`]) as CSV
+    Csv,
 }
 
 impl Format {
@@ -195,6 +197,38 @@ impl Format {
             Format::Json => sys::FSDPA_FORMAT_JSON,
             Format::Text => sys::FSDPA_FORMAT_TEXT,
             Format::Html => sys::FSDPA_FORMAT_HTML,
+            Format::Csv => sys::FSDPA_FORMAT_CSV,
+        }
+    }
+}
+
+/// A table of a report, as CSV ([`Format::Csv`]); the columns are documented
+/// with `fsdpa_report_options.table` in the header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Table {
+    /// `job.per_rank`: a row per rank
+    Ranks,
+    /// `findings[]`
+    Findings,
+    /// `job.findings[]`: the findings grouped by id across ranks
+    JobFindings,
+    /// every rank's GPU streams
+    Streams,
+    /// every rank's GPU idle by cause
+    IdleCauses,
+    /// `not_judged[]`
+    NotJudged,
+}
+
+impl Table {
+    fn name(self) -> &'static std::ffi::CStr {
+        match self {
+            Table::Ranks => c"ranks",
+            Table::Findings => c"findings",
+            Table::JobFindings => c"job_findings",
+            Table::Streams => c"streams",
+            Table::IdleCauses => c"idle_causes",
+            Table::NotJudged => c"not_judged",
         }
     }
 }
@@ -211,6 +245,8 @@ pub struct ReportOptions {
     pub html_step: Option<i64>,
     /// text: the columns every line fits in (40 .. 1000); 0 = 100
     pub width: u32,
+    /// csv: the table
+    pub table: Table,
 }
 
 impl Default for ReportOptions {
@@ -221,6 +257,7 @@ impl Default for ReportOptions {
             color: false,
             html_step: None,
             width: 0,
+            table: Table::Ranks,
         }
     }
 }
@@ -235,6 +272,10 @@ impl From<Format> for ReportOptions {
 }
 
 impl ReportOptions {
+    pub(crate) fn raw_options(&self) -> Result<sys::fsdpa_report_options> {
+        self.raw()
+    }
+
     fn raw(&self) -> Result<sys::fsdpa_report_options> {
         let mut o = sys::fsdpa_report_options::sized();
         unsafe { sys::fsdpa_report_options_init(&mut o) };
@@ -243,6 +284,7 @@ impl ReportOptions {
         o.html_step = abs(self.html_step);
         o.width = i32::try_from(self.width)
             .map_err(|_| Error::new(Status::InvalidArgument, "report width out of range"))?;
+        o.table = self.table.name().as_ptr();
         Ok(o)
     }
 }

@@ -216,6 +216,46 @@ fn summaries_give_the_report() {
     assert_eq!(e.status, Status::Limit, "{}", e.message);
 }
 
+/// Text, HTML and CSV are made from the JSON report alone: the text of the
+/// merged summaries' report is the text of the traces' report, and a CSV
+/// table has a row per rank.
+#[test]
+fn render_from_json() {
+    let job = job();
+    let paths: Vec<&str> = job.iter().map(|(p, _)| p.as_str()).collect();
+    let mut az = analyzers(&paths);
+    let named: Vec<Option<&str>> = paths.iter().map(|p| Some(*p)).collect();
+    let text = fsdpa::report_many_with(
+        &mut refs(&mut az),
+        &named,
+        &fsdpa::ReportOptions::from(fsdpa::Format::Text),
+    )
+    .unwrap();
+    let sums: Vec<String> = az.iter_mut().map(|a| a.summary().unwrap()).collect();
+    let merged = fsdpa::summary_report(fsdpa::summary_merge(&sums).unwrap()).unwrap();
+    let o = fsdpa::ReportOptions::from(fsdpa::Format::Text);
+    assert_eq!(fsdpa::render(&merged.json, &o).unwrap(), text, "text from the JSON = the text of the traces");
+    assert!(text.contains("== job: 3 ranks"), "{text}");
+    let csv = fsdpa::render(
+        &merged.json,
+        &fsdpa::ReportOptions {
+            format: fsdpa::Format::Csv,
+            table: fsdpa::Table::Ranks,
+            ..fsdpa::ReportOptions::default()
+        },
+    )
+    .unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 4, "{csv}");
+    assert!(lines[0].starts_with("rank,iterations,"), "{csv}");
+    let page = fsdpa::render(&merged.json, &fsdpa::ReportOptions::from(fsdpa::Format::Html)).unwrap();
+    assert!(page.contains("id=\"fsdpa-viz\">null</script>"));
+    let e = fsdpa::render("{\"schema\":\"other\"}", &o).unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument, "{}", e.message);
+    let e = fsdpa::render(&merged.json, &fsdpa::ReportOptions::from(fsdpa::Format::Json)).unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument, "{}", e.message);
+}
+
 /// The typed findings of the job are the report's `findings[]`, the
 /// cross-rank straggler-rank included; one rank alone has its own.
 #[test]
