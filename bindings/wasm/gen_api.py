@@ -61,6 +61,8 @@ NOT_WRAPPED = {
     "fsdpa_summary_merge": "summaries are merged where the traces live (the CLI)",
     "fsdpa_summary_report": "summaries are merged where the traces live (the CLI)",
     "fsdpa_summary_findings": "summaries are merged where the traces live (the CLI)",
+    "fsdpa_report_render": "a kept JSON report is rendered where it is kept (fsdpa render, the bindings); "
+                           "report() renders an analyzer's in any format",
     "fsdpa_annotate_options_init_sized": "experimental; writes files",
     "fsdpa_annotate_events": "experimental; writes files",
     "fsdpa_annotate_file": "experimental; writes files",
