@@ -135,7 +135,8 @@ class Help(unittest.TestCase):
 
     def test_every_command(self):
         cmds = commands()
-        self.assertEqual(cmds, ["analyze", "annotate", "summarize", "merge", "render", "params", "version", "help"])
+        self.assertEqual(cmds, ["analyze", "annotate", "summarize", "merge", "render", "diff", "params", "version",
+                                "help"])
         for cmd in cmds:
             with self.subTest(cmd=cmd):
                 rc, out, err = run("help", cmd)
@@ -191,7 +192,8 @@ class Help(unittest.TestCase):
         for args, word in ((["analyze"], "TRACE"), (["merge"], "SUMMARY"), (["summarize"], "TRACE"),
                            (["annotate", "-o", "x.json"], "TRACE"), (["summarize", "a", "b"], "one TRACE"),
                            (["params", "x"], "no operands"), (["version", "x"], "no operands"),
-                           (["help", "analyze", "merge"], "one COMMAND"), (["__generate"], "man|bash|zsh")):
+                           (["help", "analyze", "merge"], "one COMMAND"), (["__generate"], "man|bash|zsh"),
+                           (["diff", "a"], "2 operands, BASE and NEW"), (["diff", "a", "b", "c"], "got 3")):
             with self.subTest(args=args):
                 rc, out, err = run(*args)
                 self.assertEqual((rc, out), (2, b""))
@@ -228,6 +230,13 @@ class Parsing(unittest.TestCase):
         ("render", "format", "html", lambda: [REPORT]),
         ("render", "output", "r.txt", lambda: [REPORT]),
         ("render", "table", "not_judged", lambda: ["-f", "csv", REPORT]),
+        ("diff", "format", "text", lambda: [SAMPLE, SAMPLE]),
+        ("diff", "output", "d.json", lambda: [SAMPLE, FSUM]),
+        ("diff", "fail-on-regression", "2.5%", lambda: [SAMPLE, SAMPLE]),
+        ("diff", "min-change", "10", lambda: [SAMPLE, SAMPLE]),
+        ("diff", "set", "launch.min_kernels=5", lambda: [SAMPLE, SAMPLE]),
+        ("diff", "jobs", "2", lambda: [SAMPLE, SAMPLE]),
+        ("diff", "max-memory", "4G", lambda: [SAMPLE, SAMPLE]),
     ]
 
     def outcome(self, args):

@@ -39,6 +39,8 @@ void html_classes_json(jsonw *w);
 /* The page of a JSON report read back (fsdpa_report_render()): the same
  * page, its picture data null (the views that need the events say so). */
 fsdpa_status report_html_of(const jdoc *d, const fsdpa_report_options *o, sbuf *out, char *msg, size_t msg_len);
+/* Text as HTML: < > & " escaped. */
+void html_escape(sbuf *b, const char *s, size_t n);
 
 /* Static assets (NULL-terminated arrays of lines, each without '\n'). */
 extern const char *const html_page_css[];

@@ -37,23 +37,23 @@ static void cell(csv *c, const char *s) { cell_raw(c, s ? s : "", s ? strlen(s) 
 
 /* A JSON value as a cell: numbers as written, strings as they are, true /
  * false, empty for null or missing; a list of numbers space-separated. */
-static void cell_node(csv *c, const jd_node *x) {
-  if (!x || x->type == JD_NULL) {
+static void cell_node(csv *c, const jdc_node *x) {
+  if (!x || x->type == JDC_NULL) {
     cell(c, "");
     return;
   }
   switch (x->type) {
-    case JD_NUM:
-    case JD_STR: cell_raw(c, x->s, x->len); return;
-    case JD_TRUE: cell(c, "true"); return;
-    case JD_FALSE: cell(c, "false"); return;
+    case JDC_NUM:
+    case JDC_STR: cell_raw(c, x->s, x->len); return;
+    case JDC_TRUE: cell(c, "true"); return;
+    case JDC_FALSE: cell(c, "false"); return;
     default: break;
   }
   char buf[4096];
   size_t k = 0;
   buf[0] = 0;
-  for (const jd_node *e = jd_first(c->d, x); e && k + 32 < sizeof buf; e = jd_next(c->d, e))
-    if (e->type == JD_NUM) k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%.*s", k ? " " : "", (int)e->len, e->s);
+  for (const jdc_node *e = jdc_first(c->d, x); e && k + 32 < sizeof buf; e = jdc_next(c->d, e))
+    if (e->type == JDC_NUM) k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%.*s", k ? " " : "", (int)e->len, e->s);
   cell(c, buf);
 }
 
@@ -66,14 +66,14 @@ static void header(csv *c, const char *const *names) {
   for (size_t i = 0; names[i]; i++) cell(c, names[i]);
 }
 
-static const jd_node *get(const csv *c, const jd_node *o, const char *path) { return jd_path(c->d, o, path); }
+static const jdc_node *get(const csv *c, const jdc_node *o, const char *path) { return jdc_path(c->d, o, path); }
 
 /* The idle causes every rank's row names, in the first rank's order, then
  * any other. */
-static size_t cause_columns(const csv *c, const jd_node *per_rank, char (*names)[48], size_t cap) {
+static size_t cause_columns(const csv *c, const jdc_node *per_rank, char (*names)[48], size_t cap) {
   size_t n = 0;
-  for (const jd_node *r = jd_first(c->d, per_rank); r; r = jd_next(c->d, r))
-    for (const jd_node *x = jd_first(c->d, get(c, r, "idle_causes")); x; x = jd_next(c->d, x)) {
+  for (const jdc_node *r = jdc_first(c->d, per_rank); r; r = jdc_next(c->d, r))
+    for (const jdc_node *x = jdc_first(c->d, get(c, r, "idle_causes")); x; x = jdc_next(c->d, x)) {
       int seen = 0;
       for (size_t k = 0; k < n && !seen; k++) seen = !strcmp(names[k], x->key);
       if (!seen && n < cap && x->key_len < sizeof names[0]) snprintf(names[n++], sizeof names[0], "%s", x->key);
@@ -81,8 +81,8 @@ static size_t cause_columns(const csv *c, const jd_node *per_rank, char (*names)
   return n;
 }
 
-static void table_ranks(csv *c, const jd_node *rep) {
-  const jd_node *pr = get(c, rep, "job.per_rank");
+static void table_ranks(csv *c, const jdc_node *rep) {
+  const jdc_node *pr = get(c, rep, "job.per_rank");
   char causes[32][48];
   size_t nc = cause_columns(c, pr, causes, 32);
   static const char *const head1[] = {"rank", "iterations", "iterations_from", "step_time_ns", "step_min_ns",
@@ -93,11 +93,11 @@ static void table_ranks(csv *c, const jd_node *rep) {
   for (size_t k = 0; k < nc; k++) cell(c, causes[k]);
   header(c, head2);
   end_line(c);
-  for (const jd_node *r = jd_first(c->d, pr); r; r = jd_next(c->d, r)) {
+  for (const jdc_node *r = jdc_first(c->d, pr); r; r = jdc_next(c->d, r)) {
     for (size_t i = 0; head1[i]; i++) cell_node(c, get(c, r, head1[i]));
-    for (size_t k = 0; k < nc; k++) cell_node(c, jd_get(c->d, get(c, r, "idle_causes"), causes[k]));
+    for (size_t k = 0; k < nc; k++) cell_node(c, jdc_get(c->d, get(c, r, "idle_causes"), causes[k]));
     for (size_t i = 0; i < 4; i++) cell_node(c, get(c, r, head2[i]));
-    const jd_node *tf = get(c, r, "top_finding");
+    const jdc_node *tf = get(c, r, "top_finding");
     cell_node(c, get(c, tf, "id"));
     cell_node(c, get(c, tf, "severity"));
     cell_node(c, get(c, tf, "cost_ns"));
@@ -105,23 +105,23 @@ static void table_ranks(csv *c, const jd_node *rep) {
   }
 }
 
-static void table_findings(csv *c, const jd_node *rep) {
+static void table_findings(csv *c, const jdc_node *rep) {
   static const char *const head[] = {"index", "id", "severity", "rank", "step", "cost_ns", "cost_bytes",
                                      "explained_by", "ranges", "ranges_total", "title", "detail", "advice", NULL};
   header(c, head);
   end_line(c);
   size_t i = 0;
-  for (const jd_node *f = jd_first(c->d, get(c, rep, "findings")); f; f = jd_next(c->d, f), i++) {
+  for (const jdc_node *f = jdc_first(c->d, get(c, rep, "findings")); f; f = jdc_next(c->d, f), i++) {
     char idx[32];
     snprintf(idx, sizeof idx, "%zu", i);
     cell(c, idx);
     static const char *const k1[] = {"id", "severity", "rank", "step", "cost_ns", "cost_bytes", "evidence.explained_by"};
     for (size_t k = 0; k < sizeof k1 / sizeof k1[0]; k++) cell_node(c, get(c, f, k1[k]));
-    const jd_node *rs = get(c, f, "evidence.ranges");
+    const jdc_node *rs = get(c, f, "evidence.ranges");
     char n[32];
-    snprintf(n, sizeof n, "%zu", jd_count(rs));
+    snprintf(n, sizeof n, "%zu", jdc_count(rs));
     cell(c, n);
-    const jd_node *tot = get(c, f, "evidence.ranges_total");
+    const jdc_node *tot = get(c, f, "evidence.ranges_total");
     if (tot) cell_node(c, tot);
     else cell(c, n);
     cell_node(c, get(c, f, "title"));
@@ -131,13 +131,13 @@ static void table_findings(csv *c, const jd_node *rep) {
   }
 }
 
-static void table_job_findings(csv *c, const jd_node *rep) {
+static void table_job_findings(csv *c, const jdc_node *rep) {
   static const char *const head[] = {"id", "severity", "ranks", "ranks_affected", "ranks_in_job", "cost_min_ns",
                                      "cost_median_ns", "cost_max_ns", "cost_total_ns", "worst_rank", "explained_by",
                                      "findings", NULL};
   header(c, head);
   end_line(c);
-  for (const jd_node *g = jd_first(c->d, get(c, rep, "job.findings")); g; g = jd_next(c->d, g)) {
+  for (const jdc_node *g = jdc_first(c->d, get(c, rep, "job.findings")); g; g = jdc_next(c->d, g)) {
     static const char *const k[] = {"id", "severity", "ranks", "ranks_affected", "ranks_in_job", "cost_ns.min",
                                     "cost_ns.median", "cost_ns.max", "cost_ns.total", "worst_rank", "explained_by",
                                     "findings"};
@@ -146,18 +146,18 @@ static void table_job_findings(csv *c, const jd_node *rep) {
   }
 }
 
-static void table_streams(csv *c, const jd_node *rep) {
+static void table_streams(csv *c, const jdc_node *rep) {
   static const char *const head[] = {"rank", "device", "stream", "role", "kernels", "busy_ns", "gaps",
                                      "gap_p50_ns", "gap_p90_ns", "gap_p99_ns", "gap_max_ns", NULL};
   header(c, head);
   end_line(c);
-  for (const jd_node *r = jd_first(c->d, get(c, rep, "ranks")); r; r = jd_next(c->d, r)) {
-    const jd_node *gaps = get(c, r, "launch_gaps.streams");
-    for (const jd_node *s = jd_first(c->d, get(c, r, "streams")); s; s = jd_next(c->d, s)) {
-      int64_t dev = jd_i64(get(c, s, "device"), -1), sid = jd_i64(get(c, s, "stream"), -1);
-      const jd_node *g = NULL;
-      for (const jd_node *y = jd_first(c->d, gaps); y && !g; y = jd_next(c->d, y))
-        if (jd_i64(get(c, y, "device"), -2) == dev && jd_i64(get(c, y, "stream"), -2) == sid) g = y;
+  for (const jdc_node *r = jdc_first(c->d, get(c, rep, "ranks")); r; r = jdc_next(c->d, r)) {
+    const jdc_node *gaps = get(c, r, "launch_gaps.streams");
+    for (const jdc_node *s = jdc_first(c->d, get(c, r, "streams")); s; s = jdc_next(c->d, s)) {
+      int64_t dev = jdc_i64(get(c, s, "device"), -1), sid = jdc_i64(get(c, s, "stream"), -1);
+      const jdc_node *g = NULL;
+      for (const jdc_node *y = jdc_first(c->d, gaps); y && !g; y = jdc_next(c->d, y))
+        if (jdc_i64(get(c, y, "device"), -2) == dev && jdc_i64(get(c, y, "stream"), -2) == sid) g = y;
       cell_node(c, get(c, r, "rank"));
       static const char *const k[] = {"device", "stream", "role", "kernels", "busy_ns"};
       for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) cell_node(c, get(c, s, k[i]));
@@ -168,31 +168,31 @@ static void table_streams(csv *c, const jd_node *rep) {
   }
 }
 
-static void table_idle_causes(csv *c, const jd_node *rep) {
+static void table_idle_causes(csv *c, const jdc_node *rep) {
   static const char *const head[] = {"rank", "cause", "idle_ns", "share", NULL};
   header(c, head);
   end_line(c);
-  for (const jd_node *r = jd_first(c->d, get(c, rep, "job.per_rank")); r; r = jd_next(c->d, r)) {
-    int64_t idle = jd_i64(get(c, r, "idle_ns"), 0);
-    for (const jd_node *x = jd_first(c->d, get(c, r, "idle_causes")); x; x = jd_next(c->d, x)) {
+  for (const jdc_node *r = jdc_first(c->d, get(c, rep, "job.per_rank")); r; r = jdc_next(c->d, r)) {
+    int64_t idle = jdc_i64(get(c, r, "idle_ns"), 0);
+    for (const jdc_node *x = jdc_first(c->d, get(c, r, "idle_causes")); x; x = jdc_next(c->d, x)) {
       char cause[64], share[32] = "";
       size_t kl = x->key_len > 3 ? x->key_len - 3 : x->key_len;  /* without "_ns" */
       snprintf(cause, sizeof cause, "%.*s", (int)kl, x->key);
       cell_node(c, get(c, r, "rank"));
       cell(c, cause);
       cell_node(c, x);
-      if (idle > 0) snprintf(share, sizeof share, "%.6f", (double)jd_i64(x, 0) / (double)idle);
+      if (idle > 0) snprintf(share, sizeof share, "%.6f", (double)jdc_i64(x, 0) / (double)idle);
       cell(c, share);
       end_line(c);
     }
   }
 }
 
-static void table_not_judged(csv *c, const jd_node *rep) {
+static void table_not_judged(csv *c, const jdc_node *rep) {
   static const char *const head[] = {"rule", "ranks", "reason", "would_judge", NULL};
   header(c, head);
   end_line(c);
-  for (const jd_node *x = jd_first(c->d, get(c, rep, "not_judged")); x; x = jd_next(c->d, x)) {
+  for (const jdc_node *x = jdc_first(c->d, get(c, rep, "not_judged")); x; x = jdc_next(c->d, x)) {
     for (size_t i = 0; head[i]; i++) cell_node(c, get(c, x, head[i]));
     end_line(c);
   }
@@ -200,7 +200,7 @@ static void table_not_judged(csv *c, const jd_node *rep) {
 
 static const struct {
   const char *name;
-  void (*fn)(csv *, const jd_node *);
+  void (*fn)(csv *, const jdc_node *);
 } TABLES[] = {{"ranks", table_ranks},     {"findings", table_findings},       {"job_findings", table_job_findings},
               {"streams", table_streams}, {"idle_causes", table_idle_causes}, {"not_judged", table_not_judged}};
 
@@ -211,7 +211,7 @@ fsdpa_status render_table(const jdoc *d, const char *name, sbuf *out, char *msg,
   for (size_t i = 0; i < sizeof TABLES / sizeof TABLES[0]; i++) {
     if (strcmp(TABLES[i].name, name)) continue;
     csv c = {d, out, 0};
-    TABLES[i].fn(&c, jd_root(d));
+    TABLES[i].fn(&c, jdc_root(d));
     return out->failed ? (fsdpa_status)out->failed : FSDPA_OK;
   }
   size_t k = (size_t)snprintf(msg, msg_len, "unknown table '%s': the tables are ", name);

@@ -21,7 +21,7 @@
 
 typedef struct tr {
   const jdoc *d;
-  const jd_node *rep;
+  const jdc_node *rep;
   sbuf *b;
   int width, prose, color;
   char *msg;
@@ -161,10 +161,10 @@ static void label_text(tr *t, const char *name, const char *fmt, ...) {
 
 /* ---- the document ---- */
 
-static const jd_node *get(const tr *t, const jd_node *o, const char *path) { return jd_path(t->d, o, path); }
-static int64_t i64(const tr *t, const jd_node *o, const char *path) { return jd_i64(get(t, o, path), FSDPA_ABSENT); }
-static const char *str(const tr *t, const jd_node *o, const char *path, const char *absent) {
-  return jd_str(get(t, o, path), absent);
+static const jdc_node *get(const tr *t, const jdc_node *o, const char *path) { return jdc_path(t->d, o, path); }
+static int64_t i64(const tr *t, const jdc_node *o, const char *path) { return jdc_i64(get(t, o, path), FSDPA_ABSENT); }
+static const char *str(const tr *t, const jdc_node *o, const char *path, const char *absent) {
+  return jdc_str(get(t, o, path), absent);
 }
 
 static void dur(char *b, size_t n, int64_t ns) { fmt_dur(b, n, ns); }
@@ -184,16 +184,16 @@ static void ubar(char *b, size_t n, double frac, int cells) {
 
 /* one cell per value, level 1..8 for a non-zero value, log-scaled so a bin
  * of 3 next to a bin of 3000 stays visible */
-static void spark_log(char *b, size_t n, const tr *t, const jd_node *counts) {
+static void spark_log(char *b, size_t n, const tr *t, const jdc_node *counts) {
   uint64_t max = 0;
-  for (const jd_node *x = jd_first(t->d, counts); x; x = jd_next(t->d, x)) {
-    int64_t v = jd_i64(x, 0);
+  for (const jdc_node *x = jdc_first(t->d, counts); x; x = jdc_next(t->d, x)) {
+    int64_t v = jdc_i64(x, 0);
     if (v > 0 && (uint64_t)v > max) max = (uint64_t)v;
   }
   size_t k = 0;
   b[0] = 0;
-  for (const jd_node *x = jd_first(t->d, counts); x && k + 4 < n; x = jd_next(t->d, x)) {
-    int64_t v = jd_i64(x, 0);
+  for (const jdc_node *x = jdc_first(t->d, counts); x && k + 4 < n; x = jdc_next(t->d, x)) {
+    int64_t v = jdc_i64(x, 0);
     int lv = 0;
     if (v > 0) {
       lv = 1 + (int)(7.0 * log1p((double)v) / log1p((double)max) + 0.5);
@@ -204,15 +204,15 @@ static void spark_log(char *b, size_t n, const tr *t, const jd_node *counts) {
 }
 
 /* The rank's input entry (inputs and ranks are in the same order). */
-static const jd_node *input_of(const tr *t, size_t i) { return jd_at(t->d, get(t, t->rep, "inputs"), i); }
+static const jdc_node *input_of(const tr *t, size_t i) { return jdc_at(t->d, get(t, t->rep, "inputs"), i); }
 
 /* "0-3, 5, 7" */
-static void rank_list(const tr *t, const jd_node *arr, char *b, size_t n) {
+static void rank_list(const tr *t, const jdc_node *arr, char *b, size_t n) {
   size_t k = 0;
   b[0] = 0;
   int64_t run0 = FSDPA_ABSENT, prev = FSDPA_ABSENT;
-  for (const jd_node *x = jd_first(t->d, arr);; x = jd_next(t->d, x)) {
-    int64_t r = x ? jd_i64(x, FSDPA_ABSENT) : FSDPA_ABSENT;
+  for (const jdc_node *x = jdc_first(t->d, arr);; x = jdc_next(t->d, x)) {
+    int64_t r = x ? jdc_i64(x, FSDPA_ABSENT) : FSDPA_ABSENT;
     if (x && prev != FSDPA_ABSENT && r == prev + 1) {
       prev = r;
       continue;
@@ -238,10 +238,10 @@ static const char *iterations_found_by(const char *source) {
   return source;
 }
 
-static void iterations_line(tr *t, const jd_node *r) {
+static void iterations_line(tr *t, const jdc_node *r) {
   char items[2][160], t1[32];
   int n = 0;
-  const jd_node *it = get(t, r, "iterations");
+  const jdc_node *it = get(t, r, "iterations");
   int64_t count = i64(t, it, "count");
   const char *source = str(t, it, "source", "none");
   if (count <= 0) {
@@ -249,9 +249,9 @@ static void iterations_line(tr *t, const jd_node *r) {
                                           "trace is judged");
   } else {
     snprintf(items[n++], sizeof items[0], "%lld from %s", (long long)count, iterations_found_by(source));
-    const jd_node *wu = get(t, r, "launch_gaps.warmup");
+    const jdc_node *wu = get(t, r, "launch_gaps.warmup");
     int64_t wi = i64(t, wu, "warmup_iterations");
-    if (jd_count(get(t, r, "streams")) && wi > 0) {
+    if (jdc_count(get(t, r, "streams")) && wi > 0) {
       dur(t1, sizeof t1, i64(t, wu, "warmup_gpu_idle_ns"));
       snprintf(items[n++], sizeof items[0], "the first is warm-up, not judged: %s GPU idle", t1);
     } else if (count >= 2) {
@@ -279,12 +279,12 @@ typedef struct cause_v {
 
 /* The causes of an idle_causes object with idle, largest first (ties in
  * the object's order). */
-static int causes_of(const tr *t, const jd_node *ic, cause_v *out, int cap) {
+static int causes_of(const tr *t, const jdc_node *ic, cause_v *out, int cap) {
   int n = 0;
-  for (const jd_node *x = jd_first(t->d, ic); x && n < cap; x = jd_next(t->d, x)) {
+  for (const jdc_node *x = jdc_first(t->d, ic); x && n < cap; x = jdc_next(t->d, x)) {
     size_t kl = x->key_len;
     if (kl < 4 || strcmp(x->key + kl - 3, "_ns") || !strcmp(x->key, "idle_ns")) continue;
-    int64_t v = jd_i64(x, 0);
+    int64_t v = jdc_i64(x, 0);
     if (v <= 0) continue;
     int j = n++;
     while (j && out[j - 1].ns < v) {
@@ -297,7 +297,7 @@ static int causes_of(const tr *t, const jd_node *ic, cause_v *out, int cap) {
   return n;
 }
 
-static void idle_causes_line(tr *t, const jd_node *ic) {
+static void idle_causes_line(tr *t, const jdc_node *ic) {
   int64_t idle = i64(t, ic, "idle_ns");
   if (idle <= 0) {
     label_text(t, "idle causes", "none: the GPU is never idle");
@@ -321,15 +321,15 @@ static int family_is_ccl(const char *family) {
 
 /* Which communication was found and by which rule, when it is more than
  * NCCL and its forks by name (the usual case, which needs no line). */
-static void comm_line(tr *t, const jd_node *r) {
-  const jd_node *cf = get(t, r, "comm_families");
+static void comm_line(tr *t, const jdc_node *r) {
+  const jdc_node *cf = get(t, r, "comm_families");
   int other = 0;
-  for (const jd_node *x = jd_first(t->d, cf); x; x = jd_next(t->d, x))
+  for (const jdc_node *x = jdc_first(t->d, cf); x; x = jdc_next(t->d, x))
     other |= !(!strcmp(str(t, x, "rule", ""), "name") && family_is_ccl(str(t, x, "family", "")));
   if (!other) return;
   char items[64][160];
   int n = 0;
-  for (const jd_node *x = jd_first(t->d, cf); x && n < 64; x = jd_next(t->d, x))
+  for (const jdc_node *x = jdc_first(t->d, cf); x && n < 64; x = jdc_next(t->d, x))
     snprintf(items[n++], sizeof items[0], "%s by %s (%lld)", str(t, x, "family", ""), str(t, x, "rule", ""),
              (long long)i64(t, x, "kernels"));
   label_items(t, "comm found", items, n, "; ");
@@ -337,23 +337,23 @@ static void comm_line(tr *t, const jd_node *r) {
 
 /* the primary device's allocated level as a 60-cell sparkline from its
  * timeline (two buckets a cell), linear between its lowest and highest */
-static void memory_line(tr *t, const jd_node *al) {
+static void memory_line(tr *t, const jdc_node *al) {
   int64_t pd = i64(t, al, "primary_device");
-  const jd_node *tl = NULL;
-  for (const jd_node *x = jd_first(t->d, get(t, al, "devices")); x; x = jd_next(t->d, x))
-    if (jd_is_true(get(t, x, "primary")) || (pd != FSDPA_ABSENT && i64(t, x, "device") == pd && !tl))
+  const jdc_node *tl = NULL;
+  for (const jdc_node *x = jdc_first(t->d, get(t, al, "devices")); x; x = jdc_next(t->d, x))
+    if (jdc_is_true(get(t, x, "primary")) || (pd != FSDPA_ABSENT && i64(t, x, "device") == pd && !tl))
       tl = get(t, x, "timeline");
   if (!tl) return;
   enum { CELLS = 60 };
   int64_t lo[CELLS], hi[CELLS];
-  size_t nb = jd_count(get(t, tl, "allocated_max"));
+  size_t nb = jdc_count(get(t, tl, "allocated_max"));
   if (!nb) return;
   size_t per = (nb + CELLS - 1) / CELLS, cells = (nb + per - 1) / per;
   for (size_t c = 0; c < cells; c++) lo[c] = hi[c] = FSDPA_ABSENT;
-  const jd_node *mn = jd_first(t->d, get(t, tl, "allocated_min")), *mx = jd_first(t->d, get(t, tl, "allocated_max"));
-  for (size_t i = 0; i < nb && mx; i++, mx = jd_next(t->d, mx), mn = jd_next(t->d, mn)) {
+  const jdc_node *mn = jdc_first(t->d, get(t, tl, "allocated_min")), *mx = jdc_first(t->d, get(t, tl, "allocated_max"));
+  for (size_t i = 0; i < nb && mx; i++, mx = jdc_next(t->d, mx), mn = jdc_next(t->d, mn)) {
     size_t c = i / per;
-    int64_t a = jd_i64(mx, FSDPA_ABSENT), m = jd_i64(mn, FSDPA_ABSENT);
+    int64_t a = jdc_i64(mx, FSDPA_ABSENT), m = jdc_i64(mn, FSDPA_ABSENT);
     if (a != FSDPA_ABSENT && (hi[c] == FSDPA_ABSENT || a > hi[c])) hi[c] = a;
     if (m != FSDPA_ABSENT && (lo[c] == FSDPA_ABSENT || m < lo[c])) lo[c] = m;
   }
@@ -375,7 +375,7 @@ static void memory_line(tr *t, const jd_node *al) {
   label_text(t, "", "%s %s .. %s", spark, a, z);
 }
 
-static void allocator_line(tr *t, const jd_node *al) {
+static void allocator_line(tr *t, const jdc_node *al) {
   char t1[32], t2[32], what[64];
   uint64_t steady = (uint64_t)(i64(t, al, "steady_state_malloc_calls") > 0 ? i64(t, al, "steady_state_malloc_calls") : 0) +
                     (uint64_t)(i64(t, al, "steady_state_free_calls") > 0 ? i64(t, al, "steady_state_free_calls") : 0);
@@ -399,12 +399,12 @@ static void allocator_line(tr *t, const jd_node *al) {
 }
 
 /* step time over ProfilerSteps, else over the iterations found otherwise */
-static void step_time_line(tr *t, const jd_node *r) {
-  const jd_node *steps = get(t, r, "steps"), *it = get(t, r, "iterations");
-  const jd_node *ranges = jd_count(steps) ? steps : get(t, it, "ranges");
+static void step_time_line(tr *t, const jdc_node *r) {
+  const jdc_node *steps = get(t, r, "steps"), *it = get(t, r, "iterations");
+  const jdc_node *ranges = jdc_count(steps) ? steps : get(t, it, "ranges");
   size_t n = 0;
   int64_t tot = 0, lo = INT64_MAX, hi = 0;
-  for (const jd_node *x = jd_first(t->d, ranges); x; x = jd_next(t->d, x)) {
+  for (const jdc_node *x = jdc_first(t->d, ranges); x; x = jdc_next(t->d, x)) {
     int64_t d = i64(t, x, "dur_ns");
     if (d == FSDPA_ABSENT) continue;
     n++;
@@ -420,26 +420,26 @@ static void step_time_line(tr *t, const jd_node *r) {
   dur(t1, sizeof t1, tot / (int64_t)n);
   dur(t2, sizeof t2, lo);
   dur(t3, sizeof t3, hi);
-  if (jd_count(steps))
+  if (jdc_count(steps))
     label_text(t, "step time", "%s mean over %zu ProfilerSteps (CPU), %s .. %s", t1, n, t2, t3);
   else
     label_text(t, "step time", "%s mean over %zu %s (%s), %s .. %s", t1, n, plural(n, "iteration", "iterations"),
                iterations_found_by(str(t, it, "source", "")), t2, t3);
 }
 
-static void streams_table(tr *t, const jd_node *r) {
-  const jd_node *streams = get(t, r, "streams"), *gaps = get(t, r, "launch_gaps.streams");
-  size_t ns = jd_count(streams);
+static void streams_table(tr *t, const jdc_node *r) {
+  const jdc_node *streams = get(t, r, "streams"), *gaps = get(t, r, "launch_gaps.streams");
+  size_t ns = jdc_count(streams);
   if (!ns) return;
   /* the gap histogram's sparkline where the line has room for it */
   int spark_ok = t->width >= 92;
   line(t, 3, "   %s%-22s %-8s %8s %10s %7s  %-20s%s", col(t, C_DIM), "stream", "role", "kernels", "busy", "gaps",
        spark_ok ? " 1us      1ms      1s" : "p50 gap", col(t, C_OFF));
   size_t k = 0;
-  for (const jd_node *x = jd_first(t->d, streams); x && k < 16; x = jd_next(t->d, x), k++) {
+  for (const jdc_node *x = jdc_first(t->d, streams); x && k < 16; x = jdc_next(t->d, x), k++) {
     int64_t dev = i64(t, x, "device"), sid = i64(t, x, "stream");
-    const jd_node *g = NULL;
-    for (const jd_node *y = jd_first(t->d, gaps); y && !g; y = jd_next(t->d, y))
+    const jdc_node *g = NULL;
+    for (const jdc_node *y = jdc_first(t->d, gaps); y && !g; y = jdc_next(t->d, y))
       if (i64(t, y, "device") == dev && i64(t, y, "stream") == sid) g = y;
     char name[48], t1[32], t2[32], spark[128];
     snprintf(name, sizeof name, "dev %lld stream %lld", (long long)dev, (long long)sid);
@@ -456,16 +456,65 @@ static void streams_table(tr *t, const jd_node *r) {
   if (ns > 16) line(t, 3, "   ... %zu more streams", ns - 16);
 }
 
-static void rank_summary(tr *t, const jd_node *r, size_t i) {
+/* What the busy time went to: MFU and the modelled share
+ * (ranks[].efficiency), then the first ten rows of the kernel table
+ * (ranks[].kernels, largest total first). */
+static void busy_lines(tr *t, const jdc_node *r) {
+  const jdc_node *ef = get(t, r, "efficiency");
+  int64_t kernel_ns = i64(t, ef, "kernel_ns");
+  if (kernel_ns == FSDPA_ABSENT || kernel_ns <= 0) return;
+  const char *model = str(t, ef, "device.model", "");
+  char t1[32], t2[32], t3[32], items[2][160];
+  int n = 0;
+  dur(t1, sizeof t1, kernel_ns);
+  double mfu = jdc_f64(get(t, ef, "mfu"), -1), ms = jdc_f64(get(t, ef, "modelled_share"), -1);
+  int64_t modelled = i64(t, ef, "modelled_ns");
+  if (mfu >= 0) snprintf(items[n++], sizeof items[0], "MFU %.1f%% on %s (lower bound)", 100.0 * mfu, model);
+  else if (modelled != FSDPA_ABSENT && modelled > 0)
+    snprintf(items[n++], sizeof items[0], "MFU n/a (%s)", model[0] ? "no peak for its dtypes" : "device unknown");
+  snprintf(items[n++], sizeof items[0], "modelled GEMM/attention/conv %.0f%% of %s kernel time",
+           ms < 0 ? 0.0 : 100.0 * ms, t1);
+  label_items(t, "busy time", items, n, "; ");
+  int namew = t->width - 3 - 47;
+  if (namew < 16) namew = 16;
+  sb_printf(t->b, "   %s%-*s %-7s %7s %10s %10s %6s%s\n", col(t, C_DIM), namew, "top kernels", "class", "count",
+            "total", "mean", "share", col(t, C_OFF));
+  const jdc_node *ks = get(t, r, "kernels");
+  int rows = 0;
+  for (const jdc_node *x = jdc_first(t->d, ks); x && rows < 10; x = jdc_next(t->d, x), rows++) {
+    const char *name = str(t, x, "short_name", "?"), *cls = str(t, x, "class", "");
+    if (!strcmp(cls, "communication")) cls = "comm";
+    dur(t2, sizeof t2, i64(t, x, "total_ns"));
+    dur(t3, sizeof t3, i64(t, x, "mean_ns"));
+    double share = jdc_f64(get(t, x, "share"), -1);
+    /* names are cut to the column (by characters: a UTF-8 "…" is one) */
+    size_t len = strlen(name), nb = 0;
+    int nc = 0;
+    for (size_t i = 0; i < len;) {
+      nc += char_cols(name, len, &i);
+      if (nc <= namew - 1) nb = i;
+    }
+    if (nc <= namew) nb = len;
+    sb_putn(t->b, "   ", 3);
+    sb_putn(t->b, name, nb);
+    if (nc > namew) sb_puts(t->b, "\u2026");
+    for (int q = nc > namew ? namew : nc; q < namew; q++) sb_putn(t->b, " ", 1);
+    sb_printf(t->b, " %-7s %7llu %*s %*s %5.1f%%\n", cls, (unsigned long long)i64(t, x, "count"),
+              10 + (strstr(t2, "\u00b5") != NULL), t2, 10 + (strstr(t3, "\u00b5") != NULL), t3,
+              share < 0 ? 0.0 : 100.0 * share);
+  }
+}
+
+static void rank_summary(tr *t, const jdc_node *r, size_t i) {
   char t1[32], t2[32], t3[32], t4[32];
-  const jd_node *in = input_of(t, i);
+  const jdc_node *in = input_of(t, i);
   line(t, 3, "%s== rank %lld: %s%s", col(t, C_BOLD), (long long)i64(t, r, "rank"), str(t, in, "path", "<input>"),
        col(t, C_OFF));
-  const jd_node *streams = get(t, r, "streams");
-  size_t nstreams = jd_count(streams), ndev = 0;
+  const jdc_node *streams = get(t, r, "streams");
+  size_t nstreams = jdc_count(streams), ndev = 0;
   uint64_t kernels = 0;
   int64_t prev = FSDPA_ABSENT;
-  for (const jd_node *x = jd_first(t->d, streams); x; x = jd_next(t->d, x)) {
+  for (const jdc_node *x = jdc_first(t->d, streams); x; x = jdc_next(t->d, x)) {
     int64_t dv = i64(t, x, "device");
     if (!ndev || dv != prev) ndev++;
     prev = dv;
@@ -473,14 +522,14 @@ static void rank_summary(tr *t, const jd_node *r, size_t i) {
     if (k > 0) kernels += (uint64_t)k;
   }
   uint64_t events = (uint64_t)(i64(t, in, "events") > 0 ? i64(t, in, "events") : 0);
-  size_t nsteps = jd_count(get(t, r, "steps"));
+  size_t nsteps = jdc_count(get(t, r, "steps"));
   const char *ver = str(t, r, "fsdp.version", NULL);
   line(t, 3, "   %llu %s, %llu %s, %zu %s, %zu GPU %s on %zu %s%s", (unsigned long long)events,
        plural(events, "event", "events"), (unsigned long long)kernels, plural(kernels, "kernel", "kernels"), nsteps,
        plural(nsteps, "step", "steps"), nstreams, plural(nstreams, "stream", "streams"), ndev,
        plural(ndev, "device", "devices"), !ver ? "" : !strcmp(ver, "fsdp2") ? ", FSDP2" : ", FSDP1");
-  const jd_node *od = get(t, r, "other_devices");
-  for (const jd_node *x = jd_first(t->d, od); x; x = jd_next(t->d, x)) {
+  const jdc_node *od = get(t, r, "other_devices");
+  for (const jdc_node *x = jdc_first(t->d, od); x; x = jdc_next(t->d, x)) {
     int64_t ev = i64(t, x, "events"), rt = i64(t, x, "runtime_events"), sn = i64(t, x, "streams");
     int64_t busy = i64(t, x, "busy_ns");
     dur(t1, sizeof t1, busy == FSDPA_ABSENT ? 0 : busy);
@@ -492,19 +541,19 @@ static void rank_summary(tr *t, const jd_node *r, size_t i) {
   char wl[512] = "";
   size_t k = 0;
   int known = 0;
-  for (const jd_node *x = jd_first(t->d, get(t, r, "workload.parallelism")); x; x = jd_next(t->d, x)) {
-    if (jd_str_is(x, "unknown")) continue;
-    k += (size_t)snprintf(wl + k, sizeof wl - k, "%s%s", known ? " + " : "", jd_str(x, ""));
+  for (const jdc_node *x = jdc_first(t->d, get(t, r, "workload.parallelism")); x; x = jdc_next(t->d, x)) {
+    if (jdc_str_is(x, "unknown")) continue;
+    k += (size_t)snprintf(wl + k, sizeof wl - k, "%s%s", known ? " + " : "", jdc_str(x, ""));
     known = 1;
     if (k >= sizeof wl) k = sizeof wl - 1;
   }
   label_text(t, "workload", "%s%s, mode %s", wl, known ? "" : "parallelism unknown", str(t, r, "workload.mode", "unknown"));
   iterations_line(t, r);
   step_time_line(t, r);
-  const jd_node *lg = get(t, r, "launch_gaps");
+  const jdc_node *lg = get(t, r, "launch_gaps");
   int64_t span = i64(t, lg, "span_ns");
   if (span != FSDPA_ABSENT) {
-    double density = jd_f64(get(t, lg, "density"), 0);
+    double density = jdc_f64(get(t, lg, "density"), 0);
     const char *dc = density < 0.5 ? C_RED : density < 0.8 ? C_YEL : C_GRN;
     char bar[256];
     ubar(bar, sizeof bar, density, 30);
@@ -519,14 +568,14 @@ static void rank_summary(tr *t, const jd_node *r, size_t i) {
     if (nstreams) idle_causes_line(t, get(t, lg, "idle_causes"));
   } else {
     label_text(t, "GPU density", "%s",
-               jd_count(od) ? "n/a: no CUDA/ROCm GPU activity; the other devices above are present, not analyzed"
+               jdc_count(od) ? "n/a: no CUDA/ROCm GPU activity; the other devices above are present, not analyzed"
                             : "n/a: no GPU activity in this trace");
   }
-  const jd_node *ov = get(t, r, "overlap");
+  const jdc_node *ov = get(t, r, "overlap");
   int64_t comm = i64(t, ov, "comm_ns");
   if (comm != FSDPA_ABSENT) {
     int64_t ex = i64(t, ov, "exposed_comm_ns");
-    double pct = jd_f64(get(t, ov, "overlap_pct"), 0);
+    double pct = jdc_f64(get(t, ov, "overlap_pct"), 0);
     double sh = span > 0 ? (double)ex / (double)span : 0;
     dur(t1, sizeof t1, ex);
     dur(t2, sizeof t2, comm);
@@ -537,7 +586,7 @@ static void rank_summary(tr *t, const jd_node *r, size_t i) {
     label_text(t, "exposed comm", "n/a: no communication kernels in this trace");
   }
   comm_line(t, r);
-  const jd_node *bw = get(t, r, "fsdp.backward");
+  const jdc_node *bw = get(t, r, "fsdp.backward");
   const char *pat = str(t, bw, "pattern", "unknown");
   if (!strcmp(pat, "unknown")) {
     label_text(t, "backward", "%s", ver ? "unknown: fewer than two FSDP units in backward"
@@ -550,11 +599,11 @@ static void rank_summary(tr *t, const jd_node *r, size_t i) {
                (long long)i64(t, bw, "broken_links"), (long long)i64(t, bw, "links"), t1);
   }
   allocator_line(t, get(t, r, "allocator"));
-  const jd_node *sw = get(t, r, "sync_waits");
-  if (jd_count(sw)) {
+  const jdc_node *sw = get(t, r, "sync_waits");
+  if (jdc_count(sw)) {
     int64_t tot = 0;
-    for (const jd_node *x = jd_first(t->d, sw); x; x = jd_next(t->d, x)) tot += i64(t, x, "total_ns");
-    const jd_node *top = jd_first(t->d, sw);
+    for (const jdc_node *x = jdc_first(t->d, sw); x; x = jdc_next(t->d, x)) tot += i64(t, x, "total_ns");
+    const jdc_node *top = jdc_first(t->d, sw);
     int64_t cnt = i64(t, top, "count");
     dur(t1, sizeof t1, tot);
     dur(t2, sizeof t2, i64(t, top, "total_ns"));
@@ -563,6 +612,7 @@ static void rank_summary(tr *t, const jd_node *r, size_t i) {
   } else {
     label_text(t, "CPU blocked", "never: no blocking CUDA calls");
   }
+  busy_lines(t, r);
   streams_table(t, r);
   sb_puts(t->b, "\n");
 }
@@ -570,21 +620,21 @@ static void rank_summary(tr *t, const jd_node *r, size_t i) {
 /* ---- the job ---- */
 
 /* The label of a cause key for the table: "host not launched" */
-static void job_table(tr *t, const jd_node *job) {
-  const jd_node *pr = get(t, job, "per_rank");
+static void job_table(tr *t, const jdc_node *job) {
+  const jdc_node *pr = get(t, job, "per_rank");
   line(t, 3, "   %s%6s %10s %6s %10s %13s  %s%s", col(t, C_DIM), "rank", "step time", "busy", "GPU idle",
        "exposed comm", "top finding", col(t, C_OFF));
-  for (const jd_node *x = jd_first(t->d, pr); x; x = jd_next(t->d, x)) {
+  for (const jdc_node *x = jdc_first(t->d, pr); x; x = jdc_next(t->d, x)) {
     char st[32], idle[32], ex[32], busy[16] = "n/a", top[160] = "none";
     dur(st, sizeof st, i64(t, x, "step_time_ns"));
     dur(idle, sizeof idle, i64(t, x, "idle_ns"));
     int64_t e = i64(t, x, "exposed_comm_ns");
     if (e == FSDPA_ABSENT) snprintf(ex, sizeof ex, "n/a");
     else dur(ex, sizeof ex, e);
-    double bs = jd_f64(get(t, x, "busy_share"), -1);
+    double bs = jdc_f64(get(t, x, "busy_share"), -1);
     if (bs >= 0) snprintf(busy, sizeof busy, "%.1f%%", bs * 100.0);
-    const jd_node *tf = get(t, x, "top_finding");
-    if (!jd_is_null(tf)) {
+    const jdc_node *tf = get(t, x, "top_finding");
+    if (!jdc_is_null(tf)) {
       char c[32];
       dur(c, sizeof c, i64(t, tf, "cost_ns"));
       snprintf(top, sizeof top, "%s (%s)", str(t, tf, "id", "?"), c);
@@ -617,12 +667,12 @@ static void job_table(tr *t, const jd_node *job) {
 
 /* What the ranks share, for the job's heading: the workload of the first
  * rank and whether all say the same. */
-static void job_heading(tr *t, const jd_node *job) {
-  const jd_node *ranks = get(t, t->rep, "ranks");
-  size_t n = jd_count(ranks);
+static void job_heading(tr *t, const jdc_node *job) {
+  const jdc_node *ranks = get(t, t->rep, "ranks");
+  size_t n = jdc_count(ranks);
   int64_t ws = FSDPA_ABSENT;
   int same_ws = 1;
-  for (const jd_node *x = jd_first(t->d, get(t, t->rep, "inputs")); x; x = jd_next(t->d, x)) {
+  for (const jdc_node *x = jdc_first(t->d, get(t, t->rep, "inputs")); x; x = jdc_next(t->d, x)) {
     int64_t w = i64(t, x, "world_size");
     if (w == FSDPA_ABSENT) continue;
     if (ws == FSDPA_ABSENT) ws = w;
@@ -632,14 +682,14 @@ static void job_heading(tr *t, const jd_node *job) {
   if (ws != FSDPA_ABSENT && same_ws) snprintf(wsb, sizeof wsb, " of world size %lld", (long long)ws);
   else if (!same_ws) snprintf(wsb, sizeof wsb, " (different world sizes: not one job?)");
   line(t, 3, "%s== job: %zu ranks%s%s", col(t, C_BOLD), n, wsb, col(t, C_OFF));
-  const jd_node *r0 = jd_first(t->d, ranks);
+  const jdc_node *r0 = jdc_first(t->d, ranks);
   char wl[512] = "";
   size_t k = 0;
-  for (const jd_node *x = jd_first(t->d, get(t, r0, "workload.parallelism")); x; x = jd_next(t->d, x)) {
-    k += (size_t)snprintf(wl + k, sizeof wl - k, "%s%s", k ? " + " : "", jd_str(x, ""));
+  for (const jdc_node *x = jdc_first(t->d, get(t, r0, "workload.parallelism")); x; x = jdc_next(t->d, x)) {
+    k += (size_t)snprintf(wl + k, sizeof wl - k, "%s%s", k ? " + " : "", jdc_str(x, ""));
     if (k >= sizeof wl) k = sizeof wl - 1;
   }
-  const jd_node *it = get(t, r0, "iterations");
+  const jdc_node *it = get(t, r0, "iterations");
   line(t, 3, "   workload %s, mode %s (rank %lld); iterations from %s", wl[0] ? wl : "unknown",
        str(t, r0, "workload.mode", "unknown"), (long long)i64(t, r0, "rank"),
        i64(t, it, "count") > 0 ? iterations_found_by(str(t, it, "source", "")) : "none found (whole trace judged)");
@@ -658,12 +708,12 @@ static const char *sev_color(const char *s) {
 
 /* Where a rank's trace starts on its clock: ranges are printed from it. */
 static int64_t rank_origin(const tr *t, int64_t rank) {
-  for (const jd_node *x = jd_first(t->d, get(t, t->rep, "ranks")); x; x = jd_next(t->d, x))
+  for (const jdc_node *x = jdc_first(t->d, get(t, t->rep, "ranks")); x; x = jdc_next(t->d, x))
     if (i64(t, x, "rank") == rank) return i64(t, x, "origin_ns");
   return FSDPA_ABSENT;
 }
 
-static void cost_text(const tr *t, const jd_node *f, char *b, size_t n) {
+static void cost_text(const tr *t, const jdc_node *f, char *b, size_t n) {
   int64_t cb = i64(t, f, "cost_bytes"), cn = i64(t, f, "cost_ns");
   if (cb != FSDPA_ABSENT && !cn) {
     char x[32];
@@ -674,9 +724,9 @@ static void cost_text(const tr *t, const jd_node *f, char *b, size_t n) {
   }
 }
 
-static void write_ranges(tr *t, const jd_node *f, int ind) {
-  const jd_node *rs = get(t, f, "evidence.ranges");
-  size_t nr = jd_count(rs);
+static void write_ranges(tr *t, const jdc_node *f, int ind) {
+  const jdc_node *rs = get(t, f, "evidence.ranges");
+  size_t nr = jdc_count(rs);
   if (!nr) return;
   int64_t rank = i64(t, f, "rank"), o = rank_origin(t, rank), total = i64(t, f, "evidence.ranges_total");
   char more[64] = "";
@@ -684,7 +734,7 @@ static void write_ranges(tr *t, const jd_node *f, int ind) {
   line(t, ind + 2, "%*s%s%s%s%s", ind, "", col(t, C_BOLD), nr == 1 ? "range:" : "ranges (worst first):", more,
        col(t, C_OFF));
   int k = 1;
-  for (const jd_node *x = jd_first(t->d, rs); x; x = jd_next(t->d, x), k++) {
+  for (const jdc_node *x = jdc_first(t->d, rs); x; x = jdc_next(t->d, x), k++) {
     int64_t s = i64(t, x, "start_ns"), e = i64(t, x, "end_ns");
     char at[32], len[32];
     dur(len, sizeof len, e - s);
@@ -699,7 +749,7 @@ static void write_ranges(tr *t, const jd_node *f, int ind) {
 }
 
 /* A finding's title, detail, advice and ranges at indent `ind`. */
-static void finding_body(tr *t, const jd_node *f, int ind) {
+static void finding_body(tr *t, const jdc_node *f, int ind) {
   prose(t, ind, str(t, f, "title", ""));
   prose(t, ind, str(t, f, "detail", ""));
   line(t, ind, "%*s%sadvice:%s", ind, "", col(t, C_BOLD), col(t, C_OFF));
@@ -707,16 +757,16 @@ static void finding_body(tr *t, const jd_node *f, int ind) {
   write_ranges(t, f, ind);
 }
 
-static void group_block(tr *t, const jd_node *g, const char *num, int ind, size_t nranks) {
-  const jd_node *all = get(t, t->rep, "findings");
-  const jd_node *members = get(t, g, "findings");
-  const jd_node *worst = jd_at(t->d, all, (size_t)jd_i64(jd_first(t->d, members), 0));
+static void group_block(tr *t, const jdc_node *g, const char *num, int ind, size_t nranks) {
+  const jdc_node *all = get(t, t->rep, "findings");
+  const jdc_node *members = get(t, g, "findings");
+  const jdc_node *worst = jdc_at(t->d, all, (size_t)jdc_i64(jdc_first(t->d, members), 0));
   const char *sev = str(t, g, "severity", "info");
   const char *id = str(t, g, "id", "?");
   int64_t affected = i64(t, g, "ranks_affected");
   char head[512], c[64];
-  int by_bytes = !jd_is_null(get(t, g, "cost_bytes")) && i64(t, g, "cost_ns.max") == 0;
-  if (affected <= 1 && jd_count(members) <= 1) {
+  int by_bytes = !jdc_is_null(get(t, g, "cost_bytes")) && i64(t, g, "cost_ns.max") == 0;
+  if (affected <= 1 && jdc_count(members) <= 1) {
     cost_text(t, worst, c, sizeof c);
     int64_t step = i64(t, worst, "step");
     if (step != FSDPA_ABSENT)
@@ -727,7 +777,7 @@ static void group_block(tr *t, const jd_node *g, const char *num, int ind, size_
   } else {
     char lo[32], med[32], hi[32];
     const char *k = by_bytes ? "cost_bytes" : "cost_ns";
-    const jd_node *cs = get(t, g, k);
+    const jdc_node *cs = get(t, g, k);
     if (by_bytes) {
       fmt_bytes(lo, sizeof lo, i64(t, cs, "min"));
       fmt_bytes(med, sizeof med, i64(t, cs, "median"));
@@ -748,17 +798,17 @@ static void group_block(tr *t, const jd_node *g, const char *num, int ind, size_
     line(t, body, "%*s%s(a symptom of %s above: its cost is part of that cost, not added to it)%s", body, "",
          col(t, C_DIM), cause, col(t, C_OFF));
   finding_body(t, worst, body);
-  if (jd_count(members) > 1) {
+  if (jdc_count(members) > 1) {
     /* the other findings of the group, one indent below: where and what they cost */
     char buf[8192];
     int k = snprintf(buf, sizeof buf, "%*s%sother ranks:%s", body, "", col(t, C_BOLD), col(t, C_OFF));
     int same_rank = 1;
-    for (const jd_node *m = jd_first(t->d, members); m; m = jd_next(t->d, m))
-      same_rank &= i64(t, jd_at(t->d, all, (size_t)jd_i64(m, 0)), "rank") == i64(t, worst, "rank");
+    for (const jdc_node *m = jdc_first(t->d, members); m; m = jdc_next(t->d, m))
+      same_rank &= i64(t, jdc_at(t->d, all, (size_t)jdc_i64(m, 0)), "rank") == i64(t, worst, "rank");
     if (same_rank) k = snprintf(buf, sizeof buf, "%*s%salso:%s", body, "", col(t, C_BOLD), col(t, C_OFF));
     int first = 1;
-    for (const jd_node *m = jd_next(t->d, jd_first(t->d, members)); m && k < (int)sizeof buf; m = jd_next(t->d, m)) {
-      const jd_node *f = jd_at(t->d, all, (size_t)jd_i64(m, 0));
+    for (const jdc_node *m = jdc_next(t->d, jdc_first(t->d, members)); m && k < (int)sizeof buf; m = jdc_next(t->d, m)) {
+      const jdc_node *f = jdc_at(t->d, all, (size_t)jdc_i64(m, 0));
       char cc[64], item[160];
       cost_text(t, f, cc, sizeof cc);
       if (i64(t, f, "step") != FSDPA_ABSENT)
@@ -775,19 +825,19 @@ static void group_block(tr *t, const jd_node *g, const char *num, int ind, size_
 }
 
 /* The heading's warning when the costs of one report overlap. */
-static void overlap_note(tr *t, const jd_node *job) {
+static void overlap_note(tr *t, const jdc_node *job) {
   char ranks[512] = "";
   size_t k = 0, over = 0;
   int symptoms = 0;
-  for (const jd_node *x = jd_first(t->d, get(t, job, "per_rank")); x; x = jd_next(t->d, x)) {
+  for (const jdc_node *x = jdc_first(t->d, get(t, job, "per_rank")); x; x = jdc_next(t->d, x)) {
     int64_t span = i64(t, x, "span_ns"), cost = i64(t, x, "findings_cost_ns");
     if (span != FSDPA_ABSENT && cost > span) {
       over++;
       if (k < sizeof ranks) k += (size_t)snprintf(ranks + k, sizeof ranks - k, "%s%lld", k ? ", " : "", (long long)i64(t, x, "rank"));
     }
   }
-  for (const jd_node *g = jd_first(t->d, get(t, job, "findings")); g; g = jd_next(t->d, g))
-    symptoms |= !jd_is_null(get(t, g, "explained_by"));
+  for (const jdc_node *g = jdc_first(t->d, get(t, job, "findings")); g; g = jdc_next(t->d, g))
+    symptoms |= !jdc_is_null(get(t, g, "explained_by"));
   if (symptoms)
     prose(t, 3, "Costs overlap: a symptom's cost is part of its cause's cost; do not add them up.");
   if (over)
@@ -796,10 +846,10 @@ static void overlap_note(tr *t, const jd_node *job) {
          plural(over, "rank", "ranks"), ranks);
 }
 
-static void findings_section(tr *t, const jd_node *job, size_t nranks) {
-  const jd_node *groups = get(t, job, "findings");
-  size_t nf = jd_count(get(t, t->rep, "findings")), nnj = jd_count(get(t, t->rep, "not_judged"));
-  if (!jd_count(groups)) {
+static void findings_section(tr *t, const jdc_node *job, size_t nranks) {
+  const jdc_node *groups = get(t, job, "findings");
+  size_t nf = jdc_count(get(t, t->rep, "findings")), nnj = jdc_count(get(t, t->rep, "not_judged"));
+  if (!jdc_count(groups)) {
     if (nnj)
       line(t, 0, "No findings among the rules that could judge: nothing they measured crossed a threshold; %zu %s "
                  "could not judge (below).",
@@ -809,7 +859,7 @@ static void findings_section(tr *t, const jd_node *job, size_t nranks) {
     return;
   }
   size_t nsev[3] = {0, 0, 0};
-  for (const jd_node *g = jd_first(t->d, groups); g; g = jd_next(t->d, g)) {
+  for (const jdc_node *g = jdc_first(t->d, groups); g; g = jdc_next(t->d, g)) {
     const char *s = str(t, g, "severity", "info");
     nsev[!strcmp(s, "critical") ? 2 : !strcmp(s, "warning") ? 1 : 0]++;
   }
@@ -821,8 +871,8 @@ static void findings_section(tr *t, const jd_node *job, size_t nranks) {
   overlap_note(t, job);
   int top = 0, sub = 0;
   char num[32];
-  for (const jd_node *g = jd_first(t->d, groups); g; g = jd_next(t->d, g)) {
-    if (jd_is_null(get(t, g, "explained_by"))) {
+  for (const jdc_node *g = jdc_first(t->d, groups); g; g = jdc_next(t->d, g)) {
+    if (jdc_is_null(get(t, g, "explained_by"))) {
       snprintf(num, sizeof num, "%2d", ++top);
       sub = 0;
       group_block(t, g, num, 0, nranks);
@@ -834,42 +884,42 @@ static void findings_section(tr *t, const jd_node *job, size_t nranks) {
 }
 
 static void not_judged_section(tr *t) {
-  const jd_node *nj = get(t, t->rep, "not_judged");
-  if (!jd_count(nj)) return;
+  const jdc_node *nj = get(t, t->rep, "not_judged");
+  if (!jdc_count(nj)) return;
   sb_puts(t->b, "\n");
   line(t, 2, "%sNot judged%s: these rules could not look at the traces, so their silence says nothing", col(t, C_BOLD),
        col(t, C_OFF));
-  size_t nranks = jd_count(get(t, t->rep, "ranks"));
+  size_t nranks = jdc_count(get(t, t->rep, "ranks"));
   /* rules with the same reason, ranks and remedy on one line */
-  size_t n = jd_count(nj);
+  size_t n = jdc_count(nj);
   char *done = calloc(n ? n : 1, 1);
   if (!done) {
     t->b->failed = FSDPA_ENOMEM;
     return;
   }
   size_t i = 0;
-  for (const jd_node *x = jd_first(t->d, nj); x; x = jd_next(t->d, x), i++) {
+  for (const jdc_node *x = jdc_first(t->d, nj); x; x = jdc_next(t->d, x), i++) {
     if (done[i]) continue;
     char rules[512], ranks[512] = "";
     size_t k = (size_t)snprintf(rules, sizeof rules, "%s", str(t, x, "rule", "?"));
     size_t j = i + 1;
-    for (const jd_node *y = jd_next(t->d, x); y; y = jd_next(t->d, y), j++) {
+    for (const jdc_node *y = jdc_next(t->d, x); y; y = jdc_next(t->d, y), j++) {
       if (done[j] || strcmp(str(t, y, "reason", ""), str(t, x, "reason", "")) ||
           strcmp(str(t, y, "would_judge", ""), str(t, x, "would_judge", "")))
         continue;
       char ra[512], rb[512];
       rank_list(t, get(t, x, "ranks"), ra, sizeof ra);
       rank_list(t, get(t, y, "ranks"), rb, sizeof rb);
-      if (strcmp(ra, rb) || jd_is_null(get(t, x, "ranks")) != jd_is_null(get(t, y, "ranks"))) continue;
+      if (strcmp(ra, rb) || jdc_is_null(get(t, x, "ranks")) != jdc_is_null(get(t, y, "ranks"))) continue;
       done[j] = 1;
       if (k < sizeof rules) k += (size_t)snprintf(rules + k, sizeof rules - k, ", %s", str(t, y, "rule", "?"));
     }
-    const jd_node *rk = get(t, x, "ranks");
-    if (!jd_is_null(rk) && nranks > 1) {
+    const jdc_node *rk = get(t, x, "ranks");
+    if (!jdc_is_null(rk) && nranks > 1) {
       char rl[480];
       rank_list(t, rk, rl, sizeof rl);
-      snprintf(ranks, sizeof ranks, " (%s %s)", plural(jd_count(rk), "rank", "ranks"),
-               jd_count(rk) == nranks ? "all" : rl);
+      snprintf(ranks, sizeof ranks, " (%s %s)", plural(jdc_count(rk), "rank", "ranks"),
+               jdc_count(rk) == nranks ? "all" : rl);
     }
     char buf[2048];
     snprintf(buf, sizeof buf, "   %s%s%s%s: %s", col(t, C_BOLD), rules, col(t, C_OFF), ranks, str(t, x, "reason", ""));
@@ -881,22 +931,22 @@ static void not_judged_section(tr *t) {
 }
 
 fsdpa_status render_check(const jdoc *d, char *msg, size_t msg_len) {
-  const jd_node *r = jd_root(d);
-  if (!r || r->type != JD_OBJ) return (snprintf(msg, msg_len, "not a JSON object"), FSDPA_EINVAL);
-  const char *schema = jd_get_str(d, r, "schema", NULL);
+  const jdc_node *r = jdc_root(d);
+  if (!r || r->type != JDC_OBJ) return (snprintf(msg, msg_len, "not a JSON object"), FSDPA_EINVAL);
+  const char *schema = jdc_get_str(d, r, "schema", NULL);
   if (!schema || strcmp(schema, "fsdpa.report/1"))
     return (snprintf(msg, msg_len, "not an fsdpa report: schema %s%s%s, not fsdpa.report/1", schema ? "'" : "",
                      schema ? schema : "missing", schema ? "'" : ""),
             FSDPA_EINVAL);
   static const char *const need[] = {"inputs", "ranks", "findings", "not_judged", "job"};
   for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
-    if (!jd_get(d, r, need[i]))
+    if (!jdc_get(d, r, need[i]))
       return (snprintf(msg, msg_len,
                        "the report has no \"%s\" section (made by fsdpa %s; this one renders reports of fsdpa %s: "
                        "run fsdpa analyze again)",
-                       need[i], jd_get_str(d, r, "version", "?"), fsdpa_version_string()),
+                       need[i], jdc_get_str(d, r, "version", "?"), fsdpa_version_string()),
               FSDPA_EINVAL);
-  if (jd_count(jd_get(d, r, "inputs")) != jd_count(jd_get(d, r, "ranks")))
+  if (jdc_count(jdc_get(d, r, "inputs")) != jdc_count(jdc_get(d, r, "ranks")))
     return (snprintf(msg, msg_len, "the report's inputs and ranks differ in number"), FSDPA_EINVAL);
   return FSDPA_OK;
 }
@@ -907,21 +957,21 @@ fsdpa_status render_text(const jdoc *d, const fsdpa_report_options *o, sbuf *out
   tr t;
   memset(&t, 0, sizeof t);
   t.d = d;
-  t.rep = jd_root(d);
+  t.rep = jdc_root(d);
   t.b = out;
   t.width = o->width ? o->width : WIDTH_DEFAULT;
   t.prose = t.width < PROSE_MAX ? t.width : PROSE_MAX;
   t.color = o->color;
-  const jd_node *ranks = get(&t, t.rep, "ranks"), *job = get(&t, t.rep, "job");
-  size_t n = jd_count(ranks);
+  const jdc_node *ranks = get(&t, t.rep, "ranks"), *job = get(&t, t.rep, "job");
+  size_t n = jdc_count(ranks);
   if (n > 1) job_heading(&t, job);
-  else if (n == 1) rank_summary(&t, jd_first(d, ranks), 0);
+  else if (n == 1) rank_summary(&t, jdc_first(d, ranks), 0);
   findings_section(&t, job, n);
   not_judged_section(&t);
   if (n > 1) {
     sb_puts(out, "\n");
     size_t i = 0;
-    for (const jd_node *r = jd_first(d, ranks); r; r = jd_next(d, r), i++) rank_summary(&t, r, i);
+    for (const jdc_node *r = jdc_first(d, ranks); r; r = jdc_next(d, r), i++) rank_summary(&t, r, i);
   }
   return out->failed ? (fsdpa_status)out->failed : FSDPA_OK;
 }

@@ -259,7 +259,7 @@ int fsdpa_findings_worst(const fsdpa_list *l) {
 fsdpa_status report_render(fa_alloc *a, const char *json, size_t len, const fsdpa_report_options *o, sbuf *out,
                            char *msg, size_t msg_len) {
   jdoc d;
-  fsdpa_status st = (fsdpa_status)jd_parse(a, json, len, &d, msg, msg_len);
+  fsdpa_status st = (fsdpa_status)jdc_parse(a, json, len, &d, msg, msg_len);
   if (!st) {
     switch (o->format) {
       case FSDPA_FORMAT_TEXT: st = render_text(&d, o, out, msg, msg_len); break;
@@ -267,7 +267,7 @@ fsdpa_status report_render(fa_alloc *a, const char *json, size_t len, const fsdp
       default: st = report_html_of(&d, o, out, msg, msg_len); break;
     }
   }
-  jd_free(&d);
+  jdc_free(&d);
   return st;
 }
 

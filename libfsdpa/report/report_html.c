@@ -14,14 +14,14 @@
 #define PAGE_RECTS 100000
 #define PAGE_STEP_RECTS 150000
 
-static void put_escaped_html(sbuf *b, const char *s) {
-  for (; *s; s++) {
-    switch (*s) {
+void html_escape(sbuf *b, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    switch (s[i]) {
       case '<': sb_puts(b, "&lt;"); break;
       case '>': sb_puts(b, "&gt;"); break;
       case '&': sb_puts(b, "&amp;"); break;
       case '"': sb_puts(b, "&quot;"); break;
-      default: sb_putn(b, s, 1);
+      default: sb_putn(b, s + i, 1);
     }
   }
 }
@@ -89,7 +89,7 @@ static void page(sbuf *out, const char *first_path, size_t nranks, const sbuf *r
           "<meta name=\"generator\" content=\"libfsdpa ");
   sb_puts(out, fsdpa_version_string());
   sb_puts(out, "\">\n<title>fsdpa report: ");
-  put_escaped_html(out, first_path);
+  html_escape(out, first_path, strlen(first_path));
   if (nranks > 1) sb_printf(out, " and %zu more", nranks - 1);
   sb_puts(out, "</title>\n<style>\n");
   put_lines(out, html_page_css);
@@ -131,11 +131,11 @@ fsdpa_status report_html_of(const jdoc *d, const fsdpa_report_options *o, sbuf *
   sb_init(&rep, out->a);
   jsonw w;
   jw_init(&w, &rep, 0);
-  jd_write(d, jd_root(d), &w);
+  jdc_write(d, jdc_root(d), &w);
   sb_puts(&rep, "\n");
-  const jd_node *in0 = jd_first(d, jd_get(d, jd_root(d), "inputs"));
+  const jdc_node *in0 = jdc_first(d, jdc_get(d, jdc_root(d), "inputs"));
   if (!rep.failed)
-    page(out, jd_get_str(d, in0, "path", "<input>"), jd_count(jd_get(d, jd_root(d), "ranks")), &rep, NULL);
+    page(out, jdc_get_str(d, in0, "path", "<input>"), jdc_count(jdc_get(d, jdc_root(d), "ranks")), &rep, NULL);
   st = rep.failed ? (fsdpa_status)rep.failed : out->failed ? (fsdpa_status)out->failed : FSDPA_OK;
   sb_free(&rep);
   return st;

@@ -46,19 +46,19 @@ static fsdpa_status row_read(fa_alloc *a, const rank_text *t, job_row *r) {
   while (k < t->len && (t->p[k] == ',' || t->p[k] == ' ' || t->p[k] == '\n')) k++;
   jdoc d;
   char msg[96];
-  int st = jd_parse(a, t->p + k, t->len - k, &d, msg, sizeof msg);
+  int st = jdc_parse(a, t->p + k, t->len - k, &d, msg, sizeof msg);
   if (st) {
-    jd_free(&d);
+    jdc_free(&d);
     return (fsdpa_status)st;
   }
-  const jd_node *s = jd_root(&d);
-  r->rank = jd_get_i64(&d, s, "rank", FSDPA_ABSENT);
-  const jd_node *it = jd_get(&d, s, "iterations");
-  copy_str(r->source, sizeof r->source, jd_get_str(&d, it, "source", "none"));
-  const jd_node *ranges = jd_get(&d, it, "ranges");
+  const jdc_node *s = jdc_root(&d);
+  r->rank = jdc_get_i64(&d, s, "rank", FSDPA_ABSENT);
+  const jdc_node *it = jdc_get(&d, s, "iterations");
+  copy_str(r->source, sizeof r->source, jdc_get_str(&d, it, "source", "none"));
+  const jdc_node *ranges = jdc_get(&d, it, "ranges");
   int64_t sum = 0;
-  for (const jd_node *x = jd_first(&d, ranges); x; x = jd_next(&d, x)) {
-    int64_t dur = jd_get_i64(&d, x, "dur_ns", FSDPA_ABSENT);
+  for (const jdc_node *x = jdc_first(&d, ranges); x; x = jdc_next(&d, x)) {
+    int64_t dur = jdc_get_i64(&d, x, "dur_ns", FSDPA_ABSENT);
     if (dur == FSDPA_ABSENT || dur < 0) continue;
     r->iterations++;
     if (__builtin_add_overflow(sum, dur, &sum)) sum = INT64_MAX;
@@ -66,25 +66,25 @@ static fsdpa_status row_read(fa_alloc *a, const rank_text *t, job_row *r) {
     if (r->step_max == FSDPA_ABSENT || dur > r->step_max) r->step_max = dur;
   }
   if (r->iterations) r->step_mean = sum / (int64_t)r->iterations;
-  const jd_node *lg = jd_get(&d, s, "launch_gaps");
-  r->span = jd_get_i64(&d, lg, "span_ns", FSDPA_ABSENT);
-  r->busy = jd_get_i64(&d, lg, "busy_ns", FSDPA_ABSENT);
+  const jdc_node *lg = jdc_get(&d, s, "launch_gaps");
+  r->span = jdc_get_i64(&d, lg, "span_ns", FSDPA_ABSENT);
+  r->busy = jdc_get_i64(&d, lg, "busy_ns", FSDPA_ABSENT);
   if (r->span > 0 && r->busy != FSDPA_ABSENT) r->busy_share = (double)r->busy / (double)r->span;
-  const jd_node *ic = jd_get(&d, lg, "idle_causes");
-  r->idle = jd_get_i64(&d, ic, "idle_ns", FSDPA_ABSENT);
-  if (r->idle == FSDPA_ABSENT) r->idle = jd_get_i64(&d, lg, "gpu_idle_ns", FSDPA_ABSENT);
+  const jdc_node *ic = jdc_get(&d, lg, "idle_causes");
+  r->idle = jdc_get_i64(&d, ic, "idle_ns", FSDPA_ABSENT);
+  if (r->idle == FSDPA_ABSENT) r->idle = jdc_get_i64(&d, lg, "gpu_idle_ns", FSDPA_ABSENT);
   /* every cause the section names, in its order: "<cause>_ns" */
-  for (const jd_node *x = jd_first(&d, ic); x && r->ncauses < JOB_CAUSES; x = jd_next(&d, x)) {
+  for (const jdc_node *x = jdc_first(&d, ic); x && r->ncauses < JOB_CAUSES; x = jdc_next(&d, x)) {
     size_t kl = x->key_len;
-    if (kl < 4 || strcmp(x->key + kl - 3, "_ns") || !strcmp(x->key, "idle_ns") || x->type != JD_NUM) continue;
+    if (kl < 4 || strcmp(x->key + kl - 3, "_ns") || !strcmp(x->key, "idle_ns") || x->type != JDC_NUM) continue;
     if (kl - 3 >= sizeof r->causes[0].name) continue;
     job_cause *c = &r->causes[r->ncauses++];
     memcpy(c->name, x->key, kl - 3);
     c->name[kl - 3] = 0;
-    c->ns = jd_i64(x, 0);
+    c->ns = jdc_i64(x, 0);
   }
-  r->exposed = jd_i64(jd_path(&d, s, "overlap.exposed_comm_ns"), FSDPA_ABSENT);
-  jd_free(&d);
+  r->exposed = jdc_i64(jdc_path(&d, s, "overlap.exposed_comm_ns"), FSDPA_ABSENT);
+  jdc_free(&d);
   return FSDPA_OK;
 }
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define JD_MAX_DEPTH 128
+#define JDC_MAX_DEPTH 128
 
 typedef struct jp {
   jdoc *d;
@@ -23,7 +23,7 @@ static uint32_t new_node(jp *p, uint8_t type) {
       p->oom = 1;
       return 0;
     }
-    jd_node *nv = fa_realloc(d->a, d->v, d->cap * sizeof *nv, nc * sizeof *nv);
+    jdc_node *nv = fa_realloc(d->a, d->v, d->cap * sizeof *nv, nc * sizeof *nv);
     if (!nv) {
       p->oom = 1;
       return 0;
@@ -31,7 +31,7 @@ static uint32_t new_node(jp *p, uint8_t type) {
     d->v = nv;
     d->cap = nc;
   }
-  jd_node *x = &d->v[d->n];
+  jdc_node *x = &d->v[d->n];
   memset(x, 0, sizeof *x);
   x->type = type;
   return (uint32_t)d->n++;
@@ -73,13 +73,13 @@ static int children(jp *p, uint32_t self, int is_obj, int depth) {
 }
 
 static int value(jp *p, uint32_t *out, int depth) {
-  if (depth > JD_MAX_DEPTH) return jr_fail(&p->r, "nesting too deep");
+  if (depth > JDC_MAX_DEPTH) return jr_fail(&p->r, "nesting too deep");
   int c = jr_peek(&p->r);
   uint32_t x;
   switch (c) {
     case '{':
     case '[':
-      x = new_node(p, c == '{' ? JD_OBJ : JD_ARR);
+      x = new_node(p, c == '{' ? JDC_OBJ : JDC_ARR);
       if (p->oom) return jr_fail(&p->r, "out of memory");
       if (!(c == '{' ? jr_obj_begin(&p->r) : jr_arr_begin(&p->r))) return 0;
       *out = x;
@@ -88,7 +88,7 @@ static int value(jp *p, uint32_t *out, int depth) {
       const char *raw;
       size_t n;
       if (!jr_str(&p->r, &raw, &n)) return 0;
-      x = new_node(p, JD_STR);
+      x = new_node(p, JDC_STR);
       if (p->oom) return jr_fail(&p->r, "out of memory");
       p->d->v[x].s = decode(p, raw, n, &p->d->v[x].len);
       *out = x;
@@ -98,10 +98,10 @@ static int value(jp *p, uint32_t *out, int depth) {
     default: {
       const char *b, *e;
       if (!jr_skip(&p->r, &b, &e)) return 0;
-      uint8_t t = *b == 't' ? JD_TRUE : *b == 'f' ? JD_FALSE : *b == 'n' ? JD_NULL : JD_NUM;
+      uint8_t t = *b == 't' ? JDC_TRUE : *b == 'f' ? JDC_FALSE : *b == 'n' ? JDC_NULL : JDC_NUM;
       x = new_node(p, t);
       if (p->oom) return jr_fail(&p->r, "out of memory");
-      if (t == JD_NUM) {
+      if (t == JDC_NUM) {
         p->d->v[x].s = b;
         p->d->v[x].len = (size_t)(e - b);
       }
@@ -111,7 +111,7 @@ static int value(jp *p, uint32_t *out, int depth) {
   }
 }
 
-int jd_parse(fa_alloc *a, const char *s, size_t n, jdoc *d, char *msg, size_t msg_len) {
+int jdc_parse(fa_alloc *a, const char *s, size_t n, jdoc *d, char *msg, size_t msg_len) {
   memset(d, 0, sizeof *d);
   d->a = a;
   if (msg && msg_len) msg[0] = 0;
@@ -132,48 +132,48 @@ int jd_parse(fa_alloc *a, const char *s, size_t n, jdoc *d, char *msg, size_t ms
   return FSDPA_OK;
 }
 
-void jd_free(jdoc *d) {
+void jdc_free(jdoc *d) {
   if (!d->a) return;
   fa_free(d->a, d->v, d->cap * sizeof *d->v);
   fa_free(d->a, d->strs, d->strs_cap);
   memset(d, 0, sizeof *d);
 }
 
-const jd_node *jd_first(const jdoc *d, const jd_node *x) {
-  return x && (x->type == JD_ARR || x->type == JD_OBJ) && x->first ? &d->v[x->first] : NULL;
+const jdc_node *jdc_first(const jdoc *d, const jdc_node *x) {
+  return x && (x->type == JDC_ARR || x->type == JDC_OBJ) && x->first ? &d->v[x->first] : NULL;
 }
 
-const jd_node *jd_next(const jdoc *d, const jd_node *c) { return c && c->next ? &d->v[c->next] : NULL; }
+const jdc_node *jdc_next(const jdoc *d, const jdc_node *c) { return c && c->next ? &d->v[c->next] : NULL; }
 
-const jd_node *jd_get(const jdoc *d, const jd_node *o, const char *key) {
-  if (!o || o->type != JD_OBJ) return NULL;
+const jdc_node *jdc_get(const jdoc *d, const jdc_node *o, const char *key) {
+  if (!o || o->type != JDC_OBJ) return NULL;
   size_t kn = strlen(key);
-  for (const jd_node *c = jd_first(d, o); c; c = jd_next(d, c))
+  for (const jdc_node *c = jdc_first(d, o); c; c = jdc_next(d, c))
     if (c->key_len == kn && !memcmp(c->key, key, kn)) return c;
   return NULL;
 }
 
-const jd_node *jd_path(const jdoc *d, const jd_node *o, const char *path) {
+const jdc_node *jdc_path(const jdoc *d, const jdc_node *o, const char *path) {
   char part[128];
   while (o && *path) {
     size_t k = strcspn(path, ".");
     if (k >= sizeof part) return NULL;
     memcpy(part, path, k);
     part[k] = 0;
-    o = jd_get(d, o, part);
+    o = jdc_get(d, o, part);
     path += k + (path[k] == '.');
   }
   return o;
 }
 
-const jd_node *jd_at(const jdoc *d, const jd_node *a, size_t i) {
-  const jd_node *c = a && a->type == JD_ARR ? jd_first(d, a) : NULL;
-  while (c && i--) c = jd_next(d, c);
+const jdc_node *jdc_at(const jdoc *d, const jdc_node *a, size_t i) {
+  const jdc_node *c = a && a->type == JDC_ARR ? jdc_first(d, a) : NULL;
+  while (c && i--) c = jdc_next(d, c);
   return c;
 }
 
-int64_t jd_i64(const jd_node *x, int64_t absent) {
-  if (!x || x->type != JD_NUM || x->len >= 24) return absent;
+int64_t jdc_i64(const jdc_node *x, int64_t absent) {
+  if (!x || x->type != JDC_NUM || x->len >= 24) return absent;
   char b[24];
   memcpy(b, x->s, x->len);
   b[x->len] = 0;
@@ -184,8 +184,8 @@ int64_t jd_i64(const jd_node *x, int64_t absent) {
   return errno || *end ? absent : (int64_t)v;
 }
 
-double jd_f64(const jd_node *x, double absent) {
-  if (!x || x->type != JD_NUM || x->len >= 64) return absent;
+double jdc_f64(const jdc_node *x, double absent) {
+  if (!x || x->type != JDC_NUM || x->len >= 64) return absent;
   char b[64];
   memcpy(b, x->s, x->len);
   b[x->len] = 0;
@@ -194,27 +194,27 @@ double jd_f64(const jd_node *x, double absent) {
   return *end ? absent : v;
 }
 
-const char *jd_str(const jd_node *x, const char *absent) { return x && x->type == JD_STR ? x->s : absent; }
+const char *jdc_str(const jdc_node *x, const char *absent) { return x && x->type == JDC_STR ? x->s : absent; }
 
-int jd_str_is(const jd_node *x, const char *lit) {
-  return x && x->type == JD_STR && x->len == strlen(lit) && !memcmp(x->s, lit, x->len);
+int jdc_str_is(const jdc_node *x, const char *lit) {
+  return x && x->type == JDC_STR && x->len == strlen(lit) && !memcmp(x->s, lit, x->len);
 }
 
-void jd_write(const jdoc *d, const jd_node *x, jsonw *w) {
+void jdc_write(const jdoc *d, const jdc_node *x, jsonw *w) {
   switch (x->type) {
-    case JD_NULL: jw_null(w); return;
-    case JD_TRUE: jw_bool(w, 1); return;
-    case JD_FALSE: jw_bool(w, 0); return;
-    case JD_NUM: jw_raw(w, x->s, x->len); return;
-    case JD_STR: jw_strn(w, x->s, x->len); return;
+    case JDC_NULL: jw_null(w); return;
+    case JDC_TRUE: jw_bool(w, 1); return;
+    case JDC_FALSE: jw_bool(w, 0); return;
+    case JDC_NUM: jw_raw(w, x->s, x->len); return;
+    case JDC_STR: jw_strn(w, x->s, x->len); return;
     default: break;
   }
-  if (x->type == JD_OBJ) jw_obj(w);
+  if (x->type == JDC_OBJ) jw_obj(w);
   else jw_arr(w);
-  for (const jd_node *c = jd_first(d, x); c; c = jd_next(d, c)) {
-    if (x->type == JD_OBJ) jw_key(w, c->key);
-    jd_write(d, c, w);
+  for (const jdc_node *c = jdc_first(d, x); c; c = jdc_next(d, c)) {
+    if (x->type == JDC_OBJ) jw_key(w, c->key);
+    jdc_write(d, c, w);
   }
-  if (x->type == JD_OBJ) jw_obj_end(w);
+  if (x->type == JDC_OBJ) jw_obj_end(w);
   else jw_arr_end(w);
 }

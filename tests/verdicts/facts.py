@@ -668,7 +668,7 @@ def calc(t, c):
 
 KNOWN_IDS = {"gpu-starvation", "launch-overhead", "comm-serialized", "exposed-comm",
              "backward-prefetch-missing", "cpu-sync-stall", "allocator-thrash",
-             "allocator-fragmentation", "straggler-rank"}
+             "allocator-fragmentation", "straggler-rank", "inefficient-compute"}
 NEW_IDS = {"dataloader-stall"}  # defined in README.md
 PARALLELISM = {"FSDP1", "FSDP2", "DDP", "tensor_parallel", "sequence_parallel", "expert_parallel",
                "pipeline", "embedding_all_to_all", "single_gpu", "unknown"}

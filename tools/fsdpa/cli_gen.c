@@ -182,6 +182,7 @@ static void bash_operands(FILE *f, const cli_cmd *c) {
     case OPERAND_TRACES: fputs("_fsdpa_files .json .json.gz", f); break;
     case OPERAND_SUMMARIES: fputs("_fsdpa_files", f); break;
     case OPERAND_REPORT: fputs("_fsdpa_files .json", f); break;
+    case OPERAND_RUNS: fputs("_fsdpa_files .json .json.gz .fsum", f); break;
     case OPERAND_COMMAND: fputs("_fsdpa_words \"", f), command_words(f), fputc('"', f); break;
     case OPERAND_NONE:
     case OPERAND_GENERATE: fputs(":", f); break;
@@ -281,7 +282,8 @@ static void gen_bash(FILE *f) {
       int first = 1;
       for (size_t k = 0; k < cli_nopts; k++) {
         const cli_opt *o = &cli_opts[k];
-        if (!cli_opt_of(o, c) || (o->arg != ARG_COUNT && o->arg != ARG_INDEX && o->arg != ARG_SIZE)) continue;
+        if (!cli_opt_of(o, c) || (o->arg != ARG_COUNT && o->arg != ARG_INDEX && o->arg != ARG_SIZE && o->arg != ARG_PERCENT))
+          continue;
         if (!first) fputc('|', f);
         bash_pattern(f, o);
         first = 0;
@@ -355,6 +357,10 @@ static void gen_zsh(FILE *f) {
         "  _files -g '*.(json|json.gz)(-.)'\n"
         "}\n"
         "\n"
+        "_fsdpa_runs() {\n"
+        "  _files -g '*.(json|json.gz|fsum)(-.)'\n"
+        "}\n"
+        "\n"
         "_fsdpa_params() {\n"
         "  if compset -P '*='; then\n"
         "    _message -e values 'VALUE (see fsdpa params)'\n"
@@ -417,6 +423,7 @@ static void gen_zsh(FILE *f) {
         break;
       case OPERAND_SUMMARIES: fprintf(f, "      '*:%s:_files' \\\n", c->operand_name); break;
       case OPERAND_REPORT: fprintf(f, "      '1:%s:_files -g \"*.json\"' \\\n", c->operand_name); break;
+      case OPERAND_RUNS: fputs("      '1:BASE:_fsdpa_runs' '2:NEW:_fsdpa_runs' \\\n", f); break;
       case OPERAND_COMMAND:
         fprintf(f, "      '1:%s:(", c->operand_name), command_words(f), fputs(")' \\\n", f);
         break;
