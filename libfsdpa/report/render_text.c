@@ -475,8 +475,10 @@ static void busy_lines(tr *t, const jdc_node *r) {
   snprintf(items[n++], sizeof items[0], "modelled GEMM/attention/conv %.0f%% of %s kernel time",
            ms < 0 ? 0.0 : 100.0 * ms, t1);
   label_items(t, "busy time", items, n, "; ");
+  /* the table's numbers take 50 columns and a name wants 16: narrower
+   * text leaves the table to the JSON (ranks[].kernels, --table) */
   int namew = t->width - 3 - 47;
-  if (namew < 16) namew = 16;
+  if (namew < 16) return;
   sb_printf(t->b, "   %s%-*s %-7s %7s %10s %10s %6s%s\n", col(t, C_DIM), namew, "top kernels", "class", "count",
             "total", "mean", "share", col(t, C_OFF));
   const jdc_node *ks = get(t, r, "kernels");
