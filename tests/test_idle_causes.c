@@ -18,11 +18,11 @@
 #include "util/fmt.h"
 
 #define A FSDPA_ABSENT
-#define NL LG_C_NOT_LAUNCHED
-#define BL LG_C_BLOCKED
-#define SW LG_C_STREAM_WAIT
-#define RW LG_C_RANK_WAIT
-#define UN LG_C_UNKNOWN
+#define NL DG_C_NOT_LAUNCHED
+#define BL DG_C_BLOCKED
+#define SW DG_C_STREAM_WAIT
+#define RW DG_C_RANK_WAIT
+#define UN DG_C_UNKNOWN
 
 /* A GPU op on device 0 over [s, e) and its launch call `api` on CPU thread
  * (100, tid) over [ls, le), linked by corr. */
@@ -35,14 +35,14 @@ static void kern(fsdpa_ctx *c, int64_t ls, int64_t le, int64_t corr, int64_t str
   launch(c, "cudaLaunchKernel", 1, ls, le, corr, "kernel", "gemm", stream, s, e);
 }
 
-static lg_causes causes(fsdpa_ctx *c, int64_t t0, int64_t t1, int64_t dev, int64_t stream) {
+static dg_causes causes(fsdpa_ctx *c, int64_t t0, int64_t t1, int64_t dev, int64_t stream) {
   const store_views *v = ctx_views(c);
   ck_assert_ptr_nonnull(v);
   qwin w = {t0, t1, dev, stream};
-  lg_causes k;
+  dg_causes k;
   ck_assert_int_eq(lg_idle_causes(c, v, &w, &k), FSDPA_OK);
   int64_t sum = 0;
-  for (int i = 0; i < LG_C__N; i++) sum += k.ns[i];
+  for (int i = 0; i < DG_C__N; i++) sum += k.ns[i];
   ck_assert_int_eq(sum, k.idle_ns);
   fsdpa_launch_gaps g;
   ck_assert_int_eq(lg_gaps(c, v, &w, &g, NULL), FSDPA_OK);
@@ -51,7 +51,7 @@ static lg_causes causes(fsdpa_ctx *c, int64_t t0, int64_t t1, int64_t dev, int64
 }
 #define ALL(c) causes(c, INT64_MIN, INT64_MAX, A, A)
 
-static void expect(const lg_causes *k, int64_t nl, int64_t bl, int64_t sw, int64_t rw, int64_t un) {
+static void expect(const dg_causes *k, int64_t nl, int64_t bl, int64_t sw, int64_t rw, int64_t un) {
   ck_assert_msg(k->ns[NL] == nl && k->ns[BL] == bl && k->ns[SW] == sw && k->ns[RW] == rw &&
                     k->ns[UN] == un,
                 "got %lld/%lld/%lld/%lld/%lld, want %lld/%lld/%lld/%lld/%lld",
@@ -60,10 +60,10 @@ static void expect(const lg_causes *k, int64_t nl, int64_t bl, int64_t sw, int64
                 (long long)sw, (long long)rw, (long long)un);
 }
 
-static void expect_top(fsdpa_ctx *c, const lg_causes *k, int i, int cause, const char *what, int64_t ns) {
+static void expect_top(fsdpa_ctx *c, const dg_causes *k, int i, int cause, const char *what, int64_t ns) {
   ck_assert_int_gt(k->ntop, i);
   char b[256];
-  lg_cause_what(c, &k->top[i], b, sizeof b);
+  dg_cause_what(c, &k->top[i], b, sizeof b);
   ck_assert_int_eq(k->top[i].cause, cause);
   ck_assert_str_eq(b, what);
   ck_assert_int_eq(k->top[i].ns, ns);
@@ -77,7 +77,7 @@ START_TEST(t_launch_bound) {
   tu_add_x(c, "cpu_op", "aten::outer", 100, 1, 90, 1000, A);
   tu_add_x(c, "cpu_op", "aten::foo", 100, 1, 150, 106, A);
   kern(c, 250, 255, 2, 7, 260, 300);
-  lg_causes k = ALL(c);
+  dg_causes k = ALL(c);
   ck_assert_int_eq(k.idle_ns, 60);
   expect(&k, 55, 0, 0, 0, 5);
   expect_top(c, &k, 0, NL, "aten::foo", 55);
@@ -108,11 +108,11 @@ START_TEST(t_blocked_host) {
   kern(c, 250, 255, 2, 7, 260, 300);
   /* another thread's blocking call says nothing about this launch */
   tu_add_x(c, "cuda_runtime", "cudaDeviceSynchronize", 100, 2, 200, 60, 51);
-  lg_causes k = ALL(c);
+  dg_causes k = ALL(c);
   expect(&k, 25, 30, 0, 0, 5);
   expect_top(c, &k, 0, BL, "cudaStreamSynchronize", 30);
   ck_assert_int_eq(k.top[1].cause, NL);
-  ck_assert_int_eq(k.top[1].wkind, LG_W_NONE);  /* no CPU op on the thread */
+  ck_assert_int_eq(k.top[1].wkind, DG_W_NONE);  /* no CPU op on the thread */
   fsdpa_ctx_free(c);
 }
 END_TEST
@@ -125,7 +125,7 @@ START_TEST(t_slow_launch) {
     int64_t d = slow ? 1000000 : 999999;
     kern(c, 100, 105, 1, 7, 110, 200);
     kern(c, 150, 150 + d, 2, 7, 160 + d, 200 + d);
-    lg_causes k = ALL(c);
+    dg_causes k = ALL(c);
     int64_t in = 150 + d - 200;
     if (slow) expect(&k, 0, in, 0, 0, 10);
     else expect(&k, in, 0, 0, 0, 10);
@@ -152,7 +152,7 @@ START_TEST(t_stream_wait) {
   e.wait_on_event_corr = 900;
   tu_add(c, &e);
   kern(c, 109, 114, 3, 7, 5000, 6000); /* K */
-  lg_causes k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
+  dg_causes k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
   expect(&k, 64, 0, 4886, 0, 0);
   expect_top(c, &k, 0, SW, "stream 20", 4886);
   k = ALL(c);
@@ -182,7 +182,7 @@ START_TEST(t_stream_wait_runtime_calls) {
   tu_add_x(c, "cuda_runtime", "hipEventRecord", 100, 1, 106, 1, 900);
   tu_add_x(c, "cuda_runtime", "hipStreamWaitEvent", 100, 1, 108, 1, 901);
   launch(c, "hipLaunchKernel", 1, 109, 114, 3, "kernel", "gemm", 7, 5000, 6000); /* K */
-  lg_causes k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
+  dg_causes k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
   expect(&k, 64, 0, 4886, 0, 0);
   expect_top(c, &k, 0, SW, "stream 20", 4886);
   fsdpa_ctx_free(c);
@@ -212,7 +212,7 @@ START_TEST(t_wait_on_blocked_copy) {
   e.wait_on_event_corr = 900;
   tu_add(c, &e);
   kern(c, 90, 95, 3, 7, 9100, 9200);
-  lg_causes k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
+  dg_causes k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
   /* [50,95) before K was on its stream, [95,8990) W's copy call, [8990,9050) W runs */
   expect(&k, 45, 8895, 60, 0, 50);
   expect_top(c, &k, 0, BL, "cudaMemcpy", 8895);
@@ -230,7 +230,7 @@ START_TEST(t_rank_wait) {
   kern(c, 100, 105, 1, 7, 110, 200);
   launch(c, "cudaLaunchKernelExC", 1, 150, 155, 2, "kernel",
          "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 7, 400, 500);
-  lg_causes k = ALL(c);
+  dg_causes k = ALL(c);
   expect(&k, 0, 0, 0, 200, 0);
   ck_assert_int_eq(k.top[0].cause, RW);
   fsdpa_ctx_free(c);
@@ -256,9 +256,9 @@ START_TEST(t_unlinked_and_closer_choice) {
   fsdpa_ctx *c = tu_new_ctx();
   tu_add_x(c, "kernel", "k", 0, 7, 0, 100, A);
   tu_add_x(c, "kernel", "k", 0, 7, 300, 100, A);
-  lg_causes k = ALL(c);
+  dg_causes k = ALL(c);
   expect(&k, 0, 0, 0, 0, 200);
-  ck_assert_int_eq(k.top[0].wkind, LG_W_NONE);
+  ck_assert_int_eq(k.top[0].wkind, DG_W_NONE);
   fsdpa_ctx_free(c);
   c = tu_new_ctx();
   kern(c, 0, 5, 1, 7, 10, 100);
@@ -350,16 +350,16 @@ START_TEST(t_random_innermost) {
       if (ke > prev_end) prev_end = ke;
       t = ke;
     }
-    lg_causes k = ALL(c);
+    dg_causes k = ALL(c);
     int64_t got[5] = {0};
     for (int i = 0; i < k.ntop; i++) {
       if (k.top[i].cause != NL) continue;
-      if (k.top[i].wkind == LG_W_NONE) {
+      if (k.top[i].wkind == DG_W_NONE) {
         got[4] = k.top[i].ns;
         continue;
       }
       char b[64];
-      lg_cause_what(c, &k.top[i], b, sizeof b);
+      dg_cause_what(c, &k.top[i], b, sizeof b);
       got[b[2] - '0'] = k.top[i].ns;
     }
     for (int i = 0; i < 5; i++) ck_assert_msg(got[i] == want[i], "round %d name %d: %lld vs %lld", round, i,
@@ -405,7 +405,7 @@ static char *ref_run(const char *path) {
   return out;
 }
 
-static void cmp_ref(const char *ref, const char *pre, const lg_causes *k, const char *what) {
+static void cmp_ref(const char *ref, const char *pre, const dg_causes *k, const char *what) {
   char p[256];
 #define R(key) (snprintf(p, sizeof p, "%s%s", pre, key), tj_i64(ref, p))
   ck_assert_msg(R("idle_ns") == k->idle_ns, "%s: idle %lld vs %lld", what, (long long)R("idle_ns"),
@@ -426,7 +426,7 @@ static void check_ref(fsdpa_ctx *c, const char *path) {
   const store_views *v = ctx_views(c);
   ck_assert_ptr_nonnull(v);
   if (v->nstreams) {
-    lg_causes k = ALL(c);
+    dg_causes k = ALL(c);
     cmp_ref(ref, "", &k, path);
     for (size_t i = 0; i < v->nstreams; i++) {
       char pre[96], what[4300];
@@ -478,12 +478,12 @@ START_TEST(t_generator) {
     check_ref(c, path);
     if (!strcmp(S[i], "launch_bound")) {
       /* the eager loop's idle is its host: nothing waits on another stream */
-      lg_causes k = ALL(c);
+      dg_causes k = ALL(c);
       ck_assert_int_eq(k.ns[SW] + k.ns[RW], 0);
       ck_assert_int_gt(k.ns[NL], k.idle_ns / 2);
     }
     if (!strcmp(S[i], "sync_stall")) {
-      lg_causes k = ALL(c);
+      dg_causes k = ALL(c);
       ck_assert_int_gt(k.ns[BL], 0);
     }
     fsdpa_ctx_free(c);
@@ -507,15 +507,15 @@ END_TEST
  * waits through named, unresolved and no cuda_sync event, rocm has hip*
  * calls and no cuda_sync at all: the waits the cuda_sync events do not name
  * come from the runtime calls, each wait once, so the truth is the same. */
-static void cmp_truth(const char *truth, const char *tpre, const lg_causes *k, const char *rep,
+static void cmp_truth(const char *truth, const char *tpre, const dg_causes *k, const char *rep,
                       const char *rpre, const char *what) {
-  static const char *K[LG_C__N] = {"host_not_launched_ns", "host_blocked_ns", "stream_wait_ns", "rank_wait_ns",
+  static const char *K[DG_C__N] = {"host_not_launched_ns", "host_blocked_ns", "stream_wait_ns", "rank_wait_ns",
                                    "unknown_ns"};
   char p[256];
   snprintf(p, sizeof p, "%sidle_ns", tpre);
   ck_assert_msg(tj_i64(truth, p) == k->idle_ns, "%s: idle %lld vs truth %lld", what, (long long)k->idle_ns,
                 (long long)tj_i64(truth, p));
-  for (int i = 0; i < LG_C__N; i++) {
+  for (int i = 0; i < DG_C__N; i++) {
     snprintf(p, sizeof p, "%s%s", tpre, K[i]);
     int64_t want = tj_i64(truth, p);
     ck_assert_msg(k->ns[i] == want, "%s: %s %lld vs truth %lld", what, K[i], (long long)k->ns[i], (long long)want);
@@ -580,17 +580,17 @@ START_TEST(t_generator_stream_wait) {
     char *text = tu_report(c, FSDPA_FORMAT_TEXT);
     ck_assert_ptr_nonnull(text);
     ck_assert_int_gt(check_sums(c), 3);
-    lg_causes k = ALL(c);
+    dg_causes k = ALL(c);
     cmp_truth(truth, "idle_causes.all.", &k, rep, "ranks.0.launch_gaps.", path);
     cmp_truth(truth, "idle_causes.all.", &k, prep, "ranks.0.launch_gaps.", path);
     /* the text report's line: each cause of the truth, as it writes durations */
-    static const char *TN[LG_C__N] = {"host not launched", "host blocked", "stream wait", "rank wait",
+    static const char *TN[DG_C__N] = {"host not launched", "host blocked", "stream wait", "rank wait",
                                       "unknown"};
-    static const char *TK[LG_C__N] = {"host_not_launched_ns", "host_blocked_ns", "stream_wait_ns",
+    static const char *TK[DG_C__N] = {"host_not_launched_ns", "host_blocked_ns", "stream_wait_ns",
                                       "rank_wait_ns", "unknown_ns"};
     const char *line = strstr(text, "idle causes");
     ck_assert_ptr_nonnull(line);
-    for (int i = 0; i < LG_C__N; i++) {
+    for (int i = 0; i < DG_C__N; i++) {
       char p[128], d[32], want[96];
       snprintf(p, sizeof p, "idle_causes.all.%s", TK[i]);
       int64_t ns = tj_i64(truth, p);

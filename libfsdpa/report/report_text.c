@@ -175,7 +175,7 @@ static fsdpa_status iterations_line(report_in *in, fsdpa_ctx *c, const launch_ga
  * (ties in the contract's order), causes without idle left out. */
 static void idle_causes_line(report_in *in, const launch_gaps_brief *lb, sbuf *b) {
   static const char *const names[LAUNCH_GAPS_CAUSES] = {"host not launched", "host blocked", "stream wait",
-                                                        "rank wait", "unknown"};
+                                                        "rank wait", "dispatch", "unknown"};
   label(b, in, "idle causes");
   if (lb->idle_ns <= 0) {
     sb_puts(b, "none: the GPU is never idle\n");

@@ -13,7 +13,7 @@ fsdpa_status launch_gaps_json(fsdpa_ctx *c, jsonw *w);
 /* launch_gaps_report.c: what the text report prints of launch_gaps (the
  * numbers of its idle_causes and warmup objects, whole trace, all streams).
  * gpu = 0 without GPU activity (launch_gaps is null; nothing else is set). */
-#define LAUNCH_GAPS_CAUSES 5  /* host_not_launched, host_blocked, stream_wait, rank_wait, unknown */
+#define LAUNCH_GAPS_CAUSES 6  /* host_not_launched, host_blocked, stream_wait, rank_wait, dispatch, unknown */
 typedef struct launch_gaps_brief {
   int gpu;
   int64_t idle_ns;                       /* = gpu_idle_ns */

@@ -100,8 +100,8 @@ typedef struct starve_one {
   fsdpa_launch_gaps g;  /* that range, the device's streams */
   lg_top ranges;        /* its longest host-wait gaps */
   qwin q;               /* that range (relative), the device */
-  lg_causes k;          /* its device-level idle by cause */
-  int main_cause;       /* the largest of k.ns (LG_C_*; ties: the earlier) */
+  dg_causes k;          /* its device-level idle by cause */
+  int main_cause;       /* the largest of k.ns (DG_C_*; ties: the earlier) */
   uint64_t kernels;     /* kernels starting in that range */
   double cost_share;    /* cost_ns / the steady range's GPU window (the judged time) */
   int64_t dl_ns;        /* of the host-bound idle, inside DataLoader __next__ */
@@ -187,8 +187,8 @@ static int starve_judge(fsdpa_ctx *c, const store_views *v, int64_t judged, int 
 static fsdpa_status starve_causes(fsdpa_ctx *c, const store_views *v, const qwin *q, starve_one *o) {
   fsdpa_status st = lg_idle_causes(c, v, q, &o->k);
   if (st) return st;
-  o->main_cause = LG_C_NOT_LAUNCHED;
-  for (int i = 1; i < LG_C__N; i++)
+  o->main_cause = DG_C_NOT_LAUNCHED;
+  for (int i = 1; i < DG_C__N; i++)
     if (o->k.ns[i] > o->k.ns[o->main_cause]) o->main_cause = i;
   return FSDPA_OK;
 }
@@ -388,16 +388,16 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
   fmt_dur(t_host, sizeof t_host, g->gpu_host_wait_ns);
   fmt_dur(t_kw, sizeof t_kw, g->gpu_kernel_wait_ns);
   fmt_dur(t_oth, sizeof t_oth, g->gpu_other_ns);
-  const lg_causes *k = &o->k;
+  const dg_causes *k = &o->k;
   char t_nl[32], t_bl[32], t_sw[32], t_rw[32], t_un[32], top[200] = "";
-  fmt_dur(t_nl, sizeof t_nl, k->ns[LG_C_NOT_LAUNCHED]);
-  fmt_dur(t_bl, sizeof t_bl, k->ns[LG_C_BLOCKED]);
-  fmt_dur(t_sw, sizeof t_sw, k->ns[LG_C_STREAM_WAIT]);
-  fmt_dur(t_rw, sizeof t_rw, k->ns[LG_C_RANK_WAIT]);
-  fmt_dur(t_un, sizeof t_un, k->ns[LG_C_UNKNOWN]);
+  fmt_dur(t_nl, sizeof t_nl, k->ns[DG_C_NOT_LAUNCHED]);
+  fmt_dur(t_bl, sizeof t_bl, k->ns[DG_C_BLOCKED]);
+  fmt_dur(t_sw, sizeof t_sw, k->ns[DG_C_STREAM_WAIT]);
+  fmt_dur(t_rw, sizeof t_rw, k->ns[DG_C_RANK_WAIT]);
+  fmt_dur(t_un, sizeof t_un, k->ns[DG_C_UNKNOWN]);
   for (int i = 0; i < k->ntop; i++)  /* what the main cause mostly was */
-    if (k->top[i].cause == o->main_cause && k->top[i].wkind != LG_W_NONE) {
-      lg_cause_what(c, &k->top[i], top, sizeof top);
+    if (k->top[i].cause == o->main_cause && k->top[i].wkind != DG_W_NONE) {
+      dg_cause_what(c, &k->top[i], top, sizeof top);
       break;
     }
   double sh = share(k->ns[o->main_cause], k->idle_ns);
@@ -421,7 +421,7 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
   int wl_dataloader = wl.dataloader;
   const char *advice;
   switch (o->main_cause) {
-    case LG_C_BLOCKED:
+    case DG_C_BLOCKED:
       snprintf(why, sizeof why,
                "Most of it (%.1f%%) the launching thread was blocked inside a runtime call%s%s%s, "
                "not slow at launching",
@@ -431,7 +431,7 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
                "synchronous copies (pinned memory with non_blocking=True), cudaFree and "
                "synchronizations (avoid torch.cuda.empty_cache(), .item(), .cpu() in the loop).";
       break;
-    case LG_C_STREAM_WAIT:
+    case DG_C_STREAM_WAIT:
       snprintf(why, sizeof why,
                "Most of it (%.1f%%) the next op was already queued but waited for an event on "
                "another stream%s%s%s, not for the CPU",
@@ -440,7 +440,7 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
                "below: the awaited stream's work, or what delays it, is on the critical path; "
                "issue it earlier or wait later.";
       break;
-    case LG_C_RANK_WAIT:
+    case DG_C_RANK_WAIT:
       snprintf(why, sizeof why,
                "Most of it (%.1f%%) the work waited for a collective%s%s%s, i.e. for other ranks",
                100.0 * sh, top[0] ? " (mostly " : "", top, top[0] ? ")" : "");
@@ -448,7 +448,7 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
                "or an unbalanced workload holds the collective; overlap communication with "
                "compute.";
       break;
-    case LG_C_UNKNOWN:
+    case DG_C_UNKNOWN:
       snprintf(why, sizeof why,
                "Most of it (%.1f%%) the next op was queued for reasons the trace does not show",
                100.0 * sh);
@@ -544,7 +544,7 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
                fsh);
     }
   }
-  static const char *const short_cause[LG_C__N] = {
+  static const char *const short_cause[DG_C__N] = {
       "waiting on the CPU to launch", "with the CPU blocked in a call",
       "waiting for another stream", "waiting for other ranks", "of unknown cause"};
   if (cause_title[0])
@@ -579,12 +579,12 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
   jw_ki64(&w, "min_host_share_ppm", d->min_host_share_ppm);
   jw_ku64(&w, "starving_steps", d->starving_steps);
   jw_ku64(&w, "steady_steps", d->steady_steps);
-  jw_ki64(&w, "host_not_launched_ns", k->ns[LG_C_NOT_LAUNCHED]);
-  jw_ki64(&w, "host_blocked_ns", k->ns[LG_C_BLOCKED]);
-  jw_ki64(&w, "stream_wait_ns", k->ns[LG_C_STREAM_WAIT]);
-  jw_ki64(&w, "rank_wait_ns", k->ns[LG_C_RANK_WAIT]);
-  jw_ki64(&w, "unknown_ns", k->ns[LG_C_UNKNOWN]);
-  jw_kstr(&w, "main_cause", lg_cause_names[o->main_cause]);
+  jw_ki64(&w, "host_not_launched_ns", k->ns[DG_C_NOT_LAUNCHED]);
+  jw_ki64(&w, "host_blocked_ns", k->ns[DG_C_BLOCKED]);
+  jw_ki64(&w, "stream_wait_ns", k->ns[DG_C_STREAM_WAIT]);
+  jw_ki64(&w, "rank_wait_ns", k->ns[DG_C_RANK_WAIT]);
+  jw_ki64(&w, "unknown_ns", k->ns[DG_C_UNKNOWN]);
+  jw_kstr(&w, "main_cause", dg_cause_names[o->main_cause]);
   jw_ki64(&w, "judged_window_ns", d->judged_ns);
   jw_kratio(&w, "cost_share", o->cost_share);
   jw_ku64(&w, "kernels", o->kernels);

@@ -1,0 +1,154 @@
+/* The dependency graph of one rank's trace: for every GPU op, what it could
+ * not start before, as far as the trace proves it.  Every cause the report
+ * gives for GPU idle time, the critical path and the what-if savings are
+ * read from this one graph, so they can never disagree about why the GPU
+ * waited.
+ *
+ * Edges into a GPU op K:
+ *   - launch: the runtime call with K's correlation id (the host handed K to
+ *     its stream when that call ran);
+ *   - stream order: the op before K on K's stream;
+ *   - event waits: a stream wait (cudaStreamWaitEvent / hipStreamWaitEvent)
+ *     issued on K's stream after the op before K was enqueued and before K
+ *     was: K waits for the op whose completion the event records.  Read per
+ *     wait, from the best evidence the trace has for it (DG_E_*):
+ *       DG_E_SYNC     a cuda_sync "Stream Wait Event" names the waiting
+ *                     stream and the record's correlation id; the awaited
+ *                     stream is its wait_on_stream, else the stream of the
+ *                     recording thread's last launch before the record;
+ *       DG_E_RUNTIME  no cuda_sync event: the waiting stream is the stream
+ *                     of the calling thread's next launch after the wait
+ *                     (PyTorch waits right before it launches on a stream),
+ *                     the record is that thread's last event-record call
+ *                     before the wait, on the stream of the thread's last
+ *                     launch before the record onto another stream;
+ *       DG_E_GUESS    as DG_E_RUNTIME, but the trace holds no event-record
+ *                     call at all (some Kineto versions and ROCm do not
+ *                     record them): the thread's last launch onto another
+ *                     stream before the wait stands in for the record, a
+ *                     hypothesis that the idle attribution drops when the
+ *                     awaited op ended too long before K started;
+ *       DG_E_OUTSIDE  the record is not in the trace (its correlation id is
+ *                     -1 or not among the runtime calls: recorded before the
+ *                     profiling window, or by a thread or process the trace
+ *                     does not hold): an explicit node "event recorded
+ *                     outside the trace";
+ *   - inferred (DG_E_TIMING): K was queued (its launch call had ended) and
+ *     none of the edges above explains its start, but an op on another stream
+ *     of its device ended at most depgraph.inferred_lag_ns before K started:
+ *     K waited for that op.  Labelled as inferred wherever it is used.
+ * The legacy default stream's implicit synchronisation with blocking streams
+ * is not modelled: the trace does not record stream flags, and the streams
+ * PyTorch, NCCL and RCCL create are non-blocking, where it does not apply.
+ *
+ * Built once per context state (a cache slot) from the store, the views and
+ * the blocking runtime calls (model/runtime_calls.h); owns nothing after
+ * dg_free(). */
+#ifndef FSDPA_MODEL_DEPGRAPH_H
+#define FSDPA_MODEL_DEPGRAPH_H
+#include "ctx.h"
+
+#define DG_NONE UINT32_MAX
+
+enum { DG_E_SYNC = 1, DG_E_RUNTIME, DG_E_GUESS, DG_E_OUTSIDE, DG_E_TIMING, DG_E__N };
+
+/* A wait edge into an op: it waits for st.gpu[op], or (DG_E_OUTSIDE) for an
+ * event recorded outside the trace (op DG_NONE). */
+typedef struct dg_wait {
+  uint32_t op;       /* awaited op (st.gpu index) or DG_NONE */
+  uint32_t call;     /* the wait call (st.rt index), DG_NONE for a cuda_sync event without one, or timing */
+  uint32_t kind;     /* DG_E_* */
+  uint32_t pad;
+} dg_wait;
+
+/* A CPU op of one thread, sorted by (thread, start, longer first), with the
+ * op that encloses it: "what the thread was running" at a time. */
+typedef struct dg_cpu {
+  uint32_t track, name;
+  int64_t ts, end;
+  uint32_t parent;   /* index of the enclosing op, DG_NONE = none */
+  uint32_t pad;
+} dg_cpu;
+
+/* A blocking runtime call (model/runtime_calls.h SC_BLOCKING_MASK), sorted by
+ * (thread, start). */
+typedef struct dg_block {
+  uint32_t track, name;
+  int64_t ts, end;
+  uint32_t rt;       /* st.rt index */
+  uint32_t op;       /* the GPU op it waited for (st.gpu index), DG_NONE when none was found */
+} dg_block;
+
+/* Evidence counts: how many edges of each kind the graph holds. */
+typedef struct dg_evidence {
+  uint64_t ops, launch_edges, stream_edges;
+  uint64_t waits[DG_E__N];       /* by DG_E_* (index 0 unused) */
+  uint64_t record_calls;         /* event-record runtime calls in the trace */
+  int64_t timing_max_lag_ns;     /* the loosest inferred edge, 0 without any */
+} dg_evidence;
+
+typedef struct depgraph {
+  size_t nops;            /* = st.gpu.len when built */
+  uint32_t *launch;       /* per op: st.rt index of its launch call, DG_NONE */
+  uint32_t *prev;         /* per op: the op before it on its stream, DG_NONE */
+  uint32_t *stream;       /* per op: index of its stream in the views */
+  uint32_t *w_off;        /* per op + 1: its waits are w[w_off[i] .. w_off[i+1]) */
+  dg_wait *w;
+  size_t nw;
+  dg_cpu *cpu;
+  size_t ncpu;
+  dg_block *blk;
+  size_t nblk;
+  dg_evidence ev;
+  int borrowed;           /* a copy of the context's cached graph: dg_free only forgets it */
+} depgraph;
+
+/* The context's graph (cached; the copy is borrowed: dg_free() forgets it).
+ * Needs the views current (ctx_views). */
+fsdpa_status dg_get(fsdpa_ctx *c, depgraph *out);
+void dg_free(fsdpa_ctx *c, depgraph *g);
+
+/* Lookups. */
+/* Innermost CPU op of thread tr spanning [a, b), DG_NONE if none.  *hint is
+ * the previous answer (start at 0): lookups in time order are cheap. */
+uint32_t dg_cpu_innermost(const depgraph *g, uint32_t tr, int64_t a, int64_t b, size_t *hint);
+/* Index of the first blocking call of thread tr that may overlap [a, ...)
+ * (calls of a thread follow one another); g->nblk when none. */
+size_t dg_block_first(const depgraph *g, uint32_t tr, int64_t a);
+
+/* ---- idle causes (depgraph_idle.c) ----
+ * Every idle interval of the union of a window's selected streams, each
+ * nanosecond given exactly one cause by walking back from the op that ends
+ * the interval (rules in depgraph_idle.c; the contract, "Idle causes"). */
+enum { DG_C_NOT_LAUNCHED, DG_C_BLOCKED, DG_C_STREAM_WAIT, DG_C_RANK_WAIT, DG_C_DISPATCH, DG_C_UNKNOWN, DG_C__N };
+extern const char *const dg_cause_names[DG_C__N];
+/* What a part names: nothing, an intern id, a stream number, an event
+ * recorded outside the trace, an op launched before the trace's runtime
+ * calls begin. */
+enum { DG_W_NONE, DG_W_NAME, DG_W_STREAM, DG_W_OUTSIDE, DG_W_UNLINKED };
+#define DG_CAUSE_TOP 5
+typedef struct dg_cause_top {
+  int cause, wkind;
+  int64_t what;       /* intern id (DG_W_NAME) or stream number (DG_W_STREAM) */
+  int64_t ns;
+} dg_cause_top;
+typedef struct dg_causes {
+  int64_t idle_ns;        /* the window's GPU idle */
+  int64_t ns[DG_C__N];    /* sums to idle_ns */
+  int64_t outside_ns;     /* of stream_wait: waits for an event recorded outside the trace */
+  int64_t inferred_ns;    /* of stream_wait and rank_wait: resting on a DG_E_GUESS or DG_E_TIMING edge */
+  int ntop;
+  dg_cause_top top[DG_CAUSE_TOP];  /* heaviest (cause, what) pairs, heaviest first */
+} dg_causes;
+/* w: a resolved window (relative) and its device / stream selection; u[0..nu)
+ * the busy union of the selected streams (its gaps are the idle). */
+fsdpa_status dg_idle_causes(fsdpa_ctx *c, const store_views *v, const depgraph *g, const qwin *w,
+                            const iv *u, size_t nu, dg_causes *out);
+/* Whether a stream belongs to a window's selection. */
+static inline int dg_selected(const gpu_stream_view *sv, const qwin *w) {
+  return (w->device == FSDPA_ABSENT || sv->device == w->device) &&
+         (w->stream == FSDPA_ABSENT || sv->stream == w->stream);
+}
+/* The text of a part's what ("" for none). */
+void dg_cause_what(const fsdpa_ctx *c, const dg_cause_top *t, char *b, size_t n);
+#endif
