@@ -1,7 +1,8 @@
-/* Idle causes (launch_gaps_engine_causes.c): hand-built gaps with known
- * answers (launch-bound, a blocked host inside a gap, a slow first launch,
- * a stream wait, a wait on an op whose own launch blocked, a collective,
- * window clipping); on every generator scenario and every corpus trace the
+/* Idle causes read from the dependency graph (model/depgraph_idle.c):
+ * hand-built gaps with known answers (launch-bound, a blocked host inside a
+ * gap, a slow first launch, a stream wait, a wait on an op whose own launch
+ * blocked, a collective, a wait on an event recorded outside the trace,
+ * dispatch, window clipping); on every generator scenario and every corpus trace the
  * parts sum exactly to the idle of the same window, and the corpus agrees
  * with an independent Python recomputation from the raw JSON
  * (tests/idle_causes_ref.py). */
@@ -22,7 +23,16 @@
 #define BL DG_C_BLOCKED
 #define SW DG_C_STREAM_WAIT
 #define RW DG_C_RANK_WAIT
+#define DP DG_C_DISPATCH
 #define UN DG_C_UNKNOWN
+
+/* The hand-built cases are a few ns apart: dispatch only up to 10 ns, so a
+ * queued remainder of 5-10 ns is the device's and anything longer is not. */
+static fsdpa_ctx *hctx(void) {
+  fsdpa_ctx *c = tu_new_ctx();
+  ck_assert_int_eq(fsdpa_param_set(c, "idle.dispatch_max_ns", "10"), FSDPA_OK);
+  return c;
+}
 
 /* A GPU op on device 0 over [s, e) and its launch call `api` on CPU thread
  * (100, tid) over [ls, le), linked by corr. */
@@ -51,13 +61,13 @@ static dg_causes causes(fsdpa_ctx *c, int64_t t0, int64_t t1, int64_t dev, int64
 }
 #define ALL(c) causes(c, INT64_MIN, INT64_MAX, A, A)
 
-static void expect(const dg_causes *k, int64_t nl, int64_t bl, int64_t sw, int64_t rw, int64_t un) {
+static void expect(const dg_causes *k, int64_t nl, int64_t bl, int64_t sw, int64_t rw, int64_t dp, int64_t un) {
   ck_assert_msg(k->ns[NL] == nl && k->ns[BL] == bl && k->ns[SW] == sw && k->ns[RW] == rw &&
-                    k->ns[UN] == un,
-                "got %lld/%lld/%lld/%lld/%lld, want %lld/%lld/%lld/%lld/%lld",
+                    k->ns[DP] == dp && k->ns[UN] == un,
+                "got %lld/%lld/%lld/%lld/%lld/%lld, want %lld/%lld/%lld/%lld/%lld/%lld",
                 (long long)k->ns[NL], (long long)k->ns[BL], (long long)k->ns[SW],
-                (long long)k->ns[RW], (long long)k->ns[UN], (long long)nl, (long long)bl,
-                (long long)sw, (long long)rw, (long long)un);
+                (long long)k->ns[RW], (long long)k->ns[DP], (long long)k->ns[UN], (long long)nl, (long long)bl,
+                (long long)sw, (long long)rw, (long long)dp, (long long)un);
 }
 
 static void expect_top(fsdpa_ctx *c, const dg_causes *k, int i, int cause, const char *what, int64_t ns) {
@@ -70,46 +80,46 @@ static void expect_top(fsdpa_ctx *c, const dg_causes *k, int i, int cause, const
 }
 
 /* The gap [200, 260) before a kernel launched at [250, 255): 55 ns not yet
- * launched (the thread inside aten::foo), 5 ns queued behind nothing. */
+ * launched (the thread inside aten::foo), 5 ns the device starting it. */
 START_TEST(t_launch_bound) {
-  fsdpa_ctx *c = tu_new_ctx();
+  fsdpa_ctx *c = hctx();
   kern(c, 100, 105, 1, 7, 110, 200);
   tu_add_x(c, "cpu_op", "aten::outer", 100, 1, 90, 1000, A);
   tu_add_x(c, "cpu_op", "aten::foo", 100, 1, 150, 106, A);
   kern(c, 250, 255, 2, 7, 260, 300);
   dg_causes k = ALL(c);
   ck_assert_int_eq(k.idle_ns, 60);
-  expect(&k, 55, 0, 0, 0, 5);
+  expect(&k, 55, 0, 0, 0, 5, 0);
   expect_top(c, &k, 0, NL, "aten::foo", 55);
-  expect_top(c, &k, 1, UN, "gemm", 5);
+  expect_top(c, &k, 1, DP, "stream 7", 5);
   /* a window cutting the gap: parts clipped, still summing */
   k = causes(c, 230, 258, A, A);
-  expect(&k, 25, 0, 0, 0, 3);
+  expect(&k, 25, 0, 0, 0, 3, 0);
   /* the part before the innermost op starts has the enclosing one */
   fsdpa_ctx_free(c);
-  c = tu_new_ctx();
+  c = hctx();
   kern(c, 100, 105, 1, 7, 110, 200);
   tu_add_x(c, "cpu_op", "aten::outer", 100, 1, 90, 1000, A);
   tu_add_x(c, "cpu_op", "aten::foo", 100, 1, 150, 50, A);   /* ends at 200: does not span */
   kern(c, 250, 255, 2, 7, 260, 300);
   k = ALL(c);
-  expect(&k, 55, 0, 0, 0, 5);
+  expect(&k, 55, 0, 0, 0, 5, 0);
   expect_top(c, &k, 0, NL, "aten::outer", 55);
   fsdpa_ctx_free(c);
 }
 END_TEST
 
 /* The launching thread blocked in cudaStreamSynchronize [210, 240) inside
- * the gap [200, 260): 30 ns host_blocked, 25 ns not launched, 5 queued. */
+ * the gap [200, 260): 30 ns host_blocked, 25 ns not launched, 5 dispatch. */
 START_TEST(t_blocked_host) {
-  fsdpa_ctx *c = tu_new_ctx();
+  fsdpa_ctx *c = hctx();
   kern(c, 100, 105, 1, 7, 110, 200);
   tu_add_x(c, "cuda_runtime", "cudaStreamSynchronize", 100, 1, 210, 30, 50);
   kern(c, 250, 255, 2, 7, 260, 300);
   /* another thread's blocking call says nothing about this launch */
   tu_add_x(c, "cuda_runtime", "cudaDeviceSynchronize", 100, 2, 200, 60, 51);
   dg_causes k = ALL(c);
-  expect(&k, 25, 30, 0, 0, 5);
+  expect(&k, 25, 30, 0, 0, 5, 0);
   expect_top(c, &k, 0, BL, "cudaStreamSynchronize", 30);
   ck_assert_int_eq(k.top[1].cause, NL);
   ck_assert_int_eq(k.top[1].wkind, DG_W_NONE);  /* no CPU op on the thread */
@@ -121,14 +131,14 @@ END_TEST
  * the gap's time inside it is host_blocked; a 999,999 ns one is not. */
 START_TEST(t_slow_launch) {
   for (int slow = 0; slow < 2; slow++) {
-    fsdpa_ctx *c = tu_new_ctx();
+    fsdpa_ctx *c = hctx();
     int64_t d = slow ? 1000000 : 999999;
     kern(c, 100, 105, 1, 7, 110, 200);
     kern(c, 150, 150 + d, 2, 7, 160 + d, 200 + d);
     dg_causes k = ALL(c);
     int64_t in = 150 + d - 200;
-    if (slow) expect(&k, 0, in, 0, 0, 10);
-    else expect(&k, in, 0, 0, 0, 10);
+    if (slow) expect(&k, 0, in, 0, 0, 10, 0);
+    else expect(&k, in, 0, 0, 0, 10, 0);
     if (slow) expect_top(c, &k, 0, BL, "cudaLaunchKernel", in);
     fsdpa_ctx_free(c);
   }
@@ -138,9 +148,10 @@ END_TEST
 /* Stream 7 waits (cuda_sync Stream Wait Event) for an event recorded after
  * op W on stream 20.  Stream 7 alone: its gap [50, 5000) is 64 ns before K's
  * launch ended, then stream_wait until W ends at 5000.  The device: W itself
- * ends its gap [50, 110), all host-side but the 5 ns W was queued. */
+ * ends its gap [50, 110), all host-side but the 5 ns the device took to
+ * start W. */
 START_TEST(t_stream_wait) {
-  fsdpa_ctx *c = tu_new_ctx();
+  fsdpa_ctx *c = hctx();
   kern(c, 10, 15, 1, 7, 20, 50);       /* P, the op before K */
   kern(c, 100, 105, 2, 20, 110, 5000); /* W */
   tu_add_x(c, "cuda_runtime", "cudaEventRecord", 100, 1, 106, 1, 900);
@@ -153,13 +164,13 @@ START_TEST(t_stream_wait) {
   tu_add(c, &e);
   kern(c, 109, 114, 3, 7, 5000, 6000); /* K */
   dg_causes k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
-  expect(&k, 64, 0, 4886, 0, 0);
+  expect(&k, 64, 0, 4886, 0, 0, 0);
   expect_top(c, &k, 0, SW, "stream 20", 4886);
   k = ALL(c);
-  expect(&k, 55, 0, 0, 0, 5);
+  expect(&k, 55, 0, 0, 0, 5, 0);
   /* a wait issued before the op before K does not hold K */
   fsdpa_ctx_free(c);
-  c = tu_new_ctx();
+  c = hctx();
   kern(c, 100, 105, 2, 20, 110, 5000);
   e.ts_ns = 5;
   tu_add_x(c, "cuda_runtime", "cudaEventRecord", 100, 1, 3, 1, 900);
@@ -167,7 +178,7 @@ START_TEST(t_stream_wait) {
   kern(c, 10, 15, 1, 7, 20, 50);
   kern(c, 109, 114, 3, 7, 5000, 6000);
   k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
-  expect(&k, 64, 0, 0, 0, 4886);
+  expect(&k, 64, 0, 0, 0, 0, 4886);
   fsdpa_ctx_free(c);
 }
 END_TEST
@@ -176,25 +187,25 @@ END_TEST
  * hipStreamWaitEvent runtime calls; the event's stream is that of the
  * thread's last launch before the record onto another stream. */
 START_TEST(t_stream_wait_runtime_calls) {
-  fsdpa_ctx *c = tu_new_ctx();
+  fsdpa_ctx *c = hctx();
   launch(c, "hipLaunchKernel", 1, 10, 15, 1, "kernel", "gemm", 7, 20, 50);     /* P */
   launch(c, "hipLaunchKernel", 1, 100, 105, 2, "kernel", "copy", 20, 110, 5000); /* W */
   tu_add_x(c, "cuda_runtime", "hipEventRecord", 100, 1, 106, 1, 900);
   tu_add_x(c, "cuda_runtime", "hipStreamWaitEvent", 100, 1, 108, 1, 901);
   launch(c, "hipLaunchKernel", 1, 109, 114, 3, "kernel", "gemm", 7, 5000, 6000); /* K */
   dg_causes k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
-  expect(&k, 64, 0, 4886, 0, 0);
+  expect(&k, 64, 0, 4886, 0, 0, 0);
   expect_top(c, &k, 0, SW, "stream 20", 4886);
   fsdpa_ctx_free(c);
   /* a wait before K's previous launch does not hold K */
-  c = tu_new_ctx();
+  c = hctx();
   launch(c, "hipLaunchKernel", 1, 100, 105, 2, "kernel", "copy", 20, 110, 5000);
   tu_add_x(c, "cuda_runtime", "hipEventRecord", 100, 1, 106, 1, 900);
   tu_add_x(c, "cuda_runtime", "hipStreamWaitEvent", 100, 1, 107, 1, 901);
   launch(c, "hipLaunchKernel", 1, 108, 109, 1, "kernel", "gemm", 7, 120, 150);
   launch(c, "hipLaunchKernel", 1, 110, 114, 3, "kernel", "gemm", 7, 5000, 6000);
   k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
-  expect(&k, 0, 0, 0, 0, 4850);
+  expect(&k, 0, 0, 0, 0, 0, 4850);
   fsdpa_ctx_free(c);
 }
 END_TEST
@@ -203,7 +214,7 @@ END_TEST
  * another thread, blocked until 8990; only then did stream 7 wait for W to
  * run (stream_wait), and after W it queued 50 ns (unknown). */
 START_TEST(t_wait_on_blocked_copy) {
-  fsdpa_ctx *c = tu_new_ctx();
+  fsdpa_ctx *c = hctx();
   kern(c, 1, 6, 1, 7, 10, 50);
   launch(c, "cudaMemcpy", 2, 20, 9000, 2, "gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 20, 8990, 9050);
   tu_add_x(c, "cuda_runtime", "cudaEventRecord", 100, 2, 9001, 1, 900);
@@ -214,11 +225,11 @@ START_TEST(t_wait_on_blocked_copy) {
   kern(c, 90, 95, 3, 7, 9100, 9200);
   dg_causes k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
   /* [50,95) before K was on its stream, [95,8990) W's copy call, [8990,9050) W runs */
-  expect(&k, 45, 8895, 60, 0, 50);
+  expect(&k, 45, 8895, 60, 0, 0, 50);
   expect_top(c, &k, 0, BL, "cudaMemcpy", 8895);
   /* the device: the gap before the copy is the blocking copy itself */
   k = ALL(c);
-  expect(&k, 0, 8940, 0, 0, 50);
+  expect(&k, 0, 8940, 0, 0, 0, 50);
   fsdpa_ctx_free(c);
 }
 END_TEST
@@ -226,15 +237,15 @@ END_TEST
 /* Queued before a collective: rank_wait; waiting on a stream whose awaited
  * op is a collective: rank_wait too. */
 START_TEST(t_rank_wait) {
-  fsdpa_ctx *c = tu_new_ctx();
+  fsdpa_ctx *c = hctx();
   kern(c, 100, 105, 1, 7, 110, 200);
   launch(c, "cudaLaunchKernelExC", 1, 150, 155, 2, "kernel",
          "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 7, 400, 500);
   dg_causes k = ALL(c);
-  expect(&k, 0, 0, 0, 200, 0);
+  expect(&k, 0, 0, 0, 200, 0, 0);
   ck_assert_int_eq(k.top[0].cause, RW);
   fsdpa_ctx_free(c);
-  c = tu_new_ctx();
+  c = hctx();
   kern(c, 10, 15, 1, 7, 20, 50);
   launch(c, "cudaLaunchKernelExC", 1, 100, 105, 2, "kernel", "ncclKernel_AllGather_RING_LL_Sum_int8_t", 20,
          110, 5000);
@@ -245,29 +256,108 @@ START_TEST(t_rank_wait) {
   tu_add(c, &e);
   kern(c, 109, 114, 3, 7, 5000, 6000);
   k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
-  expect(&k, 64, 0, 0, 4886, 0);
+  expect(&k, 64, 0, 0, 4886, 0, 0);
   fsdpa_ctx_free(c);
 }
 END_TEST
 
-/* No launch call: unknown, what none; the device gap takes the closer
- * launched first. */
+/* No launch call: unknown, naming the missing launch; the device gap takes
+ * the closer launched first. */
 START_TEST(t_unlinked_and_closer_choice) {
-  fsdpa_ctx *c = tu_new_ctx();
+  fsdpa_ctx *c = hctx();
   tu_add_x(c, "kernel", "k", 0, 7, 0, 100, A);
   tu_add_x(c, "kernel", "k", 0, 7, 300, 100, A);
   dg_causes k = ALL(c);
-  expect(&k, 0, 0, 0, 0, 200);
-  ck_assert_int_eq(k.top[0].wkind, DG_W_NONE);
+  expect(&k, 0, 0, 0, 0, 0, 200);
+  ck_assert_int_eq(k.top[0].wkind, DG_W_UNLINKED);
   fsdpa_ctx_free(c);
-  c = tu_new_ctx();
+  c = hctx();
   kern(c, 0, 5, 1, 7, 10, 100);
   kern(c, 150, 155, 2, 7, 300, 400);  /* launched after the gap began */
   kern(c, 20, 25, 3, 8, 300, 350);    /* launched before it: this one ends the device gap */
   k = ALL(c);
-  expect(&k, 0, 0, 0, 0, 200);
+  expect(&k, 0, 0, 0, 0, 0, 200);
   k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
-  expect(&k, 55, 0, 0, 0, 145);
+  expect(&k, 55, 0, 0, 0, 0, 145);
+  fsdpa_ctx_free(c);
+}
+END_TEST
+
+/* Stream 7 waits on an event recorded before the profiling window (a
+ * cuda_sync Stream Wait Event whose record correlation is -1): the queued
+ * op K's idle after its launch is a wait on an event recorded outside the
+ * trace, not unknown.  The same wait on a ROCm trace with no record call at
+ * all: hipStreamWaitEvent whose guessed record (the thread's last launch
+ * onto another stream) ended long before K could start explains nothing,
+ * so the rest is outside too; when the guessed op does end just before K,
+ * the wait is on it (stream_wait, counted as inferred). */
+START_TEST(t_wait_outside_trace) {
+  fsdpa_ctx *c = hctx();
+  kern(c, 10, 15, 1, 7, 20, 50);
+  fsdpa_event e = tu_x("cuda_sync", "Stream Wait Event", 0, 7, 100, 1, 901);
+  e.sync_kind = "Stream Wait Event";
+  e.sync_kind_len = strlen(e.sync_kind);
+  e.wait_on_stream = -1;
+  e.wait_on_event_corr = -1;
+  tu_add(c, &e);
+  tu_add_x(c, "cuda_runtime", "cudaStreamWaitEvent", 100, 1, 100, 1, 901);
+  kern(c, 109, 114, 3, 7, 9000, 9100);
+  dg_causes k = ALL(c);
+  expect(&k, 64, 0, 8886, 0, 0, 0);
+  ck_assert_int_eq(k.outside_ns, 8886);
+  expect_top(c, &k, 0, SW, "awaited work not in the trace", 8886);
+  fsdpa_ctx_free(c);
+  for (int explained = 0; explained < 2; explained++) {
+    c = hctx();
+    launch(c, "hipLaunchKernel", 1, 10, 15, 1, "kernel", "gemm", 7, 20, 50);
+    int64_t we = explained ? 9095 : 60;  /* the side stream's op ends */
+    launch(c, "hipLaunchKernel", 1, 30, 35, 2, "kernel", "fill", 20, 40, we);
+    tu_add_x(c, "cuda_runtime", "hipStreamWaitEvent", 100, 1, 100, 1, 902);
+    launch(c, "hipLaunchKernel", 1, 109, 114, 3, "kernel", "gemm", 7, 9100, 9200);
+    k = causes(c, INT64_MIN, INT64_MAX, 0, 7);
+    if (explained) {
+      /* [114, 9095) waiting for the side stream's op, 5 ns the device */
+      expect(&k, 64, 0, 8986, 0, 0, 0);
+      ck_assert_int_eq(k.inferred_ns, 8986);
+      ck_assert_int_eq(k.outside_ns, 0);
+    } else {
+      expect(&k, 64, 0, 8986, 0, 0, 0);
+      ck_assert_int_eq(k.outside_ns, 8986);
+      ck_assert_int_eq(k.inferred_ns, 0);
+    }
+    fsdpa_ctx_free(c);
+  }
+}
+END_TEST
+
+/* No recorded edge, but the comm stream's op starts 3 ns after the compute
+ * stream's op ends while it had long been queued: an inferred edge, so the
+ * comm stream's idle before it is a stream wait (inferred), not unknown. */
+START_TEST(t_inferred_edge) {
+  fsdpa_ctx *c = hctx();
+  ck_assert_int_eq(fsdpa_param_set(c, "depgraph.inferred_lag_ns", "5"), FSDPA_OK);
+  kern(c, 10, 15, 1, 7, 20, 5000);
+  launch(c, "cudaLaunchKernel", 2, 30, 35, 2, "kernel", "reduce", 20, 40, 60);
+  launch(c, "cudaLaunchKernel", 2, 100, 105, 3, "kernel", "reduce", 20, 5003, 5100);
+  depgraph g;
+  ck_assert_int_eq(dg_get(c, &g), FSDPA_OK);
+  ck_assert_int_eq(g.ev.waits[DG_E_TIMING], 1);
+  ck_assert_int_eq(g.ev.timing_max_lag_ns, 3);
+  dg_free(c, &g);
+  dg_causes k = causes(c, INT64_MIN, INT64_MAX, 0, 20);
+  /* [60, 100) not launched, [100, 105) the launch, [105, 5000) the compute
+   * op runs, [5000, 5003) the device */
+  expect(&k, 45, 0, 4898, 0, 0, 0);
+  ck_assert_int_eq(k.inferred_ns, 4898);
+  /* 6 ns apart: no edge, the queued time is unknown */
+  fsdpa_ctx_free(c);
+  c = hctx();
+  ck_assert_int_eq(fsdpa_param_set(c, "depgraph.inferred_lag_ns", "5"), FSDPA_OK);
+  kern(c, 10, 15, 1, 7, 20, 5000);
+  launch(c, "cudaLaunchKernel", 2, 30, 35, 2, "kernel", "reduce", 20, 40, 60);
+  launch(c, "cudaLaunchKernel", 2, 100, 105, 3, "kernel", "reduce", 20, 5006, 5100);
+  k = causes(c, INT64_MIN, INT64_MAX, 0, 20);
+  expect(&k, 45, 0, 0, 0, 0, 4901);
   fsdpa_ctx_free(c);
 }
 END_TEST
@@ -638,6 +728,7 @@ int main(void) {
   Suite *s = suite_create("idle_causes");
   TU_CASE(s, "core", 0, NULL, t_launch_bound, t_blocked_host, t_slow_launch, t_stream_wait,
           t_stream_wait_runtime_calls, t_wait_on_blocked_copy, t_rank_wait, t_unlinked_and_closer_choice,
+          t_wait_outside_trace, t_inferred_edge,
           t_starvation_wording, t_random_innermost);
   TU_CASE(s, "traces", 1200, NULL, t_corpus, t_generator, t_generator_stream_wait);
   return tu_run_suite(s);

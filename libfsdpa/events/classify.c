@@ -184,6 +184,18 @@ static int ccl_family(const char *s, size_t n) {
   return CF_NONE;
 }
 
+/* DeepEP's kernels, under its own namespace or a fork's: deep_ep::, or any
+ * top namespace with DeepEP's ep:: and its three transports (intranode,
+ * internode, internode_ll), as DeepSeek's own build names them
+ * (dpsk::ep::internode::dispatch, ...::combine, ...::notify_dispatch,
+ * ...::cached_notify). */
+static int ep_kernel(const char *f, size_t fn) {
+  if (find(f, fn, LIT("deep_ep::"))) return 1;
+  if (!find(f, fn, LIT("ep::"))) return 0;
+  return find(f, fn, LIT("ep::intranode::")) || find(f, fn, LIT("ep::internode::")) ||
+         find(f, fn, LIT("ep::internode_ll::"));
+}
+
 /* Communication libraries that are not NCCL, by the names their sources give
  * their kernels (DeepEP csrc/kernels, vLLM/sglang custom_all_reduce.cuh,
  * vLLM quickreduce, TensorRT-LLM customAllReduceKernels / allReduceFusion,
@@ -197,8 +209,7 @@ static int lib_family(const char *s, size_t n, int *coll) {
   fn_region(s, n, &f, &fn);
   *coll = COLL_OTHER;
   if (find(f, fn, LIT("mscclpp::")) || starts(f, fn, LIT("mscclpp"))) return CF_MSCCLPP;
-  if (find(f, fn, LIT("deep_ep::")) && !find(f, fn, LIT("get_dispatch_layout")) &&
-      !find(f, fn, LIT("::layout::"))) {
+  if (ep_kernel(f, fn) && !find(f, fn, LIT("get_dispatch_layout")) && !find(f, fn, LIT("::layout::"))) {
     int house = find(f, fn, LIT("notify")) || find(f, fn, LIT("clean"));
     if (!house && (find(f, fn, LIT("dispatch")) || find(f, fn, LIT("combine")))) *coll = COLL_ALLTOALL;
     return CF_DEEP_EP;

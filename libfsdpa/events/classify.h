@@ -94,7 +94,7 @@ enum comm_family {
   CF_RCCL,         /* rccl... */
   CF_MSCCL,        /* mscclKernel_*, msccl... */
   CF_MSCCLPP,      /* mscclpp::... */
-  CF_DEEP_EP,      /* deep_ep:: dispatch / combine / notify / clean (not get_dispatch_layout) */
+  CF_DEEP_EP,      /* DeepEP (deep_ep::, a fork's <ns>::ep::{intranode,internode,internode_ll}::) dispatch / combine / notify / clean (not get_dispatch_layout) */
   CF_CUSTOM_AR,    /* vLLM / sglang cross_device_reduce_{1,2}stage */
   CF_QUICKREDUCE,  /* allreduce_prototype_* (vLLM quickreduce, aiter; ROCm) */
   CF_TRTLLM_AR,    /* TensorRT-LLM one/twoShotAllReduceKernel, allReduceFusionKernel*, lamport* */

@@ -98,6 +98,7 @@ void dg_free(fsdpa_ctx *c, depgraph *g) {
   fa_free(&c->alloc, g->w, g->nw * sizeof(dg_wait));
   fa_free(&c->alloc, g->cpu, g->ncpu * sizeof(dg_cpu));
   fa_free(&c->alloc, g->blk, g->nblk * sizeof(dg_block));
+  fa_free(&c->alloc, g->blk_u, g->nblk * sizeof(iv));
   memset(g, 0, sizeof *g);
 }
 
@@ -480,6 +481,10 @@ static fsdpa_status threads_build(bld *b) {
     g->blk[i] = (dg_block){bs.v[i].track, bs.v[i].name, bs.v[i].ts, bs.v[i].end, bs.v[i].rt, bs.v[i].op};
   sc_free(c, &bs);
   sort_blk(g->blk, g->nblk);
+  /* kept at nblk entries so dg_free knows its size */
+  if (g->nblk && !(g->blk_u = fa_malloc(&c->alloc, g->nblk * sizeof(iv)))) return oom(c);
+  for (size_t i = 0; i < g->nblk; i++) g->blk_u[i] = (iv){g->blk[i].ts, g->blk[i].end};
+  g->nblk_u = iv_union(g->blk_u, g->nblk);
   for (size_t i = 0; i < g->ncpu; i++) {
     const ev_rec *r = STORE_REC(&st->cpu, i);
     g->cpu[i] = (dg_cpu){r->track, r->name, r->ts, r->end, DG_NONE, 0};

@@ -99,6 +99,8 @@ typedef struct depgraph {
   size_t ncpu;
   dg_block *blk;
   size_t nblk;
+  iv *blk_u;              /* union of the blocking calls of every thread */
+  size_t nblk_u;
   dg_evidence ev;
   int borrowed;           /* a copy of the context's cached graph: dg_free only forgets it */
 } depgraph;
@@ -139,6 +141,16 @@ typedef struct dg_causes {
   int64_t inferred_ns;    /* of stream_wait and rank_wait: resting on a DG_E_GUESS or DG_E_TIMING edge */
   int ntop;
   dg_cause_top top[DG_CAUSE_TOP];  /* heaviest (cause, what) pairs, heaviest first */
+  /* The queued idle nothing in the trace explains: stream_wait on awaited
+   * work not in the trace plus unknown (rule 4), with what the trace shows
+   * around it. */
+  int64_t unexplained_ns;  /* = outside_ns + ns[DG_C_UNKNOWN] */
+  int64_t unlinked_ns;     /* of it, before ops with no launch call in the trace */
+  int64_t graph_ns;        /* of it, before ops launched by a graph launch (cudaGraphLaunch ...) */
+  int64_t blocked_ns;      /* of it, while some CPU thread sat in a blocking call (waiting for that queued work) */
+  int nworst;
+  iv worst[4];             /* the idle intervals holding most of it (relative, clipped), heaviest first */
+  int64_t worst_ns[4];
 } dg_causes;
 /* w: a resolved window (relative) and its device / stream selection; u[0..nu)
  * the busy union of the selected streams (its gaps are the idle). */
@@ -149,6 +161,11 @@ static inline int dg_selected(const gpu_stream_view *sv, const qwin *w) {
   return (w->device == FSDPA_ABSENT || sv->device == w->device) &&
          (w->stream == FSDPA_ABSENT || sv->stream == w->stream);
 }
+/* The same walk, adding to blk_ns[i] (caller-zeroed, g->nblk entries) the
+ * host_blocked idle given to blocking call g->blk[i]: the GPU idle that call
+ * cost by holding the thread that was to launch the next op. */
+fsdpa_status dg_idle_by_block(fsdpa_ctx *c, const store_views *v, const depgraph *g, const qwin *w,
+                              const iv *u, size_t nu, int64_t *blk_ns);
 /* The text of a part's what ("" for none). */
 void dg_cause_what(const fsdpa_ctx *c, const dg_cause_top *t, char *b, size_t n);
 #endif

@@ -53,6 +53,8 @@ typedef struct acc {
   size_t cap, n;
   int failed;
   size_t hint;
+  int64_t gap_unexplained;  /* of the current gap */
+  int64_t *blk_ns;          /* optional: host_blocked ns per g->blk entry */
 } acc;
 
 static uint64_t tk_hash(int cause, int wkind, int64_t what) {
@@ -121,7 +123,8 @@ static int64_t host_parts(acc *A, const ev_rec *L, int64_t a, int64_t b) {
       int64_t s = k->ts > pos ? k->ts : pos, e = k->end < pre ? k->end : pre;
       if (e <= s) continue;
       put_cpu(A, L->track, pos, s);
-      put(A, DG_C_BLOCKED, DG_W_NAME, k->name, s, e);
+      int64_t n = put(A, DG_C_BLOCKED, DG_W_NAME, k->name, s, e);
+      if (A->blk_ns) A->blk_ns[i] += n;
       pos = e;
     }
     put_cpu(A, L->track, pos, pre);
@@ -130,12 +133,36 @@ static int64_t host_parts(acc *A, const ev_rec *L, int64_t a, int64_t b) {
   int64_t in_end = L->end < b ? L->end : b;
   if (in_end > pos) {
     /* a synchronous copy launches its own op and blocks like any blocking call */
-    if (L->end - L->ts >= A->slow_ns || (store_name_info(&A->c->st, L->name) & SC_BLOCKING_MASK))
-      put(A, DG_C_BLOCKED, DG_W_NAME, L->name, pos, in_end);
-    else put_cpu(A, L->track, pos, in_end);
+    if (L->end - L->ts >= A->slow_ns || (store_name_info(&A->c->st, L->name) & SC_BLOCKING_MASK)) {
+      int64_t n = put(A, DG_C_BLOCKED, DG_W_NAME, L->name, pos, in_end);
+      if (A->blk_ns) {  /* the launch call itself, when it is one of the blocking calls */
+        size_t i = dg_block_first(g, L->track, L->ts);
+        for (; i < g->nblk && g->blk[i].track == L->track && g->blk[i].ts <= L->ts; i++)
+          if (g->blk[i].ts == L->ts && g->blk[i].end == L->end) {
+            A->blk_ns[i] += n;
+            break;
+          }
+      }
+    } else {
+      put_cpu(A, L->track, pos, in_end);
+    }
     pos = in_end;
   }
   return pos;
+}
+
+/* What the trace shows around a part [a, b) of queued idle it cannot
+ * explain (n ns of it inside the window), before an op launched by L. */
+static void unexplained(acc *A, const ev_rec *L, int64_t n, int64_t a, int64_t b) {
+  if (n <= 0) return;
+  dg_causes *o = A->o;
+  if (a < A->w->t0) a = A->w->t0;
+  if (b > A->w->t1) b = A->w->t1;
+  o->unexplained_ns += n;
+  A->gap_unexplained += n;
+  if (!L) o->unlinked_ns += n;
+  else if (store_name_info(&A->c->st, L->name) & NC_GRAPH_LAUNCH) o->graph_ns += n;
+  o->blocked_ns += iv_len_in(A->g->blk_u, A->g->nblk_u, a, b);
 }
 
 static int is_comm(const fsdpa_ctx *c, const ev_rec *r) {
@@ -208,13 +235,13 @@ static void walk(acc *A, uint32_t k, int64_t a, int64_t b, int depth) {
       put(A, DG_C_DISPATCH, DG_W_STREAM, A->v->streams[g->stream[k]].stream, pos, b);
     }
   } else if (outside) {
-    put(A, DG_C_STREAM_WAIT, DG_W_OUTSIDE, 0, pos, b);
+    unexplained(A, L, put(A, DG_C_STREAM_WAIT, DG_W_OUTSIDE, 0, pos, b), pos, b);
   } else if (is_comm(c, K)) {
     put(A, DG_C_RANK_WAIT, DG_W_NAME, K->name, pos, b);
   } else if (!L) {
-    put(A, DG_C_UNKNOWN, DG_W_UNLINKED, 0, pos, b);
+    unexplained(A, L, put(A, DG_C_UNKNOWN, DG_W_UNLINKED, 0, pos, b), pos, b);
   } else {
-    put(A, DG_C_UNKNOWN, DG_W_NAME, K->name, pos, b);
+    unexplained(A, L, put(A, DG_C_UNKNOWN, DG_W_NAME, K->name, pos, b), pos, b);
   }
 }
 
@@ -233,7 +260,7 @@ static int top_before(const fsdpa_ctx *c, const tkey *a, const tkey *b) {
 void dg_cause_what(const fsdpa_ctx *c, const dg_cause_top *t, char *b, size_t n) {
   if (t->wkind == DG_W_NAME) snprintf(b, n, "%s", intern_str(&c->st.names, (uint32_t)t->what));
   else if (t->wkind == DG_W_STREAM) snprintf(b, n, "stream %lld", (long long)t->what);
-  else if (t->wkind == DG_W_OUTSIDE) snprintf(b, n, "event recorded outside the trace");
+  else if (t->wkind == DG_W_OUTSIDE) snprintf(b, n, "awaited work not in the trace");
   else if (t->wkind == DG_W_UNLINKED) snprintf(b, n, "launched before the trace's runtime calls");
   else if (n) b[0] = 0;
 }
@@ -269,6 +296,25 @@ static void gap_range(const iv *u, size_t n, int64_t t0, int64_t t1, size_t *k0,
   *k1 = l2;
 }
 
+/* Keep the four intervals with the most unexplained idle, heaviest first
+ * (ties: the earlier). */
+static void worst_add(dg_causes *o, int64_t a, int64_t b, int64_t ns) {
+  int p;
+  if (o->nworst < 4) p = o->nworst++;
+  else if (ns > o->worst_ns[3]) p = 3;
+  else return;
+  o->worst[p] = (iv){a, b};
+  o->worst_ns[p] = ns;
+  for (; p > 0 && o->worst_ns[p - 1] < o->worst_ns[p]; p--) {
+    iv t = o->worst[p];
+    int64_t tn = o->worst_ns[p];
+    o->worst[p] = o->worst[p - 1];
+    o->worst_ns[p] = o->worst_ns[p - 1];
+    o->worst[p - 1] = t;
+    o->worst_ns[p - 1] = tn;
+  }
+}
+
 static void top_fill(acc *A) {
   dg_causes *out = A->o;
   for (size_t i = 0; i < A->cap; i++) {
@@ -295,8 +341,22 @@ static void top_fill(acc *A) {
   }
 }
 
+static fsdpa_status idle_causes(fsdpa_ctx *c, const store_views *v, const depgraph *g, const qwin *w,
+                                const iv *u, size_t nu, dg_causes *out, int64_t *blk_ns);
+
 fsdpa_status dg_idle_causes(fsdpa_ctx *c, const store_views *v, const depgraph *g, const qwin *w,
                             const iv *u, size_t nu, dg_causes *out) {
+  return idle_causes(c, v, g, w, u, nu, out, NULL);
+}
+
+fsdpa_status dg_idle_by_block(fsdpa_ctx *c, const store_views *v, const depgraph *g, const qwin *w,
+                              const iv *u, size_t nu, int64_t *blk_ns) {
+  dg_causes k;
+  return idle_causes(c, v, g, w, u, nu, &k, blk_ns);
+}
+
+static fsdpa_status idle_causes(fsdpa_ctx *c, const store_views *v, const depgraph *g, const qwin *w,
+                                const iv *u, size_t nu, dg_causes *out, int64_t *blk_ns) {
   memset(out, 0, sizeof *out);
   size_t nsel = 0;
   for (size_t i = 0; i < v->nstreams; i++) nsel += dg_selected(&v->streams[i], w) != 0;
@@ -304,7 +364,7 @@ fsdpa_status dg_idle_causes(fsdpa_ctx *c, const store_views *v, const depgraph *
   const gpu_stream_view **sel = fa_malloc(&c->alloc, nsel * sizeof *sel);
   size_t *cur = fa_malloc(&c->alloc, nsel * sizeof *cur);
   acc A = {c, v, g, w, out, c->params[P_IDLE_SLOW_LAUNCH_NS], c->params[P_IDLE_DISPATCH_MAX_NS],
-           NULL, 0, 0, 0, 0};
+           NULL, 0, 0, 0, 0, 0, blk_ns};
   fsdpa_status st = FSDPA_OK;
   if (!sel || !cur) {
     st = ctx_fail(c, fa_fail_status(&c->alloc), "out of memory (idle causes)");
@@ -345,7 +405,9 @@ fsdpa_status dg_idle_causes(fsdpa_ctx *c, const store_views *v, const depgraph *
       put(&A, DG_C_UNKNOWN, DG_W_NONE, 0, g0, g1);
       continue;
     }
+    A.gap_unexplained = 0;
     walk(&A, K, g0, g1, 0);
+    if (A.gap_unexplained > 0) worst_add(out, a, b, A.gap_unexplained);
   }
   if (A.failed) {
     st = ctx_fail(c, fa_fail_status(&c->alloc), "out of memory (idle causes)");

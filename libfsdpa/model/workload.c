@@ -105,7 +105,7 @@ static void gpu_side(const store *s, uint32_t *memo, scan *k) {
     if (info & NC_COMM) hit(&k->comm_kernel, r->name);
     if (h & WH_BWD_KERNEL) hit(&k->bwd_kernel, r->name);
     if (h & WH_EMBEDDING) hit(&k->emb, r->name);
-    if (h & WH_DEEP_EP) hit(&k->deep_ep, r->name);
+    if ((h & WH_DEEP_EP) || store_name_family(s, r->name) == CF_DEEP_EP) hit(&k->deep_ep, r->name);
     if (h & WH_MOE) hit(&k->moe, r->name);
   }
 }
@@ -185,7 +185,7 @@ static void choose_labels(const fsdpa_ctx *c, const store_views *v, const scan *
   }
   if (k->deep_ep.n) {
     w->labels |= 1u << WL_EXPERT_PARALLEL;
-    set_ev(&w->label_ev[WL_EXPERT_PARALLEL], "expert-parallel dispatch/combine kernels (deep_ep::)", &k->deep_ep);
+    set_ev(&w->label_ev[WL_EXPERT_PARALLEL], "expert-parallel dispatch/combine kernels (DeepEP: deep_ep::, or a fork's <ns>::ep::{intranode,internode,internode_ll}::)", &k->deep_ep);
   } else if (k->a2a.n && k->moe.n && !k->emb.n) {
     w->labels |= 1u << WL_EXPERT_PARALLEL;
     set_ev(&w->label_ev[WL_EXPERT_PARALLEL], "all-to-all ops with mixture-of-experts names", &k->a2a);

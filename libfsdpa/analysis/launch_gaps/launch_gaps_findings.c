@@ -1,5 +1,6 @@
 /* Findings of the launch-gaps analysis: `launch-overhead` and
- * `gpu-starvation` (report contract), judged on the steady state
+ * `gpu-starvation` (report contract; `queued-idle-unexplained` in
+ * launch_gaps_findings_queued.c), judged on the steady state
  * (lg_steady_get: ProfilerStep or inferred iterations, the first of two or
  * more left out as warm-up), severity by the cost's share of it, none on a
  * sampled trace.  Each finding is decided first (whether it fires, its
@@ -15,28 +16,22 @@
 
 typedef lg_steady steady;
 
-/* The step number of a finding over the steady range: the one steady
- * ProfilerStep, else none. */
-static int64_t steady_step(const steady *y) {
+int64_t lg_steady_step(const lg_steady *y) {
   return (y->n && y->n - y->first == 1) ? y->s[y->first].number : FSDPA_ABSENT;
 }
 
-static double share(int64_t part, int64_t whole) {
+double lg_share(int64_t part, int64_t whole) {
   return whole > 0 ? (double)part / (double)whole : -1.0;
 }
 
-/* findings.min_cost_ppm: drop findings that cost too small a share of the span. */
-static int too_cheap(fsdpa_ctx *c, const store_views *v, int64_t cost) {
+int lg_too_cheap(fsdpa_ctx *c, const store_views *v, int64_t cost) {
   int64_t ppm = c->params[P_FINDING_MIN_COST_PPM];
   if (ppm <= 0 || !v->nall) return 0;
   int64_t span = v->all_busy[v->nall - 1].e - v->all_busy[0].s;
   return (double)cost * 1e6 < (double)ppm * (double)span;
 }
 
-/* Severity by the share of the judged time a finding costs:
- * severity.critical_ppm and severity.warning_ppm (the verdict corpus's
- * scale), info below. */
-static int sev_by_share(const fsdpa_ctx *c, int64_t cost, int64_t judged) {
+int lg_sev_by_share(const fsdpa_ctx *c, int64_t cost, int64_t judged) {
   if (judged <= 0) return SEV_INFO;
   double ppm = (double)cost * 1e6 / (double)judged;
   return ppm >= (double)c->params[P_SEVERITY_CRITICAL_PPM]  ? SEV_CRITICAL
@@ -72,15 +67,15 @@ static fsdpa_status overhead_decide(fsdpa_ctx *c, const store_views *v, const st
                                    (double)P[P_LAUNCH_MIN_IDLE_SHARE_PPM] * (double)g->gpu_window_ns)
     return FSDPA_OK;
   int64_t cost = g->gpu_small_launch_ns;
-  if (too_cheap(c, v, cost)) return FSDPA_OK;
+  if (lg_too_cheap(c, v, cost)) return FSDPA_OK;
   qwin q = {y->t0, y->t1, FSDPA_ABSENT, FSDPA_ABSENT};
   fsdpa_status st = lg_latency(c, v, &q, &d->l);
   if (st) return st;
   d->fires = 1;
   d->cost_ns = cost;
-  d->idle_share = share(cost, g->gpu_window_ns);
-  d->sev = sev_by_share(c, cost, g->gpu_window_ns);
-  d->step = steady_step(y);
+  d->idle_share = lg_share(cost, g->gpu_window_ns);
+  d->sev = lg_sev_by_share(c, cost, g->gpu_window_ns);
+  d->step = lg_steady_step(y);
   d->short_kernel_ns = P[P_LAUNCH_SHORT_KERNEL_NS];
   d->kernels = x->kernels;
   d->short_kernels = x->short_kernels;
@@ -95,8 +90,9 @@ static fsdpa_status overhead_decide(fsdpa_ctx *c, const store_views *v, const st
 typedef struct starve_one {
   int64_t step;         /* FSDPA_ABSENT: the steady range of several steps or no steps */
   int sev;
-  int64_t cost_ns;      /* host-bound GPU idle: g.gpu_host_wait_ns */
-  double host_share;    /* of the GPU's idle */
+  int64_t cost_ns;      /* host-bound GPU idle (the graph's host_not_launched + host_blocked), less first use */
+  int64_t host_ns;      /* host-bound GPU idle: host_not_launched + host_blocked of k */
+  double host_share;    /* host_ns of the GPU's idle */
   fsdpa_launch_gaps g;  /* that range, the device's streams */
   lg_top ranges;        /* its longest host-wait gaps */
   qwin q;               /* that range (relative), the device */
@@ -134,18 +130,22 @@ typedef struct starvation {
   starve_one one[STARVE_WORST];
 } starvation;
 
-/* Host-bound idle (launch issued after the GPU went idle) explains most of
- * the idle, and the GPU is busy less than the density threshold (dense = 1)
- * or, with judged > 0, the host-bound idle is itself a warning-sized share
- * of the judged time (a GPU 60 % busy that waits on its host 40 % of the
- * time starves as much as the 40 % says). */
-static int starving(fsdpa_ctx *c, const fsdpa_launch_gaps *g, int64_t judged) {
+/* Host-bound idle explains most of the idle, and the GPU is busy less than
+ * the density threshold or, with judged > 0, the host-bound idle is itself a
+ * warning-sized share of the judged time (a GPU 60 % busy that waits on its
+ * host 40 % of the time starves as much as the 40 % says).  Host-bound is
+ * what the dependency graph gives the host (host_not_launched +
+ * host_blocked), not HTA's host-wait category: an op launched a few us into
+ * a gap and then queued behind a stream wait makes the whole gap host-wait
+ * for HTA, but the GPU was not waiting for its host. */
+static int64_t host_bound(const dg_causes *k) { return k->ns[DG_C_NOT_LAUNCHED] + k->ns[DG_C_BLOCKED]; }
+static int starving(fsdpa_ctx *c, const fsdpa_launch_gaps *g, const dg_causes *k, int64_t judged) {
   const int64_t *P = c->params;
+  int64_t host = host_bound(k);
   if (g->utilization < 0 || g->gpu_idle_ns <= 0) return 0;
-  if ((double)g->gpu_host_wait_ns * 1e6 < (double)P[P_STARVATION_HOST_SHARE_PPM] * (double)g->gpu_idle_ns)
-    return 0;
+  if ((double)host * 1e6 < (double)P[P_STARVATION_HOST_SHARE_PPM] * (double)g->gpu_idle_ns) return 0;
   return g->utilization * 1e6 < (double)P[P_STARVATION_DENSITY_PPM] ||
-         (judged > 0 && (double)g->gpu_host_wait_ns * 1e6 >= (double)P[P_SEVERITY_WARNING_PPM] * (double)judged);
+         (judged > 0 && (double)host * 1e6 >= (double)P[P_SEVERITY_WARNING_PPM] * (double)judged);
 }
 
 /* Cost, share and severity of a starving range; 0 when too cheap to report.
@@ -155,6 +155,7 @@ static int starving(fsdpa_ctx *c, const fsdpa_launch_gaps *g, int64_t judged) {
 static int starve_judge(fsdpa_ctx *c, const store_views *v, int64_t judged, int dl_stall, int al_thrash,
                         starve_one *o) {
   int64_t host = o->g.gpu_host_wait_ns, min_ppm = c->params[P_STARVATION_EXPLAINED_PPM];
+  o->host_ns = host_bound(&o->k);
   /* the host inside cudaMalloc / cudaFree (or their backends' calls) for
    * most of it: the allocator is the root cause, named when allocator-thrash
    * is in the report; in a first pass those calls are the cache filling,
@@ -172,12 +173,13 @@ static int starve_judge(fsdpa_ctx *c, const store_views *v, int64_t judged, int 
   if (!o->first_use) o->fu_host_ns = o->fu_idle_ns = 0;
   o->fu_main = o->fu_host_ns > 0 && (double)o->fu_host_ns * 1e6 >= (double)min_ppm * (double)host;
   /* first-use cost is paid once: what is left is the starvation to judge */
-  int64_t cost = host - o->fu_host_ns;
-  if (too_cheap(c, v, cost)) return 0;
+  int64_t cost = o->host_ns - o->fu_host_ns;
+  if (cost < 0) cost = 0;
+  if (lg_too_cheap(c, v, cost)) return 0;
   o->cost_ns = cost;
-  o->host_share = share(o->g.gpu_host_wait_ns, o->g.gpu_idle_ns);
-  o->cost_share = share(cost, judged);
-  o->sev = sev_by_share(c, cost, judged);
+  o->host_share = lg_share(o->host_ns, o->g.gpu_idle_ns);
+  o->cost_share = lg_share(cost, judged);
+  o->sev = lg_sev_by_share(c, cost, judged);
   if ((int64_t)o->kernels < c->params[P_STARVATION_MIN_KERNELS]) o->sev = SEV_INFO;
   return 1;
 }
@@ -234,7 +236,9 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
     memset(&cd, 0, sizeof cd);
     lg_extra cx;
     if ((st = lg_gaps(c, v, &qs, &cd.g, &cx))) return st;
-    if (!starving(c, &cd.g, 0)) continue;  /* a step by its own density only */
+    if (cd.g.utilization < 0 || cd.g.gpu_idle_ns <= 0) continue;
+    if ((st = lg_idle_causes(c, v, &qs, &cd.k))) return st;
+    if (!starving(c, &cd.g, &cd.k, 0)) continue;  /* a step by its own density only */
     nstarve++;
     cd.step = y->s[i].number;
     cd.dl_ns = cx.host_in_dataloader_ns;
@@ -244,10 +248,10 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
     cd.q = qs;
     int k;
     if (nw < STARVE_WORST) k = nw++;
-    else if (worst[STARVE_WORST - 1].g.gpu_host_wait_ns >= cd.g.gpu_host_wait_ns) continue;
+    else if (host_bound(&worst[STARVE_WORST - 1].k) >= host_bound(&cd.k)) continue;
     else k = STARVE_WORST - 1;
     worst[k] = cd;
-    for (; k > 0 && worst[k - 1].g.gpu_host_wait_ns < worst[k].g.gpu_host_wait_ns; k--) {
+    for (; k > 0 && host_bound(&worst[k - 1].k) < host_bound(&worst[k].k); k--) {
       starve_one t = worst[k];
       worst[k] = worst[k - 1];
       worst[k - 1] = t;
@@ -256,11 +260,13 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
   d->steady_steps = nsteady;
   /* the whole range when dense-starved, or when no single step is and the
    * host-bound share of the whole is large: idle spread over all steps */
-  if (starving(c, &g, 0) || (!nstarve && starving(c, &g, d->judged_ns))) {
+  dg_causes gk;
+  if ((st = lg_idle_causes(c, v, &q, &gk))) return st;
+  if (starving(c, &g, &gk, 0) || (!nstarve && starving(c, &g, &gk, d->judged_ns))) {
     d->whole = 1;
     d->starving_steps = nsteady == 1 ? 1 : nstarve;
     starve_one *o = &d->one[0];
-    o->step = steady_step(y);
+    o->step = lg_steady_step(y);
     o->g = g;
     o->ranges = x.host_gaps;
     o->kernels = x.kernels;
@@ -290,7 +296,7 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
 
 /* ---- wording ---- */
 
-static void fmt_scope(char *b, size_t n, const steady *y) {
+void lg_fmt_scope(char *b, size_t n, const lg_steady *y) {
   if (!y->n) snprintf(b, n, "the whole trace (no iterations found)");
   else if (y->source == ITS_PROFILER_STEP && y->n - y->first == 1)
     fmt_step(b, n, y->s[y->first].number);
@@ -305,9 +311,9 @@ static void fmt_scope(char *b, size_t n, const steady *y) {
              y->first ? ", the first left out as warm-up" : "");
 }
 
-static fsdpa_status add(findings *f, fsdpa_ctx *c, const char *id, int sev, int64_t rank,
-                        int64_t step, int64_t cost, const char *title, const char *detail,
-                        const char *advice, sbuf *ev, const lg_top *ranges) {
+fsdpa_status lg_add_finding(findings *f, fsdpa_ctx *c, const char *id, int sev, int64_t rank,
+                            int64_t step, int64_t cost, const char *title, const char *detail,
+                            const char *advice, sbuf *ev, const lg_top *ranges) {
   if (ev->failed) return (fsdpa_status)ev->failed;
   finding *x = findings_add(f, id, sev, rank, step, cost, title, detail, advice, ev->p);
   if (!x) return f->failed ? (fsdpa_status)f->failed : FSDPA_ENOMEM;
@@ -321,7 +327,7 @@ static fsdpa_status overhead_word(fsdpa_ctx *c, const steady *y, int64_t rank, f
   const fsdpa_launch_gaps *g = &d->g;
   const fsdpa_launch_latency *l = &d->l;
   char scope[160], t_short[32], t_small[32], t_cost[32], t_win[32], t_p50[32], t_lat[32];
-  fmt_scope(scope, sizeof scope, y);
+  lg_fmt_scope(scope, sizeof scope, y);
   fmt_dur(t_short, sizeof t_short, d->short_kernel_ns);
   fmt_dur(t_small, sizeof t_small, g->small_gap_threshold_ns);
   fmt_dur(t_cost, sizeof t_cost, d->cost_ns);
@@ -369,7 +375,7 @@ static fsdpa_status overhead_word(fsdpa_ctx *c, const steady *y, int64_t rank, f
   jw_ki64(&w, "gap_p50_ns", g->p50_ns);
   jw_ki64(&w, "launch_latency_p50_ns", l->p50_ns);
   jw_obj_end(&w);
-  fsdpa_status st = add(f, c, "launch-overhead", d->sev, rank, d->step, d->cost_ns, title, detail,
+  fsdpa_status st = lg_add_finding(f, c, "launch-overhead", d->sev, rank, d->step, d->cost_ns, title, detail,
                         advice, &b, &d->ranges);
   sb_free(&b);
   return st;
@@ -379,7 +385,7 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
                                 const starvation *d, const starve_one *o) {
   const fsdpa_launch_gaps *g = &o->g;
   char scope[160];
-  if (d->whole) fmt_scope(scope, sizeof scope, y);
+  if (d->whole) lg_fmt_scope(scope, sizeof scope, y);
   else fmt_step(scope, sizeof scope, o->step);
   char t_busy[32], t_win[32], t_idle[32], t_host[32], t_kw[32], t_oth[32];
   fmt_dur(t_busy, sizeof t_busy, g->busy_ns);
@@ -389,18 +395,20 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
   fmt_dur(t_kw, sizeof t_kw, g->gpu_kernel_wait_ns);
   fmt_dur(t_oth, sizeof t_oth, g->gpu_other_ns);
   const dg_causes *k = &o->k;
-  char t_nl[32], t_bl[32], t_sw[32], t_rw[32], t_un[32], top[200] = "";
+  char t_nl[32], t_bl[32], t_sw[32], t_rw[32], t_dp[32], t_un[32], t_hb[32], top[200] = "";
   fmt_dur(t_nl, sizeof t_nl, k->ns[DG_C_NOT_LAUNCHED]);
   fmt_dur(t_bl, sizeof t_bl, k->ns[DG_C_BLOCKED]);
   fmt_dur(t_sw, sizeof t_sw, k->ns[DG_C_STREAM_WAIT]);
   fmt_dur(t_rw, sizeof t_rw, k->ns[DG_C_RANK_WAIT]);
+  fmt_dur(t_dp, sizeof t_dp, k->ns[DG_C_DISPATCH]);
   fmt_dur(t_un, sizeof t_un, k->ns[DG_C_UNKNOWN]);
+  fmt_dur(t_hb, sizeof t_hb, o->host_ns);
   for (int i = 0; i < k->ntop; i++)  /* what the main cause mostly was */
     if (k->top[i].cause == o->main_cause && k->top[i].wkind != DG_W_NONE) {
       dg_cause_what(c, &k->top[i], top, sizeof top);
       break;
     }
-  double sh = share(k->ns[o->main_cause], k->idle_ns);
+  double sh = lg_share(k->ns[o->main_cause], k->idle_ns);
   char title[512], detail[3072], why[600], warm[200] = "";
   if (d->warmup_idle_ns != FSDPA_ABSENT) {
     char t_w[32];
@@ -447,6 +455,14 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
       advice = "Compare the ranks (fsdpa analyze over all of them: straggler-rank): a slower rank "
                "or an unbalanced workload holds the collective; overlap communication with "
                "compute.";
+      break;
+    case DG_C_DISPATCH:
+      snprintf(why, sizeof why,
+               "Most of it (%.1f%%) the device itself took to start work that was already queued behind "
+               "the op it depended on (gaps of at most %lld ns between dependent ops)",
+               100.0 * sh, (long long)c->params[P_IDLE_DISPATCH_MAX_NS]);
+      advice = "Fewer, larger kernels shorten the device's own start-up gaps between dependent ops: "
+               "torch.compile fuses chains of small ops; CUDA graphs replay them with less overhead.";
       break;
     case DG_C_UNKNOWN:
       snprintf(why, sizeof why,
@@ -526,7 +542,7 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
     fmt_dur(t_cause, sizeof t_cause, o->fu_host_ns);
     fmt_dur(t_left, sizeof t_left, o->cost_ns);
     fmt_dur(t_thr, sizeof t_thr, c->params[P_FIRST_USE_LAUNCH_NS]);
-    double fsh = 100.0 * share(o->fu_host_ns, g->gpu_host_wait_ns);
+    double fsh = 100.0 * lg_share(o->fu_host_ns, g->gpu_host_wait_ns);
     snprintf(note, sizeof note,
              " Of the host-bound idle, %s (%.1f%%) lies inside first-use calls (%llu first launch%s of a "
              "kernel lasting at least %s: module loading; %llu allocation call%s: the caching allocator "
@@ -546,7 +562,8 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
   }
   static const char *const short_cause[DG_C__N] = {
       "waiting on the CPU to launch", "with the CPU blocked in a call",
-      "waiting for another stream", "waiting for other ranks", "of unknown cause"};
+      "waiting for another stream", "waiting for other ranks", "the device starting queued work",
+      "of unknown cause"};
   if (cause_title[0])
     snprintf(title, sizeof title, "GPU starved: device %lld busy %.0f%% of the time, %s", (long long)d->device,
              100.0 * g->utilization, cause_title);
@@ -554,12 +571,13 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
     snprintf(title, sizeof title, "GPU starved: device %lld busy %.0f%% of the time, %.0f%% of its idle time %s",
              (long long)d->device, 100.0 * g->utilization, 100.0 * sh, short_cause[o->main_cause]);
   snprintf(detail, sizeof detail,
-           "In %s device %lld ran GPU work %s of %s (%.1f%%). Of %s idle, %s (%.1f%%) were "
-           "host-bound gaps (the launch call of the next GPU op started only after the GPU had "
-           "gone idle; kernel wait %s, other %s). Split by cause: host not launched %s, host "
-           "blocked %s, stream wait %s, rank wait %s, unknown %s. %s.%s%s",
-           scope, (long long)d->device, t_busy, t_win, 100.0 * g->utilization, t_idle, t_host,
-           100.0 * o->host_share, t_kw, t_oth, t_nl, t_bl, t_sw, t_rw, t_un, why, note, warm);
+           "In %s device %lld ran GPU work %s of %s (%.1f%%). Of %s idle, the host held %s (%.1f%%): "
+           "the next GPU op was not launched yet or its launching thread was blocked in a call "
+           "(the dependency graph's causes: host not launched %s, host blocked %s, stream wait %s, "
+           "rank wait %s, dispatch %s, unknown %s; HTA's categories: host wait %s, kernel wait %s, "
+           "other %s). %s.%s%s",
+           scope, (long long)d->device, t_busy, t_win, 100.0 * g->utilization, t_idle, t_hb,
+           100.0 * o->host_share, t_nl, t_bl, t_sw, t_rw, t_dp, t_un, t_host, t_kw, t_oth, why, note, warm);
   sbuf b;
   sb_init(&b, &c->alloc);
   jsonw w;
@@ -583,7 +601,9 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
   jw_ki64(&w, "host_blocked_ns", k->ns[DG_C_BLOCKED]);
   jw_ki64(&w, "stream_wait_ns", k->ns[DG_C_STREAM_WAIT]);
   jw_ki64(&w, "rank_wait_ns", k->ns[DG_C_RANK_WAIT]);
+  jw_ki64(&w, "dispatch_ns", k->ns[DG_C_DISPATCH]);
   jw_ki64(&w, "unknown_ns", k->ns[DG_C_UNKNOWN]);
+  jw_ki64(&w, "host_bound_ns", o->host_ns);
   jw_kstr(&w, "main_cause", dg_cause_names[o->main_cause]);
   jw_ki64(&w, "judged_window_ns", d->judged_ns);
   jw_kratio(&w, "cost_share", o->cost_share);
@@ -608,7 +628,7 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
   jw_ki64(&w, "first_use_alloc_calls", o->first_use ? (int64_t)o->fu_allocs : FSDPA_ABSENT);
   jw_ki64(&w, "first_use_launch_threshold_ns", c->params[P_FIRST_USE_LAUNCH_NS]);
   jw_obj_end(&w);
-  fsdpa_status st = add(f, c, "gpu-starvation", o->sev, rank, o->step, o->cost_ns, title, detail,
+  fsdpa_status st = lg_add_finding(f, c, "gpu-starvation", o->sev, rank, o->step, o->cost_ns, title, detail,
                         advice, &b, &o->ranges);
   sb_free(&b);
   return st;
@@ -648,6 +668,7 @@ fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
                            &sd);
     if (!st) st = starvation_word(c, &y, rank, f, &sd);
   }
+  if (!st) st = lg_queued_findings(c, v, &y, rank, f);
   lg_steady_free(c, &y);
   return st;
 }

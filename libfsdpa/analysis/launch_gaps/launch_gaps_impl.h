@@ -16,6 +16,8 @@
 #include "ctx.h"
 #include "model/depgraph.h"
 #include "model/sampling.h"
+#include "findings/findings.h"
+#include "util/jsonw.h"
 
 /* The first steady iteration of n sorted ones: the first of two or more is
  * warm-up (allocator, autotuning, lazy module loading, cuDNN set-up) and
@@ -159,4 +161,25 @@ fsdpa_status lg_hta_idle(fsdpa_ctx *c, int64_t device, int64_t stream, int drop_
  * (model/depgraph.h: dg_idle_causes over the window's busy union),
  * remembered per window next to lg_gaps() (launch_gaps_engine_memo.c). */
 fsdpa_status lg_idle_causes(fsdpa_ctx *c, const store_views *v, const qwin *w, dg_causes *out);
+
+/* Shared by the finding files (launch_gaps_findings*.c). */
+/* Add a finding with its evidence (ev) and ranges (relative, made absolute). */
+fsdpa_status lg_add_finding(findings *f, fsdpa_ctx *c, const char *id, int sev, int64_t rank, int64_t step,
+                            int64_t cost, const char *title, const char *detail, const char *advice, sbuf *ev,
+                            const lg_top *ranges);
+/* The step number of a finding over the steady range: the one steady
+ * ProfilerStep, else none. */
+int64_t lg_steady_step(const lg_steady *y);
+/* part / whole, -1 when whole is not positive. */
+double lg_share(int64_t part, int64_t whole);
+/* findings.min_cost_ppm: a finding costing too small a share of the span. */
+int lg_too_cheap(fsdpa_ctx *c, const store_views *v, int64_t cost);
+/* Severity by the share of the judged time a finding costs:
+ * severity.critical_ppm and severity.warning_ppm (the verdict corpus's
+ * scale), info below. */
+int lg_sev_by_share(const fsdpa_ctx *c, int64_t cost, int64_t judged);
+/* "steady-state steps #3-#9 (first step excluded as warm-up)" and the like. */
+void lg_fmt_scope(char *b, size_t n, const lg_steady *y);
+/* launch_gaps_findings_queued.c: queued-idle-unexplained, per device. */
+fsdpa_status lg_queued_findings(fsdpa_ctx *c, const store_views *v, const lg_steady *y, int64_t rank, findings *f);
 #endif

@@ -2,6 +2,7 @@
 #include "analysis/sync/sync.h"
 #include "analysis/sync/sync_impl.h"
 #include "events/classify.h"
+#include "model/depgraph.h"
 #include "model/iterations.h"
 #include "model/workload.h"
 #include "util/fmt.h"
@@ -14,14 +15,16 @@ typedef struct stall {
   int fires;
   int severity;
   int64_t step;               /* number of the one flagged step, ABSENT when several */
-  int64_t cost_ns;            /* the finding's cost: opened_ns */
+  int64_t cost_ns;            /* the finding's cost: caused_ns */
   int64_t idle_ns;            /* GPU idle while blocked and until work resumed, flagged steps */
   size_t nflag, nsteps;
   int64_t flagged_ns;         /* blocked time in the flagged steps */
   int64_t flagged_dur;        /* their summed duration */
   int64_t judged_ns;          /* summed duration of every step judged */
   int64_t opened_ns;          /* GPU gaps opened while the flagged calls blocked, full length */
-  int64_t opened_ppm;         /* opened_ns as a share of judged_ns: the severity */
+  int64_t opened_ppm;         /* opened_ns as a share of judged_ns */
+  int64_t caused_ns;          /* GPU idle the dependency graph gives to the flagged calls (host_blocked) */
+  int64_t caused_ppm;         /* caused_ns as a share of judged_ns: the severity */
   const step_rec *worst_step; /* flagged step whose worst thread blocked longest */
   const sa_step *worst;       /* its row */
   size_t worst_index;         /* its index in win */
@@ -114,6 +117,45 @@ static fsdpa_status idle_opened(fsdpa_ctx *c, const sc_set *s, const uint8_t *se
   return FSDPA_OK;
 }
 
+/* GPU idle the selected calls caused, read from the dependency graph: the
+ * host_blocked part of each device's idle whose blocking call is one of
+ * them (the thread that was to launch the next op sat in it).  A call that
+ * waited for queued work which itself waited on something else caused
+ * nothing: the graph gives that idle to what the work waited on. */
+static fsdpa_status idle_caused(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, int64_t *out) {
+  *out = 0;
+  const store_views *v = ctx_views(c);
+  if (!v) return fa_fail_status(&c->alloc);
+  depgraph g;
+  fsdpa_status st = dg_get(c, &g);
+  if (st || !g.nblk) {
+    dg_free(c, &g);
+    return st;
+  }
+  int64_t *ns = fa_calloc(&c->alloc, g.nblk * sizeof *ns);
+  if (!ns) {
+    dg_free(c, &g);
+    return fa_fail_status(&c->alloc);
+  }
+  for (size_t d = 0; d < s->ndevs && !st; d++) {
+    qwin w = {INT64_MIN, INT64_MAX, s->devs[d].device, FSDPA_ABSENT};
+    st = dg_idle_by_block(c, v, &g, &w, s->devs[d].busy, s->devs[d].n, ns);
+  }
+  if (!st) {
+    /* both sorted by (thread, start): a merge by runtime-call index */
+    for (size_t i = 0, j = 0; i < s->n; i++) {
+      if (!sel[i]) continue;
+      const sc_call *k = &s->v[i];
+      while (j < g.nblk && (g.blk[j].track < k->track || (g.blk[j].track == k->track && g.blk[j].ts < k->ts))) j++;
+      for (size_t m = j; m < g.nblk && g.blk[m].track == k->track && g.blk[m].ts == k->ts; m++)
+        if (g.blk[m].rt == k->rt) *out += ns[m];
+    }
+  }
+  fa_free(&c->alloc, ns, g.nblk * sizeof *ns);
+  dg_free(c, &g);
+  return st;
+}
+
 static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, int al_thrash, stall *d) {
   const sc_set *s = &r->s;
   memset(d, 0, sizeof *d);
@@ -175,21 +217,25 @@ static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, int al_thrash,
     if (st) return st;
   }
   /* a thread blocked while the GPU kept busy costs the CPU its lead, not GPU
-   * time: severity follows the GPU idle the blocking calls opened, as a
+   * time: severity follows the GPU idle the blocking calls caused, as a
    * share of the windows judged, on the scale every finding uses */
   if ((st = idle_opened(c, s, d->in, &d->opened_ns))) return st;
+  if ((st = idle_caused(c, s, d->in, &d->caused_ns))) return st;
   for (size_t i = d->first; i < d->nwin; i++)
     if (d->win[i].end > d->win[i].ts) d->judged_ns += d->win[i].end - d->win[i].ts;
-  /* the cost is the idle the waits caused: idle after a call that returned
-   * on a GPU that had run dry before it was already there */
-  d->cost_ns = d->opened_ns;
+  /* the cost is the idle the waits caused (the graph's host_blocked in
+   * them), not every gap that opened while they blocked: a thread waiting
+   * for queued work that itself waited (on another stream, a graph, work
+   * outside the trace) is a symptom of that wait */
+  d->cost_ns = d->caused_ns;
   /* without iterations the share of the whole trace says nothing about a
    * repeating pattern (one synchronize that ends a capture is normal): the
    * waits must have cost the GPU at least what a stall must last */
-  if (d->source == ITS_NONE && d->opened_ns < d->min_stall_ns) return FSDPA_OK;
+  if (d->source == ITS_NONE && d->caused_ns < d->min_stall_ns) return FSDPA_OK;
   d->opened_ppm = d->judged_ns > 0 ? (int64_t)(1e6 * ((double)d->opened_ns / (double)d->judged_ns)) : 0;
-  d->severity = d->opened_ppm >= c->params[P_SEVERITY_CRITICAL_PPM]  ? SEV_CRITICAL
-                : d->opened_ppm >= c->params[P_SEVERITY_WARNING_PPM] ? SEV_WARNING
+  d->caused_ppm = d->judged_ns > 0 ? (int64_t)(1e6 * ((double)d->caused_ns / (double)d->judged_ns)) : 0;
+  d->severity = d->caused_ppm >= c->params[P_SEVERITY_CRITICAL_PPM]  ? SEV_CRITICAL
+                : d->caused_ppm >= c->params[P_SEVERITY_WARNING_PPM] ? SEV_WARNING
                                                                       : SEV_INFO;
   d->step = d->nflag == 1 ? d->worst_step->number : FSDPA_ABSENT;
   /* a device free synchronizes because the allocator releases memory: with
@@ -256,12 +302,13 @@ static void stall_detail(const fsdpa_ctx *c, const sync_run *r, const stall *d, 
     n += snprintf(detail + n, cap - (size_t)n, "; the GPU then idled %.3f ms", fmt_ms(lk->idle_after));
   if (n > 0 && (size_t)n < cap)
     snprintf(detail + n, cap - (size_t)n,
-             ". The waits cost the GPU %.2f ms of idle (%.1f%% of the %s judged): the GPU gaps that opened "
-             "while they blocked. From the start of the waits until work resumed the GPU was idle %.2f ms; the "
-             "rest of that idle had begun before the waits, when the GPU had already run out of work.",
-             fmt_ms(d->opened_ns), (double)d->opened_ppm / 1e4,
+             ". The waits cost the GPU %.2f ms of idle (%.1f%% of the %s judged): the idle during which the "
+             "thread that was to launch the next GPU op sat in them (the dependency graph's host_blocked). GPU "
+             "gaps that opened while they blocked: %.2f ms; from the start of the waits until work resumed the "
+             "GPU was idle %.2f ms, the rest of it waiting on other work or begun before the waits.",
+             fmt_ms(d->caused_ns), (double)d->caused_ppm / 1e4,
              d->source == ITS_PROFILER_STEP ? "steps" : d->source == ITS_NONE ? "trace" : "iterations",
-             fmt_ms(d->idle_ns));
+             fmt_ms(d->opened_ns), fmt_ms(d->idle_ns));
 }
 
 /* Advice for the APIs that actually stalled, in the words of the workload:
@@ -330,6 +377,8 @@ static void stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall *d, sbuf
   jw_ki64(&w, "judged_ns", d->judged_ns);
   jw_ki64(&w, "gpu_idle_opened_ns", d->opened_ns);
   jw_ki64(&w, "gpu_idle_opened_ppm", d->opened_ppm);
+  jw_ki64(&w, "gpu_idle_caused_ns", d->caused_ns);
+  jw_ki64(&w, "gpu_idle_caused_ppm", d->caused_ppm);
   jw_ki64(&w, "gpu_idle_ns", d->idle_ns);
   jw_kstr(&w, "judged", d->source == ITS_NONE ? "whole_trace" : "iterations");
   jw_kstr(&w, "iterations_from", it_source_name(d->source));
@@ -382,9 +431,9 @@ static fsdpa_status stall_word(fsdpa_ctx *c, const sync_run *r, const stall *d, 
   char title[256], detail[1400];
   char lab[64];
   win_label(d, lab, sizeof lab);
-  snprintf(title, sizeof title, "CPU waits opened %.2f ms of GPU idle; the thread blocked %.2f ms in %s %s %s (%.1f%% of "
+  snprintf(title, sizeof title, "CPU waits cost %.2f ms of GPU idle; the thread blocked %.2f ms in %s %s %s (%.1f%% of "
            "the %s)",
-           fmt_ms(d->opened_ns), fmt_ms(d->worst->worst_thread), store_name(&c->st, lk->name),
+           fmt_ms(d->caused_ns), fmt_ms(d->worst->worst_thread), store_name(&c->st, lk->name),
            d->source == ITS_NONE ? "over" : "in", lab, 100.0 * d->share, win_noun(d));
   stall_detail(c, r, d, detail, sizeof detail);
   workload wl;
