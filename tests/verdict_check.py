@@ -53,7 +53,11 @@ HOW = [("ProfilerStep", "ProfilerStep"), ("benchmark", "benchmark_annotation"),
 
 def check_iterations(v, it, bad):
     how = v["iterations"]["how"]
-    want = next((src for p, src in HOW if how.startswith(p)), None)
+    # the verdicts' own wording: "no ProfilerStep: Optimizer.step#...", "engine-step annotation ..."
+    norm = how.replace("-", " ")
+    if norm.startswith("no ProfilerStep"):
+        norm = norm.split(":", 1)[-1].strip()
+    want = next((src for p, src in HOW if norm.startswith(p)), None)
     if want is None:
         bad.append("%s: verdict iterations.how %r not understood" % (v["trace"], how))
         return

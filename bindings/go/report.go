@@ -50,7 +50,7 @@ type RankReport struct {
 	SyncClasses  json.RawMessage `json:"sync_classes"`  // runtime calls by API class, blocking by name or by behaviour
 	OtherDevices json.RawMessage `json:"other_devices"` // device backends present but not analyzed
 	Dataloader   json.RawMessage `json:"dataloader"`    // DataLoader ranges and the GPU idle inside them
-	Workload     json.RawMessage `json:"workload"`      // parallelism labels, mode (train/prefill/decode/mixed), evidence
+	Workload     json.RawMessage `json:"workload"`      // parallelism labels, mode (train/prefill/decode/mixed/inference), evidence
 	Iterations   json.RawMessage `json:"iterations"`    // how the iterations were found (source, rule), count, ranges
 }
 

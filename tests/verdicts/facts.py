@@ -1424,7 +1424,7 @@ NEW_IDS = {"dataloader-stall",  # defined in README.md
 NEW_IDS |= {"pageable-h2d-copy"}  # (added) defined in README.md ("New finding ids")
 PARALLELISM = {"FSDP1", "FSDP2", "DDP", "tensor_parallel", "sequence_parallel", "expert_parallel",
                "pipeline", "embedding_all_to_all", "single_gpu", "unknown"}
-MODES = {"train", "prefill", "decode", "mixed", "unknown"}
+MODES = {"train", "prefill", "decode", "mixed", "inference", "unknown"}
 CAUSES = {"host_not_launched", "host_blocked", "stream_wait", "rank_wait", "unknown", "none", "n/a"}
 SEV = ["info", "warning", "critical"]
 

@@ -162,7 +162,7 @@ class RankReport(_FromJson):
     one written by 0.1):
 
     - `workload`: `parallelism` labels (FSDP1, FSDP2, DDP, tensor_parallel,
-      ...), `mode` (train / prefill / decode / mixed / unknown), `evidence`;
+      ...), `mode` (train / prefill / decode / mixed / inference / unknown), `evidence`;
     - `iterations`: `source` (ProfilerStep, engine_step, optimizer_step,
       benchmark_annotation, dataloader, none), `rule`, `count`, `ranges`;
     - `comm_families`: communication kernel families and the rule (name,

@@ -142,12 +142,12 @@ static fsdpa_status idle_caused(fsdpa_ctx *c, const sc_set *s, const uint8_t *se
     st = dg_idle_by_block(c, v, &g, &w, s->devs[d].busy, s->devs[d].n, ns);
   }
   if (!st) {
-    /* both sorted by (thread, start): a merge by runtime-call index */
-    for (size_t i = 0, j = 0; i < s->n; i++) {
+    /* the graph's blocking calls are sorted by (thread, start) */
+    for (size_t i = 0; i < s->n; i++) {
       if (!sel[i]) continue;
       const sc_call *k = &s->v[i];
-      while (j < g.nblk && (g.blk[j].track < k->track || (g.blk[j].track == k->track && g.blk[j].ts < k->ts))) j++;
-      for (size_t m = j; m < g.nblk && g.blk[m].track == k->track && g.blk[m].ts == k->ts; m++)
+      for (size_t m = dg_block_first(&g, k->track, k->ts); m < g.nblk && g.blk[m].track == k->track &&
+                                                           g.blk[m].ts <= k->ts; m++)
         if (g.blk[m].rt == k->rt) *out += ns[m];
     }
   }
