@@ -99,6 +99,7 @@ void dg_free(fsdpa_ctx *c, depgraph *g) {
   fa_free(&c->alloc, g->cpu, g->ncpu * sizeof(dg_cpu));
   fa_free(&c->alloc, g->blk, g->nblk * sizeof(dg_block));
   fa_free(&c->alloc, g->blk_u, g->nblk * sizeof(iv));
+  fa_free(&c->alloc, g->te, g->nte * sizeof(dg_tedge));
   memset(g, 0, sizeof *g);
 }
 
@@ -503,6 +504,138 @@ static fsdpa_status threads_build(bld *b) {
   return FSDPA_OK;
 }
 
+/* Thread edges (model/depgraph.h): over the calls of the threads that
+ * launch GPU work. */
+typedef struct cend {
+  int64_t end;
+  uint32_t rt, track;
+} cend;
+#define CE_LESS(a, b) ((a)->end != (b)->end ? (a)->end < (b)->end : (a)->rt < (b)->rt)
+FA_SORT_DEFINE(sort_cend, cend, CE_LESS)
+typedef struct tcs {
+  uint32_t track, rt;
+  int64_t ts, end;
+} tcs;
+#define TCS_LESS(a, b) ((a)->track != (b)->track ? (a)->track < (b)->track : (a)->ts != (b)->ts ? (a)->ts < (b)->ts : (a)->rt < (b)->rt)
+FA_SORT_DEFINE(sort_tcs, tcs, TCS_LESS)
+
+static fsdpa_status thread_edges(bld *b) {
+  fsdpa_ctx *c = b->c;
+  const store *st = &c->st;
+  depgraph *g = b->g;
+  size_t nt = st->tracks.len;
+  if (!nt || !st->rt.len) return FSDPA_OK;
+  uint8_t *launches = fa_calloc(&c->alloc, nt);
+  if (!launches) return oom(c);
+  size_t nl = 0;
+  for (size_t i = 0; i < b->ntl; i++)
+    if (b->tl[i].track < nt && !launches[b->tl[i].track]) {
+      launches[b->tl[i].track] = 1;
+      nl++;
+    }
+  size_t n = 0;
+  for (size_t i = 0; i < st->rt.len; i++) {
+    const ev_rec *r = STORE_REC(&st->rt, i);
+    n += r->track < nt && launches[r->track];
+  }
+  if (nl < 2 || !n) {
+    fa_free(&c->alloc, launches, nt);
+    return FSDPA_OK;
+  }
+  cend *e = fa_malloc(&c->alloc, n * sizeof *e);
+  tcs *t = fa_malloc(&c->alloc, n * sizeof *t);
+  dg_tedge *te = fa_malloc(&c->alloc, n * sizeof *te);
+  if (!e || !t || !te) {
+    fa_free(&c->alloc, e, n * sizeof *e);
+    fa_free(&c->alloc, t, n * sizeof *t);
+    fa_free(&c->alloc, te, n * sizeof *te);
+    fa_free(&c->alloc, launches, nt);
+    return oom(c);
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < st->rt.len; i++) {
+    const ev_rec *r = STORE_REC(&st->rt, i);
+    if (r->track >= nt || !launches[r->track]) continue;
+    e[k] = (cend){r->end, (uint32_t)i, r->track};
+    t[k++] = (tcs){r->track, (uint32_t)i, r->ts, r->end};
+  }
+  sort_cend(e, n);
+  sort_tcs(t, n);
+  int64_t gap_min = c->params[P_DG_THREAD_GAP_MIN_NS], wake = c->params[P_DG_THREAD_WAKE_NS];
+  size_t m = 0;
+  for (size_t i = 1; i < n; i++) {
+    if (t[i].track != t[i - 1].track) continue;
+    int64_t a = t[i - 1].end, r0 = t[i].ts;
+    if (r0 - a < gap_min) continue;
+    /* the latest call of another launching thread ending in (a, r0], within the wake lag */
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (e[mid].end <= r0) lo = mid + 1;
+      else hi = mid;
+    }
+    for (size_t j = lo; j > 0; j--) {
+      const cend *x = &e[j - 1];
+      if (x->end <= a || r0 - x->end > wake) break;
+      if (x->track == t[i].track) continue;
+      te[m++] = (dg_tedge){t[i].rt, x->rt};
+      if (r0 - x->end > g->ev.thread_max_lag_ns) g->ev.thread_max_lag_ns = r0 - x->end;
+      break;
+    }
+  }
+  fa_free(&c->alloc, e, n * sizeof *e);
+  fa_free(&c->alloc, t, n * sizeof *t);
+  fa_free(&c->alloc, launches, nt);
+  if (!m) {
+    fa_free(&c->alloc, te, n * sizeof *te);
+    return FSDPA_OK;
+  }
+  dg_tedge *fit = fa_realloc(&c->alloc, te, n * sizeof *te, m * sizeof *te);
+  if (!fit) {
+    fa_free(&c->alloc, te, n * sizeof *te);
+    return oom(c);
+  }
+  /* sorted by rt for lookups */
+  for (size_t i = 1; i < m; i++) {
+    dg_tedge x = fit[i];
+    size_t j = i;
+    for (; j > 0 && fit[j - 1].rt > x.rt; j--) fit[j] = fit[j - 1];
+    fit[j] = x;
+  }
+  g->te = fit;
+  g->nte = m;
+  g->ev.thread_edges = m;
+  return FSDPA_OK;
+}
+
+int64_t dg_cpu_time(const depgraph *g, uint32_t tr, int64_t a, int64_t b) {
+  size_t lo = 0, hi = g->ncpu;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (g->cpu[mid].track < tr || (g->cpu[mid].track == tr && g->cpu[mid].ts < a)) lo = mid + 1;
+    else hi = mid;
+  }
+  int64_t t = 0, reach = a;
+  for (size_t i = lo; i < g->ncpu && g->cpu[i].track == tr && g->cpu[i].ts < b; i++) {
+    int64_t s = g->cpu[i].ts > reach ? g->cpu[i].ts : reach, e = g->cpu[i].end < b ? g->cpu[i].end : b;
+    if (e > s) {
+      t += e - s;
+      reach = e;
+    }
+  }
+  return t;
+}
+
+const dg_tedge *dg_thread_edge(const depgraph *g, uint32_t rt) {
+  size_t lo = 0, hi = g->nte;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (g->te[mid].rt < rt) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < g->nte && g->te[lo].rt == rt ? &g->te[lo] : NULL;
+}
+
 static fsdpa_status dg_build(fsdpa_ctx *c, void *obj, const void *arg) {
   (void)arg;
   depgraph *g = obj;
@@ -518,6 +651,7 @@ static fsdpa_status dg_build(fsdpa_ctx *c, void *obj, const void *arg) {
   fa_free(&c->alloc, cov, cap * sizeof(int64_t));
   if (!s) s = waits_attach(&b);
   if (!s) s = timing_edges(&b);
+  if (!s) s = thread_edges(&b);
   if (!s) s = threads_build(&b);
   bld_free(&b);
   if (s) dg_free(c, g);

@@ -37,6 +37,12 @@
  *     none of the edges above explains its start, but an op on another stream
  *     of its device ended at most depgraph.inferred_lag_ns before K started:
  *     K waited for that op.  Labelled as inferred wherever it is used.
+ * Between CPU threads (DG thread edges, inferred): a thread that launches GPU
+ * work and made no runtime call for at least depgraph.thread_gap_min_ns
+ * resumes (its next call R) at most depgraph.thread_wake_ns after a runtime
+ * call of another launching thread ended: it waited for that thread (the
+ * main thread in backward() while the autograd thread runs it).  Labelled
+ * inferred, with how many and the loosest lag.
  * The legacy default stream's implicit synchronisation with blocking streams
  * is not modelled: the trace does not record stream flags, and the streams
  * PyTorch, NCCL and RCCL create are non-blocking, where it does not apply.
@@ -85,7 +91,15 @@ typedef struct dg_evidence {
   uint64_t waits[DG_E__N];       /* by DG_E_* (index 0 unused) */
   uint64_t record_calls;         /* event-record runtime calls in the trace */
   int64_t timing_max_lag_ns;     /* the loosest inferred edge, 0 without any */
+  uint64_t thread_edges;         /* inferred waits of a CPU thread for another */
+  int64_t thread_max_lag_ns;     /* the loosest of them, 0 without any */
 } dg_evidence;
+
+/* An inferred wait of a CPU thread for another: runtime call rt started
+ * once call from (another thread's) had ended. */
+typedef struct dg_tedge {
+  uint32_t rt, from;
+} dg_tedge;
 
 typedef struct depgraph {
   size_t nops;            /* = st.gpu.len when built */
@@ -101,6 +115,8 @@ typedef struct depgraph {
   size_t nblk;
   iv *blk_u;              /* union of the blocking calls of every thread */
   size_t nblk_u;
+  dg_tedge *te;           /* thread edges, sorted by rt */
+  size_t nte;
   dg_evidence ev;
   int borrowed;           /* a copy of the context's cached graph: dg_free only forgets it */
 } depgraph;
@@ -111,6 +127,11 @@ fsdpa_status dg_get(fsdpa_ctx *c, depgraph *out);
 void dg_free(fsdpa_ctx *c, depgraph *g);
 
 /* Lookups. */
+/* Traced CPU time of thread tr inside [a, b): the CPU ops starting in it,
+ * clipped, nested ones counted once. */
+int64_t dg_cpu_time(const depgraph *g, uint32_t tr, int64_t a, int64_t b);
+/* The thread edge into runtime call rt, or NULL. */
+const dg_tedge *dg_thread_edge(const depgraph *g, uint32_t rt);
 /* Innermost CPU op of thread tr spanning [a, b), DG_NONE if none.  *hint is
  * the previous answer (start at 0): lookups in time order are cheap. */
 uint32_t dg_cpu_innermost(const depgraph *g, uint32_t tr, int64_t a, int64_t b, size_t *hint);
@@ -168,4 +189,53 @@ fsdpa_status dg_idle_by_block(fsdpa_ctx *c, const store_views *v, const depgraph
                               const iv *u, size_t nu, int64_t *blk_ns);
 /* The text of a part's what ("" for none). */
 void dg_cause_what(const fsdpa_ctx *c, const dg_cause_top *t, char *b, size_t n);
+
+/* ---- replay: what-if and the critical path (depgraph_sim.c) ---- */
+
+/* The edges a what-if changes, for calls and ops starting in [t0, t1). */
+typedef struct dg_mods {
+  int64_t t0, t1;
+  const uint8_t *rt_zero;     /* per st.rt, or NULL: the call takes no time and waits for nothing */
+  const uint8_t *op_zero;     /* per st.gpu, or NULL: the op takes no time */
+  int cpu_zero;               /* every thread's CPU time between runtime calls, and the calls, take none */
+  const iv *cut;              /* CPU time removed from threads: cut[i] on thread cut_track[i], */
+  const uint32_t *cut_track;  /*   sorted by (track, start), disjoint per thread */
+  size_t ncut;
+  int unexplained_zero;       /* a queued op's slack longer than idle.dispatch_max_ns is gone */
+} dg_mods;
+/* Replay the trace with m and return the saving: the latest recorded end of
+ * the calls and ops ending in [m->t0, m->t1] minus their latest replayed end
+ * (ABSENT when nothing ends there).  Replayed without changes it is 0. */
+fsdpa_status dg_whatif(fsdpa_ctx *c, const depgraph *g, const dg_mods *m, int64_t *saving);
+
+/* Categories of the critical path's segments. */
+enum {
+  DG_P_GPU_COMPUTE, DG_P_GPU_COMM, DG_P_GPU_MEMORY, /* an op on the path runs */
+  DG_P_LAUNCH,       /* from its launch call's start to the op's start */
+  DG_P_DISPATCH,     /* from the op it depended on to its start, at most idle.dispatch_max_ns */
+  DG_P_QUEUED,       /* the same, longer: a wait the trace does not place */
+  DG_P_CPU,          /* a thread's time between runtime calls */
+  DG_P_RUNTIME,      /* inside a runtime call that did not wait */
+  DG_P_BLOCKING_CALL,/* inside a blocking call after the op it waited for ended: its own work and wake-up */
+  DG_P_THREAD_WAIT,  /* a thread waiting for another thread (an inferred thread edge) */
+  DG_P__N
+};
+extern const char *const dg_path_names[DG_P__N];
+typedef struct dg_seg {
+  int64_t s, e;        /* relative ns */
+  int cat;
+  uint32_t what;       /* intern id: the op, the call, the innermost CPU op; DG_NONE */
+} dg_seg;
+typedef struct dg_path {
+  fa_alloc *a;
+  int64_t start, end, length;     /* relative; length = end - start = sum of by_category */
+  int64_t by_category[DG_P__N];
+  dg_seg *seg;                    /* oldest first, adjacent ones of one category merged */
+  size_t nseg, cap;
+  int failed;
+} dg_path;
+/* The trace's critical path: from the call or op that ends last back through
+ * the dependency that bound each start. */
+fsdpa_status dg_critical_path(fsdpa_ctx *c, const depgraph *g, dg_path *out);
+void dg_path_free(dg_path *p);
 #endif

@@ -8,6 +8,7 @@
 #include "analysis/sync/sync.h"
 #include "analysis/allocator/allocator.h"
 #include "analysis/dataloader/dataloader.h"
+#include "analysis/critpath/critpath.h"
 #include "model/workload.h"
 #include "model/iterations.h"
 #include "events/classify.h"
@@ -298,6 +299,8 @@ fsdpa_status rank_json_write(fsdpa_ctx *c, int64_t rank, jsonw *w) {
   if ((st = workload_json(c, w))) return st;
   jw_key(w, "iterations");
   if ((st = iterations_json(c, w))) return st;
+  jw_key(w, "critical_path");
+  if ((st = critpath_json(c, w))) return st;
   jw_obj_end(w);
   return FSDPA_OK;
 }

@@ -62,26 +62,6 @@ static void top_add(spin *s, int64_t a, int64_t b) {
   }
 }
 
-/* Traced CPU time of thread tr inside [a, b): the outermost ops starting in
- * it, clipped (g->cpu is sorted by thread and start, enclosing ops first). */
-static int64_t cpu_in(const depgraph *g, uint32_t tr, int64_t a, int64_t b) {
-  size_t lo = 0, hi = g->ncpu;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (g->cpu[mid].track < tr || (g->cpu[mid].track == tr && g->cpu[mid].ts < a)) lo = mid + 1;
-    else hi = mid;
-  }
-  int64_t t = 0, reach = a;
-  for (size_t i = lo; i < g->ncpu && g->cpu[i].track == tr && g->cpu[i].ts < b; i++) {
-    int64_t s = g->cpu[i].ts > reach ? g->cpu[i].ts : reach, e = g->cpu[i].end < b ? g->cpu[i].end : b;
-    if (e > s) {
-      t += e - s;
-      reach = e;
-    }
-  }
-  return t;
-}
-
 static int in_windows(const step_rec *w, size_t nw, size_t first, int64_t t) {
   for (size_t i = first; i < nw; i++)
     if (t >= w[i].ts && t < w[i].end) return 1;
@@ -125,7 +105,7 @@ static fsdpa_status spin_find(fsdpa_ctx *c, spin *s, int *source) {
     int64_t a = r[i].end, b = r[i + 1].ts;
     if (b - a < min_ns || !in_windows(win, nwin, first, a)) continue;
     /* mostly untraced: the thread ran no CPU op for most of it */
-    if (2 * cpu_in(&g, r[i].track, a, b) > b - a) continue;
+    if (2 * dg_cpu_time(&g, r[i].track, a, b) > b - a) continue;
     /* the op it waited on: one of its last launches, queued or running when
      * the wait began, that had started by the time the thread came back and
      * ended no earlier than that (within the wake-up tolerance) */
