@@ -22,6 +22,10 @@ typedef struct finding {
   int64_t cost_bytes;    /* memory it costs, FSDPA_ABSENT: from its evidence's
                           * top-level integer "cost_bytes", so a finding rebuilt
                           * from its evidence (summaries) keeps it */
+  int64_t saving_ns;     /* what fixing it saves (a replay of the dependency graph
+                          * with its edges removed), FSDPA_ABSENT when not
+                          * replayed; from its evidence's "saving_ns" */
+  int64_t saving_window_ns; /* the time the saving was measured over ("saving_window_ns") */
   char *title, *detail, *advice;  /* owned (fa_alloc) */
   char *evidence;        /* JSON object text, owned; ranges are added by the writer */
   size_t title_n, detail_n, advice_n, evidence_n;  /* allocation sizes */

@@ -578,6 +578,19 @@ static fsdpa_status thread_edges(bld *b) {
       const cend *x = &e[j - 1];
       if (x->end <= a || r0 - x->end > wake) break;
       if (x->track == t[i].track) continue;
+      /* a handoff: that thread went quiet as this one resumed (its next
+       * call comes after r0), not a thread that keeps polling beside it */
+      const tcs *nx = NULL;
+      {
+        size_t l2 = 0, h2 = n;
+        while (l2 < h2) {
+          size_t mid = l2 + (h2 - l2) / 2;
+          if (t[mid].track < x->track || (t[mid].track == x->track && t[mid].ts <= x->end)) l2 = mid + 1;
+          else h2 = mid;
+        }
+        if (l2 < n && t[l2].track == x->track) nx = &t[l2];
+      }
+      if (nx && nx->ts <= r0) break;
       te[m++] = (dg_tedge){t[i].rt, x->rt};
       if (r0 - x->end > g->ev.thread_max_lag_ns) g->ev.thread_max_lag_ns = r0 - x->end;
       break;

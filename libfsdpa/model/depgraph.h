@@ -40,8 +40,10 @@
  * Between CPU threads (DG thread edges, inferred): a thread that launches GPU
  * work and made no runtime call for at least depgraph.thread_gap_min_ns
  * resumes (its next call R) at most depgraph.thread_wake_ns after a runtime
- * call of another launching thread ended: it waited for that thread (the
- * main thread in backward() while the autograd thread runs it).  Labelled
+ * call of another launching thread ended, and that thread makes no call
+ * until R starts (it handed off, it did not keep polling beside it): the
+ * first waited for the second (the main thread in backward() while the
+ * autograd thread runs it).  Labelled
  * inferred, with how many and the loosest lag.
  * The legacy default stream's implicit synchronisation with blocking streams
  * is not modelled: the trace does not record stream flags, and the streams
@@ -53,6 +55,7 @@
 #ifndef FSDPA_MODEL_DEPGRAPH_H
 #define FSDPA_MODEL_DEPGRAPH_H
 #include "ctx.h"
+#include "util/jsonw.h"
 
 #define DG_NONE UINT32_MAX
 
@@ -197,16 +200,33 @@ typedef struct dg_mods {
   int64_t t0, t1;
   const uint8_t *rt_zero;     /* per st.rt, or NULL: the call takes no time and waits for nothing */
   const uint8_t *op_zero;     /* per st.gpu, or NULL: the op takes no time */
-  int cpu_zero;               /* every thread's CPU time between runtime calls, and the calls, take none */
+  int cpu_zero;               /* a host that costs nothing: every thread's CPU time between runtime
+                               * calls and the calls themselves take none; a blocking call still ends
+                               * when the op it waited for does */
   const iv *cut;              /* CPU time removed from threads: cut[i] on thread cut_track[i], */
   const uint32_t *cut_track;  /*   sorted by (track, start), disjoint per thread */
   size_t ncut;
   int unexplained_zero;       /* a queued op's slack longer than idle.dispatch_max_ns is gone */
 } dg_mods;
+/* CPU time to remove for a what-if, from ranges r[i] on threads track[i]
+ * clipped to [t0, t1): sorted and merged per thread, ready for dg_mods. */
+typedef struct dg_cuts {
+  iv *cut;
+  uint32_t *track;
+  size_t n, cap;
+} dg_cuts;
+fsdpa_status dg_cuts_build(fsdpa_ctx *c, const uint32_t *track, const iv *r, size_t n, int64_t t0, int64_t t1,
+                           dg_cuts *out);
+void dg_cuts_free(fsdpa_ctx *c, dg_cuts *k);
 /* Replay the trace with m and return the saving: the latest recorded end of
  * the calls and ops ending in [m->t0, m->t1] minus their latest replayed end
  * (ABSENT when nothing ends there).  Replayed without changes it is 0. */
 fsdpa_status dg_whatif(fsdpa_ctx *c, const depgraph *g, const dg_mods *m, int64_t *saving);
+/* A finding's what-if (the context's graph, m over [m->t0, m->t1)) written
+ * into its open evidence object: "saving_ns" and "saving_window_ns" (null
+ * when nothing ends in the window), "saving_change" = change (what the replay
+ * removed, for people). */
+fsdpa_status dg_saving_evidence(fsdpa_ctx *c, const dg_mods *m, const char *change, jsonw *w);
 
 /* Categories of the critical path's segments. */
 enum {

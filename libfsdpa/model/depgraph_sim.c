@@ -174,6 +174,7 @@ static void block_end(sim *s, const dg_mods *m, uint32_t i) {
   int64_t own = o->end <= r->ts ? r->end - r->ts : (ret > 0 ? ret : 0);
   int64_t e;
   if (m && m->rt_zero && in_mods(m, r->ts) && m->rt_zero[i]) e = s->rs[i];
+  else if (m && m->cpu_zero && in_mods(m, r->ts)) e = s->rs[i] > s->oe[w] ? s->rs[i] : s->oe[w];
   else {
     own -= cut_len(m, r->track, r->ts, r->end);
     if (own < 0) own = 0;
@@ -258,9 +259,7 @@ static void start_op(sim *s, const dg_mods *m, uint32_t k, int record) {
     s->os[k] = K->ts;  /* a root: nothing the trace shows could start it earlier */
   } else {
     int64_t slack = K->ts - ready;
-    if (m && m->unexplained_zero && in_mods(m, K->ts) && slack > s->c->params[P_IDLE_DISPATCH_MAX_NS] &&
-        b != B_LAUNCH)
-      slack = 0;
+    if (m && m->unexplained_zero && in_mods(m, K->ts) && slack > s->c->params[P_IDLE_DISPATCH_MAX_NS]) slack = 0;
     s->os[k] = ready_sim + slack;
   }
   int64_t d = K->end - K->ts;
@@ -309,6 +308,64 @@ static void latest(const sim *s, int64_t t0, int64_t t1, int64_t *rec, int64_t *
     if (r->end > *rec) *rec = r->end;
     if (s->oe[i] > *rep) *rep = s->oe[i];
   }
+}
+
+typedef struct tiv {
+  uint32_t track;
+  int64_t s, e;
+} tiv;
+#define TIV_LESS(a, b) ((a)->track != (b)->track ? (a)->track < (b)->track : (a)->s != (b)->s ? (a)->s < (b)->s : (a)->e < (b)->e)
+FA_SORT_DEFINE(sort_tiv, tiv, TIV_LESS)
+
+void dg_cuts_free(fsdpa_ctx *c, dg_cuts *k) {
+  fa_free(&c->alloc, k->cut, k->cap * sizeof *k->cut);
+  fa_free(&c->alloc, k->track, k->cap * sizeof *k->track);
+  memset(k, 0, sizeof *k);
+}
+
+fsdpa_status dg_cuts_build(fsdpa_ctx *c, const uint32_t *track, const iv *r, size_t n, int64_t t0, int64_t t1,
+                           dg_cuts *out) {
+  memset(out, 0, sizeof *out);
+  if (!n) return FSDPA_OK;
+  tiv *t = fa_malloc(&c->alloc, n * sizeof *t);
+  out->cut = fa_malloc(&c->alloc, n * sizeof *out->cut);
+  out->track = fa_malloc(&c->alloc, n * sizeof *out->track);
+  out->cap = n;
+  if (!t || !out->cut || !out->track) {
+    fa_free(&c->alloc, t, n * sizeof *t);
+    dg_cuts_free(c, out);
+    return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory (what-if)");
+  }
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    int64_t s = r[i].s > t0 ? r[i].s : t0, e = r[i].e < t1 ? r[i].e : t1;
+    if (e > s) t[m++] = (tiv){track[i], s, e};
+  }
+  sort_tiv(t, m);
+  for (size_t i = 0; i < m; i++) {
+    if (out->n && out->track[out->n - 1] == t[i].track && t[i].s <= out->cut[out->n - 1].e) {
+      if (t[i].e > out->cut[out->n - 1].e) out->cut[out->n - 1].e = t[i].e;
+      continue;
+    }
+    out->track[out->n] = t[i].track;
+    out->cut[out->n++] = (iv){t[i].s, t[i].e};
+  }
+  fa_free(&c->alloc, t, n * sizeof *t);
+  return FSDPA_OK;
+}
+
+fsdpa_status dg_saving_evidence(fsdpa_ctx *c, const dg_mods *m, const char *change, jsonw *w) {
+  depgraph g;
+  int64_t saving = FSDPA_ABSENT;
+  fsdpa_status st = dg_get(c, &g);
+  if (!st) st = dg_whatif(c, &g, m, &saving);
+  dg_free(c, &g);
+  if (st) return st;
+  int64_t win = m->t1 > m->t0 ? m->t1 - m->t0 : 0;
+  jw_ki64(w, "saving_ns", saving == FSDPA_ABSENT || win <= 0 ? FSDPA_ABSENT : saving);
+  jw_ki64(w, "saving_window_ns", saving == FSDPA_ABSENT || win <= 0 ? FSDPA_ABSENT : win);
+  jw_kstr(w, "saving_change", change);
+  return FSDPA_OK;
 }
 
 fsdpa_status dg_whatif(fsdpa_ctx *c, const depgraph *g, const dg_mods *m, int64_t *saving) {

@@ -188,10 +188,30 @@ static fsdpa_status thrash_decide(fsdpa_ctx *c, const ar *r, thrash *d) {
   return FSDPA_OK;
 }
 
-static void thrash_evidence(const thrash *d, sbuf *ev) {
+/* The steady device allocator calls take no time and wait for nothing:
+ * what the GPU's work would have finished without them. */
+static fsdpa_status thrash_saving(fsdpa_ctx *c, const ar *r, const thrash *d, jsonw *w) {
+  size_t n = c->st.rt.len;
+  uint8_t *z = n ? fa_calloc(&c->alloc, n) : NULL;
+  if (n && !z) return fa_fail_status(&c->alloc);
+  for (size_t i = 0; i < r->s.n; i++)
+    if (d->sel[i] && r->s.v[i].rt < n) z[r->s.v[i].rt] = 1;
+  dg_mods m;
+  memset(&m, 0, sizeof m);
+  m.t0 = r->njw > (size_t)r->jwarmup ? r->jw[r->jwarmup].ts : 0;
+  m.t1 = r->njw ? r->jw[r->njw - 1].end : 0;
+  m.rt_zero = z;
+  fsdpa_status st = dg_saving_evidence(c, &m, "the steady-state device allocator calls take no time", w);
+  fa_free(&c->alloc, z, n);
+  return st;
+}
+
+static fsdpa_status thrash_evidence(fsdpa_ctx *c, const ar *r, const thrash *d, sbuf *ev) {
   jsonw w;
   jw_init(&w, ev, 0);
   jw_obj(&w);
+  fsdpa_status st = thrash_saving(c, r, d, &w);
+  if (st) return st;
   jw_ku64(&w, "steady_steps", d->steady_steps);
   jw_ki64(&w, "warmup_steps", d->warmup);
   jw_kstr(&w, "judged", d->source == ITS_NONE ? "whole_trace" : "iterations");
@@ -221,6 +241,7 @@ static void thrash_evidence(const thrash *d, sbuf *ev) {
   jw_ki64(&w, "max_split_size_mb", d->split_mb ? d->split_mb : FSDPA_ABSENT);
   jw_ki64(&w, "min_per_step", d->min_per_step);
   jw_obj_end(&w);
+  return FSDPA_OK;
 }
 
 /* What one steady window is called: a ProfilerStep, an inferred iteration,
@@ -350,7 +371,12 @@ static fsdpa_status thrash_word(fsdpa_ctx *c, const ar *r, const thrash *d, int6
   sbuf ev, adv;
   sb_init(&ev, &c->alloc);
   sb_init(&adv, &c->alloc);
-  thrash_evidence(d, &ev);
+  fsdpa_status est = thrash_evidence(c, r, d, &ev);
+  if (est) {
+    sb_free(&ev);
+    sb_free(&adv);
+    return est;
+  }
   char title[200], detail[1200];
   const char *calls = d->backend == AR_BACKEND_EXPANDABLE ? "cuMemCreate/cuMemMap/cuMemUnmap/cuMemRelease"
                       : d->backend == AR_BACKEND_ASYNC    ? "cudaMallocAsync/cudaFreeAsync"

@@ -8,6 +8,8 @@
  * worded from that struct alone (title, detail, advice, evidence). */
 #include "analysis/launch_gaps/launch_gaps.h"
 #include "analysis/launch_gaps/launch_gaps_impl.h"
+#include "events/classify.h"
+#include "model/dataloader_calls.h"
 #include "model/iterations.h"
 #include "model/workload.h"
 #include "util/fmt.h"
@@ -267,6 +269,7 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
     d->starving_steps = nsteady == 1 ? 1 : nstarve;
     starve_one *o = &d->one[0];
     o->step = lg_steady_step(y);
+    o->q = q;
     o->g = g;
     o->ranges = x.host_gaps;
     o->kernels = x.kernels;
@@ -374,11 +377,72 @@ static fsdpa_status overhead_word(fsdpa_ctx *c, const steady *y, int64_t rank, f
   jw_kratio(&w, "utilization", g->utilization);
   jw_ki64(&w, "gap_p50_ns", g->p50_ns);
   jw_ki64(&w, "launch_latency_p50_ns", l->p50_ns);
+  {
+    /* the launch calls take no time (fewer launches: compiled or graphed) */
+    size_t n = c->st.rt.len;
+    uint8_t *z = n ? fa_calloc(&c->alloc, n) : NULL;
+    if (n && !z) {
+      sb_free(&b);
+      return fa_fail_status(&c->alloc);
+    }
+    for (size_t i = 0; i < n; i++) z[i] = (store_name_info(&c->st, STORE_REC(&c->st.rt, i)->name) & NC_LAUNCH) != 0;
+    dg_mods m;
+    memset(&m, 0, sizeof m);
+    m.t0 = y->t0;
+    m.t1 = y->t1;
+    m.rt_zero = z;
+    fsdpa_status sst = dg_saving_evidence(c, &m, "the launch calls take no time", &w);
+    fa_free(&c->alloc, z, n);
+    if (sst) {
+      sb_free(&b);
+      return sst;
+    }
+  }
   jw_obj_end(&w);
   fsdpa_status st = lg_add_finding(f, c, "launch-overhead", d->sev, rank, d->step, d->cost_ns, title, detail,
                         advice, &b, &d->ranges);
   sb_free(&b);
   return st;
+}
+
+/* What fixing the starvation would save: its root cause's calls gone (the
+ * allocator's calls take no time, the DataLoader's __next__ ranges are cut
+ * from their threads), else a host that costs nothing (every thread's CPU
+ * time and calls take none; syncs still wait for the GPU). */
+static fsdpa_status starve_saving(fsdpa_ctx *c, const starve_one *o, jsonw *w) {
+  dg_mods m;
+  memset(&m, 0, sizeof m);
+  m.t0 = o->q.t0;
+  m.t1 = o->q.t1;
+  fsdpa_status st;
+  if (o->al_main) {
+    size_t n = c->st.rt.len;
+    uint8_t *z = n ? fa_calloc(&c->alloc, n) : NULL;
+    if (n && !z) return fa_fail_status(&c->alloc);
+    for (size_t i = 0; i < n; i++) {
+      uint32_t info = store_name_info(&c->st, STORE_REC(&c->st.rt, i)->name);
+      z[i] = (info & (NC_MALLOC | NC_FREE | NC_VMM)) && !(info & NC_PINNED);
+    }
+    m.rt_zero = z;
+    st = dg_saving_evidence(c, &m, "the device allocator calls take no time", w);
+    fa_free(&c->alloc, z, n);
+    return st;
+  }
+  if (o->dl_main) {
+    const dl_calls *dl;
+    dg_cuts k;
+    if ((st = dl_calls_get(c, &dl)) || (st = dg_cuts_build(c, dl->track, dl->calls, dl->n, m.t0, m.t1, &k)))
+      return st;
+    m.cut = k.cut;
+    m.cut_track = k.track;
+    m.ncut = k.n;
+    st = dg_saving_evidence(c, &m, "the DataLoader __next__ ranges are cut from their threads", w);
+    dg_cuts_free(c, &k);
+    return st;
+  }
+  m.cpu_zero = 1;
+  return dg_saving_evidence(c, &m, "a host that costs nothing: CPU time between runtime calls and the calls take none; "
+                                   "synchronizations still wait for the GPU", w);
 }
 
 static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, findings *f,
@@ -627,6 +691,11 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
   jw_ki64(&w, "first_use_launches", o->first_use ? (int64_t)o->fu_launches : FSDPA_ABSENT);
   jw_ki64(&w, "first_use_alloc_calls", o->first_use ? (int64_t)o->fu_allocs : FSDPA_ABSENT);
   jw_ki64(&w, "first_use_launch_threshold_ns", c->params[P_FIRST_USE_LAUNCH_NS]);
+  fsdpa_status sst = starve_saving(c, o, &w);
+  if (sst) {
+    sb_free(&b);
+    return sst;
+  }
   jw_obj_end(&w);
   fsdpa_status st = lg_add_finding(f, c, "gpu-starvation", o->sev, rank, o->step, o->cost_ns, title, detail,
                         advice, &b, &o->ranges);

@@ -112,6 +112,17 @@ static fsdpa_status queued_word(fsdpa_ctx *c, const lg_steady *y, int64_t rank, 
   jw_kratio(&w, "share", sh);
   jw_ku64(&w, "cuda_sync_events", d->sync_events);
   jw_ku64(&w, "event_record_calls", d->record_calls);
+  dg_mods wi;
+  memset(&wi, 0, sizeof wi);
+  wi.t0 = y->t0;
+  wi.t1 = y->t1;
+  wi.unexplained_zero = 1;
+  fsdpa_status sst = dg_saving_evidence(c, &wi, "queued work starts as soon as every dependency the trace shows allows",
+                                        &w);
+  if (sst) {
+    sb_free(&b);
+    return sst;
+  }
   jw_obj_end(&w);
   fsdpa_status st = lg_add_finding(f, c, "queued-idle-unexplained", d->sev, rank, d->step, k->unexplained_ns, title,
                                    detail, advice, &b, &d->ranges);

@@ -3,6 +3,7 @@
  * (decide_*), and its sentences (word_*). */
 #include "analysis/overlap/overlap_impl.h"
 #include "model/fsdp_model.h"
+#include "model/depgraph.h"
 #include "model/workload.h"
 #include "model/sampling.h"
 #include "events/classify.h"
@@ -60,8 +61,26 @@ static void facts_streams(const store_views *v, ov_facts *x) {
  * roles, and (FSDP) how many units need more comm than compute; then the
  * finding's own keys: comm-serialized's (sd alone), exposed-comm's (ed; with
  * sd where comm-serialized fires too, which explains part of it). */
-static void evidence(fsdpa_ctx *c, jsonw *w, const ov_facts *x, const struct serialized_decision *sd,
-                     const struct exposed_decision *ed) {
+/* exposed-comm's what-if: the communication kernels take no time. */
+static fsdpa_status comm_saving(fsdpa_ctx *c, jsonw *w) {
+  const store_views *v = ctx_views(c);
+  if (!v) return fa_fail_status(&c->alloc);
+  size_t n = c->st.gpu.len;
+  uint8_t *z = n ? fa_calloc(&c->alloc, n) : NULL;
+  if (n && !z) return fa_fail_status(&c->alloc);
+  for (size_t i = 0; i < n && v->comm; i++) z[i] = v->comm[i] != 0;
+  dg_mods m;
+  memset(&m, 0, sizeof m);
+  m.t0 = v->nall ? v->all_busy[0].s : 0;
+  m.t1 = v->nall ? v->all_busy[v->nall - 1].e : 0;
+  m.op_zero = z;
+  fsdpa_status st = dg_saving_evidence(c, &m, "the communication kernels take no time", w);
+  fa_free(&c->alloc, z, n);
+  return st;
+}
+
+static fsdpa_status evidence(fsdpa_ctx *c, jsonw *w, const ov_facts *x, const struct serialized_decision *sd,
+                             const struct exposed_decision *ed) {
   const fsdpa_overlap *o = &x->o;
   jw_obj(w);
   jw_ki64(w, "comm_ns", o->comm_ns);
@@ -91,8 +110,11 @@ static void evidence(fsdpa_ctx *c, jsonw *w, const ov_facts *x, const struct ser
     if (ed->top.count) jw_str(w, ed->top.name);
     else jw_null(w);
     jw_ki64(w, "top_exposed_collective_ns", ed->top.count ? ed->top.exposed_ns : FSDPA_ABSENT);
+    fsdpa_status st = comm_saving(c, w);
+    if (st) return st;
   }
   jw_obj_end(w);
+  return FSDPA_OK;
 }
 
 /* ---- decisions ---- */
@@ -340,7 +362,7 @@ fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   jsonw jw;
   if (sd.fires) {
     jw_init(&jw, &ev, 0);
-    evidence(c, &jw, &x, &sd, NULL);
+    if ((st = evidence(c, &jw, &x, &sd, NULL))) goto done;
     if (ev.failed) {
       st = (fsdpa_status)ev.failed;
       goto done;
@@ -350,7 +372,7 @@ fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   if (ed.fires) {
     ev.len = 0;
     jw_init(&jw, &ev, 0);
-    evidence(c, &jw, &x, &sd, &ed);
+    if ((st = evidence(c, &jw, &x, &sd, &ed))) goto done;
     if (ev.failed) {
       st = (fsdpa_status)ev.failed;
       goto done;

@@ -366,10 +366,30 @@ static void stall_advice(const stall *d, const workload *wl, sbuf *b) {
                               "allocation); keep such releases out of the loop.");
 }
 
-static void stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall *d, sbuf *ev) {
+/* The flagged calls take no time and wait for nothing. */
+static fsdpa_status stall_saving(fsdpa_ctx *c, const sync_run *r, const stall *d, jsonw *w) {
+  const sc_set *s = &r->s;
+  size_t n = c->st.rt.len;
+  uint8_t *z = n ? fa_calloc(&c->alloc, n) : NULL;
+  if (n && !z) return fa_fail_status(&c->alloc);
+  for (size_t i = 0; i < s->n; i++)
+    if (d->in[i] && s->v[i].rt < n) z[s->v[i].rt] = 1;
+  dg_mods m;
+  memset(&m, 0, sizeof m);
+  m.t0 = d->nwin > d->first ? d->win[d->first].ts : 0;
+  m.t1 = d->nwin ? d->win[d->nwin - 1].end : 0;
+  m.rt_zero = z;
+  fsdpa_status st = dg_saving_evidence(c, &m, "the flagged blocking calls take no time and wait for nothing", w);
+  fa_free(&c->alloc, z, n);
+  return st;
+}
+
+static fsdpa_status stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall *d, sbuf *ev) {
   jsonw w;
   jw_init(&w, ev, 0);
   jw_obj(&w);
+  fsdpa_status st = stall_saving(c, r, d, &w);
+  if (st) return st;
   jw_ku64(&w, "flagged_steps", d->nflag);
   jw_ku64(&w, "steps", d->nsteps);
   jw_ki64(&w, "flagged_sync_ns", d->flagged_ns);
@@ -424,6 +444,7 @@ static void stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall *d, sbuf
   for (int i = 0; i < d->ntop; i++) sync_write_wait(c, &r->s, &r->s.v[d->top[i]], &w);
   jw_arr_end(&w);
   jw_obj_end(&w);
+  return FSDPA_OK;
 }
 
 static fsdpa_status stall_word(fsdpa_ctx *c, const sync_run *r, const stall *d, int64_t rank, findings *f) {
@@ -443,7 +464,11 @@ static fsdpa_status stall_word(fsdpa_ctx *c, const sync_run *r, const stall *d, 
   sb_init(&ev, &c->alloc);
   sb_init(&adv, &c->alloc);
   stall_advice(d, &wl, &adv);
-  stall_evidence(c, r, d, &ev);
+  if ((st = stall_evidence(c, r, d, &ev))) {
+    sb_free(&ev);
+    sb_free(&adv);
+    return st;
+  }
   if (ev.failed || adv.failed) {
     st = (fsdpa_status)(ev.failed ? ev.failed : adv.failed);
   } else {

@@ -40,6 +40,10 @@ typedef struct spin {
   uint32_t worst_op;         /* the op the longest wait waited for */
   uint32_t worst_track;
   iv top[SPIN_TOP];       /* longest waits, longest first */
+  iv *waits;                 /* every wait, and its thread */
+  uint32_t *wtrack;
+  size_t nw, cw;
+  int64_t t0, t1;            /* the judged range */
   int64_t topw[SPIN_TOP];
   int ntop;
 } spin;
@@ -68,6 +72,39 @@ static int in_windows(const step_rec *w, size_t nw, size_t first, int64_t t) {
   return 0;
 }
 
+static void spin_free(fsdpa_ctx *c, spin *s) {
+  fa_free(&c->alloc, s->waits, s->cw * sizeof *s->waits);
+  fa_free(&c->alloc, s->wtrack, s->cw * sizeof *s->wtrack);
+  s->waits = NULL;
+  s->wtrack = NULL;
+  s->nw = s->cw = 0;
+}
+
+static int wait_push(fsdpa_ctx *c, spin *s, uint32_t tr, int64_t a, int64_t b) {
+  if (s->nw == s->cw) {
+    size_t nc = s->cw ? 2 * s->cw : 16;
+    iv *w = fa_malloc(&c->alloc, nc * sizeof *w);
+    uint32_t *t = fa_malloc(&c->alloc, nc * sizeof *t);
+    if (!w || !t) {
+      fa_free(&c->alloc, w, nc * sizeof *w);
+      fa_free(&c->alloc, t, nc * sizeof *t);
+      return -1;
+    }
+    if (s->nw) {
+      memcpy(w, s->waits, s->nw * sizeof *w);
+      memcpy(t, s->wtrack, s->nw * sizeof *t);
+    }
+    fa_free(&c->alloc, s->waits, s->cw * sizeof *s->waits);
+    fa_free(&c->alloc, s->wtrack, s->cw * sizeof *s->wtrack);
+    s->waits = w;
+    s->wtrack = t;
+    s->cw = nc;
+  }
+  s->waits[s->nw] = (iv){a, b};
+  s->wtrack[s->nw++] = tr;
+  return 0;
+}
+
 static fsdpa_status spin_find(fsdpa_ctx *c, spin *s, int *source) {
   memset(s, 0, sizeof *s);
   const store *st = &c->st;
@@ -79,6 +116,8 @@ static fsdpa_status spin_find(fsdpa_ctx *c, spin *s, int *source) {
   if (rs) return rs;
   size_t first = *source == ITS_NONE ? 0 : (nwin >= 2 ? 1 : 0);
   for (size_t i = first; i < nwin; i++) s->judged_ns += win[i].end > win[i].ts ? win[i].end - win[i].ts : 0;
+  s->t0 = nwin > first ? win[first].ts : 0;
+  s->t1 = nwin ? win[nwin - 1].end : 0;
   depgraph g;
   if ((rs = dg_get(c, &g))) {
     it_windows_free(c, win, nwin);
@@ -132,6 +171,13 @@ static fsdpa_status spin_find(fsdpa_ctx *c, spin *s, int *source) {
       s->worst_track = r[i].track;
     }
     top_add(s, a, b);
+    if (wait_push(c, s, r[i].track, a, b)) {
+      fa_free(&c->alloc, r, n * sizeof *r);
+      dg_free(c, &g);
+      it_windows_free(c, win, nwin);
+      spin_free(c, s);
+      return fa_fail_status(&c->alloc);
+    }
   }
   fa_free(&c->alloc, r, n * sizeof *r);
   dg_free(c, &g);
@@ -143,7 +189,10 @@ fsdpa_status sync_spin_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   spin s;
   int source = ITS_NONE;
   fsdpa_status st = spin_find(c, &s, &source);
-  if (st || !s.n) return st;
+  if (st || !s.n) {
+    spin_free(c, &s);
+    return st;
+  }
   /* a CPU that spins while the GPU keeps busy loses only its lead: the
    * severity follows the GPU idle the spins held, as every finding's does */
   int sev = SEV_INFO;
@@ -188,6 +237,27 @@ fsdpa_status sync_spin_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   jw_ki64(&w, "judged_ns", s.judged_ns);
   jw_ki64(&w, "longest_ns", s.worst_ns);
   jw_ki64(&w, "min_wait_ns", c->params[P_SYNC_SPIN_MIN_NS]);
+  {
+    /* the waits are cut from their threads */
+    dg_cuts k;
+    dg_mods m;
+    memset(&m, 0, sizeof m);
+    m.t0 = s.t0;
+    m.t1 = s.t1;
+    st = dg_cuts_build(c, s.wtrack, s.waits, s.nw, m.t0, m.t1, &k);
+    if (!st) {
+      m.cut = k.cut;
+      m.cut_track = k.track;
+      m.ncut = k.n;
+      st = dg_saving_evidence(c, &m, "the spin waits are cut from their threads", &w);
+      dg_cuts_free(c, &k);
+    }
+    spin_free(c, &s);
+    if (st) {
+      sb_free(&b);
+      return st;
+    }
+  }
   jw_obj_end(&w);
   if (b.failed) {
     fsdpa_status e = (fsdpa_status)b.failed;
