@@ -592,12 +592,18 @@ static fsdpa_status report_text_raw(report_in *in, sbuf *b) {
       } else {
         fmt_dur(t1, sizeof t1, x->cost_ns);
       }
-      char head[160];
+      char head[220], save[64] = "";
+      if (x->saving_ns != FSDPA_ABSENT) {
+        char t2[32];
+        fmt_dur(t2, sizeof t2, x->saving_ns);
+        snprintf(save, sizeof save, ", fixing it saves %s (%.1f%%)", t2,
+                 100.0 * (double)x->saving_ns / (double)x->saving_window_ns);
+      }
       if (x->step != FSDPA_ABSENT)
-        snprintf(head, sizeof head, "%s [%s] rank %lld step %lld, costs %s", sn, x->id,
-                 (long long)x->rank, (long long)x->step, t1);
+        snprintf(head, sizeof head, "%s [%s] rank %lld step %lld, costs %s%s", sn, x->id,
+                 (long long)x->rank, (long long)x->step, t1, save);
       else
-        snprintf(head, sizeof head, "%s [%s] rank %lld, costs %s", sn, x->id, (long long)x->rank, t1);
+        snprintf(head, sizeof head, "%s [%s] rank %lld, costs %s%s", sn, x->id, (long long)x->rank, t1, save);
       sb_printf(b, "%s%2zu. %.*s%s\n", col(in, sc), k + 1, width - 4, head, col(in, C_OFF));
       wrap(b, width, x->title, 4);
       wrap(b, width, x->detail, 4);
