@@ -495,18 +495,21 @@ static char *ref_run(const char *path) {
   return out;
 }
 
+/* Every figure the reference prints: the six causes, the two sub-figures. */
 static void cmp_ref(const char *ref, const char *pre, const dg_causes *k, const char *what) {
+  static const char *K[DG_C__N] = {"host_not_launched_ns", "host_blocked_ns", "stream_wait_ns", "rank_wait_ns",
+                                   "dispatch_ns", "unknown_ns"};
   char p[256];
 #define R(key) (snprintf(p, sizeof p, "%s%s", pre, key), tj_i64(ref, p))
   ck_assert_msg(R("idle_ns") == k->idle_ns, "%s: idle %lld vs %lld", what, (long long)R("idle_ns"),
                 (long long)k->idle_ns);
-  ck_assert_msg(R("pre_ns") == k->ns[NL] + k->ns[BL], "%s: before on stream %lld vs %lld", what,
-                (long long)R("pre_ns"), (long long)(k->ns[NL] + k->ns[BL]));
-  ck_assert_msg(R("stream_wait_ns") == k->ns[SW], "%s: stream wait %lld vs %lld", what,
-                (long long)R("stream_wait_ns"), (long long)k->ns[SW]);
-  ck_assert_msg(R("rank_wait_ns") == k->ns[RW], "%s: rank wait", what);
-  ck_assert_msg(R("unknown_ns") == k->ns[UN], "%s: unknown %lld vs %lld", what,
-                (long long)R("unknown_ns"), (long long)k->ns[UN]);
+  for (int i = 0; i < DG_C__N; i++)
+    ck_assert_msg(R(K[i]) == k->ns[i], "%s: %s: reference %lld, library %lld", what, K[i], (long long)R(K[i]),
+                  (long long)k->ns[i]);
+  ck_assert_msg(R("outside_trace_ns") == k->outside_ns, "%s: outside_trace_ns: reference %lld, library %lld", what,
+                (long long)R("outside_trace_ns"), (long long)k->outside_ns);
+  ck_assert_msg(R("inferred_ns") == k->inferred_ns, "%s: inferred_ns: reference %lld, library %lld", what,
+                (long long)R("inferred_ns"), (long long)k->inferred_ns);
 #undef R
 }
 
@@ -600,7 +603,7 @@ END_TEST
 static void cmp_truth(const char *truth, const char *tpre, const dg_causes *k, const char *rep,
                       const char *rpre, const char *what) {
   static const char *K[DG_C__N] = {"host_not_launched_ns", "host_blocked_ns", "stream_wait_ns", "rank_wait_ns",
-                                   "unknown_ns"};
+                                   "dispatch_ns", "unknown_ns"};
   char p[256];
   snprintf(p, sizeof p, "%sidle_ns", tpre);
   ck_assert_msg(tj_i64(truth, p) == k->idle_ns, "%s: idle %lld vs truth %lld", what, (long long)k->idle_ns,
@@ -610,6 +613,16 @@ static void cmp_truth(const char *truth, const char *tpre, const dg_causes *k, c
     int64_t want = tj_i64(truth, p);
     ck_assert_msg(k->ns[i] == want, "%s: %s %lld vs truth %lld", what, K[i], (long long)k->ns[i], (long long)want);
     snprintf(p, sizeof p, "%sidle_causes.%s", rpre, K[i]);
+    ck_assert_msg(tj_i64(rep, p) == want, "%s: report %s %lld vs truth %lld", what, p, (long long)tj_i64(rep, p),
+                  (long long)want);
+  }
+  static const char *S[2] = {"outside_trace_ns", "inferred_ns"};
+  const int64_t got[2] = {k->outside_ns, k->inferred_ns};
+  for (int i = 0; i < 2; i++) {
+    snprintf(p, sizeof p, "%s%s", tpre, S[i]);
+    int64_t want = tj_i64(truth, p);
+    ck_assert_msg(got[i] == want, "%s: %s %lld vs truth %lld", what, S[i], (long long)got[i], (long long)want);
+    snprintf(p, sizeof p, "%sidle_causes.%s", rpre, S[i]);
     ck_assert_msg(tj_i64(rep, p) == want, "%s: report %s %lld vs truth %lld", what, p, (long long)tj_i64(rep, p),
                   (long long)want);
   }
@@ -675,9 +688,9 @@ START_TEST(t_generator_stream_wait) {
     cmp_truth(truth, "idle_causes.all.", &k, prep, "ranks.0.launch_gaps.", path);
     /* the text report's line: each cause of the truth, as it writes durations */
     static const char *TN[DG_C__N] = {"host not launched", "host blocked", "stream wait", "rank wait",
-                                      "unknown"};
+                                      "dispatch", "unknown"};
     static const char *TK[DG_C__N] = {"host_not_launched_ns", "host_blocked_ns", "stream_wait_ns",
-                                      "rank_wait_ns", "unknown_ns"};
+                                      "rank_wait_ns", "dispatch_ns", "unknown_ns"};
     const char *line = strstr(text, "idle causes");
     ck_assert_ptr_nonnull(line);
     for (int i = 0; i < DG_C__N; i++) {

@@ -452,7 +452,9 @@ class TraceGenTest(unittest.TestCase):
                                  {"Stream Wait Event": 3, "Event Sync": 3, "Stream Sync": 3, "Context Sync": 1})
                 ic = t["idle_causes"]
                 for w in [ic["all"]] + list(ic["streams"].values()):
-                    self.assertEqual(w["idle_ns"], sum(v for k, v in w.items() if k != "idle_ns"))
+                    self.assertEqual(w["idle_ns"], sum(w[c + "_ns"] for c in tracegen.IDLE_CAUSES))
+                    self.assertLessEqual(w["outside_trace_ns"], w["stream_wait_ns"])
+                    self.assertLessEqual(w["inferred_ns"], w["stream_wait_ns"] + w["rank_wait_ns"])
                 self.assertGreater(ic["streams"]["0:7"]["stream_wait_ns"], 0)
                 self.assertGreater(ic["all"]["host_blocked_ns"], 0)
         self.assertIsNone(self.gen("sync_stall", "ss_ic.json", steps=2)[1]["idle_causes"])

@@ -20,6 +20,7 @@ actually emitted (own interval-union code, independent of libfsdpa).
 """
 
 import argparse
+import bisect
 import gzip
 import fnmatch
 import json
@@ -1011,8 +1012,11 @@ class Rank:
         if self.oplog is not None:
             self.last_op = {"s": es, "e": ee, "stream": stream, "ls": self.E(rt_start),
                             "le": self.E(rt_start + rt_dur), "th": th, "api": api[0],
-                            "comm": kind == "kernel" and comm, "wait": self.pending_wait.pop(stream, None),
-                            "corr": corr}
+                            "comm": kind == "kernel" and comm, "corr": corr, "blocking": block is not None}
+            w = self.pending_wait.pop(stream, None)
+            # the op its stream wait names, as the trace shows it, or the event recorded outside
+            self.last_op["wait"] = w["op"] if w else None
+            self.last_op["outside"] = bool(w and w["outside"])
             self.oplog.append(self.last_op)
             self.last_op_on[stream] = self.last_op
         return start, end
@@ -1050,12 +1054,15 @@ class Rank:
         event was recorded behind (pass its end in `deps`)."""
         rec_corr, rec_stream, op, evid = ev
         s, e = self.runtime(th, "cudaStreamWaitEvent", 147, self.r(1 * US, 3 * US))
-        self.pending_wait[stream] = op
         # --wait-form: "unresolved" writes every Stream Wait Event without the waited-on stream
         # (wait_on_stream -1, as older Kineto does and as for an event recorded before the
         # profiling window); "mixed" cycles per wait through named, unresolved and no cuda_sync
         form = {"unresolved": 1, "mixed": self.nwaits % 3}.get(self.wait_form, 0)
         self.nwaits += 1
+        # an unresolved Stream Wait Event (record correlation -1) says the event was recorded
+        # before the profiling window: the trace shows no edge to `op`, only an event outside it
+        unresolved = form == 1 and not (self.legacy or self.hip)
+        self.pending_wait[stream] = {"op": None if unresolved else op, "outside": unresolved}
         if form == 2:
             return
         wait = (rec_stream, rec_corr, evid) if form == 0 else (-1, -1, evid)
@@ -2597,19 +2604,26 @@ def _generate_rank(scenario, sc, path, opts, rank, world, steps, target):
     return truth, k, R.coll_starts
 
 
-IDLE_CAUSES = ("host_not_launched", "host_blocked", "stream_wait", "rank_wait", "unknown")
-# runtime calls the contract counts as blocking by name (model/runtime_calls.h); none of the
-# generator's other calls lasts long enough to block by behaviour
+IDLE_CAUSES = ("host_not_launched", "host_blocked", "stream_wait", "rank_wait", "dispatch", "unknown")
+# runtime calls the contract counts as blocking by name (model/runtime_calls.h); the calls the
+# generator makes block by behaviour are marked where it makes them (launch(block=...))
 BLOCKING_CALLS = {"cudaStreamSynchronize", "cudaEventSynchronize", "cudaDeviceSynchronize", "cudaMemcpy",
                   "cudaMemset", "cudaFree", "hipStreamSynchronize", "hipEventSynchronize",
                   "hipDeviceSynchronize", "hipMemcpy", "hipMemset", "hipFree"}
-SLOW_LAUNCH_NS = 1000 * US   # idle.slow_launch_ns
+SLOW_LAUNCH_NS = 1000 * US     # idle.slow_launch_ns
+DISPATCH_MAX_NS = 20 * US      # idle.dispatch_max_ns
+INFERRED_LAG_NS = 5 * US       # depgraph.inferred_lag_ns
+WALK_DEPTH = 8
 
 
 def idle_cause_truth(R):
     """The idle causes (docs/report-contract.md "Idle causes") of the whole trace and of each
     stream alone, from what the generator did: every op's launch call, the calls that blocked
-    its thread, and the op each stream wait made it wait for (known here, not inferred)."""
+    its thread, the op each stream wait made it wait for or the wait's event recorded by work
+    outside the trace (known here, not read from cuda_sync events or runtime calls).  The
+    contract's own hypotheses are applied where the trace gives the library nothing else: an
+    inferred edge where a queued op starts at most depgraph.inferred_lag_ns after an op of
+    another stream ended and its real dependencies were done before that."""
     ops = R.oplog
     blk = {th: sorted(v) for th, v in R.blklog.items()}
     by_stream = {}
@@ -2618,9 +2632,39 @@ def idle_cause_truth(R):
     for v in by_stream.values():
         for i, o in enumerate(v):
             o["idx"] = i
+            o["prev"] = v[i - 1] if i else None
+    by_end = sorted(ops, key=lambda o: o["e"])
+    ends = [o["e"] for o in by_end]
+
+    def ready(K):
+        """When K's last real dependency was done, and which: (r, awaited op or None)."""
+        r, last = K["le"], None
+        if K["prev"] is not None and K["prev"]["e"] > r:
+            r = K["prev"]["e"]
+        A = K["wait"]
+        if A is not None and A["e"] <= K["s"] and A["e"] >= r:
+            r, last = A["e"], A
+        return r, last
+
+    def inferred(K):
+        """The contract's inferred edge: K queued, its dependencies done more than the lag
+        before it started, an op of another stream ending within the lag before it."""
+        if "inf" in K:
+            return K["inf"]
+        K["inf"] = None
+        r, _ = ready(K)
+        if K["le"] < K["s"] and K["s"] - r > INFERRED_LAG_NS:
+            j = bisect.bisect_right(ends, K["s"]) - 1
+            while j >= 0 and ends[j] >= K["s"] - INFERRED_LAG_NS:
+                if by_end[j]["stream"] != K["stream"]:
+                    K["inf"] = by_end[j]
+                    break
+                j -= 1
+        return K["inf"]
 
     def window(sel):
         out = dict.fromkeys(IDLE_CAUSES, 0)
+        sub = {"outside_trace": 0, "inferred": 0}
 
         def host(o, a, b):
             """Rules 1-2: o's launch call over [a, b); returns when o was on its stream."""
@@ -2636,10 +2680,51 @@ def idle_cause_truth(R):
                 pos = pre
             ie = min(o["le"], b)
             if ie > pos:
-                slow = o["le"] - o["ls"] >= SLOW_LAUNCH_NS or o["api"] in BLOCKING_CALLS
+                slow = o["le"] - o["ls"] >= SLOW_LAUNCH_NS or o["api"] in BLOCKING_CALLS or o.get("blocking")
                 out["host_blocked" if slow else "host_not_launched"] += ie - pos
                 pos = ie
             return pos
+
+        def walk(K, a, b, depth):
+            """Rules 1-4 for the idle [a, b) before K started."""
+            pos = host(K, a, b)
+            if pos >= b:
+                return
+            A, soft = K["wait"], False
+            if A is not None and A["e"] > K["s"]:
+                A = None
+            inf = inferred(K)
+            if inf is not None and (A is None or inf["e"] > A["e"]):
+                A, soft = inf, True
+            if A is not None and A["e"] > pos:
+                e = min(A["e"], b)
+                qa = pos
+                if A["s"] > pos and depth < WALK_DEPTH:
+                    qa = min(A["s"], e)
+                    walk(A, pos, qa, depth + 1)
+                out["rank_wait" if A["comm"] else "stream_wait"] += e - qa
+                if soft:
+                    sub["inferred"] += e - qa
+                pos = e
+            if pos >= b:
+                return
+            r, last = ready(K)
+            if inf is not None and inf["e"] >= r:
+                r, last = inf["e"], inf
+            if b - max(pos, r) <= DISPATCH_MAX_NS:
+                if last is not None:
+                    out["stream_wait"] += b - pos
+                    if last is inf:
+                        sub["inferred"] += b - pos
+                else:
+                    out["dispatch"] += b - pos
+            elif K.get("outside"):
+                out["stream_wait"] += b - pos
+                sub["outside_trace"] += b - pos
+            elif K["comm"]:
+                out["rank_wait"] += b - pos
+            else:
+                out["unknown"] += b - pos
 
         live = [o for o in sel if o["e"] > o["s"]]
         busy = merge_intervals([(o["s"], o["e"]) for o in live])
@@ -2654,20 +2739,11 @@ def idle_cause_truth(R):
             for o in sorted(starts[g1], key=lambda o: (o["stream"], o["idx"])):
                 if K is None or o["ls"] < K["ls"]:
                     K = o
-            q = host(K, g0, g1)
-            if q >= g1:
-                continue
-            A = K["wait"]
-            if A is not None and A["e"] > q:
-                e = min(A["e"], g1)
-                qa = host(A, q, min(A["s"], e)) if A["s"] > q else q
-                out["rank_wait" if A["comm"] else "stream_wait"] += e - qa
-                q = e
-            if q < g1:
-                out["rank_wait" if K["comm"] else "unknown"] += g1 - q
+            walk(K, g0, g1, 0)
         assert sum(out.values()) == idle
         res = {"idle_ns": idle}
         res.update({c + "_ns": out[c] for c in IDLE_CAUSES})
+        res.update({c + "_ns": sub[c] for c in sub})
         return res
 
     return {"all": window(ops),
