@@ -720,7 +720,7 @@ START_TEST(t_generator_stream_wait) {
     ck_assert_int_gt(tj_i64(truth, "idle_causes.streams.0:7.stream_wait_ns"), 0);
     ck_assert_int_gt(tj_i64(truth, "idle_causes.all.host_blocked_ns"), 0);
     ck_assert_int_gt(tj_i64(truth, "idle_causes.all.host_not_launched_ns"), 0);
-    ck_assert_int_gt(tj_i64(truth, "idle_causes.all.unknown_ns"), 0);
+    ck_assert_int_gt(tj_i64(truth, "idle_causes.all.dispatch_ns"), 0);
     ck_assert_int_gt(tj_i64(truth, rocm ? "sync.hipEventSynchronize.count" : "sync.cudaEventSynchronize.count"), 0);
     ck_assert_int_gt(tj_i64(truth, rocm ? "sync.hipStreamSynchronize.count" : "sync.cudaStreamSynchronize.count"),
                      0);
