@@ -750,8 +750,9 @@ class Rank:
         self.gpu_iv = [] if sc["kind"] == "job" else None  # every GPU op (start, end), for the job truth
         # every GPU op with its launch call, the blocking calls per thread and the stream waits:
         # the idle-cause truth (stream_wait scenario)
-        self.oplog = [] if sc.get("stream_wait") else None
-        self.blklog = {}
+        self.oplog = [] if sc.get("stream_wait") or sc.get("oplog") else None
+        self.rtlog = []         # every runtime call (start, end, name, correlation, thread) with oplog
+        self.step_log = []      # every step range (name, start, end), ProfilerStep or not
         self.pending_wait = {}  # stream -> the op its next op waits for (cudaStreamWaitEvent)
         self.last_op_on = {}
         # how the stream waits are written (--wait-form): the truth does not depend on it
@@ -858,6 +859,8 @@ class Rank:
     def emit_runtime(self, th, cat, name, start, dur, cbid, corr, ext):
         c = self.f.cat(cat)
         self.count(c)
+        if self.oplog is not None:
+            self.rtlog.append((self.E(start), self.E(start + dur), name, corr, th))
         if self.legacy:
             args = '"cbid": %d, "correlation": %d, "external id": %d, "external ts": %s' % (
                 cbid, corr, ext, self.f.ts(self.E(start)))
@@ -875,8 +878,6 @@ class Rank:
         self.corr += 1
         self.emit_runtime(th, "cuda_runtime", name, start, end - start, cbid, self.corr, self.cur_ext(th))
         self.t[th] = end
-        if self.oplog is not None:
-            self.blklog.setdefault(th, []).append((self.E(start), self.E(end), name))
         self.block_log.append((start, end))
         s = self.sync.setdefault(name, [0, 0, 0])
         s[0] += 1
@@ -925,6 +926,48 @@ class Rank:
         corr = self.corr
         if ext is None:
             ext = self.cur_ext(th)
+        self.gpu_op(th, stream, kname, start, end, kind, corr, ext, extra, nbytes, family, rt_start, rt_dur, api,
+                    block)
+        self.emit_runtime(th, api[2], api[0], rt_start, rt_dur, api[1], corr, ext)
+        self.gpu_buf.append(self.f.flow("s", corr, self.pid_s, self.tid_int_s[th], self.E(rt_start)))
+        self.count(self.f.cat("ac2g") if not self.legacy else "async", 2)
+        return start, end
+
+    def graph_launch(self, th, stream, kernels, api=("cudaGraphLaunch", 311, "cuda_runtime"), rt_ns=None,
+                     graph_id=1):
+        """A CUDA graph replay: one launch call whose kernels (name, dur) run back to back on `stream`,
+        every one with the call's correlation id (and, in the new format, Kineto's graph id / graph
+        node id).  Returns (first start, last end)."""
+        api = (self.api_name(api[0]),) + tuple(api[1:])
+        ov = self.ov
+        rt_start = self.t[th] + self.rus(ov["pre"])
+        rt_dur = self.rus((20, 40)) if rt_ns is None else rt_ns
+        start = rt_start + self.rus(ov["lat"])
+        ig = self.rus(ov["ig"])
+        rd = self.ready.get(stream)
+        if rd is not None and rd + ig > start:
+            start = rd + ig
+        self.t[th] = rt_start + rt_dur
+        self.corr += 1
+        corr = self.corr
+        ext = self.cur_ext(th)
+        first, t = start, start
+        for node, (kname, dur) in enumerate(kernels):
+            extra = (', "graph id": %d, "graph node id": %d' % (graph_id, (graph_id << 32) + node)) if self.f.new else ""
+            self.gpu_op(th, stream, kname, t, t + dur, "kernel", corr, ext, extra, 0, None, rt_start, rt_dur, api,
+                        None)
+            self.stream_last_name[stream] = kname
+            self.ready[stream] = t + dur
+            t = t + dur + self.rus((0.5, 1.5))
+        self.emit_runtime(th, api[2], api[0], rt_start, rt_dur, api[1], corr, ext)
+        self.gpu_buf.append(self.f.flow("s", corr, self.pid_s, self.tid_int_s[th], self.E(rt_start)))
+        self.count(self.f.cat("ac2g"), 1)
+        return first, self.ready[stream]
+
+    def gpu_op(self, th, stream, kname, start, end, kind, corr, ext, extra, nbytes, family, rt_start, rt_dur, api,
+               block):
+        """One GPU activity launched by the call [rt_start, rt_start + rt_dur) of thread th: its event,
+        its ac2g flow end and the truth's bookkeeping."""
         f = self.f
         stid = self.stid(stream)
         comm = False
@@ -956,9 +999,6 @@ class Rank:
         gb = self.gpu_buf
         gb.append(f.x(c, jstr(kname), self.dev_s, stid, self.E(start), end - start, args))
         gb.append(f.flow("f", corr, self.dev_s, stid, self.E(start)))
-        self.emit_runtime(th, api[2], api[0], rt_start, rt_dur, api[1], corr, ext)
-        gb.append(f.flow("s", corr, self.pid_s, self.tid_int_s[th], self.E(rt_start)))
-        self.count(f.cat("ac2g") if not self.legacy else "async", 2)
         # ---- truth ----
         if self.gpu_iv is not None and end > start:
             self.gpu_iv.append((start, end))
@@ -1012,14 +1052,13 @@ class Rank:
         if self.oplog is not None:
             self.last_op = {"s": es, "e": ee, "stream": stream, "ls": self.E(rt_start),
                             "le": self.E(rt_start + rt_dur), "th": th, "api": api[0],
-                            "comm": kind == "kernel" and comm, "corr": corr, "blocking": block is not None}
+                            "comm": kind == "kernel" and comm, "corr": corr, "kernel": kind == "kernel"}
             w = self.pending_wait.pop(stream, None)
             # the op its stream wait names, as the trace shows it, or the event recorded outside
             self.last_op["wait"] = w["op"] if w else None
             self.last_op["outside"] = bool(w and w["outside"])
             self.oplog.append(self.last_op)
             self.last_op_on[stream] = self.last_op
-        return start, end
 
     # ---- events, stream waits and the cuda_sync activities (Kineto's forms) ----
     def sync_args(self, kind, stream, corr, ext, wait=None):
@@ -2605,11 +2644,15 @@ def _generate_rank(scenario, sc, path, opts, rank, world, steps, target):
 
 
 IDLE_CAUSES = ("host_not_launched", "host_blocked", "stream_wait", "rank_wait", "dispatch", "unknown")
-# runtime calls the contract counts as blocking by name (model/runtime_calls.h); the calls the
-# generator makes block by behaviour are marked where it makes them (launch(block=...))
+# runtime calls the contract counts as blocking by name ("Blocking calls": sync, sync_copy, free)
 BLOCKING_CALLS = {"cudaStreamSynchronize", "cudaEventSynchronize", "cudaDeviceSynchronize", "cudaMemcpy",
                   "cudaMemset", "cudaFree", "hipStreamSynchronize", "hipEventSynchronize",
                   "hipDeviceSynchronize", "hipMemcpy", "hipMemset", "hipFree"}
+# the behaviour classes whose threshold is 50 us (launch, async_copy); every other call's is 1 ms
+FAST_BLOCK_CALLS = {"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cudaGraphLaunch",
+                    "hipLaunchKernel", "hipGraphLaunch", "hipModuleLaunchKernel", "cudaMemcpyAsync",
+                    "cudaMemsetAsync", "hipMemcpyAsync", "hipMemsetAsync", "hipMemcpyWithStream"}
+BLOCK_WAKE_NS = 30 * US        # sync.block_wake_tolerance_ns
 SLOW_LAUNCH_NS = 1000 * US     # idle.slow_launch_ns
 DISPATCH_MAX_NS = 20 * US      # idle.dispatch_max_ns
 INFERRED_LAG_NS = 5 * US       # depgraph.inferred_lag_ns
@@ -2625,7 +2668,13 @@ def idle_cause_truth(R):
     inferred edge where a queued op starts at most depgraph.inferred_lag_ns after an op of
     another stream ended and its real dependencies were done before that."""
     ops = R.oplog
-    blk = {th: sorted(v) for th, v in R.blklog.items()}
+    blocking = contract_blocking(R)
+    blk = {}
+    for c in R.rtlog:
+        if c in blocking:
+            blk.setdefault(c[4], []).append((c[0], c[1], c[2]))
+    blk = {th: sorted(v) for th, v in blk.items()}
+    launch_blocks = {c[3] for c in blocking}
     by_stream = {}
     for o in sorted(ops, key=lambda o: (o["stream"], o["s"], o["e"])):
         by_stream.setdefault(o["stream"], []).append(o)
@@ -2680,7 +2729,7 @@ def idle_cause_truth(R):
                 pos = pre
             ie = min(o["le"], b)
             if ie > pos:
-                slow = o["le"] - o["ls"] >= SLOW_LAUNCH_NS or o["api"] in BLOCKING_CALLS or o.get("blocking")
+                slow = o["le"] - o["ls"] >= SLOW_LAUNCH_NS or o["corr"] in launch_blocks
                 out["host_blocked" if slow else "host_not_launched"] += ie - pos
                 pos = ie
             return pos
@@ -2748,6 +2797,58 @@ def idle_cause_truth(R):
 
     return {"all": window(ops),
             "streams": {"%d:%d" % (R.device, st): window(v) for st, v in sorted(by_stream.items())}}
+
+
+def contract_blocking(R):
+    """The runtime calls of the trace that held their thread until GPU work ended, as the contract
+    ("Blocking calls") counts them: by name, or by behaviour: longer than their class's threshold and
+    ending with an op they waited for (their own op, else the last op queued on their stream, else
+    the latest-ending op queued on their device) while the device was busy for at least 9/10 of the
+    wait.  The generator knows which calls it made block; this is the contract's reading of them,
+    so a call that waited on an idle GPU (a stream held by an event outside the trace) does not
+    count."""
+    ops = R.oplog
+    busy = merge_intervals([(o["s"], o["e"]) for o in ops if o["e"] > o["s"]])
+
+    def busy_in(a, b):
+        return sum(max(0, min(e, b) - max(s, a)) for s, e in busy if e > a and s < b)
+
+    own = {}
+    for o in ops:
+        own.setdefault(o["corr"], []).append(o)
+    out = set()
+    for c in R.rtlog:
+        s, e, name, corr, th = c
+        if name in BLOCKING_CALLS:
+            out.add(c)
+            continue
+        thr = 50 * US if name in FAST_BLOCK_CALLS else 1000 * US
+        if e - s <= thr:
+            continue
+        mine = own.get(corr, [])
+        mo = max(mine, key=lambda o: o["e"]) if mine else None
+        if mo is not None:
+            stream = mo["stream"]
+        else:
+            mine_th = [o for o in ops if o["th"] == th and o["ls"] < s]
+            stream = max(mine_th, key=lambda o: o["ls"])["stream"] if mine_th else None
+        queued = [o for o in ops if o["ls"] < s]
+        cands = [mo] if mo is not None and not mo["kernel"] else []
+        if stream is not None:
+            on = [o for o in queued if o["stream"] == stream]
+            cands.append(max(on, key=lambda o: (o["ls"], o["s"])) if on else None)
+            cands.append(max(queued, key=lambda o: o["e"]) if queued else None)
+        if mo is not None and mo["kernel"]:
+            cands.append(mo)
+        for o in cands:
+            if o is None or abs(o["e"] - e) > BLOCK_WAKE_NS or o["e"] - s < thr or o["s"] >= e:
+                continue
+            hi = min(o["e"], e)
+            b = busy_in(s, hi)
+            if b >= thr and 10 * b >= 9 * (hi - s):
+                out.add(c)
+                break
+    return out
 
 
 def no_step_truth(R, sc):
