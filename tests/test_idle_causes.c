@@ -558,7 +558,8 @@ END_TEST
 START_TEST(t_generator) {
   static const char *S[] = {"fsdp2_healthy", "fsdp2_no_prefetch", "fsdp1_serialized", "network_bound",
                             "comm_on_compute_stream", "launch_bound", "fused_healthy", "sync_stall",
-                            "allocator_thrash", "allocator_healthy", "straggler", "mixed"};
+                            "allocator_thrash", "allocator_healthy", "straggler", "mixed",
+                            "allocator_thrash_async", "allocator_thrash_expandable"};
   size_t done = 0;
   for (size_t i = 0; i < sizeof S / sizeof S[0]; i++) {
     char name[128];
