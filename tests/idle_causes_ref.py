@@ -101,6 +101,12 @@ def qualified(name):
     return "".join(out).strip()
 
 
+# READING: DeepEP's forks keep its kernels under their own namespace (`dpsk::ep::internode::`):
+# the library counts them (its commit "DeepEP forks' ep:: kernels are communication"), the
+# contract's name list says `deep_ep::` only so far
+EP_FORK = ("ep::intranode::", "ep::internode::", "ep::internode_ll::")
+
+
 def is_comm(name):
     low = name.lower()
     if low.startswith(COMM_PREFIX):
@@ -110,6 +116,7 @@ def is_comm(name):
         return False
     base = q.rsplit("::", 1)[-1]
     return q.startswith(COMM_QUALIFIED) or base in COMM_FUNCS or "multimem_" in q \
+        or any(("::" + f) in q for f in EP_FORK) \
         or base.startswith(("allreduce_prototype_", "allReduceFusionKernel", "allreduce_fusion_kernel"))
 
 
@@ -305,6 +312,14 @@ class Trace:
                         continue
                     if o.end - c.ts < th or o.ts >= c.end:
                         continue
+                    # a call's own copy / memset it returned with: waited for, however idle the
+                    # device was meanwhile (the copy may sit queued behind work that waits on
+                    # something else).  READING: the library's rule since "cpu-sync-stall's cost is
+                    # the idle the graph gives its calls"; the contract's "Blocking calls" still
+                    # asks every candidate for (3)
+                    if o is mo and not mo.kernel:
+                        c.blocking = True
+                        break
                     hi = min(o.end, c.end)
                     busy = self.busy_in(o.sk[0], c.ts, hi)
                     if busy >= th and busy * 10 >= (hi - c.ts) * 9:

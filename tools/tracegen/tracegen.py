@@ -3261,11 +3261,12 @@ def idle_cause_truth(R):
 def contract_blocking(R):
     """The runtime calls of the trace that held their thread until GPU work ended, as the contract
     ("Blocking calls") counts them: by name, or by behaviour: longer than their class's threshold and
-    ending with an op they waited for (their own op, else the last op queued on their stream, else
-    the latest-ending op queued on their device) while the device was busy for at least 9/10 of the
-    wait.  The generator knows which calls it made block; this is the contract's reading of them,
-    so a call that waited on an idle GPU (a stream held by an event outside the trace) does not
-    count."""
+    ending with an op they waited for: their own copy or memset, else (their own kernel last) the
+    last op queued on their stream or the latest-ending op queued on their device while the device
+    was busy for at least 9/10 of the wait.  The generator knows which calls it made block; this is
+    the contract's reading of them: a call that waited for other work on an idle GPU does not count,
+    a copy call that returned with its copy does, however long the copy sat queued behind a stream
+    held by an event outside the trace."""
     ops = R.oplog
     busy = merge_intervals([(o["s"], o["e"]) for o in ops if o["e"] > o["s"]])
 
@@ -3302,6 +3303,10 @@ def contract_blocking(R):
         for o in cands:
             if o is None or abs(o["e"] - e) > BLOCK_WAKE_NS or o["e"] - s < thr or o["s"] >= e:
                 continue
+            if o is mo and not mo["kernel"]:
+                # its own copy, returned with: waited for, however idle the device meanwhile
+                out.add(c)
+                break
             hi = min(o["e"], e)
             b = busy_in(s, hi)
             if b >= thr and 10 * b >= 9 * (hi - s):
