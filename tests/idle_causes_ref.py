@@ -12,11 +12,14 @@ back"; "Blocking calls" for which runtime calls held their thread).  The six cau
 idle_ns; pre_ns = host_not_launched + host_blocked (the part before the op ending a gap was on
 its stream).  Times are integer ns exactly (Decimal).
 
-Where the contract leaves a choice open, the reading taken here is named READING in a comment;
-the same readings are listed in the closing note that came with this script.
+Where the contract leaves a choice open, or is behind the library (DeepEP forks' kernels as
+communication; a copy call that returned with its own copy blocked), the reading taken here is
+named READING in a comment.  Each reading that a corpus trace or a generator scenario tells
+apart is the library's; the others (the depth limit, the own op of a graph launch, several ops
+ending within the inferred lag, "queued" as strictly before) no trace here distinguishes.
 
   idle_causes_ref.py TRACE [--explain [DEV:STREAM]]   --explain: one line per gap of the whole-trace
-  window (or of that stream)
+  window (or of that stream); IDLE_REF_DEBUG=1 adds the walk of each gap
 """
 import bisect
 import gzip
