@@ -472,14 +472,20 @@ static fsdpa_status threads_build(bld *b) {
   sc_set bs;
   fsdpa_status s = sc_build(c, SC_BLOCKING_MASK, &bs);
   if (s) return s;
+  /* the calls that blocked: named ones of the blocking classes, or ones that
+   * blocked by behaviour (a stream-ordered free selected by its free bit
+   * does not) */
+  size_t nb = 0;
+  for (size_t i = 0; i < bs.n; i++) nb += sc_is_blocking(&bs.v[i]) != 0;
   if ((g->cpu = dg_alloc(c, st->cpu.len * sizeof(dg_cpu)))) g->ncpu = st->cpu.len;
-  if ((g->blk = dg_alloc(c, bs.n * sizeof(dg_block)))) g->nblk = bs.n;
-  if ((st->cpu.len && !g->cpu) || (bs.n && !g->blk)) {
+  if ((g->blk = dg_alloc(c, nb * sizeof(dg_block)))) g->nblk = nb;
+  if ((st->cpu.len && !g->cpu) || (nb && !g->blk)) {
     sc_free(c, &bs);
     return oom(c);
   }
-  for (size_t i = 0; i < bs.n; i++)
-    g->blk[i] = (dg_block){bs.v[i].track, bs.v[i].name, bs.v[i].ts, bs.v[i].end, bs.v[i].rt, bs.v[i].op};
+  for (size_t i = 0, k = 0; i < bs.n; i++)
+    if (sc_is_blocking(&bs.v[i]))
+      g->blk[k++] = (dg_block){bs.v[i].track, bs.v[i].name, bs.v[i].ts, bs.v[i].end, bs.v[i].rt, bs.v[i].op};
   sc_free(c, &bs);
   sort_blk(g->blk, g->nblk);
   /* kept at nblk entries so dg_free knows its size */

@@ -132,17 +132,16 @@ static int64_t host_parts(acc *A, const ev_rec *L, int64_t a, int64_t b) {
   }
   int64_t in_end = L->end < b ? L->end : b;
   if (in_end > pos) {
-    /* a synchronous copy launches its own op and blocks like any blocking call */
-    if (L->end - L->ts >= A->slow_ns || (store_name_info(&A->c->st, L->name) & SC_BLOCKING_MASK)) {
+    /* a synchronous copy launches its own op and blocks like any blocking
+     * call, and so does a launch or async copy that blocked by behaviour (a
+     * pageable copy): L among the graph's blocking calls */
+    size_t bi = dg_block_first(g, L->track, L->ts);
+    for (; bi < g->nblk && g->blk[bi].track == L->track && g->blk[bi].ts <= L->ts; bi++)
+      if (g->blk[bi].ts == L->ts && g->blk[bi].end == L->end) break;
+    int blocking = bi < g->nblk && g->blk[bi].track == L->track && g->blk[bi].ts == L->ts && g->blk[bi].end == L->end;
+    if (L->end - L->ts >= A->slow_ns || blocking) {
       int64_t n = put(A, DG_C_BLOCKED, DG_W_NAME, L->name, pos, in_end);
-      if (A->blk_ns) {  /* the launch call itself, when it is one of the blocking calls */
-        size_t i = dg_block_first(g, L->track, L->ts);
-        for (; i < g->nblk && g->blk[i].track == L->track && g->blk[i].ts <= L->ts; i++)
-          if (g->blk[i].ts == L->ts && g->blk[i].end == L->end) {
-            A->blk_ns[i] += n;
-            break;
-          }
-      }
+      if (A->blk_ns && blocking) A->blk_ns[bi] += n;
     } else {
       put_cpu(A, L->track, pos, in_end);
     }
@@ -185,12 +184,18 @@ static void walk(acc *A, uint32_t k, int64_t a, int64_t b, int depth) {
   int last_wait = 0, outside = 0;
   uint32_t last_kind = 0;
   int64_t last_stream = 0;
-  if (g->prev[k] != DG_NONE) {
-    int64_t e = STORE_REC(&st->gpu, g->prev[k])->end;
-    if (e > ready) ready = e;
-  }
   const ev_rec *D = NULL;
   uint32_t dk = DG_NONE, dkind = 0;
+  if (g->prev[k] != DG_NONE) {
+    /* the op before it on its stream: still running during a walk back
+     * from another stream's op (a window that does not hold this stream) */
+    const ev_rec *P = STORE_REC(&st->gpu, g->prev[k]);
+    if (P->end > ready) ready = P->end;
+    if (P->end > pos && P->end <= K->ts) {
+      D = P;
+      dk = g->prev[k];
+    }
+  }
   for (uint32_t i = g->w_off[k]; i < g->w_off[k + 1]; i++) {
     const dg_wait *x = &g->w[i];
     /* a guessed record stands for the real one only as far as it explains
@@ -206,7 +211,7 @@ static void walk(acc *A, uint32_t k, int64_t a, int64_t b, int depth) {
       last_kind = x->kind;
       last_stream = A->v->streams[g->stream[x->op]].stream;
     }
-    if (o->end > pos && (!D || o->end > D->end)) {
+    if (o->end > pos && (!D || o->end >= D->end)) {
       D = o;
       dk = x->op;
       dkind = x->kind;

@@ -458,7 +458,7 @@ static void walk_back(pwalk *w, int at, uint32_t idx) {
     } else if (at == AT_CALL_END) {
       const ev_rec *R = STORE_REC(&st->rt, idx);
       uint32_t wo = s->rt_wait[idx];
-      if (wo != DG_NONE && STORE_REC(&st->gpu, wo)->end > R->ts && STORE_REC(&st->gpu, wo)->ts <= R->end) {
+      if (wo != DG_NONE && STORE_REC(&st->gpu, wo)->end > R->ts && STORE_REC(&st->gpu, wo)->end <= R->end) {
         /* the call ended because the op it waited for did */
         seg(w, DG_P_BLOCKING_CALL, STORE_REC(&st->gpu, wo)->end, R->end, R->name);
         at = AT_OP;
