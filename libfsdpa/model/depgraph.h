@@ -227,6 +227,10 @@ fsdpa_status dg_whatif(fsdpa_ctx *c, const depgraph *g, const dg_mods *m, int64_
  * when nothing ends in the window), "saving_change" = change (what the replay
  * removed, for people). */
 fsdpa_status dg_saving_evidence(fsdpa_ctx *c, const dg_mods *m, const char *change, jsonw *w);
+/* The same in two steps: the context's graph replayed (ABSENT for an empty
+ * window), and the three keys written. */
+fsdpa_status dg_saving(fsdpa_ctx *c, const dg_mods *m, int64_t *saving);
+void dg_saving_write(jsonw *w, const dg_mods *m, int64_t saving, const char *change);
 
 /* Categories of the critical path's segments. */
 enum {

@@ -227,40 +227,55 @@ static void start_op(sim *s, const dg_mods *m, uint32_t k, int record) {
   const store *st = &s->c->st;
   const depgraph *g = s->g;
   const ev_rec *K = STORE_REC(&st->gpu, k);
-  int64_t ready = INT64_MIN, ready_sim = INT64_MIN;
+  /* the dependencies the trace shows, those it honoured (done by K's
+   * start): the one that bound K's start keeps the slack the trace shows
+   * after it (launch latency, dispatch, an unplaced wait); the others add no
+   * latency when a replay makes one of them the last */
+  int64_t ready = INT64_MIN, bsim = INT64_MIN, others = INT64_MIN;
   int b = B_NONE;
   uint32_t bi = DG_NONE;
-  /* the dependencies the trace shows, those it honoured (done by K's start) */
+#define DEP(kind, idx, t_rec, t_sim)                          \
+  do {                                                        \
+    if ((t_rec) > ready || b == B_NONE) {                     \
+      if (b != B_NONE && bsim > others) others = bsim;        \
+      ready = (t_rec);                                        \
+      bsim = (t_sim);                                         \
+      b = (kind);                                             \
+      bi = (idx);                                             \
+    } else if ((t_sim) > others) {                            \
+      others = (t_sim);                                       \
+    }                                                         \
+  } while (0)
   if (g->launch[k] != DG_NONE) {
     const ev_rec *L = STORE_REC(&st->rt, g->launch[k]);
-    if (L->ts <= K->ts) {
-      ready = L->ts;
-      ready_sim = s->rs[g->launch[k]];
-      b = B_LAUNCH;
-      bi = g->launch[k];
-    }
+    if (L->ts <= K->ts) DEP(B_LAUNCH, g->launch[k], L->ts, s->rs[g->launch[k]]);
   }
   if (g->prev[k] != DG_NONE) {
     const ev_rec *P = STORE_REC(&st->gpu, g->prev[k]);
-    if (P->end <= K->ts) {
-      if (P->end >= ready) { ready = P->end; b = B_PREV; bi = g->prev[k]; }
-      if (s->oe[g->prev[k]] > ready_sim) ready_sim = s->oe[g->prev[k]];
-    }
+    if (P->end <= K->ts) DEP(B_PREV, g->prev[k], P->end, s->oe[g->prev[k]]);
   }
   for (uint32_t j = g->w_off[k]; j < g->w_off[k + 1]; j++) {
     uint32_t a = g->w[j].op;
     if (a == DG_NONE) continue;
     const ev_rec *A = STORE_REC(&st->gpu, a);
     if (A->end > K->ts) continue;
-    if (A->end > ready) { ready = A->end; b = B_WAIT; bi = a; }
-    if (s->oe[a] > ready_sim) ready_sim = s->oe[a];
+    /* an awaited op ending with the launch or the predecessor binds */
+    if (A->end == ready && b != B_WAIT) {
+      if (bsim > others) others = bsim;
+      bsim = s->oe[a];
+      b = B_WAIT;
+      bi = a;
+    } else {
+      DEP(B_WAIT, a, A->end, s->oe[a]);
+    }
   }
+#undef DEP
   if (b == B_NONE) {
     s->os[k] = K->ts;  /* a root: nothing the trace shows could start it earlier */
   } else {
     int64_t slack = K->ts - ready;
     if (m && m->unexplained_zero && in_mods(m, K->ts) && slack > s->c->params[P_IDLE_DISPATCH_MAX_NS]) slack = 0;
-    s->os[k] = ready_sim + slack;
+    s->os[k] = bsim + slack > others ? bsim + slack : others;
   }
   int64_t d = K->end - K->ts;
   if (m && m->op_zero && in_mods(m, K->ts) && m->op_zero[k]) d = 0;
@@ -354,18 +369,27 @@ fsdpa_status dg_cuts_build(fsdpa_ctx *c, const uint32_t *track, const iv *r, siz
   return FSDPA_OK;
 }
 
-fsdpa_status dg_saving_evidence(fsdpa_ctx *c, const dg_mods *m, const char *change, jsonw *w) {
+fsdpa_status dg_saving(fsdpa_ctx *c, const dg_mods *m, int64_t *saving) {
   depgraph g;
-  int64_t saving = FSDPA_ABSENT;
+  *saving = FSDPA_ABSENT;
   fsdpa_status st = dg_get(c, &g);
-  if (!st) st = dg_whatif(c, &g, m, &saving);
+  if (!st) st = dg_whatif(c, &g, m, saving);
   dg_free(c, &g);
-  if (st) return st;
-  int64_t win = m->t1 > m->t0 ? m->t1 - m->t0 : 0;
-  jw_ki64(w, "saving_ns", saving == FSDPA_ABSENT || win <= 0 ? FSDPA_ABSENT : saving);
-  jw_ki64(w, "saving_window_ns", saving == FSDPA_ABSENT || win <= 0 ? FSDPA_ABSENT : win);
+  if (!st && m->t1 <= m->t0) *saving = FSDPA_ABSENT;
+  return st;
+}
+
+void dg_saving_write(jsonw *w, const dg_mods *m, int64_t saving, const char *change) {
+  jw_ki64(w, "saving_ns", saving);
+  jw_ki64(w, "saving_window_ns", saving == FSDPA_ABSENT ? FSDPA_ABSENT : m->t1 - m->t0);
   jw_kstr(w, "saving_change", change);
-  return FSDPA_OK;
+}
+
+fsdpa_status dg_saving_evidence(fsdpa_ctx *c, const dg_mods *m, const char *change, jsonw *w) {
+  int64_t saving;
+  fsdpa_status st = dg_saving(c, m, &saving);
+  if (!st) dg_saving_write(w, m, saving, change);
+  return st;
 }
 
 fsdpa_status dg_whatif(fsdpa_ctx *c, const depgraph *g, const dg_mods *m, int64_t *saving) {

@@ -20,6 +20,7 @@ typedef struct ov_facts {
   int64_t span_ns;               /* first to last GPU activity of the rank */
   uint64_t comm_streams, mixed_streams;
   fm_summary fs;
+  ov_wait wait;                  /* the waiting part of the communication, read from this rank */
 } ov_facts;
 
 typedef struct serialized_decision {
@@ -45,6 +46,8 @@ typedef struct exposed_decision {
   fsdpa_comm_split top;          /* the collective with the most exposed time (top.count 0: none) */
   int64_t comm_ns;
   const overlap_ivs *ranges;
+  ov_wait wait;
+  int waiting;                   /* most of the exposed time is waiting for peers (ov_wait) */
 } exposed_decision;
 
 /* ---- facts and evidence ---- */
@@ -110,6 +113,17 @@ static fsdpa_status evidence(fsdpa_ctx *c, jsonw *w, const ov_facts *x, const st
     if (ed->top.count) jw_str(w, ed->top.name);
     else jw_null(w);
     jw_ki64(w, "top_exposed_collective_ns", ed->top.count ? ed->top.exposed_ns : FSDPA_ABSENT);
+    jw_ki64(w, "wait_judged_ns", x->wait.judged_ns);
+    jw_ki64(w, "wait_ns", x->wait.wait_ns);
+    jw_ki64(w, "exposed_wait_ns", x->wait.exposed_wait_ns);
+    jw_key(w, "exposed_wait_share");
+    jw_f64(w, ed->cost_ns > 0 ? (double)x->wait.exposed_wait_ns / (double)ed->cost_ns : 0, 4);
+    jw_ku64(w, "same_size_groups", x->wait.groups);
+    jw_key(w, "worst_skew_ratio");
+    if (x->wait.groups) jw_f64(w, (double)x->wait.worst_ratio_x100 / 100.0, 2);
+    else jw_null(w);
+    jw_key(w, "mostly_waiting");
+    jw_bool(w, ed->waiting);
     fsdpa_status st = comm_saving(c, w);
     if (st) return st;
   }
@@ -181,6 +195,8 @@ static void decide_exposed(const fsdpa_ctx *c, const ov_facts *x, exposed_decisi
     if (d->nbw < COLL__COUNT && sp.busbw_gbps >= 0) d->bw[d->nbw++] = sp;
   }
   d->ranges = &x->exposed;
+  d->wait = x->wait;
+  d->waiting = x->wait.exposed_wait_ns > exposed / 2;
 }
 
 /* ---- wording ---- */
@@ -273,6 +289,16 @@ static void word_exposed(fsdpa_ctx *c, int64_t rank, findings *f, const exposed_
             "%.3f ms of communication (%.1f%% of the %.3f ms GPU span) runs with no compute "
             "kernel beside it.",
             fmt_ms(d->cost_ns), d->share_pct, fmt_ms(d->span_ns));
+  if (d->wait.groups)
+    sb_printf(det,
+              " Collectives of one type, process group and size move the same data: the fastest of each such "
+              "group (%llu groups, %llu kernels) takes its transfer time, and what the others take beyond it "
+              "is waiting for their peers (the longest is %.1fx its group's fastest): %.3f ms of the exposed "
+              "time (%.1f%%) is waiting%s.",
+              (unsigned long long)d->wait.groups, (unsigned long long)d->wait.kernels,
+              (double)d->wait.worst_ratio_x100 / 100.0, fmt_ms(d->wait.exposed_wait_ns),
+              d->cost_ns > 0 ? 100.0 * (double)d->wait.exposed_wait_ns / (double)d->cost_ns : 0.0,
+              d->waiting ? ", not moving data: the ranks enter these collectives at different times" : "");
   if (sd)
     sb_printf(det,
               " %.3f ms of it could run under compute that ran at another time: communication and "
@@ -288,7 +314,13 @@ static void word_exposed(fsdpa_ctx *c, int64_t rank, findings *f, const exposed_
   for (size_t i = 0; i < d->nbw; i++)
     sb_printf(det, " %s: %llu kernels, %.3f ms exposed, bus bandwidth %.1f GB/s.", d->bw[i].name,
               (unsigned long long)d->bw[i].count, fmt_ms(d->bw[i].exposed_ns), d->bw[i].busbw_gbps);
-  if (d->netbound) {
+  if (d->waiting) {
+    sb_puts(adv, "Most of the exposed time is waiting for other ranks, not moving data: find the rank that is "
+                 "late (fsdpa analyze over all the ranks' traces: straggler-rank names it and cross_rank gives "
+                 "every collective's arrival skew) and why (uneven batches or sequence lengths, a slower host or "
+                 "input pipeline on that rank, load imbalance between experts). Bucket sizes, overlap and "
+                 "bandwidth tuning do not shorten a wait for a late rank.");
+  } else if (d->netbound) {
     sb_printf(adv, "Communication takes longer than the compute it should hide under: reduce the bytes each "
                    "iteration moves (%s), give each GPU more work per byte (%s), and compare the achieved bus "
                    "bandwidth with what the fabric should deliver.",
@@ -317,6 +349,7 @@ static void word_exposed(fsdpa_ctx *c, int64_t rank, findings *f, const exposed_
     snprintf(top, sizeof top, "; %s %s (%s)", d->top.exposed_ns * 2 > d->cost_ns ? "mostly" : "largest",
              d->top.name[0] ? d->top.name : "other", t2);
   }
+  if (d->waiting) snprintf(top, sizeof top, "; mostly waiting for other ranks");
   snprintf(title, sizeof title, "Exposed communication: %s, %.1f%% of the GPU span and %.1f%% of the communication%s",
            t1, d->share_pct, d->comm_ns > 0 ? 100.0 * (double)d->cost_ns / (double)d->comm_ns : 0.0, top);
   finding *x = findings_add(f, "exposed-comm", d->severity, rank, FSDPA_ABSENT, d->cost_ns, title,
@@ -352,6 +385,7 @@ fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   if (!st) st = overlap_splits(c, &d, 0, &acc, &x.ncoll);
   x.by_coll = acc;
   if (!st) st = overlap_exposed(c, &d, &x.exposed);
+  if (!st) st = overlap_wait(c, &d, &x.wait);
   if (!st) st = fm_summarize(c, &x.fs);
   if (st) goto done;
   facts_streams(v, &x);

@@ -23,7 +23,8 @@ typedef struct stall {
   int64_t judged_ns;          /* summed duration of every step judged */
   int64_t opened_ns;          /* GPU gaps opened while the flagged calls blocked, full length */
   int64_t opened_ppm;         /* opened_ns as a share of judged_ns */
-  int64_t caused_ns;          /* GPU idle the dependency graph gives to the flagged calls (host_blocked) */
+  int64_t saving_ns;          /* the dependency graph replayed without the flagged calls saves this */
+  int64_t caused_ns;          /* opened_ns, at most saving_ns: the idle they opened that their removal removes */
   int64_t caused_ppm;         /* caused_ns as a share of judged_ns: the severity */
   const step_rec *worst_step; /* flagged step whose worst thread blocked longest */
   const sa_step *worst;       /* its row */
@@ -117,43 +118,11 @@ static fsdpa_status idle_opened(fsdpa_ctx *c, const sc_set *s, const uint8_t *se
   return FSDPA_OK;
 }
 
-/* GPU idle the selected calls caused, read from the dependency graph: the
- * host_blocked part of each device's idle whose blocking call is one of
- * them (the thread that was to launch the next op sat in it).  A call that
- * waited for queued work which itself waited on something else caused
- * nothing: the graph gives that idle to what the work waited on. */
-static fsdpa_status idle_caused(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel, int64_t *out) {
-  *out = 0;
-  const store_views *v = ctx_views(c);
-  if (!v) return fa_fail_status(&c->alloc);
-  depgraph g;
-  fsdpa_status st = dg_get(c, &g);
-  if (st || !g.nblk) {
-    dg_free(c, &g);
-    return st;
-  }
-  int64_t *ns = fa_calloc(&c->alloc, g.nblk * sizeof *ns);
-  if (!ns) {
-    dg_free(c, &g);
-    return fa_fail_status(&c->alloc);
-  }
-  for (size_t d = 0; d < s->ndevs && !st; d++) {
-    qwin w = {INT64_MIN, INT64_MAX, s->devs[d].device, FSDPA_ABSENT};
-    st = dg_idle_by_block(c, v, &g, &w, s->devs[d].busy, s->devs[d].n, ns);
-  }
-  if (!st) {
-    /* the graph's blocking calls are sorted by (thread, start) */
-    for (size_t i = 0; i < s->n; i++) {
-      if (!sel[i]) continue;
-      const sc_call *k = &s->v[i];
-      for (size_t m = dg_block_first(&g, k->track, k->ts); m < g.nblk && g.blk[m].track == k->track &&
-                                                           g.blk[m].ts <= k->ts; m++)
-        if (g.blk[m].rt == k->rt) *out += ns[m];
-    }
-  }
-  fa_free(&c->alloc, ns, g.nblk * sizeof *ns);
-  dg_free(c, &g);
-  return st;
+/* The judged windows of a stall, for its what-if. */
+static void stall_mods(const stall *d, dg_mods *m) {
+  memset(m, 0, sizeof *m);
+  m->t0 = d->nwin > d->first ? d->win[d->first].ts : 0;
+  m->t1 = d->nwin ? d->win[d->nwin - 1].end : 0;
 }
 
 static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, int al_thrash, stall *d) {
@@ -220,13 +189,29 @@ static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, int al_thrash,
    * time: severity follows the GPU idle the blocking calls caused, as a
    * share of the windows judged, on the scale every finding uses */
   if ((st = idle_opened(c, s, d->in, &d->opened_ns))) return st;
-  if ((st = idle_caused(c, s, d->in, &d->caused_ns))) return st;
+  /* what the replay of the dependency graph without the flagged calls saves */
+  {
+    size_t n = c->st.rt.len;
+    uint8_t *z = n ? fa_calloc(&c->alloc, n) : NULL;
+    if (n && !z) return fa_fail_status(&c->alloc);
+    for (size_t i = 0; i < s->n; i++)
+      if (d->in[i] && s->v[i].rt < n) z[s->v[i].rt] = 1;
+    dg_mods m;
+    stall_mods(d, &m);
+    m.rt_zero = z;
+    st = dg_saving(c, &m, &d->saving_ns);
+    fa_free(&c->alloc, z, n);
+    if (st) return st;
+  }
   for (size_t i = d->first; i < d->nwin; i++)
     if (d->win[i].end > d->win[i].ts) d->judged_ns += d->win[i].end - d->win[i].ts;
-  /* the cost is the idle the waits caused (the graph's host_blocked in
-   * them), not every gap that opened while they blocked: a thread waiting
-   * for queued work that itself waited (on another stream, a graph, work
-   * outside the trace) is a symptom of that wait */
+  /* the cost is the idle the waits caused: the gaps that opened while they
+   * blocked, as far as removing them would remove that idle.  A thread
+   * waiting for queued work that itself waited (on another stream, a graph
+   * replay, work outside the trace) opened gaps it did not cause: the replay
+   * without it saves nothing there. */
+  d->caused_ns = d->saving_ns == FSDPA_ABSENT || d->saving_ns > d->opened_ns ? d->opened_ns : d->saving_ns;
+  if (d->caused_ns < 0) d->caused_ns = 0;
   d->cost_ns = d->caused_ns;
   /* without iterations the share of the whole trace says nothing about a
    * repeating pattern (one synchronize that ends a capture is normal): the
@@ -302,10 +287,10 @@ static void stall_detail(const fsdpa_ctx *c, const sync_run *r, const stall *d, 
     n += snprintf(detail + n, cap - (size_t)n, "; the GPU then idled %.3f ms", fmt_ms(lk->idle_after));
   if (n > 0 && (size_t)n < cap)
     snprintf(detail + n, cap - (size_t)n,
-             ". The waits cost the GPU %.2f ms of idle (%.1f%% of the %s judged): the idle during which the "
-             "thread that was to launch the next GPU op sat in them (the dependency graph's host_blocked). GPU "
-             "gaps that opened while they blocked: %.2f ms; from the start of the waits until work resumed the "
-             "GPU was idle %.2f ms, the rest of it waiting on other work or begun before the waits.",
+             ". The waits cost the GPU %.2f ms of idle (%.1f%% of the %s judged): the GPU gaps that opened while "
+             "they blocked (%.2f ms), as far as a replay of the trace's dependencies without them removes that "
+             "idle. From the start of the waits until work resumed the GPU was idle %.2f ms; the rest had begun "
+             "before the waits.",
              fmt_ms(d->caused_ns), (double)d->caused_ppm / 1e4,
              d->source == ITS_PROFILER_STEP ? "steps" : d->source == ITS_NONE ? "trace" : "iterations",
              fmt_ms(d->opened_ns), fmt_ms(d->idle_ns));
@@ -366,30 +351,17 @@ static void stall_advice(const stall *d, const workload *wl, sbuf *b) {
                               "allocation); keep such releases out of the loop.");
 }
 
-/* The flagged calls take no time and wait for nothing. */
-static fsdpa_status stall_saving(fsdpa_ctx *c, const sync_run *r, const stall *d, jsonw *w) {
-  const sc_set *s = &r->s;
-  size_t n = c->st.rt.len;
-  uint8_t *z = n ? fa_calloc(&c->alloc, n) : NULL;
-  if (n && !z) return fa_fail_status(&c->alloc);
-  for (size_t i = 0; i < s->n; i++)
-    if (d->in[i] && s->v[i].rt < n) z[s->v[i].rt] = 1;
+static void stall_saving(const stall *d, jsonw *w) {
   dg_mods m;
-  memset(&m, 0, sizeof m);
-  m.t0 = d->nwin > d->first ? d->win[d->first].ts : 0;
-  m.t1 = d->nwin ? d->win[d->nwin - 1].end : 0;
-  m.rt_zero = z;
-  fsdpa_status st = dg_saving_evidence(c, &m, "the flagged blocking calls take no time and wait for nothing", w);
-  fa_free(&c->alloc, z, n);
-  return st;
+  stall_mods(d, &m);
+  dg_saving_write(w, &m, d->saving_ns, "the flagged blocking calls take no time and wait for nothing");
 }
 
 static fsdpa_status stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall *d, sbuf *ev) {
   jsonw w;
   jw_init(&w, ev, 0);
   jw_obj(&w);
-  fsdpa_status st = stall_saving(c, r, d, &w);
-  if (st) return st;
+  stall_saving(d, &w);
   jw_ku64(&w, "flagged_steps", d->nflag);
   jw_ku64(&w, "steps", d->nsteps);
   jw_ki64(&w, "flagged_sync_ns", d->flagged_ns);
