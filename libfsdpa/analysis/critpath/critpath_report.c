@@ -11,6 +11,9 @@
 
 /* Segments written: the longest, in time order. */
 #define CP_SEGMENTS 32
+/* Iterations written: the first ones (a report stays small for a trace of
+ * thousands of steps; the rest are counted). */
+#define CP_ITERATIONS 128
 
 static void cats(jsonw *w, const int64_t *ns) {
   jw_obj(w);
@@ -94,7 +97,8 @@ fsdpa_status critpath_json(fsdpa_ctx *c, jsonw *w) {
   jw_kstr(w, "iterations_from", it_source_name(source));
   jw_key(w, "iterations");
   jw_arr(w);
-  for (size_t i = 0; i < nwin && source != ITS_NONE; i++) {
+  size_t nit = source == ITS_NONE ? 0 : nwin < CP_ITERATIONS ? nwin : CP_ITERATIONS;
+  for (size_t i = 0; i < nit; i++) {
     int64_t by[DG_P__N] = {0}, len = 0;
     for (size_t j = 0; j < p.nseg; j++) {
       int64_t s = p.seg[j].s > win[i].ts ? p.seg[j].s : win[i].ts;
@@ -114,6 +118,7 @@ fsdpa_status critpath_json(fsdpa_ctx *c, jsonw *w) {
     jw_obj_end(w);
   }
   jw_arr_end(w);
+  jw_ku64(w, "iterations_omitted", source == ITS_NONE ? 0 : nwin - nit);
   /* the longest segments, in time order */
   size_t n = p.nseg < CP_SEGMENTS ? p.nseg : CP_SEGMENTS;
   sref *r = p.nseg ? fa_malloc(&c->alloc, p.nseg * sizeof *r) : NULL;
