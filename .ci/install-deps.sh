@@ -3,8 +3,10 @@
 # root (or sudo).
 #
 #   bash .ci/install-deps.sh         build: the library, the CLI, the docs' inputs
+#   bash .ci/install-deps.sh wasm    the WebAssembly build, node and Chromium tests
 #   bash .ci/install-deps.sh test    build + everything .ci/run uses (tests,
-#                                    sanitizers, fuzzing, ABI guard, bindings)
+#                                    sanitizers, fuzzing, ABI guard, bindings,
+#                                    the WebAssembly build and its tests)
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
@@ -27,10 +29,17 @@ TEST=(
   python3-jsonschema                            # JSON report schema test (docs/report.schema.json)
   cargo rustc                                   # Rust binding tests (skipped if absent)
 )
+WASM=(
+  emscripten                                    # the WebAssembly build (tools/wasm/)
+  dpkg-dev                                      # dpkg-source: simdjson and zlib from `apt-get source`
+  node-acorn node-cjs-module-lexer node-undici  # what Debian's node 18 loads from /usr/share/nodejs
+  node-typescript                               # tsc: the module's TypeScript declarations compile
+)
 case "${1:-build}" in
   build) PKGS=("${BUILD[@]}") ;;
-  test) PKGS=("${BUILD[@]}" "${TEST[@]}") ;;
-  *) echo "usage: $0 [build|test]" >&2; exit 2 ;;
+  test) PKGS=("${BUILD[@]}" "${TEST[@]}" "${WASM[@]}") ;;
+  wasm) PKGS=("${WASM[@]}" chromium) ;;
+  *) echo "usage: $0 [build|test|wasm]" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${PKGS[@]}"; do

@@ -276,7 +276,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t l1 = 0, l2 = 0;
     char *r1 = fz_report(c, nctx, FSDPA_FORMAT_JSON, &l1);
     char *r2 = fz_report(c2, n2, FSDPA_FORMAT_JSON, &l2);
-    if (n2 != nctx || l1 != l2 || memcmp(r1, r2, l1))
+    if (n2 != nctx || l1 != l2 || (r1 && memcmp(r1, r2, l1)) || !r1 != !r2)
       fz_die("report after early reports differs from the report without them");
     fsdpa_free(r1);
     fsdpa_free(r2);

@@ -312,9 +312,11 @@ fsdpa_status fsdpa_feed(fsdpa_ctx *c, const void *data, size_t len) {
 fsdpa_status fsdpa_finish(fsdpa_ctx *c) {
   if (!c) return FSDPA_EINVAL;
   ctx_clear(c);
-  if (c->failed || c->finished)
-    return ctx_fail(c, FSDPA_ESTATE, "%s: %s", c->name ? c->name : "<input>",
-                    c->failed ? "input already failed" : "fsdpa_finish() was already called");
+  if (c->failed)
+    return ctx_fail(c, FSDPA_ESTATE, "%s: %s", c->name ? c->name : "<input>", "input already failed");
+  /* finished (by fsdpa_feed_file(), or an earlier call): the input is
+   * whole, which is all a second call asks */
+  if (c->finished) return FSDPA_OK;
   fsdpa_status st = ensure_input(c);
   if (st != FSDPA_OK) return st;
   c->finished = 1;

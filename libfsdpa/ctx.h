@@ -13,12 +13,14 @@ enum {
   P__COUNT
 };
 /* Values a parameter may take: 0 .. 2^61 (times in ns up to the store's time
- * bound, counts, ppm), allocator.warmup_steps also -1 (auto).  Arithmetic
- * on parameters relies on it; fsdpa_param_set() and the summary reader
- * refuse anything else. */
+ * bound, counts), a share (a name ending in _ppm) 0 .. 10^6 (100 %),
+ * allocator.warmup_steps also -1 (auto).  Arithmetic on parameters relies
+ * on it; fsdpa_param_set() and the summary reader refuse anything else. */
 #define PARAM_MAX ((int64_t)1 << 61)
+#define PARAM_SHARE_MAX ((int64_t)1000000)
 static inline int64_t param_min(int p) { return p == P_WARMUP_STEPS ? -1 : 0; }
-static inline int param_ok(int p, int64_t v) { return v >= param_min(p) && v <= PARAM_MAX; }
+int64_t param_max(int p);
+static inline int param_ok(int p, int64_t v) { return v >= param_min(p) && v <= param_max(p); }
 /* The string-valued parameter (not in params.def): comma-separated globs
  * (fnmatch) over whole kernel names that make a kernel communication
  * (events/comm_class.h, rule "user").  fsdpa_param_get() gives their count. */

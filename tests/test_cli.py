@@ -149,9 +149,11 @@ class Help(unittest.TestCase):
     def test_options_of_commands(self):
         longs = {cmd: {o[1] for o in options(cmd)} for cmd in commands()}
         self.assertEqual(longs["analyze"], {"format", "output", "fail-on", "set", "jobs", "low-memory", "color",
-                                            "no-color", "no-progress", "html-step", "max-memory", "help"})
-        self.assertEqual(longs["annotate"], {"output", "dir", "gzip", "no-gzip", "set", "max-memory", "help"})
-        self.assertEqual(longs["summarize"], {"output", "rank", "set", "max-memory", "help"})
+                                            "no-color", "no-progress", "html-step", "max-memory", "allow-empty",
+                                            "help"})
+        self.assertEqual(longs["annotate"], {"output", "dir", "gzip", "no-gzip", "set", "max-memory", "allow-empty",
+                                             "help"})
+        self.assertEqual(longs["summarize"], {"output", "rank", "set", "max-memory", "allow-empty", "help"})
         self.assertEqual(longs["merge"], {"format", "output", "summary", "fail-on", "help"})
         for cmd in ("params", "version", "help"):
             self.assertEqual(longs[cmd], {"help"})
@@ -239,7 +241,11 @@ class Parsing(unittest.TestCase):
                 eq = self.outcome([cmd, "--%s=%s" % (opt, value), *rest()])
                 self.assertEqual(sep, eq)
                 self.assertIn(sep[0], (0, 1), sep[2])
-                self.assertEqual(sep[2], "")
+                # silent, but for --fail-on naming the findings that failed the run
+                if sep[0] == 1:
+                    self.assertTrue(sep[2].startswith("fsdpa: --fail-on %s: " % value), sep[2])
+                else:
+                    self.assertEqual(sep[2], "")
                 if shorts.get((cmd, opt)):
                     s = shorts[(cmd, opt)]
                     self.assertEqual(self.outcome([cmd, "-" + s, value, *rest()]), sep)
@@ -458,7 +464,9 @@ class Set(unittest.TestCase):
                       "launch.kernel_wait_ns=abc", "launch.kernel_wait_ns=", "overlap.exposed_min_share_ppm=30%%",
                       "overlap.exposed_min_share_ppm=12.34567%", "overlap.exposed_min_share_ppm=%",
                       "overlap.exposed_min_share_ppm=abc%", "overlap.exposed_min_share_ppm=-5%",
-                      "overlap.exposed_min_share_ppm=1e3", "allocator.warmup_steps=-2"):
+                      "overlap.exposed_min_share_ppm=1e3", "allocator.warmup_steps=-2",
+                      "overlap.exposed_min_share_ppm=130%", "overlap.exposed_min_share_ppm=1000001",
+                      "overlap.exposed_min_share_ppm=100.0001%"):
             for cmd in ("analyze", "annotate", "summarize"):
                 with self.subTest(cmd=cmd, value=value):
                     rc, out, err = run(cmd, "--set", value, "-o", os.path.join(TMP, "unused"), "/nonexistent/t.json")
@@ -468,19 +476,207 @@ class Set(unittest.TestCase):
                     self.assertNotIn("fsdpa_", err)
 
 
+    def test_share_bounds_and_suggestions(self):
+        k = "overlap.exposed_min_share_ppm"
+        self.assertEqual(run("analyze", "--set", k + "=100%", SAMPLE)[:2], run("analyze", "--set", k + "=1000000", SAMPLE)[:2])
+        rc, _, err = run("analyze", "--set", k + "=130%", SAMPLE)
+        self.assertEqual(rc, 2)
+        self.assertIn("100%", err)
+        # an unknown key names the nearest: a typo, or the section left out
+        for typo in ("overlap.exposed_min_share_pm", "overlap.exposed_min_share", "exposed_min_share_ppm",
+                     "OVERLAP.exposed_min_share_ppm"):
+            with self.subTest(typo=typo):
+                rc, _, err = run("analyze", "--set", typo + "=5%", SAMPLE)
+                self.assertEqual(rc, 2)
+                self.assertIn("did you mean '%s'?" % k, err)
+        rc, _, err = run("analyze", "--set", "completely.different=5", SAMPLE)
+        self.assertEqual(rc, 2)
+        self.assertNotIn("did you mean", err)
+
+
+class OneJob(unittest.TestCase):
+    """What the traces of one job are: an empty trace is refused unless
+    --allow-empty, a directory's file that is not a trace is skipped with a
+    warning, and inputs that are not one job (a rank twice, two world sizes)
+    are refused with the files named."""
+
+    def setUp(self):
+        self.d = tempfile.mkdtemp(dir=TMP)
+
+    def tearDown(self):
+        shutil.rmtree(self.d)
+
+    def write(self, name, text):
+        p = os.path.join(self.d, name)
+        with open(p, "w") as f:
+            f.write(text)
+        return p
+
+    def test_empty_traces(self):
+        for text in ("[]", '{"traceEvents":[]}', '{"schemaVersion":1,"traceEvents":[ ]}'):
+            p = self.write("e.json", text)
+            for cmd in (["analyze"], ["analyze", "-f", "text"], ["analyze", "--low-memory"], ["summarize"],
+                        ["annotate", "-o", os.path.join(self.d, "a.json")], ["analyze", "--fail-on", "info"]):
+                with self.subTest(text=text, cmd=cmd):
+                    rc, out, err = run(*cmd, p)
+                    self.assertEqual((rc, out), (3, b""), err)
+                    self.assertIn("e.json: empty trace", err)
+                    self.assertIn("--allow-empty", err)
+                    rc, out, err = run(*cmd, "--allow-empty", p)
+                    self.assertEqual(rc, 0, err)
+            # one empty rank among good ones fails the whole report too
+            rc, out, err = run("analyze", RANK0, p)
+            self.assertEqual((rc, out), (3, b""))
+
+    def test_directory_skips_files_that_are_not_traces(self):
+        job = os.path.join(self.d, "job")
+        os.mkdir(job)
+        shutil.copy(RANK0, os.path.join(job, "rank0.json.gz"))
+        shutil.copy(RANK1, os.path.join(job, "rank1.json.gz"))
+        with open(os.path.join(job, "config.json"), "w") as f:
+            json.dump({"lr": 0.1, "epochs": 3}, f)
+        want = run("analyze", RANK0, RANK1)[1].replace(RANK0.encode(), os.path.join(job, "rank0.json.gz").encode()) \
+            .replace(RANK1.encode(), os.path.join(job, "rank1.json.gz").encode())
+        for extra in ([], ["-j", "2"], ["--low-memory", "-j", "2"]):
+            with self.subTest(extra=extra):
+                rc, out, err = run("analyze", *extra, job)
+                self.assertEqual(rc, 0, err)
+                self.assertEqual(out, want)
+                self.assertEqual(err.count("warning: skipped"), 1, err)
+                self.assertIn("config.json: not a Kineto trace", err)
+        out_dir = os.path.join(self.d, "annotated")
+        rc, _, err = run("annotate", "-d", out_dir, job)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("warning: skipped", err)
+        self.assertEqual(sorted(os.listdir(out_dir)), ["rank0.json.gz", "rank1.json.gz"])
+        # named on the command line, the same file is an error
+        rc, out, err = run("analyze", RANK0, os.path.join(job, "config.json"))
+        self.assertEqual((rc, out), (3, b""))
+        self.assertIn("config.json: not a Kineto trace", err)
+        # a broken trace in a directory is not skipped: it is an error
+        with open(os.path.join(job, "rank2.json"), "w") as f:
+            f.write('{"traceEvents":[{"ph":"X"')
+        rc, out, err = run("analyze", job)
+        self.assertEqual((rc, out), (3, b""))
+        self.assertIn("rank2.json", err)
+        # nothing left
+        only = os.path.join(self.d, "only")
+        os.mkdir(only)
+        shutil.copy(os.path.join(job, "config.json"), only)
+        rc, out, err = run("analyze", only)
+        self.assertEqual((rc, out), (3, b""))
+        self.assertIn("no traces to analyze", err)
+
+    def test_not_one_job(self):
+        # rank 0 twice: the same file, or two files
+        for args in ([RANK0, RANK0], [RANK0, RANK1, RANK0], ["-j", "2", RANK0, RANK0], ["--low-memory", RANK0, RANK0]):
+            with self.subTest(args=args):
+                rc, out, err = run("analyze", *args)
+                self.assertEqual((rc, out), (3, b""))
+                self.assertIn("rank 0 twice", err)
+                self.assertIn(RANK0, err)
+        # two world sizes
+        with gzip.open(RANK1) as f:
+            t = json.load(f)
+        t["distributedInfo"]["world_size"] = 8
+        other = self.write("other_job.json", json.dumps(t))
+        for extra in ([], ["--low-memory"]):
+            rc, out, err = run("analyze", *extra, RANK0, other)
+            self.assertEqual(rc, 0, err)
+            self.assertIn("warning: the traces are not one job", err)
+            self.assertIn("world size 2", err)
+            self.assertIn("other_job.json", err)
+        self.assertEqual(run("analyze", RANK0, RANK1)[2], "")
+        # merge: the same summary twice, or two summaries of rank 0
+        s0 = os.path.join(self.d, "r0.fsum")
+        s0b = os.path.join(self.d, "r0b.fsum")
+        so = os.path.join(self.d, "other.fsum")
+        self.assertEqual(run("summarize", RANK0, "-o", s0)[0], 0)
+        self.assertEqual(run("summarize", RANK0, "-o", s0b)[0], 0)
+        self.assertEqual(run("summarize", other, "-o", so)[0], 0)
+        for args, words in (([s0, s0], ["rank 0", "r0.fsum"]), ([s0, s0b], ["rank 0", "r0.fsum", "r0b.fsum"]),
+                            (["--summary", s0, s0b], ["rank 0", "r0b.fsum"])):
+            with self.subTest(args=args):
+                rc, out, err = run("merge", *args)
+                self.assertEqual((rc, out), (3, b""))
+                for w in words:
+                    self.assertIn(w, err)
+                self.assertNotIn("input 0", err)
+                self.assertNotIn("summary 1", err)
+
+    def test_merge_errors_name_the_file(self):
+        good = os.path.join(self.d, "good.fsum")
+        self.assertEqual(run("summarize", RANK0, "-o", good)[0], 0)
+        bad = self.write("bad.fsum", "garbage\n")
+        wrong = self.write("wrong.fsum", '{"schema":"fsdpa.summary/9","ranks":[]}')
+        for b in (bad, wrong):
+            with self.subTest(b=b):
+                rc, out, err = run("merge", good, b)
+                self.assertEqual((rc, out), (3, b""))
+                self.assertIn(b, err)
+                self.assertNotIn("input 1", err)
+
+    def test_annotate_makes_its_directory(self):
+        out = os.path.join(self.d, "new", "deeper")
+        rc, _, err = run("annotate", "-d", out, RANK0)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(os.listdir(out), [os.path.basename(RANK0)])
+        blocker = self.write("file", "x")
+        rc, _, err = run("annotate", "-d", os.path.join(blocker, "sub"), RANK0)
+        self.assertEqual(rc, 3)
+
+
+class FailOn(unittest.TestCase):
+    def test_any_case(self):
+        for word in ("WARNING", "Warning", "warning"):
+            with self.subTest(word=word):
+                self.assertEqual(run("analyze", "--fail-on", word, SAMPLE)[0], 1)
+        self.assertEqual(run("analyze", "-f", "JSON", SAMPLE)[:2], run("analyze", "-f", "json", SAMPLE)[:2])
+
+    def test_says_which_findings_crossed(self):
+        rep = json.loads(run("analyze", SAMPLE)[1])
+        order = {"info": 0, "warning": 1, "critical": 2}
+        for sev in ("info", "warning", "critical"):
+            crossed = [f for f in rep["findings"] if order[f["severity"]] >= order[sev]]
+            for cmd, args in (("analyze", [SAMPLE]), ("analyze", ["--low-memory", SAMPLE]), ("merge", [FSUM])):
+                with self.subTest(sev=sev, cmd=cmd, args=args):
+                    rc, out, err = run(cmd, "--fail-on", sev, *args)
+                    self.assertEqual(rc, 1 if crossed else 0)
+                    self.assertTrue(out)
+                    if not crossed:
+                        self.assertEqual(err, "")
+                        continue
+                    self.assertIn("--fail-on %s" % sev, err)
+                    for f in crossed:
+                        self.assertIn("%s %s rank %d: %s" % (f["severity"], f["id"], f["rank"], f["title"]), err)
+                    for f in rep["findings"]:
+                        if f not in crossed:
+                            self.assertNotIn(f["title"], err)
+
+
 class OutputFormat(unittest.TestCase):
     def test_by_name(self):
         d = tempfile.mkdtemp(dir=TMP)
         want = {fmt: run("analyze", "-f", fmt, SAMPLE)[1] for fmt in ("json", "text", "html")}
         for name, fmt in (("r.html", "html"), ("r.json", "json"), ("r.txt", "text"), ("R.HTML", "html"),
-                          ("r.Txt", "text"), ("r.out", "json"), ("report", "json"), ("r.html.bak", "json")):
+                          ("r.Txt", "text")):
             with self.subTest(name=name):
                 p = os.path.join(d, name)
                 rc, out, err = run("analyze", "-o", p, SAMPLE)
                 self.assertEqual((rc, out, err), (0, b"", ""))
                 with open(p, "rb") as f:
                     self.assertEqual(f.read(), want[fmt])
-        for name, fmt in (("r.html", "json"), ("r.txt", "html"), ("r.json", "text")):
+        # a name that says no format is refused before anything is read (no
+        # silent JSON in report.pdf); -f makes any name fine
+        for name in ("r.pdf", "report", "r.html.bak", "r.out"):
+            with self.subTest(name=name):
+                p = os.path.join(d, name)
+                rc, out, err = run("analyze", "-o", p, SAMPLE)
+                self.assertEqual((rc, out), (2, b""))
+                self.assertIn(name, err)
+                self.assertIn("-f json|text|html", err)
+                self.assertFalse(os.path.exists(p))
+        for name, fmt in (("r.html", "json"), ("r.txt", "html"), ("r.json", "text"), ("r.pdf", "json")):
             p = os.path.join(d, name)
             self.assertEqual(run("analyze", "-f", fmt, "-o", p, SAMPLE)[0], 0)
             with open(p, "rb") as f:
@@ -617,13 +813,13 @@ class Errors(unittest.TestCase):
         for args in (["analyze", "-o", missing + ".json", SAMPLE], ["analyze", "-o", TMP, SAMPLE],
                      ["summarize", "-o", missing + ".fsum", SAMPLE], ["merge", "-o", missing + ".json", FSUM],
                      ["merge", "--summary", "-o", TMP, FSUM], ["annotate", "-o", missing + ".json", SAMPLE],
-                     ["annotate", "-d", "/nonexistent-dir", SAMPLE], ["annotate", "-d", SAMPLE, SAMPLE]):
+                     ["annotate", "-d", os.path.join(SAMPLE, "sub"), SAMPLE], ["annotate", "-d", SAMPLE, SAMPLE]):
             with self.subTest(args=args):
                 rc, out, err = run(*args)
                 self.assertEqual((rc, out), (3, b""))
                 self.assertIn("cannot write", err)
         if os.path.exists("/dev/full"):
-            rc, _, err = run("analyze", "-o", "/dev/full", SAMPLE)
+            rc, _, err = run("analyze", "-f", "json", "-o", "/dev/full", SAMPLE)
             self.assertEqual(rc, 3)
             self.assertIn("/dev/full", err)
             with open("/dev/full", "wb") as full:

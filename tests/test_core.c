@@ -271,8 +271,19 @@ START_TEST(t_params) {
   ck_assert_int_eq(c->params[P_KERNEL_WAIT_NS], 20000);
   ck_assert_int_eq(fsdpa_param_get(c, "launch.kernel_wait_ns", &v), FSDPA_OK);
   ck_assert_int_eq(v, 20000);
-  ck_assert_int_eq(fsdpa_param_set(c, "overlap.exposed_min_share_ppm", "2305843009213693953"), FSDPA_EINVAL);
-  ck_assert_int_eq(fsdpa_param_set(c, "overlap.exposed_min_share_ppm", "2305843009213693952"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_param_set(c, "launch.kernel_wait_ns", "2305843009213693953"), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_param_set(c, "launch.kernel_wait_ns", "2305843009213693952"), FSDPA_OK);
+  /* a share is 0 .. 100 %, in ppm or as a percentage */
+  ck_assert_int_eq(fsdpa_param_set(c, "overlap.exposed_min_share_ppm", "1000001"), FSDPA_EINVAL);
+  ck_assert_ptr_nonnull(strstr(fsdpa_errmsg(c), "out of range"));
+  ck_assert_int_eq(fsdpa_param_set(c, "overlap.exposed_min_share_ppm", "130%"), FSDPA_EINVAL);
+  ck_assert_int_eq(fsdpa_param_set(c, "overlap.exposed_min_share_ppm", "1000000"), FSDPA_OK);
+  ck_assert_int_eq(fsdpa_param_set(c, "overlap.exposed_min_share_ppm", "12.5%"), FSDPA_OK);
+  ck_assert_int_eq(c->params[P_EXPOSED_COMM_SHARE_PPM], 125000);
+  ck_assert_int_eq(fsdpa_param_set(c, "launch.kernel_wait_ns", "5%"), FSDPA_EINVAL);
+  ck_assert_ptr_nonnull(strstr(fsdpa_errmsg(c), "only a share"));
+  ck_assert_int_eq(fsdpa_param_set(c, "overlap.exposed_min_shar_ppm", "5"), FSDPA_EINVAL);
+  ck_assert_ptr_nonnull(strstr(fsdpa_errmsg(c), "did you mean 'overlap.exposed_min_share_ppm'?"));
   ck_assert_int_eq(fsdpa_param_set(c, "allocator.warmup_steps", "-1"), FSDPA_OK);
   ck_assert_int_eq(fsdpa_param_set(c, "allocator.warmup_steps", "-2"), FSDPA_EINVAL);
   fsdpa_list *l = NULL;

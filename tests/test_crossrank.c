@@ -689,18 +689,29 @@ START_TEST(t_summary_parse_errors) {
     ck_assert_msg(strstr(err.message, "input 1") != NULL, "case %zu: %s", i, err.message);
   }
   {
-    const char *two[2] = {s, s};
-    size_t ln[2] = {len, len / 2};  /* the second one cut short */
+    size_t len1;
+    char *s1 = summary_of(c[1], "r1", &len1);
+    const char *two[2] = {s, s1};
+    size_t ln[2] = {len, len1 / 2};  /* the second one cut short */
     fsdpa_error_init(&err);
     ck_assert_int_eq(fsdpa_summary_merge(two, ln, 2, NULL, &out, NULL, &err), FSDPA_EPARSE);
     ck_assert_int_eq(err.input, 1);
+    /* the same summary twice holds a rank twice: refused, naming the second */
+    const char *same[2] = {s, s};
+    size_t lsame[2] = {len, len};
+    fsdpa_error_init(&err);
+    ck_assert_int_eq(fsdpa_summary_merge(same, lsame, 2, NULL, &out, NULL, &err), FSDPA_EINVAL);
+    ck_assert_ptr_null(out);
+    ck_assert_int_eq(err.input, 1);
+    ck_assert_msg(strstr(err.message, "rank 0 twice: in summary 0 and in summary 1") != NULL, "%s", err.message);
     /* then a good merge clears the caller's error */
-    ln[1] = len;
+    ln[1] = len1;
     char *ok = NULL;
     ck_assert_int_eq(fsdpa_summary_merge(two, ln, 2, NULL, &ok, NULL, &err), FSDPA_OK);
     ck_assert_int_eq(err.status, FSDPA_OK);
     ck_assert_str_eq(err.message, "");
     fsdpa_free(ok);
+    fsdpa_free(s1);
     /* a NULL summary is a bad argument, named too */
     two[1] = NULL;
     ck_assert_int_eq(fsdpa_summary_merge(two, ln, 2, NULL, &out, NULL, &err), FSDPA_EINVAL);
@@ -858,17 +869,15 @@ START_TEST(t_summary_v01) {
   assert_same(r02, rm, "report of merge(0.1 summary)");
   fsdpa_free(rm);
   fsdpa_free(m);
-  /* merged with itself: four ranks, in rank order (ties in the order given) */
+  /* merged with itself: each rank twice, refused */
   const char *two[2] = {sum, sum};
   size_t ln[2] = {sl, sl};
-  m = merge_n(two, ln, 2, &ml);
-  ck_assert_uint_eq(tj_count(m, "ranks"), 4);
-  ck_assert_int_eq(tj_i64(m, "ranks.1.input.rank"), 0);
-  ck_assert_int_eq(tj_i64(m, "ranks.2.input.rank"), 1);
-  rm = report_of(m, ml, NULL);
-  ck_assert_uint_eq(tj_count(rm, "inputs"), 4);
-  fsdpa_free(rm);
-  fsdpa_free(m);
+  fsdpa_error_init(&err);
+  m = NULL;
+  ck_assert_int_eq(fsdpa_summary_merge(two, ln, 2, NULL, &m, &ml, &err), FSDPA_EINVAL);
+  ck_assert_ptr_null(m);
+  ck_assert_int_eq(err.input, 1);
+  ck_assert_ptr_nonnull(strstr(err.message, "rank 0 twice"));
   /* its typed findings: the 0.1 report's findings[], in order */
   fsdpa_list *fl = NULL;
   fsdpa_error_init(&err);

@@ -179,7 +179,10 @@ FSDPA_API fsdpa_status fsdpa_feed(fsdpa_ctx *ctx, const void *data, size_t len);
 /**
  * End of input.  Reports a truncated document (::FSDPA_ETRUNCATED) or an
  * input that is not a trace (::FSDPA_ENOTTRACE).  Queries work before and
- * after it.
+ * after it.  Once the input is whole (an earlier fsdpa_finish() or
+ * fsdpa_feed_file() succeeded) it does nothing and returns ::FSDPA_OK, so
+ * `feed_file` then `finish` is fine; after an input error it is
+ * ::FSDPA_ESTATE.
  */
 FSDPA_API fsdpa_status fsdpa_finish(fsdpa_ctx *ctx);
 /** Convenience: feed a whole file (plain or gzip; "-" = stdin) and finish.
@@ -1274,9 +1277,11 @@ static inline void fsdpa_report_options_init(fsdpa_report_options *opts) { fsdpa
  * @param[out] out_len  receives its length in bytes (may be NULL)
  *
  * The report lists the contexts in rank order (`trace_info.rank`, else the
- * context's index; equal ranks in the order given), so for known, distinct
- * ranks its bytes do not depend on the order of `ctxs` (with `paths` in the
- * same order).
+ * context's index), so for known ranks its bytes do not depend on the order
+ * of `ctxs` (with `paths` in the same order).  Two contexts of the same rank
+ * are refused (::FSDPA_EINVAL, the message naming both, `err->input` the
+ * later one's index): the same trace given twice, or two jobs mixed, would
+ * be matched against itself as two ranks.
  *
  * Everything in the report except the top-level `cross_rank` section and its
  * findings depends on one context alone, and each context keeps its own part
@@ -1383,7 +1388,11 @@ FSDPA_API fsdpa_status fsdpa_param_list(fsdpa_list **out);
  * Set an analysis threshold or option by name, e.g.
  * `fsdpa_param_set(ctx, "launch.kernel_wait_ns", "30000")`.  Values are
  * decimal integers from the parameter's min_value to its max_value (times in
- * ns, counts, shares in ppm; see fsdpa_param_list()).
+ * ns, counts, shares in ppm; see fsdpa_param_list()).  A share (a name
+ * ending in `_ppm`, 0 .. 1000000) also takes a percentage with at most four
+ * decimals, as `fsdpa analyze --set` does: "30%" is 300000, "12.5%" 125000;
+ * anything above 100 % is out of range.  The message of an unknown name
+ * suggests the nearest one ("did you mean ...?") when it looks like a typo.
  *
  * One parameter takes a string and is not in fsdpa_param_list():
  * `comm.kernel_patterns`, a comma-separated list of glob patterns (`*`, `?`,
@@ -1428,8 +1437,9 @@ FSDPA_API fsdpa_status fsdpa_param_get(fsdpa_ctx *ctx, const char *key, int64_t 
  *
  * <b>Order.</b>  Every result is the same whatever order the contexts (or
  * summaries) are given in, as long as their ranks are known and distinct:
- * the analysis first puts the ranks in rank order (equal ranks in the order
- * given), and every choice it makes on a tie falls on the lowest rank.
+ * the analysis first puts the ranks in rank order (a report refuses a rank
+ * given twice; this query keeps equal ranks in the order given), and every
+ * choice it makes on a tie falls on the lowest rank.
  * Reports list `inputs`, `ranks` and `cross_rank.per_rank` in rank order;
  * fsdpa_crossrank_rank_list() keeps the caller's order.  A context without
  * `distributedInfo.rank` is numbered by its position among the inputs, so
@@ -1593,11 +1603,13 @@ FSDPA_API fsdpa_status fsdpa_summary_write(fsdpa_ctx *ctx, const char *path, cha
                                            size_t *out_len);
 /**
  * Merge n summaries (each one rank or an earlier merge) into one: the rank
- * entries of all of them, verbatim, in rank order (equal ranks in the order
- * given), so merging is associative and
- * merge(merge(a,b),c) = merge(a,merge(b,c)) = merge(a,b,c) byte for byte,
- * and, for distinct ranks, commutative: merge(b,a) = merge(a,b).
- * Each input is validated.
+ * entries of all of them, verbatim, in rank order, so merging is
+ * associative and commutative:
+ * merge(merge(a,b),c) = merge(a,merge(b,c)) = merge(a,b,c) = merge(b,a,c)
+ * byte for byte.  Each input is validated, and a rank found twice (the
+ * same summary given twice, two jobs mixed, or traces without
+ * `distributedInfo.rank` summarized without a rank) is refused with
+ * ::FSDPA_EINVAL, `err->input` the summary where it was found again.
  * @param sums  n summaries
  * @param lens  their lengths in bytes
  * @param n     number of summaries (at least 1)

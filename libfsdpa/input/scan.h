@@ -4,9 +4,10 @@
  * Inside an element it tracks only strings, backslash escapes and brace
  * depth (simdjson validates each element later).  Between elements it
  * checks every byte itself: only blanks, exactly one ',' between elements,
- * and the closing ']'.  Two implementations with identical results: an
- * AVX2+PCLMUL 64-byte block scanner (simdjson stage-1 style) and a scalar
- * byte loop; ev_scan_simd_available() picks at runtime. */
+ * and the closing ']'.  Two implementations with identical results: a
+ * 64-byte block scanner (simdjson stage-1 style; AVX2+PCLMUL on x86-64,
+ * WebAssembly SIMD in a -msimd128 build) and a scalar byte loop;
+ * ev_scan_simd_available() says whether the block scanner can run. */
 #ifndef FSDPA_INPUT_SCAN_H
 #define FSDPA_INPUT_SCAN_H
 #include <stddef.h>
@@ -38,7 +39,7 @@ typedef struct ev_scan {
   const char *err_what;
 } ev_scan;
 
-/* 1 if the AVX2/PCLMUL path can run on this CPU. */
+/* 1 if the block scanner can run (x86-64: on this CPU; wasm: simd128 build). */
 int ev_scan_simd_available(void);
 /* Start scanning the array whose '[' ends just before window offset `pos`. */
 void ev_scan_init(ev_scan *s, size_t pos, size_t max_event);

@@ -53,11 +53,37 @@ static int cmp_rank_pos(const void *pa, const void *pb) {
   return a->i < b->i ? -1 : a->i > b->i;
 }
 
+/* The name of context i for a message: its path, else the context's name. */
+static const char *input_name(fsdpa_ctx *const *ctxs, const char *const *paths, size_t i) {
+  if (paths && paths[i]) return paths[i];
+  return ctxs[i]->name ? ctxs[i]->name : "<input>";
+}
+
+/* The contexts must be the ranks of one job: two traces of one rank would
+ * be matched against each other as if they were two ranks, and their
+ * findings shown as one rank's, so the report would be wrong.  Refused
+ * (EINVAL, the message naming both inputs; *bad the caller's index of the
+ * second), never guessed around. */
+static fsdpa_status check_job(fsdpa_ctx *const *ctxs, const char *const *paths, const rank_pos *ord, size_t n,
+                              int64_t *bad) {
+  for (size_t k = 1; k < n; k++)
+    if (ord[k].rank == ord[k - 1].rank) {
+      size_t a = ord[k - 1].i, b = ord[k].i;
+      *bad = (int64_t)b;
+      return ctx_fail(ctxs[0], FSDPA_EINVAL,
+                      "rank %lld twice: %s and %s (the same trace given twice, or traces of two jobs mixed; "
+                      "give each rank of one job once)",
+                      (long long)ord[k].rank, input_name(ctxs, paths, a), input_name(ctxs, paths, b));
+    }
+  return FSDPA_OK;
+}
+
 /* What fsdpa_report() and fsdpa_report_findings() both need: the contexts
  * and paths in rank order with their resolved ranks, the cross-rank result
  * and every finding, sorted. */
 static fsdpa_status prepare(report_in *in, fsdpa_ctx *const *ctxs, const char *const *paths, size_t n) {
   memset(in, 0, sizeof *in);
+  in->bad_input = FSDPA_ABSENT;
   fa_alloc *a = &ctxs[0]->alloc;
   in->c0 = ctxs[0];
   in->n = n;
@@ -74,6 +100,11 @@ static fsdpa_status prepare(report_in *in, fsdpa_ctx *const *ctxs, const char *c
   for (size_t i = 0; i < n; i++)
     ord[i] = (rank_pos){ctxs[i]->info.rank != FSDPA_ABSENT ? ctxs[i]->info.rank : (int64_t)i, i};
   qsort(ord, n, sizeof *ord, cmp_rank_pos);
+  fsdpa_status bad = check_job(ctxs, paths, ord, n, &in->bad_input);
+  if (bad) {
+    fa_free(a, ord, n * sizeof *ord);
+    return bad;
+  }
   for (size_t k = 0; k < n; k++) {
     in->ranks[k] = ord[k].rank;
     in->own_ctxs[k] = ctxs[ord[k].i];
@@ -96,10 +127,11 @@ static void release(report_in *in) {
   fa_free(&c0->alloc, in->own_paths, in->n * sizeof *in->own_paths);
 }
 
-/* A failure inside a report: the first context holds the message. */
-static fsdpa_status failed(fsdpa_error *err, fsdpa_status st, fsdpa_ctx *c0) {
+/* A failure inside a report: the first context holds the message; `input`
+ * the caller's index of the input it is about, or FSDPA_ABSENT. */
+static fsdpa_status failed(fsdpa_error *err, fsdpa_status st, fsdpa_ctx *c0, int64_t input) {
   if (!c0->err[0]) ctx_fail(c0, st, "report: %s", fsdpa_status_str(st));
-  return ctx_err_out(err, st, c0, FSDPA_ABSENT);
+  return ctx_err_out(err, st, c0, input);
 }
 
 fsdpa_status fsdpa_report(fsdpa_ctx *const *ctxs, const char *const *paths, size_t n,
@@ -140,8 +172,9 @@ fsdpa_status fsdpa_report(fsdpa_ctx *const *ctxs, const char *const *paths, size
   sb_free(&b);
   /* messages go to the first context in rank order once the inputs are sorted */
   fsdpa_ctx *msg = in.ctxs && in.ctxs[0]->err[0] ? in.ctxs[0] : c0;
+  int64_t bad = in.bad_input;
   release(&in);
-  return st ? failed(err, st, msg) : FSDPA_OK;
+  return st ? failed(err, st, msg, bad) : FSDPA_OK;
 }
 
 const char *fsdpa_severity_name(fsdpa_severity s) {
@@ -201,8 +234,9 @@ fsdpa_status fsdpa_report_findings(fsdpa_ctx *const *ctxs, size_t n, fsdpa_list 
   st = prepare(&in, ctxs, NULL, n);
   if (!st) st = report_findings_list(&in.all, &ctxs[0]->alloc, out);
   fsdpa_ctx *msg = in.ctxs && in.ctxs[0]->err[0] ? in.ctxs[0] : ctxs[0];
+  int64_t bad = in.bad_input;
   release(&in);
-  return st ? failed(err, st, msg) : FSDPA_OK;
+  return st ? failed(err, st, msg, bad) : FSDPA_OK;
 }
 
 int fsdpa_findings_worst(const fsdpa_list *l) {

@@ -20,6 +20,7 @@ typedef struct report_in {
   findings all;              /* every finding, sorted by cost */
   xr_result *xr;             /* the cross-rank analysis, NULL below two ranks */
   const fsdpa_report_options *opts;
+  int64_t bad_input;         /* the caller's index of an input refused by the job check, else FSDPA_ABSENT */
 } report_in;
 
 /* Findings of all ranks plus the cross-rank ones (from xr, or run here when

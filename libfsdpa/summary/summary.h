@@ -46,6 +46,7 @@ typedef struct sum_doc {
 fsdpa_status sum_parse(fa_alloc *a, const char *s, size_t n, sum_doc *d, char *msg, size_t msg_len,
                        int64_t *err_off);
 void sum_doc_free(sum_doc *d);
-/* Write the JSON report of a parsed summary, identical to report_json(). */
-fsdpa_status sum_report_json(sum_doc *d, sbuf *out);
+/* Write the JSON report of a parsed summary, identical to report_json();
+ * a summary that holds a rank twice is EINVAL with the message in err. */
+fsdpa_status sum_report_json(sum_doc *d, sbuf *out, fsdpa_error *err);
 #endif

@@ -61,9 +61,14 @@ static int cmp_sum_rank(const void *pa, const void *pb) {
  * cross-rank finding over all ranks' tables, sorted as fsdpa_report() does;
  * *xr (zeroed by the caller, freed with xr_result_free) keeps the cross-rank
  * result. */
-static fsdpa_status sum_findings(sum_doc *d, findings *all, xr_result *xr) {
+static fsdpa_status sum_findings(sum_doc *d, findings *all, xr_result *xr, fsdpa_error *err) {
   fa_alloc *a = d->a;
   if (d->n > 1) qsort(d->r, d->n, sizeof *d->r, cmp_sum_rank);
+  for (size_t i = 0; i < d->n; i++) {
+    if (i && d->r[i].rank == d->r[i - 1].rank)
+      return err_set(err, FSDPA_EINVAL, FSDPA_ABSENT, FSDPA_ABSENT, "the summary holds rank %lld twice (%s and %s)",
+                     (long long)d->r[i].rank, d->r[i - 1].path, d->r[i].path);
+  }
   xr_table *tabs = fa_malloc(a, d->n * sizeof *tabs);
   fsdpa_status st = tabs ? FSDPA_OK : fa_fail_status(a);
   if (!st) {
@@ -79,13 +84,13 @@ static fsdpa_status sum_findings(sum_doc *d, findings *all, xr_result *xr) {
   return st;
 }
 
-fsdpa_status sum_report_json(sum_doc *d, sbuf *out) {
+fsdpa_status sum_report_json(sum_doc *d, sbuf *out, fsdpa_error *err) {
   fa_alloc *a = d->a;
   findings all;
   findings_init(&all, a);
   xr_result xr;
   memset(&xr, 0, sizeof xr);
-  fsdpa_status st = sum_findings(d, &all, &xr);
+  fsdpa_status st = sum_findings(d, &all, &xr, err);
   if (!st) {
     jsonw w;
     jw_init(&w, out, 1);
@@ -155,7 +160,7 @@ fsdpa_status fsdpa_summary_report(const char *sum, size_t len, const fsdpa_summa
   if (st) return st;
   sbuf b;
   sb_init(&b, &a);
-  st = sum_report_json(&d, &b);
+  st = sum_report_json(&d, &b, err);
   if (!st) {
     *out = outbuf_dup(&a, b.p ? b.p : "", b.len);
     if (!*out) st = fa_fail_status(&a);
@@ -163,7 +168,9 @@ fsdpa_status fsdpa_summary_report(const char *sum, size_t len, const fsdpa_summa
   }
   sb_free(&b);
   sum_doc_free(&d);
-  return st ? err_set(err, st, FSDPA_ABSENT, FSDPA_ABSENT, "report from summary: %s", fsdpa_status_str(st)) : FSDPA_OK;
+  if (st && err && err->status == FSDPA_OK)
+    err_set(err, st, FSDPA_ABSENT, FSDPA_ABSENT, "report from summary: %s", fsdpa_status_str(st));
+  return st;
 }
 
 fsdpa_status fsdpa_summary_findings(const char *sum, size_t len, const fsdpa_summary_options *opts, fsdpa_list **out,
@@ -183,20 +190,41 @@ fsdpa_status fsdpa_summary_findings(const char *sum, size_t len, const fsdpa_sum
   findings_init(&all, &a);
   xr_result xr;
   memset(&xr, 0, sizeof xr);
-  st = sum_findings(&d, &all, &xr);
+  st = sum_findings(&d, &all, &xr, err);
   if (!st) st = report_findings_list(&all, &a, out);
   xr_result_free(&a, &xr);
   findings_free(&all);
   sum_doc_free(&d);
-  return st ? err_set(err, st, FSDPA_ABSENT, FSDPA_ABSENT, "findings from summary: %s", fsdpa_status_str(st)) : FSDPA_OK;
+  if (st && err && err->status == FSDPA_OK)
+    err_set(err, st, FSDPA_ABSENT, FSDPA_ABSENT, "findings from summary: %s", fsdpa_status_str(st));
+  return st;
 }
 
 typedef struct merge_ent {
-  int64_t rank;
+  int64_t rank, world_size;
   size_t pos;        /* over all summaries, in the order given */
+  size_t sum;        /* the summary it came from */
   const char *raw;   /* the rank entry, verbatim (a span of its summary) */
   size_t len;
 } merge_ent;
+
+/* The ranks of one job, as fsdpa_report() requires of its contexts
+ * (report.c, check_job): each rank once.  `ents` sorted by rank.  EINVAL
+ * naming the summaries, err's input the later one. */
+static fsdpa_status check_job(const merge_ent *e, size_t n, fsdpa_error *err) {
+  for (size_t k = 1; k < n; k++)
+    if (e[k].rank == e[k - 1].rank) {
+      const merge_ent *a = e[k - 1].pos < e[k].pos ? &e[k - 1] : &e[k], *b = a == &e[k] ? &e[k - 1] : &e[k];
+      if (a->sum == b->sum)
+        return err_set(err, FSDPA_EINVAL, (int64_t)b->sum, FSDPA_ABSENT, "rank %lld twice in summary %zu",
+                       (long long)b->rank, b->sum);
+      return err_set(err, FSDPA_EINVAL, (int64_t)b->sum, FSDPA_ABSENT,
+                     "rank %lld twice: in summary %zu and in summary %zu (the same summary or trace given twice, or "
+                     "two jobs mixed; a trace without distributedInfo.rank is rank 0 unless summarized with --rank N)",
+                     (long long)b->rank, a->sum, b->sum);
+    }
+  return FSDPA_OK;
+}
 
 static int cmp_merge_ent(const void *pa, const void *pb) {
   const merge_ent *a = pa, *b = pb;
@@ -226,7 +254,7 @@ fsdpa_status fsdpa_summary_merge(const char *const *sums, const size_t *lens, si
     sum_doc d;
     if ((st = parse_one(&a, sums[i], lens[i], &d, (int64_t)i, err))) break;
     for (size_t k = 0; k < d.n && !st; k++) {
-      merge_ent e = {d.r[k].rank, ents.len, d.r[k].raw, d.r[k].raw_len};
+      merge_ent e = {d.r[k].rank, d.r[k].world_size, ents.len, i, d.r[k].raw, d.r[k].raw_len};
       if (!fa_vec_push(&a, &ents, sizeof e, &e))
         st = err_set(err, fa_fail_status(&a), FSDPA_ABSENT, FSDPA_ABSENT, "merge: %s",
                      fsdpa_status_str(fa_fail_status(&a)));
@@ -238,6 +266,10 @@ fsdpa_status fsdpa_summary_merge(const char *const *sums, const size_t *lens, si
     return st;
   }
   if (ents.len > 1) qsort(ents.data, ents.len, sizeof(merge_ent), cmp_merge_ent);
+  if ((st = check_job(ents.data, ents.len, err))) {
+    fa_vec_free(&a, &ents, sizeof(merge_ent));
+    return st;
+  }
   sbuf b;
   sb_init(&b, &a);
   sb_puts(&b, "{\"schema\":\"" SUMMARY_SCHEMA "\",\"version\":");

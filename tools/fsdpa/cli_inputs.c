@@ -21,18 +21,21 @@ static int wanted(const char *name, cli_operand kind) {
 
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static int push(cli_inputs *in, size_t *cap, char *path) {
+static int push(cli_inputs *in, size_t *cap, char *path, int from_dir) {
   if (!path) return -1;
   if (in->n == *cap) {
     size_t nc = *cap ? *cap * 2 : 16;
     char **np = realloc(in->paths, nc * sizeof *np);
-    if (!np) {
+    if (np) in->paths = np;
+    unsigned char *nd = np ? realloc(in->from_dir, nc) : NULL;
+    if (!nd) {
       free(path);
       return -1;
     }
-    in->paths = np;
+    in->from_dir = nd;
     *cap = nc;
   }
+  in->from_dir[in->n] = (unsigned char)from_dir;
   in->paths[in->n++] = path;
   return 0;
 }
@@ -66,7 +69,7 @@ static int expand_dir(const char *dir, cli_operand kind, cli_inputs *out, size_t
       free(p);
       continue;
     }
-    if (push(out, cap, p)) rc = EXIT_IO;
+    if (push(out, cap, p, 1)) rc = EXIT_IO;
   }
   closedir(d);
   if (rc) {
@@ -86,13 +89,14 @@ static int expand_dir(const char *dir, cli_operand kind, cli_inputs *out, size_t
 int cli_inputs_expand(char *const *operands, size_t n, cli_operand kind, cli_inputs *out) {
   size_t cap = 0;
   out->paths = NULL;
+  out->from_dir = NULL;
   out->n = 0;
   for (size_t i = 0; i < n; i++) {
     struct stat st;
     if (strcmp(operands[i], "-") && stat(operands[i], &st) == 0 && S_ISDIR(st.st_mode)) {
       int rc = expand_dir(operands[i], kind, out, &cap);
       if (rc) return rc;
-    } else if (push(out, &cap, strdup(operands[i]))) {
+    } else if (push(out, &cap, strdup(operands[i]), 0)) {
       fprintf(stderr, "%s: out of memory\n", cli_prog);
       return EXIT_IO;
     }
@@ -103,6 +107,8 @@ int cli_inputs_expand(char *const *operands, size_t n, cli_operand kind, cli_inp
 void cli_inputs_free(cli_inputs *in) {
   for (size_t i = 0; i < in->n; i++) free(in->paths[i]);
   free(in->paths);
+  free(in->from_dir);
   in->paths = NULL;
+  in->from_dir = NULL;
   in->n = 0;
 }

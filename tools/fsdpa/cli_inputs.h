@@ -8,6 +8,7 @@
 
 typedef struct cli_inputs {
   char **paths;  /* each an operand as given, or DIR/NAME for a directory's file */
+  unsigned char *from_dir;  /* 1 where paths[i] is a directory's file, not an operand */
   size_t n;
 } cli_inputs;
 
@@ -15,7 +16,10 @@ typedef struct cli_inputs {
  * files (not those of its subdirectories, nor hidden ones) whose names end
  * in .json or .json.gz (traces) or .fsum (summaries), in byte order of the
  * names, as the shell's glob sorts them in the C locale; anything else,
- * "-" included, stays as it is.  Returns 0; EXIT_USAGE for a directory
+ * "-" included, stays as it is.  A directory's file that turns out not to
+ * be a trace (a config.json beside the ranks) is skipped with a warning by
+ * the commands (from_dir); an operand named on the command line is not.
+ * Returns 0; EXIT_USAGE for a directory
  * without such files; EXIT_IO for a directory that cannot be read.  Release
  * with cli_inputs_free() either way. */
 int cli_inputs_expand(char *const *operands, size_t n, cli_operand kind, cli_inputs *out);

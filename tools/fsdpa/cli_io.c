@@ -42,12 +42,31 @@ int cli_check_output(const char *path) {
   return check_parent(path);
 }
 
+/* mkdir -p: every missing directory of `dir`, parents first */
+static int make_dirs(const char *dir) {
+  char *p = strdup(dir);
+  if (!p) return ENOMEM;
+  int err = 0;
+  for (char *s = p + 1; !err; s++) {
+    int end = !*s;
+    if (*s != '/' && !end) continue;
+    char c = *s;
+    *s = 0;
+    if (mkdir(p, 0777) && errno != EEXIST) err = errno;
+    *s = c;
+    if (end) break;
+  }
+  free(p);
+  return err;
+}
+
 int cli_check_output_dir(const char *dir) {
   struct stat st;
   int err = 0;
-  if (stat(dir, &st)) err = errno;
-  else if (!S_ISDIR(st.st_mode)) err = ENOTDIR;
-  else if (access(dir, W_OK | X_OK)) err = errno;
+  if (stat(dir, &st) && errno == ENOENT) err = make_dirs(dir);
+  if (!err && stat(dir, &st)) err = errno;
+  else if (!err && !S_ISDIR(st.st_mode)) err = ENOTDIR;
+  else if (!err && access(dir, W_OK | X_OK)) err = errno;
   return err ? cannot_write(dir, err) : 0;
 }
 

@@ -15,7 +15,8 @@ int cli_is_stdout(const char *path);
  * EXIT_IO with a message (a missing directory, a directory as the file, no
  * permission), so a long analysis does not end in a failed write. */
 int cli_check_output(const char *path);
-/* The same for a directory that files are written into (annotate -d). */
+/* The same for a directory that files are written into (annotate -d),
+ * made (with its missing parents) when it does not exist. */
 int cli_check_output_dir(const char *dir);
 
 /* Write data to `path` (NULL or "-": standard output): 0, or EXIT_IO with a

@@ -88,41 +88,10 @@ static int parse_size(const char *s, uint64_t *bytes) {
   return 0;
 }
 
-/* A percentage as ppm: "30" -> 300000, "12.5" -> 125000; ppm are whole, so
- * at most four decimals (more are allowed only as zeros). */
-static int parse_percent(const char *s, int64_t *ppm) {
-  const char *p = s;
-  int neg = *p == '-';
-  if (neg) p++;
-  if (!isdigit((unsigned char)*p)) return -1;
-  int64_t whole = 0, frac = 0;
-  for (; isdigit((unsigned char)*p); p++) {
-    if (whole > (INT64_MAX / 10000 - 9) / 10) return -1;
-    whole = whole * 10 + (*p - '0');
-  }
-  if (*p == '.') {
-    p++;
-    if (!isdigit((unsigned char)*p)) return -1;
-    int d = 0;
-    for (; isdigit((unsigned char)*p); p++, d++) {
-      if (d < 4) frac = frac * 10 + (*p - '0');
-      else if (*p != '0') return -1;
-    }
-    for (; d < 4; d++) frac *= 10;
-  }
-  if (*p) return -1;
-  int64_t v = whole * 10000 + frac;
-  *ppm = neg ? -v : v;
-  return 0;
-}
-
-static int ends_with(const char *s, const char *suffix) {
-  size_t n = strlen(s), m = strlen(suffix);
-  return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-/* --set KEY=VALUE, checked against fsdpa_param_list() so that a typo in a
- * key or a value fails before any trace is read. */
+/* --set KEY=VALUE, checked by the library on a scratch context (the same
+ * check, the same messages and the same syntax, percentages included, as
+ * every caller of fsdpa_param_set() gets), so that a typo in a key or a value
+ * fails before any trace is read. */
 static int parse_set(const char *opt, const char *s, cli_set *out) {
   const char *eq = strchr(s, '=');
   if (!eq || eq == s) {
@@ -130,60 +99,24 @@ static int parse_set(const char *opt, const char *s, cli_set *out) {
     return -1;
   }
   size_t klen = (size_t)(eq - s);
-  const char *v = eq + 1;
-  /* the one string-valued parameter (fsdpa_param_set): passed through */
-  static const char STRKEY[] = "comm.kernel_patterns";
-  if (klen == sizeof STRKEY - 1 && !strncmp(s, STRKEY, klen)) {
-    memcpy(out->key, s, klen);
-    out->key[klen] = 0;
-    out->value[0] = 0;
-    out->text = v;
-    return 0;
+  if (klen >= sizeof out->key) {
+    fail("%s: unknown parameter '%.*s' (see 'fsdpa params')", opt, (int)klen, s);
+    return -1;
   }
-  out->text = NULL;
-  fsdpa_list *l = NULL;
-  if (fsdpa_param_list(&l) != FSDPA_OK) {
+  memcpy(out->key, s, klen);
+  out->key[klen] = 0;
+  out->text = eq + 1;
+  fsdpa_ctx *c = NULL;
+  if (fsdpa_ctx_new(&c, NULL) != FSDPA_OK) {
     fail("out of memory");
     return -1;
   }
-  fsdpa_param p;
-  int found = 0;
-  for (size_t i = 0; i < fsdpa_list_count(l) && !found; i++) {
-    memset(&p, 0, sizeof p);
-    p.size = sizeof p;
-    found = fsdpa_list_get(l, i, &p) == FSDPA_OK && strlen(p.name) == klen && !strncmp(p.name, s, klen);
-  }
-  int rc = -1;
-  int64_t val = 0;
-  size_t vlen = strlen(v);
-  if (!found || klen >= sizeof out->key) {
-    fail("%s: unknown parameter '%.*s' (see 'fsdpa params')", opt, (int)klen, s);
-  } else if (vlen && v[vlen - 1] == '%' && !ends_with(p.name, "_ppm")) {
-    fail("%s %s: only a share (a parameter whose name ends in _ppm) takes a percentage "
-         "(see 'fsdpa params')", opt, s);
-  } else if (vlen && v[vlen - 1] == '%') {
-    char num[64];
-    if (vlen - 1 >= sizeof num || (memcpy(num, v, vlen - 1), num[vlen - 1] = 0, parse_percent(num, &val)))
-      fail("%s %s: '%s' is not a percentage with at most four decimals, such as 30%% or 12.5%% "
-           "(see 'fsdpa params')", opt, s, v);
-    else rc = 0;
-  } else if (parse_int(v, INT64_MIN, INT64_MAX, &val)) {
-    fail("%s %s: '%s' is not an integer%s (see 'fsdpa params')", opt, s, v,
-         ends_with(p.name, "_ppm") ? " or a percentage such as 30%" : "");
-  } else {
-    rc = 0;
-  }
-  if (!rc && (val < p.min_value || val > p.max_value)) {
-    fail("%s %s: %lld is out of range: %lld .. %lld (see 'fsdpa params')", opt, s, (long long)val,
-         (long long)p.min_value, (long long)p.max_value);
+  int rc = 0;
+  if (fsdpa_param_set(c, out->key, out->text) != FSDPA_OK) {
+    fail("%s %s: %s (see 'fsdpa params')", opt, s, fsdpa_errmsg(c));
     rc = -1;
   }
-  if (!rc) {
-    memcpy(out->key, s, klen);
-    out->key[klen] = 0;
-    snprintf(out->value, sizeof out->value, "%lld", (long long)val);
-  }
-  fsdpa_list_free(l);
+  fsdpa_ctx_free(c);
   return rc;
 }
 
@@ -194,7 +127,7 @@ static int choice_index(const char *choices, const char *word) {
   for (const char *p = choices; *p; k++) {
     const char *e = strchr(p, ' ');
     size_t len = e ? (size_t)(e - p) : strlen(p);
-    if (n && len == n && !strncmp(p, word, n)) return k;
+    if (n && len == n && !strncasecmp(p, word, n)) return k;
     p += len + (e != NULL);
   }
   return -1;
@@ -261,7 +194,7 @@ static int apply(const cli_opt *o, const char *name, const char *v, cli_args *a)
     case OPT_HELP: break;
     case OPT_FORMAT:
       a->has_format = 1;
-      a->format = !strcmp(v, "text") ? FSDPA_FORMAT_TEXT : !strcmp(v, "html") ? FSDPA_FORMAT_HTML : FSDPA_FORMAT_JSON;
+      a->format = !strcasecmp(v, "text") ? FSDPA_FORMAT_TEXT : !strcasecmp(v, "html") ? FSDPA_FORMAT_HTML : FSDPA_FORMAT_JSON;
       break;
     case OPT_OUTPUT: a->output = v; break;
     case OPT_DIR: a->dir = v; break;
@@ -273,6 +206,7 @@ static int apply(const cli_opt *o, const char *name, const char *v, cli_args *a)
     case OPT_SET: break;
     case OPT_JOBS: a->jobs = (int)n; break;
     case OPT_LOW_MEMORY: a->low_memory = 1; break;
+    case OPT_ALLOW_EMPTY: a->allow_empty = 1; break;
     case OPT_COLOR: a->color = 1; break;
     case OPT_NO_COLOR: a->color = 0; break;
     case OPT_NO_PROGRESS: a->progress = 0; break;
@@ -404,4 +338,19 @@ int cli_format_of_name(const char *path, fsdpa_format *fmt) {
   else if (!strcasecmp(dot, ".txt")) *fmt = FSDPA_FORMAT_TEXT;
   else return 0;
   return 1;
+}
+
+int cli_output_format(const cli_args *a, int to_tty, fsdpa_format *fmt) {
+  if (a->has_format) {
+    *fmt = a->format;
+    return 0;
+  }
+  if (!a->output || !strcmp(a->output, "-")) {
+    *fmt = to_tty ? FSDPA_FORMAT_TEXT : FSDPA_FORMAT_JSON;
+    return 0;
+  }
+  if (cli_format_of_name(a->output, fmt)) return 0;
+  fail("-o %s: the name does not say the format: end it in .json, .html or .txt, or give -f json|text|html",
+       a->output);
+  return EXIT_USAGE;
 }

@@ -13,15 +13,13 @@
  * or an output could not be written. */
 enum { EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_IO = 3 };
 
-/* One --set, checked against fsdpa_param_list(): `value` is the integer the
- * library takes (a percentage already turned into ppm). */
+/* One --set, checked by fsdpa_param_set() when parsed. */
 typedef struct cli_set {
   char key[128];
-  char value[32];
-  const char *text;  /* comm.kernel_patterns: the argument's own text, else NULL */
+  const char *text;  /* the value as given (the library takes "30%" too) */
 } cli_set;
 /* The value to hand to fsdpa_param_set(). */
-static inline const char *cli_set_value(const cli_set *s) { return s->text ? s->text : s->value; }
+static inline const char *cli_set_value(const cli_set *s) { return s->text; }
 
 typedef struct cli_args {
   const cli_cmd *cmd;
@@ -37,6 +35,7 @@ typedef struct cli_args {
   size_t nsets;
   int jobs;
   int low_memory;
+  int allow_empty;         /* --allow-empty: report a trace with no event */
   int color;               /* 1 --color, 0 --no-color, -1 not given */
   int progress;            /* 0 after --no-progress */
   int64_t html_step;       /* FSDPA_ABSENT: not given */
@@ -55,6 +54,11 @@ void cli_args_free(cli_args *a);
 /* The format an output file's name asks for (.html, .json, .txt, any case):
  * 1 with *fmt set, 0 for any other name. */
 int cli_format_of_name(const char *path, fsdpa_format *fmt);
+
+/* The report format of a command with -f and -o: -f's; else by -o's name
+ * (a name that says none is a usage error: EXIT_USAGE after a message);
+ * else text to a terminal (`to_tty`), json otherwise.  Returns 0. */
+int cli_output_format(const cli_args *a, int to_tty, fsdpa_format *fmt);
 
 /* The program's name in messages. */
 extern const char cli_prog[];

@@ -26,12 +26,17 @@ const cli_cmd cli_cmds[] = {
      "TRACE is a Kineto / PyTorch-profiler Chrome trace, plain or gzip (.json, .json.gz),\n"
      "or '-' for standard input.  Several TRACEs are the ranks of one job (rank taken from\n"
      "distributedInfo.rank, else the order given); the report lists them in rank order, so\n"
-     "with known ranks it does not depend on the order given.  A directory stands for the\n"
-     "traces in it (*.json and *.json.gz, sorted by name; not its subdirectories).\n",
+     "with known ranks it does not depend on the order given; a rank given twice is refused.\n"
+     "A directory stands for the traces in it (*.json and *.json.gz, sorted by name; not its\n"
+     "subdirectories); a file there that is not a trace (a config.json) is skipped with a\n"
+     "warning.  A trace that holds no event is refused (exit 3) unless --allow-empty.\n"
+     "Standard output gets text on a terminal and JSON in a pipe or file (fsdpa analyze t | jq\n"
+     "works); -f text gives text anywhere.\n",
      "Analyze the traces and print a report.\n",
      OPERAND_TRACES, "TRACE", 1, -1,
-     "exit status: 0 report written, 1 findings at or above --fail-on, 2 bad usage,\n"
-     "3 an input could not be read or is not a trace, or the report could not be written.\n",
+     "exit status: 0 report written, 1 findings at or above --fail-on (listed on stderr),\n"
+     "2 bad usage, 3 an input could not be read, is not a trace or is empty, or the report\n"
+     "could not be written.\n",
      cmd_analyze},
     {CMD_ANNOTATE, "annotate", 0, {"[options] TRACE -o OUT", "[options] -d DIR TRACE [TRACE ...]"},
      "copy a trace with the findings added as events (for Perfetto)",
@@ -181,7 +186,7 @@ const cli_opt cli_opts[] = {
      "is the only format: text and html need the traces (use\n"
      ".BR analyze ).\n"},
     {ANALYZE, OPT_OUTPUT, 'o', "output", "FILE", ARG_FILE, NULL, NULL,
-     "write the report to FILE; a name ending in .html, .json or .txt picks the format",
+     "write the report to FILE; its name (.html, .json or .txt) picks the format unless -f",
      "Write the report to\n"
      ".I FILE\n"
      "instead of standard output\n"
@@ -196,7 +201,9 @@ const cli_opt cli_opts[] = {
      ".B .json\n"
      "json and\n"
      ".B .txt\n"
-     "text (in any case); any other name is json.\n"
+     "text (in any case); any other name is a usage error (exit status 2), so that\n"
+     ".B \\-o report.pdf\n"
+     "does not silently write JSON.\n"
      "A\n"
      ".I FILE\n"
      "that cannot be written is exit status 3, found before any trace is read when its\n"
@@ -212,11 +219,13 @@ const cli_opt cli_opts[] = {
      "ends in\n"
      ".BR .gz .\n"},
     {ANNOTATE, OPT_DIR, 'd', "dir", "DIR", ARG_DIR, NULL, NULL,
-     "write each copy to DIR/<file name of the TRACE>",
+     "write each copy to DIR/<file name of the TRACE>; DIR is made if it does not exist",
      "Write the copy of each\n"
      ".I TRACE\n"
      "to\n"
-     ".IR DIR / \"file name of the TRACE\" .\n"},
+     ".IR DIR / \"file name of the TRACE\" .\n"
+     ".I DIR\n"
+     "(and its missing parents) is made if it does not exist.\n"},
     {SUMMARIZE, OPT_OUTPUT, 'o', "output", "FILE", ARG_FILE, NULL, NULL,
      "write the summary to FILE instead of standard output",
      "Write the summary to\n"
@@ -253,12 +262,13 @@ const cli_opt cli_opts[] = {
      "never compress the output",
      "Do not compress the output, whatever its name.\n"},
     {ANALYZE | MERGE, OPT_FAIL_ON, 0, "fail-on", "SEV", ARG_CHOICE, "info warning critical", NULL,
-     "exit 1 if a finding of severity SEV or worse exists (info, warning, critical); off by "
-     "default",
+     "exit 1 if a finding of severity SEV or worse exists (info, warning, critical, any case), "
+     "listing those findings on stderr; off by default",
      "Exit with status 1 if a finding of severity\n"
      ".I SEV\n"
      "or worse exists\n"
-     ".RB ( info \", \" warning \", \" critical ).\n"
+     ".RB ( info \", \" warning \", \" critical ,\n"
+     "in any case), after listing those findings (severity, id, rank, title) on standard error.\n"
      "Off by default.\n"},
     {ANALYZE | ANNOTATE | SUMMARIZE, OPT_SET, 0, "set", "KEY=VALUE", ARG_PARAM, NULL, NULL,
      "change an analysis threshold (see 'fsdpa params'); shares (_ppm) also as 30% or 12.5%",
@@ -275,7 +285,8 @@ const cli_opt cli_opts[] = {
      "is 300000, 12.5% is 125000 (at most four decimals: a ppm is 0.0001%).\n"
      "An unknown\n"
      ".I KEY\n"
-     "or a value outside the parameter's range is a usage error.\n"
+     "(the message suggests the nearest) or a value outside the parameter's range (a share\n"
+     "above 100%) is a usage error.\n"
      "One key takes a string:\n"
      ".B comm.kernel_patterns=PAT,PAT...\n"
      "makes kernels whose whole name matches a glob\n"
@@ -294,6 +305,11 @@ const cli_opt cli_opts[] = {
      "Keep a small summary of each rank instead of its events: each worker summarizes its trace and\n"
      "frees it, and the summaries are merged, so memory stays that of N ranks however many traces are\n"
      "given.  JSON only; the report is the same bytes as without the option.\n"},
+    {ANALYZE | ANNOTATE | SUMMARIZE, OPT_ALLOW_EMPTY, 0, "allow-empty", NULL, ARG_NONE, NULL, NULL,
+     "report a trace that holds no event instead of failing (exit 3)",
+     "Report a trace that holds no event at all (\\fB[]\\fR, \\fB{\\(dqtraceEvents\\(dq:[]}\\fR) instead of\n"
+     "failing with exit status 3: without it an empty profile cannot pass a CI gate as\n"
+     "\\(lqno findings\\(rq.\n"},
     {ANALYZE, OPT_COLOR, 0, "color", NULL, ARG_NONE, NULL, NULL,
      "color the text report even when not on a terminal",
      "Color the text report even when the output is not a terminal.\n"},

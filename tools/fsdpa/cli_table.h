@@ -64,7 +64,8 @@ typedef enum cli_opt_id {
   OPT_NO_COLOR,
   OPT_NO_PROGRESS,
   OPT_HTML_STEP,
-  OPT_MAX_MEMORY
+  OPT_MAX_MEMORY,
+  OPT_ALLOW_EMPTY
 } cli_opt_id;
 
 /* One option of the commands in `cmds`.  An option whose meaning differs

@@ -5,6 +5,7 @@
  * over all ranks afterwards only copies the parts and runs the cross-rank
  * analysis. */
 #include "cli_inputs.h"
+#include "cli_job.h"
 #include "cli_io.h"
 #include "cli_opts.h"
 #include "cmd.h"
@@ -19,6 +20,10 @@
 
 typedef struct job {
   const char *path;
+  int from_dir;       /* a directory's file: skipped with a warning if not a trace */
+  int skipped;
+  int empty;          /* read, but holds no event (refused unless --allow-empty) */
+  int64_t world_size; /* distributedInfo.world_size, FSDPA_ABSENT if unknown */
   fsdpa_ctx *ctx;     /* freed early under --low-memory once summarized */
   char *sum;          /* --low-memory: the rank's summary */
   size_t sum_len;
@@ -88,18 +93,9 @@ static void warm(fsdpa_ctx *c, const char *path) {
   if (fsdpa_report(&c, &path, 1, &o, &rep, NULL, NULL) == FSDPA_OK) fsdpa_free(rep);
 }
 
-/* --low-memory: the rank's summary instead of its context.  A trace without
- * a rank is numbered by its position, as fsdpa_report() numbers it, so the
- * merged summaries report the same bytes. */
-static fsdpa_status summarize_job(job *j, size_t index) {
-  fsdpa_trace_info ti;
-  fsdpa_trace_info_init(&ti);
-  if (fsdpa_trace_info_get(j->ctx, &ti) == FSDPA_OK && ti.rank == FSDPA_ABSENT) {
-    fsdpa_trace_info_init(&ti);
-    ti.rank = (int64_t)index;
-    fsdpa_status st = fsdpa_trace_info_set(j->ctx, &ti);
-    if (st) return st;
-  }
+/* --low-memory: the rank's summary instead of its context (numbered by
+ * cli_number_unranked() first, so the merged summaries report the same bytes). */
+static fsdpa_status summarize_job(job *j) {
   fsdpa_status st = fsdpa_summary_write(j->ctx, j->path, &j->sum, &j->sum_len);
   if (st) return st;
   fsdpa_ctx_free(j->ctx);
@@ -116,27 +112,26 @@ static void *worker(void *arg) {
     if (i >= sh->n) break;
     job *j = &sh->jobs[i];
     j->st = read_one(sh, j);
-    if (j->st == FSDPA_OK && sh->args->low_memory) j->st = summarize_job(j, i);
+    if (j->st == FSDPA_ENOTTRACE && j->from_dir) {
+      j->skipped = 1;
+      continue;
+    }
+    if (j->st == FSDPA_OK && !sh->args->allow_empty && cli_trace_empty(j->ctx)) {
+      j->st = FSDPA_ENOTTRACE;
+      j->empty = 1;
+      continue;
+    }
+    if (j->st == FSDPA_OK) j->st = cli_number_unranked(j->ctx, i, &j->world_size);
+    if (j->st == FSDPA_OK && sh->args->low_memory) j->st = summarize_job(j);
     else if (j->st == FSDPA_OK && sh->n > 1) warm(j->ctx, j->path);
   }
   return NULL;
 }
 
-/* Highest severity of the findings list a call just made (-1: none, or the
- * call failed).  The list goes by address: worst_of(f(&l), l) could pass l
- * before f() has set it, as the order arguments are evaluated in is not
- * defined. */
-static int worst_of(fsdpa_status st, fsdpa_list **l) {
-  int w = st ? -1 : fsdpa_findings_worst(*l);
-  fsdpa_list_free(*l);
-  *l = NULL;
-  return w;
-}
-
 /* --low-memory: the report of the ranks' merged summaries (the same bytes as
  * fsdpa_report() over their contexts: fsdpa_summary_report()'s contract). */
 static fsdpa_status report_from_summaries(const shared *sh, const fsdpa_report_options *ro, char **rep,
-                                          size_t *len, int *worst, fsdpa_error *e) {
+                                          size_t *len, fsdpa_list **findings, fsdpa_error *e) {
   const char **sums = calloc(sh->n, sizeof *sums);
   size_t *lens = calloc(sh->n, sizeof *lens);
   fsdpa_status st = FSDPA_ENOMEM;
@@ -149,10 +144,7 @@ static fsdpa_status report_from_summaries(const shared *sh, const fsdpa_report_o
     size_t mlen = 0;
     st = fsdpa_summary_merge(sums, lens, sh->n, NULL, &merged, &mlen, e);
     if (!st) st = fsdpa_summary_report(merged, mlen, NULL, ro, rep, len, e);
-    if (!st && worst) {
-      fsdpa_list *fl = NULL;
-      *worst = worst_of(fsdpa_summary_findings(merged, mlen, NULL, &fl, NULL), &fl);
-    }
+    if (!st && findings) st = fsdpa_summary_findings(merged, mlen, NULL, findings, e);
     fsdpa_free(merged);
   }
   free(sums);
@@ -198,8 +190,12 @@ int cmd_analyze(const cli_args *a) {
   fsdpa_report_options ro;
   fsdpa_report_options_init(&ro);
   ro.html_step = a->html_step;
-  if (a->has_format) ro.format = a->format;
-  else if (to_stdout || !cli_format_of_name(a->output, &ro.format)) ro.format = to_tty ? FSDPA_FORMAT_TEXT : FSDPA_FORMAT_JSON;
+  /* an output that cannot be written says so (exit 3) before its name's
+   * format is questioned */
+  if ((rc = cli_check_output(a->output)) || (rc = cli_output_format(a, to_tty, &ro.format))) {
+    cli_inputs_free(&in);
+    return rc;
+  }
   const char *nc = getenv("NO_COLOR");
   ro.color = a->color >= 0 ? a->color : (to_tty && !(nc && *nc));
   ro.width = cli_term_width(to_stdout);
@@ -207,10 +203,6 @@ int cmd_analyze(const cli_args *a) {
     fprintf(stderr, "%s: --low-memory writes json only (text and html need the events)\n", cli_prog);
     cli_inputs_free(&in);
     return EXIT_USAGE;
-  }
-  if ((rc = cli_check_output(a->output))) {
-    cli_inputs_free(&in);
-    return rc;
   }
 
   size_t n = in.n;
@@ -228,7 +220,10 @@ int cmd_analyze(const cli_args *a) {
     return EXIT_IO;
   }
   pthread_mutex_init(&sh.mu, NULL);
-  for (size_t i = 0; i < n; i++) sh.jobs[i].path = in.paths[i];
+  for (size_t i = 0; i < n; i++) {
+    sh.jobs[i].path = in.paths[i];
+    sh.jobs[i].from_dir = in.from_dir[i];
+  }
   uint64_t file_bytes, data_bytes;
   input_sizes(&in, &file_bytes, &data_bytes);
   progress_start(&sh.bar, a->progress && isatty(STDERR_FILENO), file_bytes, data_bytes);
@@ -246,36 +241,66 @@ int cmd_analyze(const cli_args *a) {
   }
   progress_end(&sh.bar);
 
-  for (size_t i = 0; i < n; i++) {
+  /* the traces the report is over: a directory's files that are not
+   * traces are left out (said once each), in the order given */
+  size_t kept = 0;
+  const char **paths = calloc(n ? n : 1, sizeof *paths);
+  job *kept_jobs = calloc(n ? n : 1, sizeof *kept_jobs);
+  if (!paths || !kept_jobs) {
+    fprintf(stderr, "%s: out of memory\n", cli_prog);
+    rc = EXIT_IO;
+  }
+  for (size_t i = 0; i < n && paths && kept_jobs; i++) {
     job *j = &sh.jobs[i];
-    if (j->st != FSDPA_OK) {
+    if (j->skipped) {
+      cli_warn_skipped(j->path, j->ctx);
+      continue;
+    }
+    if (j->empty) {
+      cli_trace_empty_failed(j->path);
+      rc = EXIT_IO;
+    } else if (j->st != FSDPA_OK) {
       report_failure(j, a);
       rc = EXIT_IO;
     }
-    ctxs[i] = j->ctx;
+    ctxs[kept] = j->ctx;
+    paths[kept] = j->path;
+    kept_jobs[kept++] = *j;
+  }
+  if (!rc) {
+    int64_t *ws = calloc(kept ? kept : 1, sizeof *ws);
+    for (size_t k = 0; ws && k < kept; k++) ws[k] = kept_jobs[k].world_size;
+    if (ws) cli_warn_mixed_jobs(ws, paths, kept);
+    free(ws);
+  }
+  if (!rc && !kept) {
+    fprintf(stderr, "%s: no traces to analyze: every file of the directories given was skipped\n", cli_prog);
+    rc = EXIT_IO;
   }
   if (!rc) {
     char *rep = NULL;
     size_t len = 0;
-    int worst = -1;
+    fsdpa_list *fl = NULL;
     fsdpa_error e;
     fsdpa_error_init(&e);
-    const char *const *paths = (const char *const *)in.paths;
-    fsdpa_status st = a->low_memory ? report_from_summaries(&sh, &ro, &rep, &len, a->fail_on >= 0 ? &worst : NULL, &e)
-                                    : fsdpa_report(ctxs, paths, n, &ro, &rep, &len, &e);
-    if (!st && a->fail_on >= 0 && !a->low_memory) {
-      fsdpa_list *fl = NULL;
-      worst = worst_of(fsdpa_report_findings(ctxs, n, &fl, NULL), &fl);
-    }
+    shared ksh = sh;
+    ksh.jobs = kept_jobs;
+    ksh.n = kept;
+    fsdpa_status st = a->low_memory ? report_from_summaries(&ksh, &ro, &rep, &len, a->fail_on >= 0 ? &fl : NULL, &e)
+                                    : fsdpa_report(ctxs, paths, kept, &ro, &rep, &len, &e);
+    if (!st && a->fail_on >= 0 && !a->low_memory) st = fsdpa_report_findings(ctxs, kept, &fl, &e);
     if (st) {
-      fprintf(stderr, "%s: report: %s\n", cli_prog, e.message[0] ? e.message : cli_status_text(st));
+      cli_report_failed(&e, st, paths, kept);
       rc = EXIT_IO;
     } else {
       rc = cli_write_output(a->output, rep, len);
-      if (!rc && a->fail_on >= 0 && worst >= a->fail_on) rc = EXIT_FINDINGS;
+      if (!rc && a->fail_on >= 0 && cli_fail_on(fl, a->fail_on)) rc = EXIT_FINDINGS;
     }
+    fsdpa_list_free(fl);
     fsdpa_free(rep);
   }
+  free(paths);
+  free(kept_jobs);
   for (size_t i = 0; i < n; i++) {
     fsdpa_ctx_free(sh.jobs[i].ctx);
     fsdpa_free(sh.jobs[i].sum);

@@ -1,6 +1,7 @@
 /* fsdpa summarize / merge: per-rank summaries written where the traces
  * are, combined centrally into the report of the whole job. */
 #include "cli_inputs.h"
+#include "cli_job.h"
 #include "cli_io.h"
 #include "cli_opts.h"
 #include "cmd.h"
@@ -43,6 +44,11 @@ int cmd_summarize(const cli_args *a) {
     }
   }
   st = fsdpa_feed_file(c, path);
+  if (!st && !a->allow_empty && cli_trace_empty(c)) {
+    cli_trace_empty_failed(path);
+    rc = EXIT_IO;
+    goto out;
+  }
   if (!st) st = fsdpa_summary_write(c, path, &sum, &len);
   if (st) {
     cli_trace_failed(path, c, st, a->max_memory ? a->max_memory_text : NULL);
@@ -95,18 +101,16 @@ int cmd_merge(const cli_args *a) {
     goto out;
   }
   if (!st) st = fsdpa_summary_report(merged, mlen, NULL, NULL, &rep, &rlen, &err);
+  fsdpa_list *fl = NULL;
+  if (!st && a->fail_on >= 0) st = fsdpa_summary_findings(merged, mlen, NULL, &fl, &err);
   if (st) {
-    fprintf(stderr, "%s: %s\n", cli_prog, err.message[0] ? err.message : cli_status_text(st));
+    cli_report_failed(&err, st, (const char *const *)in.paths, in.n);
     rc = EXIT_IO;
     goto out;
   }
   rc = cli_write_output(a->output, rep, rlen);
-  if (!rc && a->fail_on >= 0) {
-    fsdpa_list *fl = NULL;
-    int worst = fsdpa_summary_findings(merged, mlen, NULL, &fl, NULL) ? -1 : fsdpa_findings_worst(fl);
-    fsdpa_list_free(fl);
-    if (worst >= a->fail_on) rc = EXIT_FINDINGS;
-  }
+  if (!rc && a->fail_on >= 0 && cli_fail_on(fl, a->fail_on)) rc = EXIT_FINDINGS;
+  fsdpa_list_free(fl);
 out:
   fsdpa_free(merged);
   fsdpa_free(rep);

@@ -26,7 +26,8 @@ from .analyzer import (Analyzer, CountingAllocator, analyze, annotate_events, an
                        crossrank, crossrank_ranks, param_list, params, report_findings,
                        report_text, summary_findings, summary_merge, summary_report,
                        summary_report_json, version)
-from .errors import (BufferTooSmallError, FileReadError, FsdpaError, InvalidArgumentError,
+from .errors import (BufferTooSmallError, EmptyTraceError, FileReadError, FsdpaError,
+                     InvalidArgumentError,
                      LimitError, NotATraceError, OutOfMemoryError, ParseError, StateError,
                      TruncatedError)
 from .lists import ListView, RecordList
@@ -46,7 +47,7 @@ __version__: str = version()
 __all__ = [
     "ABSENT", "analyze", "Analyzer", "annotate_events", "annotate_file", "Backward",
     "BackwardStep", "BackwardUnit", "BufferTooSmallError", "CommSplit", "CountingAllocator",
-    "CrossRank", "crossrank", "crossrank_ranks", "CrossRankRank", "Error", "Event",
+    "CrossRank", "crossrank", "crossrank_ranks", "CrossRankRank", "EmptyTraceError", "Error", "Event",
     "FileReadError", "Finding", "Findings", "FsdpaError", "FsdpUnit", "InputInfo",
     "InvalidArgumentError", "LaunchGaps", "LaunchLatency", "LaunchQueue", "LimitError",
     "ListView", "MemoryDevice", "MemoryPoint", "MemoryStep", "MemorySummary", "NotATraceError",

@@ -1,6 +1,7 @@
 """`python -m fsdpa [options] TRACE [TRACE ...]` runs `fsdpa analyze` with
-those arguments: the CLI installed with the package (fsdpa/_cli.py), so
-the options, output and exit statuses are the CLI's."""
+those arguments, `python -m fsdpa COMMAND ...` (`--version`, `merge`, ...)
+runs `fsdpa COMMAND ...`: the CLI installed with the package
+(fsdpa/_cli.py), so the options, output and exit statuses are the CLI's."""
 from ._cli import main
 
 if __name__ == "__main__":

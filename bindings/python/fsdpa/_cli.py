@@ -1,7 +1,8 @@
 """The command-line tool from Python: `python -m fsdpa TRACE...` is
 `fsdpa analyze TRACE...` (the same arguments, output and exit status,
-because it is the same program), and the `fsdpa` script pip installs is
-`fsdpa` itself.
+because it is the same program), `python -m fsdpa COMMAND ...` and
+`python -m fsdpa --version` are `fsdpa COMMAND ...` and `fsdpa --version`,
+and the `fsdpa` script pip installs is `fsdpa` itself.
 
 The program is the CLI built with the package and installed next to its
 libfsdpa copy (fsdpa/fsdpa, bindings/python/meson.build).  Run from a source
@@ -74,9 +75,25 @@ def _exec(args: List[str]) -> NoReturn:
     os.execv(exe, ["fsdpa", *args])
 
 
+# What `fsdpa` takes as its first word: `python -m fsdpa WORD ...` passes
+# them through, so `python -m fsdpa --version` and `python -m fsdpa merge
+# ...` are the CLI's own.
+_CLI_WORDS = ("analyze", "annotate", "summarize", "merge", "render", "params", "version", "help",
+              "--version", "--help", "-h")
+
+
 def main(argv: Optional[Sequence[str]] = None) -> NoReturn:
-    """`python -m fsdpa [options] TRACE...`: `fsdpa analyze [options] TRACE...`."""
-    _exec(["analyze", *(sys.argv[1:] if argv is None else argv)])
+    """`python -m fsdpa [options] TRACE...`: `fsdpa analyze [options] TRACE...`;
+    `python -m fsdpa COMMAND ...` (or `--version`, `--help`): `fsdpa COMMAND ...`."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in ("--version", "version") and cli_path() is None:
+        # the version is the library's, which Python has loaded anyway
+        from . import version
+        print("fsdpa " + version())
+        sys.exit(0)
+    if args and args[0] in _CLI_WORDS:
+        _exec(args)
+    _exec(["analyze", *args])
 
 
 def console() -> NoReturn:

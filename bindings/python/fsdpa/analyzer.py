@@ -3,13 +3,14 @@ queries."""
 import ctypes
 import json
 import os
+import warnings
 from typing import (Any, Callable, Dict, Iterable, List, Optional, Protocol, Sequence, Tuple,
                     TypeVar, Union)
 
 from . import _capi as C
 from . import _lib
-from .errors import InvalidArgumentError, StateError, check, check_err, error_for, error_from, \
-    new_error
+from .errors import EmptyTraceError, InvalidArgumentError, NotATraceError, StateError, check, \
+    check_err, error_for, error_from, new_error
 from .lists import ListView, RecordList, Rows
 from .query import Query
 from .report import Finding, Findings, Report
@@ -217,6 +218,37 @@ class Analyzer:
         v = self._view(fname, cls, *args)
         return v if lazy else v.to_list()
 
+    def _sel(self, query: Optional[Query], t0_ns: Optional[int], t1_ns: Optional[int],
+             step: Optional[int], device: Optional[int], stream: Optional[int]) -> Any:
+        """The query argument, after refusing a device or stream the trace
+        does not have: as a step out of range raises, so does a selection
+        that could only ever be empty (the C API answers it with an empty
+        result; the binding says it is a mistake)."""
+        q = query if query is not None else Query(t0_ns, t1_ns, step, device, stream)
+        if q.device is not None or q.stream is not None:
+            self._check_selectable(q.device, q.stream)
+        return _query(query, t0_ns, t1_ns, step, device, stream)
+
+    def _check_selectable(self, device: Optional[int], stream: Optional[int]) -> None:
+        """Raise InvalidArgumentError unless the trace so far has GPU work or
+        a synchronization on (device, stream), or for a device alone a
+        [memory] event: what the queries' results are about."""
+        places = [(s.device, s.stream) for s in self.streams()]
+        places += [(k.device, k.stream) for k in self.sync_calls()]
+
+        def has(dev: Optional[int], st: Optional[int]) -> bool:
+            return any((dev is None or d == dev) and (st is None or s_ == st) for d, s_ in places)
+
+        if has(device, stream):
+            return
+        if stream is None and any(m.device == device for m in self.memory_devices()):
+            return
+        what = " ".join(x for x in (f"device {device}" if device is not None else "",
+                                    f"stream {stream}" if stream is not None else "") if x)
+        known = sorted({f"{d}/{s_}" for d, s_ in places if d is not None and s_ is not None})
+        raise _einval(f"query {what} out of range: the trace has no GPU activity there "
+                      f"(its device/stream pairs: {', '.join(known) or 'none'})")
+
     # ---- tracks ----
     @property
     def trace_info(self) -> TraceInfo:
@@ -244,7 +276,7 @@ class Analyzer:
         """GPU timeline span and density over the window (all selected
         streams unioned: overlapping work counts once)."""
         return self._one("fsdpa_timeline_query", Timeline,
-                         _query(query, t0_ns, t1_ns, step, device, stream))
+                         self._sel(query, t0_ns, t1_ns, step, device, stream))
 
     # ---- launch gaps ----
     def launch_gaps(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
@@ -253,7 +285,7 @@ class Analyzer:
                     query: Optional[Query] = None) -> LaunchGaps:
         """Idle gaps between GPU ops by cause (HTA's categories) and histogram."""
         return self._one("fsdpa_launch_gaps_query", LaunchGaps,
-                         _query(query, t0_ns, t1_ns, step, device, stream))
+                         self._sel(query, t0_ns, t1_ns, step, device, stream))
 
     def launch_latency(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
                        step: Optional[int] = None, device: Optional[int] = None,
@@ -261,7 +293,7 @@ class Analyzer:
                        query: Optional[Query] = None) -> LaunchLatency:
         """Launch call -> GPU start latencies."""
         return self._one("fsdpa_launch_latency_query", LaunchLatency,
-                         _query(query, t0_ns, t1_ns, step, device, stream))
+                         self._sel(query, t0_ns, t1_ns, step, device, stream))
 
     def launch_queue(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
                      step: Optional[int] = None, device: Optional[int] = None,
@@ -269,7 +301,7 @@ class Analyzer:
                      query: Optional[Query] = None) -> LaunchQueue:
         """Depth of the queue of launched-but-not-started ops."""
         return self._one("fsdpa_launch_queue_query", LaunchQueue,
-                         _query(query, t0_ns, t1_ns, step, device, stream))
+                         self._sel(query, t0_ns, t1_ns, step, device, stream))
 
     # ---- overlap and FSDP ----
     def overlap(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
@@ -277,7 +309,7 @@ class Analyzer:
                 stream: Optional[int] = None, query: Optional[Query] = None) -> Overlap:
         """Communication / compute overlap (HTA's definition)."""
         return self._one("fsdpa_overlap_query", Overlap,
-                         _query(query, t0_ns, t1_ns, step, device, stream))
+                         self._sel(query, t0_ns, t1_ns, step, device, stream))
 
     def comm_split(self, by: str = "collective", t0_ns: Optional[int] = None,
                    t1_ns: Optional[int] = None, *, step: Optional[int] = None,
@@ -288,7 +320,7 @@ class Analyzer:
         if by not in SPLITS:
             raise _einval(f"by must be one of {sorted(SPLITS)}")
         return self._list("fsdpa_comm_split_list", CommSplit,
-                          _query(query, t0_ns, t1_ns, step, device, stream), SPLITS[by], lazy=lazy)
+                          self._sel(query, t0_ns, t1_ns, step, device, stream), SPLITS[by], lazy=lazy)
 
     def fsdp_version(self) -> Optional[int]:
         """2 (FSDP2 / fully_shard), 1 (FullyShardedDataParallel) or None."""
@@ -303,7 +335,7 @@ class Analyzer:
         (whole trace, or the instances inside the window; the entries and
         their order are the same either way)."""
         return self._list("fsdpa_fsdp_unit_list", FsdpUnit,
-                          _query(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
+                          self._sel(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
 
     # ---- backward prefetch ----
     def backward(self) -> Backward:
@@ -328,7 +360,7 @@ class Analyzer:
                    lazy: bool = False) -> Rows[SyncWait]:
         """Blocking calls per API, largest total first."""
         return self._list("fsdpa_sync_wait_list", SyncWait,
-                          _query(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
+                          self._sel(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
 
     def sync_calls(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
                    step: Optional[int] = None, device: Optional[int] = None,
@@ -336,7 +368,7 @@ class Analyzer:
                    lazy: bool = False) -> Rows[SyncCall]:
         """Every blocking call, with what it waited for."""
         return self._list("fsdpa_sync_call_list", SyncCall,
-                          _query(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
+                          self._sel(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
 
     def sync_steps(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
                    step: Optional[int] = None, device: Optional[int] = None,
@@ -344,7 +376,7 @@ class Analyzer:
                    lazy: bool = False) -> Rows[SyncStep]:
         """Blocking time per step."""
         return self._list("fsdpa_sync_step_list", SyncStep,
-                          _query(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
+                          self._sel(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
 
     # ---- allocator and memory ----
     def memory(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
@@ -352,7 +384,7 @@ class Analyzer:
                stream: Optional[int] = None, query: Optional[Query] = None) -> MemorySummary:
         """Allocator calls, memory levels and fragmentation over the window."""
         return self._one("fsdpa_memory_query", MemorySummary,
-                         _query(query, t0_ns, t1_ns, step, device, stream))
+                         self._sel(query, t0_ns, t1_ns, step, device, stream))
 
     def memory_devices(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
                        step: Optional[int] = None, device: Optional[int] = None,
@@ -360,7 +392,7 @@ class Analyzer:
                        lazy: bool = False) -> Rows[MemoryDevice]:
         """Memory levels per device."""
         return self._list("fsdpa_memory_device_list", MemoryDevice,
-                          _query(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
+                          self._sel(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
 
     def memory_series(self, buckets: int, memory_device: Optional[int] = None,
                       t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
@@ -381,7 +413,7 @@ class Analyzer:
                      lazy: bool = False) -> Rows[MemoryStep]:
         """Allocator activity and memory levels per step."""
         return self._list("fsdpa_memory_step_list", MemoryStep,
-                          _query(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
+                          self._sel(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
 
     # ---- reports ----
     def report(self, fmt: str = "json", *, path: Optional[str] = None, color: bool = False,
@@ -595,25 +627,80 @@ def _paths(path_or_paths: Union[PathLike, Iterable[PathLike]]) -> List[PathLike]
     return list(path_or_paths)
 
 
+def expand_inputs(path_or_paths: Union[PathLike, Iterable[PathLike]]) -> List[Tuple[str, bool]]:
+    """The traces the paths name, as `fsdpa analyze` takes them: a directory
+    stands for its files whose names end in .json or .json.gz (not hidden
+    ones, not its subdirectories), in byte order of their names; anything
+    else is itself.  Each as (path, from_directory).  A directory without
+    such files is an InvalidArgumentError (the CLI's usage error)."""
+    out: List[Tuple[str, bool]] = []
+    for p in _paths(path_or_paths):
+        ps = os.fsdecode(p)
+        if ps != "-" and os.path.isdir(ps):
+            names = sorted((n for n in os.listdir(ps)
+                            if not n.startswith(".") and (n.endswith(".json") or n.endswith(".json.gz"))
+                            and len(n) > len(".json")),
+                           key=os.fsencode)
+            files = [os.path.join(ps.rstrip("/") or "/", n) for n in names]
+            files = [f for f in files if os.path.isfile(f)]
+            if not files:
+                raise _einval(f"{ps}: no traces in this directory (*.json, *.json.gz; "
+                              "subdirectories are not searched)")
+            out.extend((f, True) for f in files)
+        else:
+            out.append((ps, False))
+    return out
+
+
 def analyze(path_or_paths: Union[PathLike, Iterable[PathLike]], *,
             params: Optional[Dict[str, ParamValue]] = None, max_memory_bytes: int = 0,
-            html: bool = True) -> Report:
+            html: bool = True, allow_empty: bool = False) -> Report:
     """Analyze one trace, or the traces of the ranks of one job, and return
     the report (its JSON text is the same bytes `fsdpa analyze --format
     json` writes for the same paths; the findings are typed, from
     fsdpa_report_findings()).  With html (the default) the report also
     keeps the HTML report, the bytes of `fsdpa analyze --format html`
-    (`Report.html`; a Jupyter cell shows it)."""
-    paths = _paths(path_or_paths)
-    if not paths:
+    (`Report.html`; a Jupyter cell shows it).
+
+    The inputs are the CLI's: a path may be a directory (its *.json and
+    *.json.gz files, sorted by name; a file there that is not a trace is
+    skipped with a warning), params take what --set takes ("30%" for a
+    share), a trace without distributedInfo.rank is numbered by its
+    position, a trace with no event raises EmptyTraceError unless
+    allow_empty, and traces that are not one job (a rank twice, two world
+    sizes) raise InvalidArgumentError."""
+    inputs = expand_inputs(path_or_paths)
+    if not inputs:
         raise _einval("no trace given")
     analyzers = []
+    names: List[Optional[str]] = []
     try:
-        for pth in paths:
-            a = Analyzer(os.fsdecode(pth), params=params, max_memory_bytes=max_memory_bytes)
+        for i, (pth, from_dir) in enumerate(inputs):
+            a = Analyzer(pth, params=params, max_memory_bytes=max_memory_bytes)
+            try:
+                a.feed_file(pth)
+            except NotATraceError as e:
+                a.close()
+                if not from_dir:
+                    raise
+                warnings.warn(f"skipped {e}", stacklevel=2)
+                continue
             analyzers.append(a)
-            a.feed_file(pth)
-        names: List[Optional[str]] = [os.fsdecode(p) for p in paths]
+            names.append(pth)
+            if not allow_empty and a.stats().events == 0:
+                raise EmptyTraceError(_lib.STATUS["FSDPA_ENOTTRACE"],
+                                      f"{pth}: empty trace: it holds no event (did the profiler "
+                                      "record any step?); allow_empty=True reports it anyway")
+            if a.trace_info.rank is None:
+                a.set_trace_info(rank=i)
+        sizes = {ws for ws in (a.trace_info.world_size for a in analyzers) if ws is not None}
+        if len(sizes) > 1:
+            warnings.warn("the traces are not one job: world sizes " +
+                          ", ".join(str(x) for x in sorted(sizes)) +
+                          "; the report treats them as the ranks of one job", stacklevel=2)
+        if not analyzers:
+            raise NotATraceError(_lib.STATUS["FSDPA_ENOTTRACE"],
+                                 "no traces to analyze: every file of the directories given was skipped")
         text = report_text(analyzers, names)
         page = report_text(analyzers, names, "html") if html else None
         return Report.from_json(text, findings=report_findings(analyzers), html=page)

@@ -49,6 +49,12 @@ class NotATraceError(FsdpaError):
     """FSDPA_ENOTTRACE: well-formed input that is not a Kineto/Chrome trace."""
 
 
+class EmptyTraceError(NotATraceError):
+    """A trace that holds no event at all (`[]`, `{"traceEvents":[]}`):
+    refused by analyze() unless allow_empty=True, as `fsdpa analyze` refuses
+    it (exit status 3) unless --allow-empty."""
+
+
 class TruncatedError(FsdpaError):
     """FSDPA_ETRUNCATED: the input ended inside the document."""
 
