@@ -390,6 +390,16 @@ uint32_t classify_name(const char *s, size_t n) {
   return f;
 }
 
+int classify_graph_capture(const char *s, size_t n) {
+  static const struct { const char *p; size_t len; } P[] = {
+      {LIT("cudaStreamBeginCapture")}, {LIT("cuStreamBeginCapture")}, {LIT("hipStreamBeginCapture")},
+      {LIT("cudaGraphInstantiate")},   {LIT("cuGraphInstantiate")},   {LIT("hipGraphInstantiate")},
+  };
+  for (size_t i = 0; i < sizeof P / sizeof P[0]; i++)
+    if (starts(s, n, P[i].p, P[i].len)) return 1;
+  return 0;
+}
+
 int64_t step_number(const char *s, size_t n) {
   if (!starts(s, n, LIT("ProfilerStep#"))) return -1;
   int64_t v = 0;

@@ -118,4 +118,9 @@ uint32_t classify_name(const char *name, size_t len);
 
 /* ProfilerStep#N -> N (or -1). */
 int64_t step_number(const char *name, size_t len);
+
+/* A runtime call that captures or instantiates a CUDA / HIP graph
+ * (cudaStreamBeginCapture, cudaGraphInstantiate, their driver and HIP
+ * forms): the step that makes it records the graph instead of running it. */
+int classify_graph_capture(const char *name, size_t len);
 #endif

@@ -104,11 +104,67 @@ static int64_t put(acc *A, int cause, int wkind, int64_t what, int64_t a, int64_
   return b - a;
 }
 
-static void put_cpu(acc *A, uint32_t tr, int64_t a, int64_t b) {
-  if (b <= a) return;
-  uint32_t i = dg_cpu_innermost(A->g, tr, a, b, &A->hint);
+static void put_op(acc *A, uint32_t i, int64_t a, int64_t b) {
   if (i == DG_NONE) put(A, DG_C_NOT_LAUNCHED, DG_W_NONE, 0, a, b);
   else put(A, DG_C_NOT_LAUNCHED, DG_W_NAME, A->g->cpu[i].name, a, b);
+}
+
+/* The first CPU op of thread tr starting at or after t (g->ncpu if none). */
+static size_t cpu_from(const depgraph *g, uint32_t tr, int64_t t) {
+  size_t lo = 0, hi = g->ncpu;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (g->cpu[mid].track < tr || (g->cpu[mid].track == tr && g->cpu[mid].ts < t)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+static int is_step(const acc *A, uint32_t i) {
+  return i != DG_NONE && (store_name_info(&A->c->st, A->g->cpu[i].name) & NC_STEP);
+}
+
+/* The pieces of [a, b) inside x (DG_NONE: the thread's top level) that its
+ * own children cover go to them (a child that is a ProfilerStep is split
+ * again), the rest to x; at the top level only steps are split out. */
+static void put_in(acc *A, uint32_t tr, uint32_t x, int64_t a, int64_t b, int depth) {
+  const depgraph *g = A->g;
+  size_t j = cpu_from(g, tr, a);
+  /* a child of x that began before a and reaches into the part */
+  if (j > 0) {
+    uint32_t p = (uint32_t)(j - 1);
+    while (p != DG_NONE && g->cpu[p].parent != x) p = g->cpu[p].parent;
+    if (p != DG_NONE && p != x && g->cpu[p].track == tr && g->cpu[p].end > a) j = p;
+  }
+  int64_t pos = a;
+  while (j < g->ncpu && g->cpu[j].track == tr && g->cpu[j].ts < b) {
+    const dg_cpu *o = &g->cpu[j];
+    if (o->parent != x || (uint32_t)j == x || o->end <= pos || (x == DG_NONE && !is_step(A, (uint32_t)j))) {
+      j++;
+      continue;
+    }
+    int64_t s = o->ts > pos ? o->ts : pos, e = o->end < b ? o->end : b;
+    if (s > pos) put_op(A, x, pos, s);
+    if (is_step(A, (uint32_t)j) && depth < 2) put_in(A, tr, (uint32_t)j, s, e, depth + 1);
+    else put_op(A, (uint32_t)j, s, e);
+    pos = e;
+    /* past this child's descendants */
+    size_t k = cpu_from(g, tr, o->end);
+    j = k > j ? k : j + 1;
+  }
+  if (pos < b) put_op(A, x, pos, b);
+}
+
+/* The part [a, b) the thread had not launched yet: what it ran, the
+ * innermost CPU op spanning the part; where that is a ProfilerStep, or none
+ * but the part crosses steps, the pieces go to the ops directly inside the
+ * step (a long stretch of host preprocessing is "video_decode" and
+ * "image_processor", not the step that holds them). */
+static void put_cpu(acc *A, uint32_t tr, int64_t a, int64_t b) {
+  if (b <= a) return;
+  uint32_t x = dg_cpu_innermost(A->g, tr, a, b, &A->hint);
+  if (x == DG_NONE || is_step(A, x)) put_in(A, tr, x, a, b, 0);
+  else put_op(A, x, a, b);
 }
 
 /* Rules 1 and 2 for the launch call L over [a, b); returns when the op was

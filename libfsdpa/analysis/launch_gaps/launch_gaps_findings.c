@@ -303,6 +303,10 @@ void lg_fmt_scope(char *b, size_t n, const lg_steady *y) {
   if (!y->n) snprintf(b, n, "the whole trace (no iterations found)");
   else if (y->source == ITS_PROFILER_STEP && y->n - y->first == 1)
     fmt_step(b, n, y->s[y->first].number);
+  else if (y->source == ITS_PROFILER_STEP && y->capture)
+    snprintf(b, n, "steady-state steps #%lld-#%lld (%zu step%s before excluded: warm-up and %zu CUDA-graph capture%s)",
+             (long long)y->s[y->first].number, (long long)y->s[y->n - 1].number, y->first, y->first == 1 ? "" : "s",
+             y->capture, y->capture == 1 ? "" : "s");
   else if (y->source == ITS_PROFILER_STEP)
     snprintf(b, n, "steady-state steps #%lld-#%lld%s", (long long)y->s[y->first].number,
              (long long)y->s[y->n - 1].number, y->first ? " (first step excluded as warm-up)" : "");

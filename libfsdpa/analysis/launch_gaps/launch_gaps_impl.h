@@ -32,6 +32,7 @@ static inline size_t lg_first_steady(size_t nsteps) { return nsteps >= 2 ? 1 : 0
 typedef struct lg_steady {
   step_rec *s;
   size_t n, cap, first;
+  size_t capture;      /* of s[0..first), steps that capture a CUDA graph (set-up, left out like warm-up) */
   int source;          /* enum it_source (model/iterations.h) */
   int64_t t0, t1;
 } lg_steady;

@@ -2,6 +2,7 @@
  * stream, per device and per step (definitions in fsdpa.h, launch_gaps). */
 #include "analysis/launch_gaps/launch_gaps.h"
 #include "analysis/launch_gaps/launch_gaps_impl.h"
+#include "model/iterations.h"
 #include "util/fmt.h"
 #include <stdio.h>
 #include <string.h>
@@ -211,8 +212,16 @@ static fsdpa_status steps_json(fsdpa_ctx *c, const store_views *v, jsonw *w) {
   step_rec *s = fa_malloc(&c->alloc, n * sizeof *s);
   if (!s) return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory (launch gaps steps)");
   n = ctx_sorted_steps(c, s, n);
-  size_t first = lg_first_steady(n);
-  fsdpa_status st = FSDPA_OK;
+  /* the steady cut of the findings (graph-capture steps at the start count
+   * as set-up) */
+  lg_steady y;
+  fsdpa_status st = lg_steady_get(c, &y);
+  if (st) {
+    fa_free(&c->alloc, s, c->st.steps.len * sizeof *s);
+    return st;
+  }
+  size_t first = y.source == ITS_PROFILER_STEP ? y.first : lg_first_steady(n);
+  lg_steady_free(c, &y);
   for (size_t i = 0; i < n && !st; i++) {
     qwin q = {s[i].ts, s[i].end, FSDPA_ABSENT, FSDPA_ABSENT};
     fsdpa_launch_gaps g;
@@ -253,6 +262,7 @@ static fsdpa_status warmup_json(fsdpa_ctx *c, const store_views *v, jsonw *w) {
     jw_kstr(w, "iterations_from", lg_steady_source(&y));
     jw_ku64(w, "iterations", y.n);
     jw_ku64(w, "warmup_iterations", y.first);
+    jw_ku64(w, "capture_iterations", y.capture);
     jw_ki64(w, "warmup_start_ns", y.first ? ctx_abs(c, y.s[0].ts) : FSDPA_ABSENT);
     jw_ki64(w, "warmup_end_ns", y.first ? ctx_abs(c, y.t0) : FSDPA_ABSENT);
     jw_ki64(w, "warmup_gpu_idle_ns", y.first ? wg.gpu_idle_ns : 0);
