@@ -3204,6 +3204,11 @@ def idle_cause_truth(R):
             inf = inferred(K)
             if inf is not None and (A is None or inf["e"] > A["e"]):
                 A, soft = inf, True
+            # the op before K on its stream is a dependency too: still running here only when the
+            # walk came to K from another stream's op (ties go to the awaited op)
+            p = K["prev"]
+            if p is not None and p["e"] <= K["s"] and p["e"] > pos and (A is None or p["e"] > A["e"]):
+                A, soft = p, False
             if A is not None and A["e"] > pos:
                 e = min(A["e"], b)
                 qa = pos
