@@ -12,9 +12,7 @@ back"; "Blocking calls" for which runtime calls held their thread).  The six cau
 idle_ns; pre_ns = host_not_launched + host_blocked (the part before the op ending a gap was on
 its stream).  Times are integer ns exactly (Decimal).
 
-Where the contract leaves a choice open, or is behind the library (DeepEP forks' kernels as
-communication; a copy call that returned with its own copy blocked), the reading taken here is
-named READING in a comment.  Each reading that a corpus trace or a generator scenario tells
+Where the contract leaves a choice open, the reading taken here is named READING in a comment.  Each reading that a corpus trace or a generator scenario tells
 apart is the library's; the others (the depth limit, the own op of a graph launch, several ops
 ending within the inferred lag, "queued" as strictly before) no trace here distinguishes.
 
@@ -53,7 +51,8 @@ BLOCK_BY_NAME = {
     "hipStreamSynchronize", "hipEventSynchronize", "hipDeviceSynchronize", "hipCtxSynchronize",
     # sync_copy
     "cudaMemcpy", "cudaMemcpy2D", "cudaMemset", "hipMemcpy", "hipMemset",
-    # free
+    # free (the synchronizing ones: the stream-ordered cudaFreeAsync / cuMemFreeAsync /
+    # hipFreeAsync and cuMemRelease are of the alloc class, blocking only by behaviour)
     "cudaFree", "cudaFreeHost", "cuMemFree_v2", "hipFree", "hipFreeHost", "hipHostFree"}
 # the behaviour classes with the 50 us threshold: kernel / graph launches and async copies
 ASYNC_COPY = {"cudaMemcpyAsync", "cudaMemsetAsync", "cudaMemcpy2DAsync", "cuMemcpyAsync", "hipMemcpyAsync",
@@ -104,9 +103,8 @@ def qualified(name):
     return "".join(out).strip()
 
 
-# READING: DeepEP's forks keep its kernels under their own namespace (`dpsk::ep::internode::`):
-# the library counts them (its commit "DeepEP forks' ep:: kernels are communication"), the
-# contract's name list says `deep_ep::` only so far
+# DeepEP's forks keep its kernels under their own top namespace (`<ns>::ep::internode::`, as
+# DeepSeek's `dpsk::ep::internode::dispatch`)
 EP_FORK = ("ep::intranode::", "ep::internode::", "ep::internode_ll::")
 
 
@@ -315,11 +313,9 @@ class Trace:
                         continue
                     if o.end - c.ts < th or o.ts >= c.end:
                         continue
-                    # a call's own copy / memset it returned with: waited for, however idle the
-                    # device was meanwhile (the copy may sit queued behind work that waits on
-                    # something else).  READING: the library's rule since "cpu-sync-stall's cost is
-                    # the idle the graph gives its calls"; the contract's "Blocking calls" still
-                    # asks every candidate for (3)
+                    # condition (3) does not apply to a copy call's own copy / memset: it waited
+                    # for it, however idle the device was meanwhile (the copy may sit queued
+                    # behind work that waits on something else)
                     if o is mo and not mo.kernel:
                         c.blocking = True
                         break
@@ -493,13 +489,20 @@ class Trace:
             pos = self.host(K, a, b, out)
         if pos >= b:
             return
-        # rule 3: the latest-ending op K waits for that ended after pos
+        # rule 3: the latest-ending op K depends on that ended after pos: an op it waits for, or
+        # the op before it on its own stream (still running only when the walk came to K from
+        # another stream's op, in a window that does not hold K's stream)
         # READING: an awaited op that ended after K started cannot have held it (the edge is
         # contradicted by the timing): it is left out, as if the wait named no op
         cands = [(w[1], w[0]) for w in K.waits if w[1] is not None and w[1].end <= K.ts]
         inf = self.inferred(K)
         if inf is not None:
             cands.append((inf, "inferred"))
+        # READING: ties go to the awaited op (listed first), the op before K last
+        if K.i:
+            p = self.streams[K.sk][K.i - 1]
+            if p.end <= K.ts:
+                cands.append((p, "prev"))
         A, kind = None, None
         for o, k in cands:
             if o.end > pos and (A is None or o.end > A.end):

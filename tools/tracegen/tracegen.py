@@ -249,9 +249,14 @@ DEVICE_PROPS = {
 # Scenarios
 # --------------------------------------------------------------------------
 
+# a sentence that calls a host-to-device copy a device-to-host one or .item() (verdict text_lacks)
+H2D_AS_D2H = (r"(HtoD|host-to-device|Pageable -> Device)[^\n]*(device-to-host|\.item\(\))"
+              r"|(device-to-host|\.item\(\))[^\n]*(HtoD|host-to-device|Pageable -> Device)")
+
 ALL_FINDINGS = ["gpu-starvation", "launch-overhead", "comm-serialized", "exposed-comm",
                 "backward-prefetch-missing", "cpu-sync-stall", "allocator-thrash",
-                "allocator-fragmentation", "pinned-host-churn", "dataloader-stall"]
+                "allocator-fragmentation", "pinned-host-churn", "dataloader-stall", "queued-idle-unexplained",
+                "host-spin-wait", "straggler-rank"]
 
 SCENARIOS = {
     "fsdp2_healthy": dict(
@@ -423,8 +428,19 @@ SCENARIOS = {
              "recorded by work outside the trace (cudaStreamWaitEvent with a cuda_sync Stream Wait Event whose "
              "record correlation is -1; --wait-form rocm: hipStreamWaitEvent and no record call at all) while the "
              "host blocks in a synchronous 256-byte D2H copy queued behind the wait",
-        expected=[], absent=["launch-overhead", "comm-serialized", "exposed-comm", "allocator-thrash",
-                             "backward-prefetch-missing"]),
+        expected=["queued-idle-unexplained"],
+        absent=["gpu-starvation", "launch-overhead", "comm-serialized", "exposed-comm", "allocator-thrash",
+                "backward-prefetch-missing", "dataloader-stall"],
+        # the GPU waits for the outside event, not for its host; the thread blocked in the copy is
+        # a consequence of that wait, so the sync finding is the outside wait's and costs no idle
+        verdict=dict(parallelism=["single_gpu"], mode="decode", iterations_from="engine_step",
+                     costliest="queued-idle-unexplained",
+                     min_severity={"queued-idle-unexplained": "critical"},
+                     max_severity={"cpu-sync-stall": "info"},
+                     explained_by={"cpu-sync-stall": "queued-idle-unexplained"},
+                     # the replay's change (queued work starts when the dependencies the trace
+                     # shows allow) is the switch itself; they differ by dispatch latency only
+                     saving=[dict(id="queued-idle-unexplained", steps="steady", tol_ns_per_step=20 * US)])),
     "pageable_copy": dict(
         kind="gap", gap="pageable_copy", oplog=True,
         switch="pinned memory and non_blocking copies: the metric read back without blocking the host",
@@ -432,7 +448,23 @@ SCENARIOS = {
              "cudaMemcpyAsync D2H to pageable memory that returns only after all the queued GPU work; the host "
              "logs 1-2 ms afterwards with the GPU idle",
         expected=["cpu-sync-stall"], absent=["launch-overhead", "comm-serialized", "exposed-comm",
-                                             "allocator-thrash", "backward-prefetch-missing"]),
+                                             "allocator-thrash", "backward-prefetch-missing",
+                                             "queued-idle-unexplained"],
+        # the metric's blocking copy takes the host's lead: the 1-2 ms of logging after it idle
+        # the GPU, which a non-blocking copy would hide (the switch saves ~20 % of the step), so
+        # the sync is the root cause of the starvation and at least a warning; the small H2D input
+        # copies from pageable memory are queued, never blocking: no finding calls them a
+        # device-to-host copy or .item()
+        verdict=dict(parallelism=["single_gpu"], mode="train", iterations_from="ProfilerStep",
+                     costliest="cpu-sync-stall", min_severity={"cpu-sync-stall": "warning"},
+                     explained_by={"gpu-starvation": "cpu-sync-stall"},
+                     text_lacks={"*": [["any_sentence", H2D_AS_D2H]],
+                                 "cpu-sync-stall": [["evidence", r'"waited_op": "Memcpy HtoD']]},
+                     waited_ops_from_truth=True,
+                     # the replay makes the flagged calls wait for nothing; the switch pins the
+                     # metric's buffer: they differ by the host's wake-up after each blocking call
+                     # (4-9 us) and dispatch (up to 20 us), two calls a step
+                     saving=[dict(id="cpu-sync-stall", steps="all", tol_ns_per_step=50 * US)])),
     "rank_skew": dict(
         kind="gap", gap="rank_skew", oplog=True, ranks=4, skew=True,
         switch="no rank late in its DataLoader: every rank enters the step's collectives together",
@@ -440,24 +472,73 @@ SCENARIOS = {
              "DataLoader, a different one each step): the early ranks' tiny all_to_all kernels (6144 elements) last "
              "until the late rank arrives, the same all_to_all later in the step and the gradient all-reduce take "
              "their transfer time only",
-        expected=[], absent=["launch-overhead", "allocator-thrash", "backward-prefetch-missing"]),
+        expected=["exposed-comm"],
+        # the late rank changes every step (1, 3, 1, 3 with 4 ranks and 4 steps): no rank is the
+        # latest arriver in more than half of the steps, so there is no straggler to name
+        absent=["launch-overhead", "allocator-thrash", "backward-prefetch-missing", "straggler-rank",
+                "cpu-sync-stall", "queued-idle-unexplained"],
+        verdict=dict(parallelism=["DDP", "embedding_all_to_all"], mode="train", iterations_from="ProfilerStep",
+                     explained_by={"gpu-starvation": "dataloader-stall"},
+                     # every rank's collective time is 80-90 % waiting for the late rank (the
+                     # truth's collective table): exposed-comm must say so and lead with the late
+                     # rank, not with DDP buckets or bandwidth
+                     truth_comm_wait_share_min=0.5,
+                     text_has={"exposed-comm": [["detail_sentence", r"\bwait.*\branks?\b|\branks?\b.*\bwait"],
+                                                ["advice_first", r"\brank|skew|straggl|arriv"]]},
+                     text_lacks={"exposed-comm": [["advice_first",
+                                                   r"bucket_cap_mb|gradient_as_bucket_view|bandwidth|NVLink|NCCL_"]]},
+                     cross_rank_late=True,
+                     # late: ranks late in a judged step (after the first); early: never late there,
+                     # so their own DataLoader time only makes them wait longer in the all_to_all
+                     per_rank={"late": dict(expected=["dataloader-stall"], min_severity={"dataloader-stall": "warning"}),
+                               "early": dict(max_severity={"dataloader-stall": "info", "gpu-starvation": "info"})},
+                     # the switch (no rank late) shortens every rank's step by the late rank's delay:
+                     # a job's saving, which a per-rank replay cannot see; an early rank's own
+                     # DataLoader fix saves nothing (its collective ends when the late rank's does).
+                     # 300 us a step: the DataLoader time the switch keeps and a cut removes
+                     saving=[dict(id="*", ranks="job", steps="steady", tol_ns_per_step=300 * US),
+                             dict(id="dataloader-stall", ranks="early", truth="zero", steps="steady",
+                                  tol_ns_per_step=300 * US)])),
     "host_preprocess": dict(
         kind="gap", gap="host_preprocess", oplog=True,
         switch="the preprocessing done ahead by a DataLoader worker: the step only fetches its result",
         desc="vision-language inference: every step decodes a clip (video_decode) and preprocesses it "
              "(image_processor: CPU ops) for ~240 ms before its first kernel, then ~50 ms of GPU work",
-        # the .item() ending each step waits for a busy GPU: the idle after it is the next step's
-        # preprocessing, not the sync's
-        expected=[], absent=["launch-overhead", "comm-serialized", "exposed-comm", "allocator-thrash",
-                             "backward-prefetch-missing", "cpu-sync-stall"]),
+        expected=["gpu-starvation"],
+        absent=["launch-overhead", "comm-serialized", "exposed-comm", "allocator-thrash",
+                "backward-prefetch-missing", "dataloader-stall", "queued-idle-unexplained"],
+        # the first token read back at the end of each step (.item()) waits for a busy GPU and opens
+        # no idle of its own, but it keeps the next clip's preprocessing from starting under the
+        # GPU work: cpu-sync-stall may say so, never as the main cost.  The step is a vision
+        # encoder and a language model's prefill (`## prefill ##`, argmax of the first token)
+        verdict=dict(parallelism=["single_gpu"], mode="prefill", iterations_from="ProfilerStep",
+                     costliest="gpu-starvation", min_severity={"gpu-starvation": "critical"},
+                     max_severity={"cpu-sync-stall": "warning"},
+                     text_has={"gpu-starvation": [["detail", r"video_decode|image_processor"],
+                                                  ["advice", r"worker|ahead|background|prefetch|overlap"]]},
+                     text_lacks={"gpu-starvation": [["detail", r"mostly in aten::copy_"],
+                                                    ["advice", r"CUDA graphs|torch\.compile|fewer launches"]]},
+                     # the replay removes every CPU cost, the switch the preprocessing only (a
+                     # 100-200 us DataLoader fetch and the launches stay): 500 us a step
+                     saving=[dict(id="gpu-starvation", steps="steady", tol_ns_per_step=500 * US)])),
     "graph_capture": dict(
         kind="gap", gap="graph_capture", oplog=True,
         switch="the graph captured before the profiled window: step 1 replays it like the others",
         desc="serving decode under CUDA graphs: step 0 eager, step 1 captures the graph (capture_32_DECODE: "
              "cudaStreamBeginCapture, the forward's launches recorded and not run, cudaStreamEndCapture, "
              "cudaGraphInstantiate; ~25 ms of CPU, ~10 us of GPU work), later steps replay it (cudaGraphLaunch)",
-        expected=[], absent=["launch-overhead", "comm-serialized", "exposed-comm", "allocator-thrash",
-                             "backward-prefetch-missing"]),
+        # the replays keep the GPU 80-95 % busy: with the capture step judged apart, nothing starves
+        expected=[], absent=["gpu-starvation", "launch-overhead", "comm-serialized", "exposed-comm",
+                             "allocator-thrash", "backward-prefetch-missing", "queued-idle-unexplained",
+                             "dataloader-stall"],
+        verdict=dict(parallelism=["single_gpu"], mode="decode", iterations_from="ProfilerStep",
+                     max_severity={"cpu-sync-stall": "info"},
+                     # the capture is a one-time cost: not a steady step, and no finding's saving
+                     # may claim it (the switch's saving is all in the capture step)
+                     steps_steady={"capture": False, "replay": True},
+                     saving_max={"*": 0.5},
+                     # it replays CUDA graphs already
+                     text_lacks={"*": [["advice", r"CUDA graphs"]]})),
     "mixed": dict(
         kind="fsdp", version=2, broken_units=(2, 5), sync_stall=True, thrash_segments=1,
         desc="FSDP2 healthy forward, missing backward prefetch on some units, sync stall, a few steady-state mallocs",
@@ -3204,6 +3285,11 @@ def idle_cause_truth(R):
             inf = inferred(K)
             if inf is not None and (A is None or inf["e"] > A["e"]):
                 A, soft = inf, True
+            # the op before K on its stream is a dependency too: still running here only when the
+            # walk came to K from another stream's op (ties go to the awaited op)
+            p = K["prev"]
+            if p is not None and p["e"] <= K["s"] and p["e"] > pos and (A is None or p["e"] > A["e"]):
+                A, soft = p, False
             if A is not None and A["e"] > pos:
                 e = min(A["e"], b)
                 qa = pos
