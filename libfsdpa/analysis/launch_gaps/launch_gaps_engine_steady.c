@@ -40,7 +40,10 @@ fsdpa_status lg_steady_get(fsdpa_ctx *c, lg_steady *y) {
   /* steps that capture a CUDA graph record work instead of running it: set-up
    * like a warm-up step, never the steady state, while later steps remain */
   uint8_t *cap = fa_calloc(&c->alloc, y->n);
-  if (!cap) return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory (launch gaps steps)");
+  if (!cap) {
+    lg_steady_free(c, y);
+    return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory (launch gaps steps)");
+  }
   const store *st = &c->st;
   for (size_t i = 0; i < st->rt.len; i++) {
     const ev_rec *r = STORE_REC(&st->rt, i);
