@@ -146,6 +146,38 @@ int classify_engine_step(const char *s, size_t n, int64_t *context, int64_t *gen
   return 1;
 }
 
+static int is_alpha(char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'); }
+
+static int word_is(const char *w, size_t n, const char *lit, size_t ln, int any_case) {
+  if (n != ln) return 0;
+  for (size_t i = 0; i < n; i++) {
+    char a = w[i], b = lit[i];
+    if (any_case && a >= 'A' && a <= 'Z') a = (char)(a - 'A' + 'a');
+    if (a != b) return 0;
+  }
+  return 1;
+}
+
+int classify_phase(const char *s, size_t n) {
+  int ph = 0;
+  if (!s) return 0;
+  for (size_t i = 0; i < n;) {
+    if (!is_alpha(s[i])) {
+      i++;
+      continue;
+    }
+    size_t j = i;
+    while (j < n && is_alpha(s[j])) j++;
+    const char *w = s + i;
+    size_t wn = j - i;
+    if (word_is(w, wn, LIT("prefill"), 1) || word_is(w, wn, LIT("EXTEND"), 0)) ph |= PH_PREFILL;
+    if (word_is(w, wn, LIT("DECODE"), 0) || (word_is(w, wn, LIT("decode"), 0) && !(i && s[i - 1] == '_')))
+      ph |= PH_DECODE;
+    i = j;
+  }
+  return ph;
+}
+
 int classify_iteration_mark(const char *s, size_t n) {
   int64_t a, b;
   if (!s || !n) return IT_NONE;

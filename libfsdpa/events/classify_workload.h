@@ -43,6 +43,13 @@ int classify_pyframe(const char *cat, size_t cat_len, const char *name, size_t l
  * "execute_<tokens>_context_<n>(...)_generation_<m>(...)".  Returns 1 and
  * the request counts, or 0. */
 int classify_engine_step(const char *name, size_t len, int64_t *context, int64_t *generation);
+/* A serving phase an annotation names: PH_PREFILL for the word "prefill"
+ * (any case) or "EXTEND", PH_DECODE for "DECODE" or a "decode" that is not
+ * the end of a snake_case name ("## decode ##", "step[DECODE bs=32]",
+ * "capture_32_DECODE"; not "video_decode", "jpeg_decode", "decoder").  A
+ * word is a run of letters; ForwardMode names are upper case. */
+enum { PH_PREFILL = 1, PH_DECODE = 2 };
+int classify_phase(const char *name, size_t len);
 /* Annotations that delimit iterations when a trace has no ProfilerStep. */
 enum {
   IT_NONE = 0,

@@ -27,7 +27,8 @@ static uint32_t hints(const store *s, uint32_t *memo, uint32_t name) {
 
 typedef struct scan {
   hits fsdp1, fsdp2, ddp, bwd_op, optim, fwd_mark, a2a, ar, grad_ar, agrs, emb, moe, deep_ep, p2p,
-      func, func_ag, func_rs, seq_par, comm_op, comm_kernel, bwd_kernel, kernels, engine, lm;
+      func, func_ag, func_rs, seq_par, comm_op, comm_kernel, bwd_kernel, kernels, engine, lm, prefill,
+      decode;
   int64_t engine_context, engine_generation;
 } scan;
 
@@ -83,6 +84,11 @@ static void cpu_side(const store *s, uint32_t *memo, uint8_t *bwd_track, scan *k
       k->engine_context += ctxn > INT32_MAX ? INT32_MAX : ctxn;
       k->engine_generation += genn > INT32_MAX ? INT32_MAX : genn;
     }
+    if (r->kind == RK_ANNOT) {
+      int ph = classify_phase(store_name(s, r->name), intern_len(&s->names, r->name));
+      if (ph & PH_PREFILL) hit(&k->prefill, r->name);
+      if (ph & PH_DECODE) hit(&k->decode, r->name);
+    }
   }
   /* an all-reduce issued on a thread that runs backward ops: gradients */
   if (k->ar.n)
@@ -136,7 +142,13 @@ static void choose_mode(const store *s, const scan *k, workload *w) {
   else if (k->bwd_op.n) set_ev(&w->mode_ev, "autograd backward ops", &k->bwd_op);
   else if (py.n) set_ev(&w->mode_ev, "Python backward calls", &py);
   else if (k->bwd_kernel.n) set_ev(&w->mode_ev, "gradient kernels (backward, bwd, wgrad, dgrad, wrw)", &k->bwd_kernel);
-  else {
+  else if (k->prefill.n >= 2 || k->decode.n >= 2) {
+    /* a forward-only loop whose repeated annotations name the serving phase
+     * it runs (a vision encoder then "## prefill ##"; "step[DECODE bs=32]") */
+    int pre = k->prefill.n >= 2, dec = k->decode.n >= 2;
+    w->mode = pre && dec ? WM_MIXED : dec ? WM_DECODE : WM_PREFILL;
+    set_ev(&w->mode_ev, "repeated annotations naming a serving phase (prefill / EXTEND, decode / DECODE) with no backward, optimizer or gradient kernel", dec ? &k->decode : &k->prefill);
+  } else {
     /* a forward-only pass is a prefill only where a decoder language model
      * shows (causal-LM head, rotary embeddings, a KV cache): a vision,
      * diffusion or encoder model's forward is plain inference */
