@@ -100,6 +100,7 @@ void dg_free(fsdpa_ctx *c, depgraph *g) {
   fa_free(&c->alloc, g->blk, g->nblk * sizeof(dg_block));
   fa_free(&c->alloc, g->blk_u, g->nblk * sizeof(iv));
   fa_free(&c->alloc, g->te, g->nte * sizeof(dg_tedge));
+  fa_free(&c->alloc, g->peer, g->npeer * sizeof(dg_peer));
   memset(g, 0, sizeof *g);
 }
 
@@ -655,6 +656,88 @@ const dg_tedge *dg_thread_edge(const depgraph *g, uint32_t rt) {
   return lo < g->nte && g->te[lo].rt == rt ? &g->te[lo] : NULL;
 }
 
+/* ---- collectives that waited for later peers ---- */
+
+typedef struct pkey {
+  uint32_t name, coll, dtype, pg;
+  int64_t in_n, out_n, dur;
+  uint32_t op, pad;
+} pkey;
+#define PK_SAME(a, b)                                                                                   \
+  ((a)->name == (b)->name && (a)->coll == (b)->coll && (a)->dtype == (b)->dtype && (a)->pg == (b)->pg && \
+   (a)->in_n == (b)->in_n && (a)->out_n == (b)->out_n)
+static int pk_less(const pkey *a, const pkey *b) {
+  if (a->name != b->name) return a->name < b->name;
+  if (a->coll != b->coll) return a->coll < b->coll;
+  if (a->dtype != b->dtype) return a->dtype < b->dtype;
+  if (a->pg != b->pg) return a->pg < b->pg;
+  if (a->in_n != b->in_n) return a->in_n < b->in_n;
+  if (a->out_n != b->out_n) return a->out_n < b->out_n;
+  if (a->dur != b->dur) return a->dur < b->dur;
+  return a->op < b->op;
+}
+#define PK_LESS(a, b) pk_less(a, b)
+FA_SORT_DEFINE(sort_pkey, pkey, PK_LESS)
+#define PEER_LESS(a, b) ((a)->op < (b)->op)
+FA_SORT_DEFINE(sort_peer, dg_peer, PEER_LESS)
+
+/* The same collective with the same element counts moves the same bytes:
+ * its shortest instance is the transfer, and an instance much longer spent
+ * the rest waiting for the ranks that joined after it. */
+static fsdpa_status peer_waits(bld *b) {
+  fsdpa_ctx *c = b->c;
+  const store *st = &c->st;
+  depgraph *g = b->g;
+  size_t n = 0;
+  for (size_t i = 0; i < st->gpu.len; i++) {
+    const ev_rec *r = STORE_REC(&st->gpu, i);
+    n += r->kind == RK_KERNEL && (store_name_info(st, r->name) & NC_COMM) && r->aux != AUX_NONE &&
+         r->aux < st->colls.len;
+  }
+  if (!n) return FSDPA_OK;
+  pkey *k = fa_malloc(&c->alloc, n * sizeof *k);
+  if (!k) return oom(c);
+  size_t m = 0;
+  for (size_t i = 0; i < st->gpu.len; i++) {
+    const ev_rec *r = STORE_REC(&st->gpu, i);
+    if (!(r->kind == RK_KERNEL && (store_name_info(st, r->name) & NC_COMM) && r->aux != AUX_NONE &&
+          r->aux < st->colls.len))
+      continue;
+    const coll_info *x = &FA_VEC_AT(&st->colls, coll_info, r->aux);
+    if (x->in_nelems == FSDPA_ABSENT && x->out_nelems == FSDPA_ABSENT) continue;  /* no size: no peer */
+    k[m++] = (pkey){r->name, x->coll_name, x->dtype, x->pg_name, x->in_nelems, x->out_nelems, r->end - r->ts,
+                    (uint32_t)i, 0};
+  }
+  sort_pkey(k, m);
+  int64_t min_wait = c->params[P_DG_PEER_WAIT_NS];
+  size_t np = 0;
+  for (size_t i = 0, j; i < m; i = j) {
+    for (j = i + 1; j < m && PK_SAME(&k[i], &k[j]); j++)
+      if (k[j].dur - k[i].dur >= min_wait && k[j].dur >= 2 * k[i].dur) np++;
+  }
+  if (np && !(g->peer = fa_malloc(&c->alloc, np * sizeof(dg_peer)))) {
+    fa_free(&c->alloc, k, n * sizeof *k);
+    return oom(c);
+  }
+  for (size_t i = 0, j; i < m; i = j)
+    for (j = i + 1; j < m && PK_SAME(&k[i], &k[j]); j++)
+      if (k[j].dur - k[i].dur >= min_wait && k[j].dur >= 2 * k[i].dur)
+        g->peer[g->npeer++] = (dg_peer){k[j].op, 0, k[i].dur};
+  fa_free(&c->alloc, k, n * sizeof *k);
+  sort_peer(g->peer, g->npeer);
+  return FSDPA_OK;
+}
+
+int64_t dg_peer_xfer(const depgraph *g, uint32_t k) {
+  size_t lo = 0, hi = g->npeer;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (g->peer[mid].op < k) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < g->npeer && g->peer[lo].op == k ? g->peer[lo].xfer_ns : -1;
+}
+
 static fsdpa_status dg_build(fsdpa_ctx *c, void *obj, const void *arg) {
   (void)arg;
   depgraph *g = obj;
@@ -672,6 +755,7 @@ static fsdpa_status dg_build(fsdpa_ctx *c, void *obj, const void *arg) {
   if (!s) s = timing_edges(&b);
   if (!s) s = thread_edges(&b);
   if (!s) s = threads_build(&b);
+  if (!s) s = peer_waits(&b);
   bld_free(&b);
   if (s) dg_free(c, g);
   return s;

@@ -45,6 +45,13 @@
  * first waited for the second (the main thread in backward() while the
  * autograd thread runs it).  Labelled
  * inferred, with how many and the loosest lag.
+ * Peers (DG peer waits, inferred): a collective kernel whose element counts
+ * the trace records and that lasts at least depgraph.peer_wait_ns and twice
+ * longer than the shortest kernel of the same collective (kernel name,
+ * collective, dtype, process group, element counts) on the rank spent the
+ * difference waiting for later ranks: its transfer is that shortest
+ * duration, and it cannot end before the later ranks arrive, which a replay
+ * of this rank alone does not move.
  * The legacy default stream's implicit synchronisation with blocking streams
  * is not modelled: the trace does not record stream flags, and the streams
  * PyTorch, NCCL and RCCL create are non-blocking, where it does not apply.
@@ -104,6 +111,13 @@ typedef struct dg_tedge {
   uint32_t rt, from;
 } dg_tedge;
 
+/* A collective kernel that waited for later peers (sorted by op). */
+typedef struct dg_peer {
+  uint32_t op;            /* st.gpu index */
+  uint32_t pad;
+  int64_t xfer_ns;        /* its transfer: the shortest duration of the same collective */
+} dg_peer;
+
 typedef struct depgraph {
   size_t nops;            /* = st.gpu.len when built */
   uint32_t *launch;       /* per op: st.rt index of its launch call, DG_NONE */
@@ -120,6 +134,8 @@ typedef struct depgraph {
   size_t nblk_u;
   dg_tedge *te;           /* thread edges, sorted by rt */
   size_t nte;
+  dg_peer *peer;          /* collectives that waited for later peers, sorted by op */
+  size_t npeer;
   dg_evidence ev;
   int borrowed;           /* a copy of the context's cached graph: dg_free only forgets it */
 } depgraph;
@@ -133,6 +149,8 @@ void dg_free(fsdpa_ctx *c, depgraph *g);
 /* Traced CPU time of thread tr inside [a, b): the CPU ops starting in it,
  * clipped, nested ones counted once. */
 int64_t dg_cpu_time(const depgraph *g, uint32_t tr, int64_t a, int64_t b);
+/* The transfer time of op k when it waited for later peers, else -1. */
+int64_t dg_peer_xfer(const depgraph *g, uint32_t k);
 /* The thread edge into runtime call rt, or NULL. */
 const dg_tedge *dg_thread_edge(const depgraph *g, uint32_t rt);
 /* Innermost CPU op of thread tr spanning [a, b), DG_NONE if none.  *hint is

@@ -7,7 +7,11 @@
  * op ends when that op ends plus the call's own return time; a GPU op starts
  * when its last known dependency (launch call start, the op before it on its
  * stream, the ops it waits for) allows, plus the slack the trace shows after
- * it (launch latency, dispatch, or a wait the trace cannot place).  Replayed
+ * it (launch latency, dispatch, or a wait the trace cannot place), and never
+ * before its recorded start when it waited for an event recorded outside
+ * the trace (that event does not move); a collective that waited for later
+ * ranks never ends before its recorded end (the other ranks are not
+ * replayed).  Replayed
  * as recorded, every time comes out exactly as in the trace; a what-if
  * changes the named edges (calls that take no time, ops that take none, CPU
  * time removed from a thread, unexplained waits gone) and replays, so the
@@ -254,9 +258,13 @@ static void start_op(sim *s, const dg_mods *m, uint32_t k, int record) {
     const ev_rec *P = STORE_REC(&st->gpu, g->prev[k]);
     if (P->end <= K->ts) DEP(B_PREV, g->prev[k], P->end, s->oe[g->prev[k]]);
   }
+  int outside = 0;
   for (uint32_t j = g->w_off[k]; j < g->w_off[k + 1]; j++) {
     uint32_t a = g->w[j].op;
-    if (a == DG_NONE) continue;
+    if (a == DG_NONE) {
+      outside |= g->w[j].kind == DG_E_OUTSIDE;
+      continue;
+    }
     const ev_rec *A = STORE_REC(&st->gpu, a);
     if (A->end > K->ts) continue;
     /* an awaited op ending with the launch or the predecessor binds */
@@ -277,9 +285,18 @@ static void start_op(sim *s, const dg_mods *m, uint32_t k, int record) {
     if (m && m->unexplained_zero && in_mods(m, K->ts) && slack > s->c->params[P_IDLE_DISPATCH_MAX_NS]) slack = 0;
     s->os[k] = bsim + slack > others ? bsim + slack : others;
   }
+  /* an event recorded outside the trace happens when it happened: what the
+   * trace shows moving earlier cannot start K before it (unless the what-if
+   * removes the waits nothing in the trace explains) */
+  if (outside && s->os[k] < K->ts && !(m && m->unexplained_zero && in_mods(m, K->ts))) s->os[k] = K->ts;
   int64_t d = K->end - K->ts;
   if (m && m->op_zero && in_mods(m, K->ts) && m->op_zero[k]) d = 0;
   s->oe[k] = s->os[k] + d;
+  /* a collective that waited for later ranks ends when they have joined
+   * and its transfer is done: this rank joining earlier does not end it
+   * earlier, joining later than they did adds only its transfer */
+  int64_t x = d ? dg_peer_xfer(s->g, k) : -1;
+  if (x >= 0) s->oe[k] = s->os[k] + x > K->end ? s->os[k] + x : K->end;
   if (record) {
     s->ob[k] = (uint8_t)b;
     s->obi[k] = bi;
