@@ -1088,6 +1088,7 @@ START_TEST(t_allocation_failures) {
       findings f;
       findings_init(&f, &c->alloc);
       st = launch_gaps_findings(c, 0, &f);
+      if (!st) st = launch_gaps_queued_findings(c, 0, &f);
       if (!st && f.failed) st = (fsdpa_status)f.failed;
       findings_free(&f);
     }

@@ -25,8 +25,9 @@
  * in the list as its symptom's cause (findings_has); the order of the list
  * itself is findings_sort's, whatever the order they were added in. */
 typedef fsdpa_status (*findings_fn)(fsdpa_ctx *, int64_t, findings *);
-static const findings_fn FINDERS[] = {allocator_findings, dataloader_findings, launch_gaps_findings,
-                                      overlap_findings, backward_findings, sync_waits_findings, sync_spin_findings};
+static const findings_fn FINDERS[] = {allocator_findings,  dataloader_findings,  launch_gaps_queued_findings,
+                                      sync_waits_findings, launch_gaps_findings, overlap_findings,
+                                      backward_findings,   sync_spin_findings};
 
 fsdpa_status rank_findings_compute(fsdpa_ctx *c, int64_t rank, findings *f) {
   for (size_t k = 0; k < sizeof FINDERS / sizeof FINDERS[0]; k++) {

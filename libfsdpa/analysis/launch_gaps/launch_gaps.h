@@ -25,4 +25,7 @@ typedef struct launch_gaps_brief {
 fsdpa_status launch_gaps_brief_get(fsdpa_ctx *c, launch_gaps_brief *out);
 /* launch_gaps_findings.c: launch-overhead, gpu-starvation */
 fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f);
+/* launch_gaps_findings_queued.c: queued-idle-unexplained, a root cause the
+ * other rooms may name (made before them) */
+fsdpa_status launch_gaps_queued_findings(fsdpa_ctx *c, int64_t rank, findings *f);
 #endif

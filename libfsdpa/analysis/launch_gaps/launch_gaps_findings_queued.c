@@ -140,3 +140,18 @@ fsdpa_status lg_queued_findings(fsdpa_ctx *c, const store_views *v, const lg_ste
   }
   return st;
 }
+
+fsdpa_status launch_gaps_queued_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
+  const store_views *v = ctx_views(c);
+  if (!v) return fa_fail_status(&c->alloc);
+  if (!v->nstreams) return FSDPA_OK;
+  trace_sampling smp;
+  trace_sampling_get(c, &smp);
+  if (smp.sampled) return FSDPA_OK;
+  lg_steady y;
+  fsdpa_status st = lg_steady_get(c, &y);
+  if (st) return st;
+  st = lg_queued_findings(c, v, &y, rank, f);
+  lg_steady_free(c, &y);
+  return st;
+}
