@@ -200,6 +200,7 @@ void findings_sort(findings *f) {
     /* by (rank, id, own order): a cause is the first of its (rank, id) */
     qsort(f->v, f->n, sizeof *f->v, cmp_by_rank_id);
     for (size_t i = 0; i < f->n; i++) {
+      f->v[i].cause = f->n;
       char cause[64];
       if (!explained_by(&f->v[i], cause, sizeof cause)) continue;
       size_t lo = 0, hi = f->n;
@@ -220,9 +221,21 @@ void findings_sort(findings *f) {
           best_ov = ov;
         }
       }
-      if (best < f->n) {
-        f->v[i].anchor = key_of(&f->v[best]);
-        f->v[i].follows = 1;
+      f->v[i].cause = best;
+    }
+    /* a chain (the GPU starved because the CPU blocked, because the stream
+     * waited on work the trace lacks) is listed from its root: each symptom
+     * after its cause; a cycle, which no finder makes, is cut */
+    for (size_t i = 0; i < f->n; i++) {
+      size_t r = i;
+      int depth = 0;
+      while (f->v[r].cause < f->n && f->v[r].cause != i && depth < 8) {
+        r = f->v[r].cause;
+        depth++;
+      }
+      if (depth) {
+        f->v[i].anchor = key_of(&f->v[r]);
+        f->v[i].follows = depth;
       }
     }
   }

@@ -31,14 +31,16 @@ typedef struct finding {
   size_t title_n, detail_n, advice_n, evidence_n;  /* allocation sizes */
   iv ranges[FINDING_MAX_RANGES];  /* absolute ns, worst first */
   int nranges;
-  /* findings_sort's scratch: the order key of the finding this one is
-   * listed after (its own when none), and whether it follows another */
+  /* findings_sort's scratch: the order key of the root cause this one is
+   * listed after (its own when none), how many causes away it is (0: none;
+   * a symptom of a symptom is listed after its cause), and its cause's index */
   struct finding_key {
     int64_t cost_ns, rank, step;
     int severity;
     const char *id, *title, *detail;
   } anchor;
   int follows;
+  size_t cause;
 } finding;
 
 typedef struct findings {
