@@ -8,9 +8,21 @@
 #include "util/fmt.h"
 #include "util/interval.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Whether cpu-sync-stall fires and with which numbers. */
+/* A call site of flagged calls: the call's API, where the thread made it
+ * (the outermost CPU op or annotation around it inside the step) and the op
+ * it waited for. */
+enum { STALL_SITES = 3 };
+typedef struct stall_site {
+  uint32_t api, where, op;    /* intern ids: the call's name, where (INTERN_NONE), the op it waited for
+                               * (INTERN_NONE) */
+  uint64_t calls;
+  int64_t blocked_ns, saving_ns;  /* saving_ns: the replay without that site's calls alone */
+} stall_site;
+
 typedef struct stall {
   int fires;
   int severity;
@@ -49,9 +61,24 @@ typedef struct stall {
   int64_t free_ns;            /* of flagged_ns, in device frees (cudaFree, hipFree, cuMemRelease ...) */
   int64_t free_ppm;           /* free_ns / flagged_ns */
   int al_thrash;              /* allocator-thrash is in the report for this rank */
+  int queued;                 /* queued-idle-unexplained is in the report for this rank */
+  int queued_cause;           /* queued and the replay without the calls saves less than half their
+                               * blocked time: they waited for work that itself waited on something
+                               * the trace does not show, and are its symptom */
+  int64_t queued_ns;          /* flagged_ns - saving_ns: the blocked time removing them does not save */
+  int nsites;                 /* the costliest call sites, by blocked time */
+  stall_site site[STALL_SITES];
   int free_cause;             /* free_ns is at least starvation.explained_min_ppm of flagged_ns and
                                * allocator-thrash is in the report: the allocator is the root cause */
 } stall;
+
+/* A copy to the host by its Kineto name ("Memcpy DtoH (Device -> Pageable)",
+ * ROCm's "CopyDeviceToHost"): what .item() / .cpu() make; an input copy to
+ * the device is not. */
+static int copy_to_host(const char *nm) {
+  return strstr(nm, "DtoH") || strstr(nm, "DeviceToHost") || strstr(nm, "Device -> Host") ||
+         strstr(nm, "Device -> Pageable") || strstr(nm, "Device -> Pinned");
+}
 
 static size_t rows_bytes(const stall *d) { return (d->nwin ? d->nwin : 1) * sizeof(sa_step); }
 
@@ -125,7 +152,110 @@ static void stall_mods(const stall *d, dg_mods *m) {
   m->t1 = d->nwin ? d->win[d->nwin - 1].end : 0;
 }
 
-static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, int al_thrash, stall *d) {
+/* The flagged calls by site (the call's API and the op it waited for), the
+ * three that blocked longest, each with what the replay without that site's
+ * calls alone saves: one site may be a fix on its own (a metric read back
+ * every step) while another is needed at once (sizes read to launch the next
+ * op).  Only with two sites or more: one site's saving is the finding's. */
+static int cmp_site(const void *pa, const void *pb) {
+  const stall_site *a = pa, *b = pb;
+  if (a->api != b->api) return a->api < b->api ? -1 : 1;
+  if (a->where != b->where) return a->where < b->where ? -1 : 1;
+  return a->op < b->op ? -1 : a->op > b->op;
+}
+
+/* The outermost CPU op around [a, b) on thread tr below a ProfilerStep (or
+ * at the top level): the part of the step the call was made in. */
+static uint32_t call_where(const fsdpa_ctx *c, const depgraph *g, uint32_t tr, int64_t a, int64_t b) {
+  size_t hint = 0;
+  uint32_t i = dg_cpu_innermost(g, tr, a, b, &hint), out = INTERN_NONE;
+  for (; i != DG_NONE; i = g->cpu[i].parent) {
+    if (store_name_info(&c->st, g->cpu[i].name) & NC_STEP) break;
+    out = g->cpu[i].name;
+  }
+  return out;
+}
+
+static uint32_t waited_name(const fsdpa_ctx *c, const sc_call *k) {
+  return k->op != UINT32_MAX ? STORE_REC(&c->st.gpu, k->op)->name : INTERN_NONE;
+}
+
+static fsdpa_status stall_sites(fsdpa_ctx *c, const sync_run *r, stall *d) {
+  const sc_call *v = r->s.v;
+  size_t m = 0;
+  for (size_t i = 0; i < r->s.n; i++) m += d->in[i] != 0;
+  if (m < 2) return FSDPA_OK;
+  depgraph g;
+  fsdpa_status st = dg_get(c, &g);
+  if (st) return st;
+  stall_site *all = fa_malloc(&c->alloc, m * sizeof *all);
+  uint32_t *where = fa_malloc(&c->alloc, m * sizeof *where);
+  if (!all || !where) {
+    fa_free(&c->alloc, all, m * sizeof *all);
+    fa_free(&c->alloc, where, m * sizeof *where);
+    dg_free(c, &g);
+    return fa_fail_status(&c->alloc);
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < r->s.n; i++)
+    if (d->in[i]) {
+      where[k] = call_where(c, &g, v[i].track, v[i].ts, v[i].end);
+      all[k] = (stall_site){v[i].name, where[k], waited_name(c, &v[i]), 1, v[i].end - v[i].ts, 0};
+      k++;
+    }
+  qsort(all, m, sizeof *all, cmp_site);
+  size_t ns = 0;
+  for (size_t i = 0; i < m; i++) {
+    if (ns && !cmp_site(&all[ns - 1], &all[i])) {
+      all[ns - 1].calls++;
+      all[ns - 1].blocked_ns += all[i].blocked_ns;
+    } else {
+      all[ns++] = all[i];
+    }
+  }
+  /* the STALL_SITES longest, longest first (ties: the order above) */
+  for (size_t a = 0; a < ns && (int)a < STALL_SITES; a++) {
+    size_t best = a;
+    for (size_t b = a + 1; b < ns; b++)
+      if (all[b].blocked_ns > all[best].blocked_ns) best = b;
+    stall_site t = all[a];
+    all[a] = all[best];
+    all[best] = t;
+    d->site[d->nsites++] = all[a];
+  }
+  fa_free(&c->alloc, all, m * sizeof *all);
+  dg_free(c, &g);
+  size_t n = c->st.rt.len;
+  uint8_t *z = d->nsites >= 2 && n ? fa_calloc(&c->alloc, n) : NULL;
+  if (d->nsites < 2 || (n && !z)) {
+    fa_free(&c->alloc, where, m * sizeof *where);
+    if (d->nsites < 2) {
+      d->nsites = 0;
+      return FSDPA_OK;
+    }
+    return fa_fail_status(&c->alloc);
+  }
+  for (int s = 0; s < d->nsites && !st; s++) {
+    memset(z, 0, n);
+    k = 0;
+    for (size_t i = 0; i < r->s.n; i++) {
+      if (!d->in[i]) continue;
+      if (v[i].rt < n && v[i].name == d->site[s].api && where[k] == d->site[s].where &&
+          waited_name(c, &v[i]) == d->site[s].op)
+        z[v[i].rt] = 1;
+      k++;
+    }
+    dg_mods md;
+    stall_mods(d, &md);
+    md.rt_zero = z;
+    st = dg_saving(c, &md, &d->site[s].saving_ns);
+  }
+  fa_free(&c->alloc, z, n);
+  fa_free(&c->alloc, where, m * sizeof *where);
+  return st;
+}
+
+static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, int al_thrash, int queued, stall *d) {
   const sc_set *s = &r->s;
   memset(d, 0, sizeof *d);
   d->al_thrash = al_thrash;
@@ -156,7 +286,9 @@ static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, int al_thrash,
     const sc_call *k = &s->v[i];
     d->seen |= k->info;
     if ((k->info & NC_FREE) && !(k->info & (NC_PINNED | NC_MALLOC))) d->free_ns += k->end - k->ts;
-    if (k->op != UINT32_MAX && STORE_REC(&c->st.gpu, k->op)->kind == RK_MEMCPY) d->copy_wait = 1;
+    if (k->op != UINT32_MAX && STORE_REC(&c->st.gpu, k->op)->kind == RK_MEMCPY &&
+        copy_to_host(store_name(&c->st, STORE_REC(&c->st.gpu, k->op)->name)))
+      d->copy_wait = 1;
   }
   d->worst = &d->rows[worst];
   d->worst_step = &d->win[worst];
@@ -227,6 +359,12 @@ static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, int al_thrash,
    * allocator-thrash in the report, most blocked time in frees is its symptom */
   d->free_ppm = d->flagged_ns > 0 ? (int64_t)(1e6 * ((double)d->free_ns / (double)d->flagged_ns)) : 0;
   d->free_cause = d->al_thrash && d->free_ns > 0 && d->free_ppm >= c->params[P_STARVATION_EXPLAINED_PPM];
+  d->queued = queued;
+  if (!d->free_cause && queued && d->saving_ns != FSDPA_ABSENT && d->saving_ns * 2 < d->flagged_ns) {
+    d->queued_cause = 1;
+    d->queued_ns = d->flagged_ns - (d->saving_ns > 0 ? d->saving_ns : 0);
+  }
+  if ((st = stall_sites(c, r, d))) return st;
   d->fires = 1;
   return FSDPA_OK;
 }
@@ -294,6 +432,19 @@ static void stall_detail(const fsdpa_ctx *c, const sync_run *r, const stall *d, 
              fmt_ms(d->caused_ns), (double)d->caused_ppm / 1e4,
              d->source == ITS_PROFILER_STEP ? "steps" : d->source == ITS_NONE ? "trace" : "iterations",
              fmt_ms(d->opened_ns), fmt_ms(d->idle_ns));
+  /* each site on its own: which fix pays */
+  for (int k = 0; k < d->nsites; k++) {
+    size_t m = strlen(detail);
+    if (m + 1 >= cap) break;
+    const stall_site *x = &d->site[k];
+    char sv[32] = "nothing measurable";
+    if (x->saving_ns != FSDPA_ABSENT) snprintf(sv, sizeof sv, "%.2f ms", fmt_ms(x->saving_ns));
+    snprintf(detail + m, cap - m, "%s%s%s%s (%llu call%s, %.2f ms blocked) made non-blocking alone would save %s%s",
+             k ? "; " : " By call site: ", store_name(&c->st, x->api),
+             x->where != INTERN_NONE ? " in " : "", x->where != INTERN_NONE ? store_name(&c->st, x->where) : "",
+             (unsigned long long)x->calls, x->calls == 1 ? "" : "s", fmt_ms(x->blocked_ns), sv,
+             k + 1 == d->nsites ? "." : "");
+  }
 }
 
 /* Advice for the APIs that actually stalled, in the words of the workload:
@@ -392,7 +543,30 @@ static fsdpa_status stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall 
     jw_kstr(&w, "explained_by", "allocator-thrash");
     jw_ki64(&w, "explained_ns", d->free_ns);
     jw_ki64(&w, "explained_ppm", d->free_ppm);
+  } else if (d->queued_cause) {
+    jw_kstr(&w, "explained_by", "queued-idle-unexplained");
+    jw_ki64(&w, "explained_ns", d->queued_ns);
+    jw_ki64(&w, "explained_ppm", d->flagged_ns > 0 ? (int64_t)(1e6 * ((double)d->queued_ns / (double)d->flagged_ns)) : 0);
   }
+  jw_key(&w, "saving_by_site");
+  jw_arr(&w);
+  for (int k = 0; k < d->nsites; k++) {
+    jw_obj(&w);
+    jw_kstr(&w, "api", store_name(&c->st, d->site[k].api));
+    jw_key(&w, "where");
+    if (d->site[k].where != INTERN_NONE) jw_str(&w, store_name(&c->st, d->site[k].where));
+    else jw_null(&w);
+    jw_key(&w, "waited_op");
+    if (d->site[k].op != INTERN_NONE) jw_str(&w, store_name(&c->st, d->site[k].op));
+    else jw_null(&w);
+    jw_ku64(&w, "calls", d->site[k].calls);
+    jw_ki64(&w, "blocked_ns", d->site[k].blocked_ns);
+    jw_key(&w, "saving_ns");
+    if (d->site[k].saving_ns != FSDPA_ABSENT) jw_i64(&w, d->site[k].saving_ns);
+    else jw_null(&w);
+    jw_obj_end(&w);
+  }
+  jw_arr_end(&w);
   jw_key(&w, "by_api");
   jw_arr(&w);
   for (size_t i = 0; i < r->napis; i++) {
@@ -462,7 +636,8 @@ fsdpa_status sync_waits_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   fsdpa_status st = sync_run_open_all(c, &r);
   if (st) return st;
   stall d;
-  st = stall_decide(c, &r, findings_has(f, "allocator-thrash", rank), &d);
+  st = stall_decide(c, &r, findings_has(f, "allocator-thrash", rank), findings_has(f, "queued-idle-unexplained", rank),
+                    &d);
   if (!st && d.fires) st = stall_word(c, &r, &d, rank, f);
   stall_free(c, &r, &d);
   sync_run_free(c, &r);
