@@ -110,6 +110,10 @@ typedef struct starve_one {
   int al_main;          /* al_ns is at least starvation.explained_min_ppm of it, and more than dl_ns */
   int al_explained;     /* al_main and allocator-thrash is in the report: named as the cause */
   int64_t al_ppm;       /* al_ns / gpu_host_wait_ns, ppm */
+  int64_t sy_ns;        /* the replay without the range's blocking calls saves this (ABSENT: not computed) */
+  int sy_main;          /* sy_ns is at least starvation.explained_min_ppm of the host-bound idle, and no
+                         * allocator or DataLoader cause: the thread lost its lead in those calls */
+  int sy_explained;     /* sy_main and cpu-sync-stall is in the report: named as the cause */
   int first_use;        /* no steady state is judged (no iterations): first-use idle counted apart */
   int64_t fu_host_ns;   /* of the host-bound idle, inside first-use calls (first_use only) */
   int64_t fu_idle_ns;   /* of all the idle, inside them */
@@ -155,7 +159,7 @@ static int starving(fsdpa_ctx *c, const fsdpa_launch_gaps *g, const dg_causes *k
  * than starvation.min_kernels kernels in the range: a snippet of a handful
  * of kernels (a demo, one first forward) shows no steady state to rank. */
 static int starve_judge(fsdpa_ctx *c, const store_views *v, int64_t judged, int dl_stall, int al_thrash,
-                        starve_one *o) {
+                        int sync_stall, starve_one *o) {
   int64_t host = o->g.gpu_host_wait_ns, min_ppm = c->params[P_STARVATION_EXPLAINED_PPM];
   o->host_ns = host_bound(&o->k);
   /* the host inside cudaMalloc / cudaFree (or their backends' calls) for
@@ -172,6 +176,12 @@ static int starve_judge(fsdpa_ctx *c, const store_views *v, int64_t judged, int 
   o->explained_ppm = host > 0 ? (int64_t)((double)o->dl_ns * 1e6 / (double)host) : 0;
   o->dl_main = !o->al_main && o->dl_ns > 0 && (double)o->dl_ns * 1e6 >= (double)min_ppm * (double)host;
   o->explained = o->dl_main && dl_stall;
+  /* the launching thread blocked in synchronizing calls while the GPU
+   * worked, and lost the lead that would have covered the idle after them:
+   * the replay without those calls removes most of it */
+  o->sy_main = !o->al_main && !o->dl_main && o->sy_ns != FSDPA_ABSENT && o->sy_ns > 0 &&
+               (double)o->sy_ns * 1e6 >= (double)min_ppm * (double)o->host_ns;
+  o->sy_explained = o->sy_main && sync_stall;
   if (!o->first_use) o->fu_host_ns = o->fu_idle_ns = 0;
   o->fu_main = o->fu_host_ns > 0 && (double)o->fu_host_ns * 1e6 >= (double)min_ppm * (double)host;
   /* first-use cost is paid once: what is left is the starvation to judge */
@@ -188,9 +198,40 @@ static int starve_judge(fsdpa_ctx *c, const store_views *v, int64_t judged, int 
 
 /* The idle causes of a starving range: the wording blames the CPU's launch
  * rate only for the part the host had not launched yet. */
-static fsdpa_status starve_causes(fsdpa_ctx *c, const store_views *v, const qwin *q, starve_one *o) {
+/* Marks the blocking calls (the dependency graph's) of the context: the
+ * what-if of a thread that never blocks.  Caller frees z (st.rt.len). */
+static fsdpa_status blocking_calls(fsdpa_ctx *c, uint8_t **z) {
+  size_t n = c->st.rt.len;
+  *z = NULL;
+  if (!n) return FSDPA_OK;
+  depgraph g;
+  fsdpa_status st = dg_get(c, &g);
+  if (st) return st;
+  *z = fa_calloc(&c->alloc, n);
+  if (*z)
+    for (size_t i = 0; i < g.nblk; i++)
+      if (g.blk[i].rt < n) (*z)[g.blk[i].rt] = 1;
+  dg_free(c, &g);
+  return *z ? FSDPA_OK : fa_fail_status(&c->alloc);
+}
+
+static fsdpa_status starve_causes(fsdpa_ctx *c, const store_views *v, const qwin *q, int sync_stall,
+                                  starve_one *o) {
   fsdpa_status st = lg_idle_causes(c, v, q, &o->k);
   if (st) return st;
+  o->sy_ns = FSDPA_ABSENT;
+  if (sync_stall) {  /* only a cause the report holds is worth the replay */
+    uint8_t *z;
+    if ((st = blocking_calls(c, &z))) return st;
+    dg_mods m;
+    memset(&m, 0, sizeof m);
+    m.t0 = q->t0;
+    m.t1 = q->t1;
+    m.rt_zero = z;
+    st = dg_saving(c, &m, &o->sy_ns);
+    fa_free(&c->alloc, z, c->st.rt.len);
+    if (st) return st;
+  }
   o->main_cause = DG_C_NOT_LAUNCHED;
   for (int i = 1; i < DG_C__N; i++)
     if (o->k.ns[i] > o->k.ns[o->main_cause]) o->main_cause = i;
@@ -204,7 +245,8 @@ static fsdpa_status starve_causes(fsdpa_ctx *c, const store_views *v, const qwin
  * the rank (the model's decision, over the same iterations after the first). */
 static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const steady *y,
                                       int64_t device, const fsdpa_launch_gaps *all_g,
-                                      const lg_extra *all_x, int dl_stall, int al_thrash, starvation *d) {
+                                      const lg_extra *all_x, int dl_stall, int al_thrash, int sync_stall,
+                                      starvation *d) {
   memset(d, 0, sizeof *d);
   d->device = device;
   d->max_density_ppm = c->params[P_STARVATION_DENSITY_PPM];
@@ -285,14 +327,14 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
       lg_first_use_count(fu, q.t0, q.t1, &o->fu_launches, &o->fu_allocs);
       lg_first_use_free(c, own);
     }
-    if ((st = starve_causes(c, v, &q, o))) return st;
-    if (starve_judge(c, v, d->judged_ns, dl_stall, al_thrash, o)) d->n = 1;
+    if ((st = starve_causes(c, v, &q, sync_stall, o))) return st;
+    if (starve_judge(c, v, d->judged_ns, dl_stall, al_thrash, sync_stall, o)) d->n = 1;
     return FSDPA_OK;
   }
   d->starving_steps = nstarve;
   for (int k = 0; k < nw; k++) {
-    if ((st = starve_causes(c, v, &worst[k].q, &worst[k]))) return st;
-    if (starve_judge(c, v, d->judged_ns, dl_stall, al_thrash, &worst[k])) d->one[d->n++] = worst[k];
+    if ((st = starve_causes(c, v, &worst[k].q, sync_stall, &worst[k]))) return st;
+    if (starve_judge(c, v, d->judged_ns, dl_stall, al_thrash, sync_stall, &worst[k])) d->one[d->n++] = worst[k];
   }
   return FSDPA_OK;
 }
@@ -444,9 +486,29 @@ static fsdpa_status starve_saving(fsdpa_ctx *c, const starve_one *o, jsonw *w) {
     dg_cuts_free(c, &k);
     return st;
   }
+  if (o->sy_main) {
+    uint8_t *z;
+    if ((st = blocking_calls(c, &z))) return st;
+    m.rt_zero = z;
+    st = dg_saving_evidence(c, &m, "the blocking calls take no time and wait for nothing", w);
+    fa_free(&c->alloc, z, c->st.rt.len);
+    return st;
+  }
   m.cpu_zero = 1;
   return dg_saving_evidence(c, &m, "a host that costs nothing: CPU time between runtime calls and the calls take none; "
                                    "synchronizations still wait for the GPU", w);
+}
+
+/* Whether the launching thread replays CUDA/HIP graphs in [t0, t1): then
+ * "fewer launches, CUDA graphs" is done, and what is left between replays is
+ * the host's own per-step work. */
+static int replays_graphs(const fsdpa_ctx *c, int64_t t0, int64_t t1) {
+  const store *s = &c->st;
+  for (size_t i = 0; i < s->rt.len; i++) {
+    const ev_rec *r = STORE_REC(&s->rt, i);
+    if (r->ts >= t0 && r->ts < t1 && (store_name_info(s, r->name) & NC_GRAPH_LAUNCH)) return 1;
+  }
+  return 0;
 }
 
 static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, findings *f,
@@ -471,11 +533,20 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
   fmt_dur(t_dp, sizeof t_dp, k->ns[DG_C_DISPATCH]);
   fmt_dur(t_un, sizeof t_un, k->ns[DG_C_UNKNOWN]);
   fmt_dur(t_hb, sizeof t_hb, o->host_ns);
+  int64_t top_ns = 0;
+  int graphs = replays_graphs(c, o->q.t0, o->q.t1);
   for (int i = 0; i < k->ntop; i++)  /* what the main cause mostly was */
     if (k->top[i].cause == o->main_cause && k->top[i].wkind != DG_W_NONE) {
       dg_cause_what(c, &k->top[i], top, sizeof top);
+      top_ns = k->top[i].wkind == DG_W_NAME ? k->top[i].ns : 0;
       break;
     }
+  /* host work done in line: one named CPU op or annotation holds most of the
+   * not-launched idle, in long gaps (preprocessing before the first kernel),
+   * not the many short gaps of a launch rate that fewer launches would cure */
+  int host_work = o->main_cause == DG_C_NOT_LAUNCHED && top_ns > 0 && o->ranges.n &&
+                  o->ranges.w[0] >= c->params[P_STARVATION_HOST_WORK_GAP_NS] &&
+                  (double)top_ns * 1e6 >= (double)c->params[P_STARVATION_EXPLAINED_PPM] * (double)k->ns[DG_C_NOT_LAUNCHED];
   double sh = lg_share(k->ns[o->main_cause], k->idle_ns);
   char title[512], detail[3072], why[600], warm[200] = "";
   if (d->warmup_idle_ns != FSDPA_ABSENT) {
@@ -529,8 +600,10 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
                "Most of it (%.1f%%) the device itself took to start work that was already queued behind "
                "the op it depended on (gaps of at most %lld ns between dependent ops)",
                100.0 * sh, (long long)c->params[P_IDLE_DISPATCH_MAX_NS]);
-      advice = "Fewer, larger kernels shorten the device's own start-up gaps between dependent ops: "
-               "torch.compile fuses chains of small ops; CUDA graphs replay them with less overhead.";
+      advice = graphs ? "The steps already replay captured graphs (cudaGraphLaunch): the device's own start-up gaps between dependent "
+                        "ops shrink only with fewer, larger kernels inside the graph (fusion, larger batches)."
+                      : "Fewer, larger kernels shorten the device's own start-up gaps between dependent ops: "
+                        "torch.compile fuses chains of small ops; CUDA graphs replay them with less overhead.";
       break;
     case DG_C_UNKNOWN:
       snprintf(why, sizeof why,
@@ -546,6 +619,27 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
                100.0 * sh, top[0] ? " (the launching thread mostly in " : "", top,
                top[0] ? ")" : "");
       /* name the DataLoader only where the trace has one */
+      if (host_work) {
+        snprintf(why, sizeof why,
+                 "Most of it (%.1f%%) the next op had not been launched yet: the launching thread was in %s for "
+                 "%.1f%% of that time, host work done in line before the GPU could go on",
+                 100.0 * sh, top, 100.0 * lg_share(top_ns, k->ns[DG_C_NOT_LAUNCHED]));
+        advice = wl_dataloader
+                     ? "Do that host work ahead of the GPU instead of in line: in DataLoader worker processes "
+                       "(num_workers>0, pin_memory=True) or a background thread that prepares the next input "
+                       "while the model runs, or on the GPU; then profile again."
+                     : "Do that host work ahead of the GPU instead of in line: in a background thread or worker "
+                       "process that prepares the next inputs while the model runs, or on the GPU; then profile "
+                       "again.";
+        break;
+      }
+      if (graphs) {
+        advice = "The steps already replay captured graphs (cudaGraphLaunch), so launches are not what is left: look at what the "
+                 "CPU does between replays in the ranges below (scheduling, sampling, preparing the next inputs, "
+                 "host-side syncs such as .item()) and overlap it with the replay: prepare step N+1 while step N "
+                 "runs.";
+        break;
+      }
       advice = wl_dataloader
                    ? "Look at what the CPU does in the ranges below: data loading (more DataLoader "
                      "workers, pin_memory, prefetching), Python overhead between ops, host-side syncs "
@@ -605,6 +699,24 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
                    "the model runs. Then profile again to see whether anything else starves the GPU.";
     snprintf(cause_title, sizeof cause_title, "%.0f%% of its host-bound idle inside DataLoader __next__",
              1e-4 * (double)o->explained_ppm);
+  } else if (o->sy_main) {
+    int64_t sy = o->sy_ns < o->host_ns ? o->sy_ns : o->host_ns;  /* a replay also moves busy time */
+    fmt_dur(t_cause, sizeof t_cause, sy);
+    snprintf(why, sizeof why,
+             "The launching thread blocked in synchronizing calls while the GPU still had work, and lost the lead "
+             "that would have covered this idle: a replay of the trace's dependencies without those calls removes "
+             "%s of it (%.1f%%), so they are the %s cause of this starvation%s",
+             t_cause, 100.0 * lg_share(sy, o->host_ns), o->sy_explained ? "root" : "main",
+             o->sy_explained ? " (see cpu-sync-stall)" : "");
+    advice = o->sy_explained
+                 ? "The blocking calls are the cause (see cpu-sync-stall, its calls and its advice): make them "
+                   "non-blocking first, so the host keeps launching ahead of the GPU, then profile again to see "
+                   "whether anything else starves the GPU."
+                 : "Take host synchronization out of the loop (tensor.item(), .cpu(), copies to pageable memory, "
+                   "torch.cuda.synchronize()): the host then keeps launching ahead of the GPU. Then profile again "
+                   "to see whether anything else starves the GPU.";
+    snprintf(cause_title, sizeof cause_title, "%.0f%% of its host-bound idle follows blocking calls%s",
+             100.0 * lg_share(sy, o->host_ns), o->sy_explained ? " (see cpu-sync-stall)" : "");
   } else if (o->fu_host_ns > 0) {
     char t_thr[32];
     fmt_dur(t_cause, sizeof t_cause, o->fu_host_ns);
@@ -689,7 +801,12 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
     jw_kstr(&w, "explained_by", "dataloader-stall");
     jw_ki64(&w, "explained_ns", o->dl_ns);
     jw_ki64(&w, "explained_ppm", o->explained_ppm);
+  } else if (o->sy_explained) {
+    jw_kstr(&w, "explained_by", "cpu-sync-stall");
+    jw_ki64(&w, "explained_ns", o->sy_ns < o->host_ns ? o->sy_ns : o->host_ns);
+    jw_ki64(&w, "explained_ppm", (int64_t)(1e6 * lg_share(o->sy_ns < o->host_ns ? o->sy_ns : o->host_ns, o->host_ns)));
   }
+  jw_ki64(&w, "host_bound_after_blocking_ns", o->sy_ns);
   jw_ki64(&w, "first_use_host_wait_ns", o->first_use ? o->fu_host_ns : FSDPA_ABSENT);
   jw_ki64(&w, "first_use_idle_ns", o->first_use ? o->fu_idle_ns : FSDPA_ABSENT);
   jw_ki64(&w, "first_use_launches", o->first_use ? (int64_t)o->fu_launches : FSDPA_ABSENT);
@@ -729,7 +846,8 @@ fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   lg_extra x;
   int one = lg_one_device(v);
   /* the rooms of root causes made their findings first (report/rank_part.c) */
-  int dl_stall = findings_has(f, "dataloader-stall", rank), al_thrash = findings_has(f, "allocator-thrash", rank);
+  int dl_stall = findings_has(f, "dataloader-stall", rank), al_thrash = findings_has(f, "allocator-thrash", rank),
+      sync_stall = findings_has(f, "cpu-sync-stall", rank);
   overhead od;
   if (!(st = lg_gaps(c, v, &q, &g, &x)) && !(st = overhead_decide(c, v, &y, &g, &x, &od)) &&
       od.fires)
@@ -738,10 +856,9 @@ fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
     if (i && v->streams[i].device == v->streams[i - 1].device) continue;
     starvation sd;
     st = starvation_decide(c, v, &y, v->streams[i].device, one ? &g : NULL, one ? &x : NULL, dl_stall, al_thrash,
-                           &sd);
+                           sync_stall, &sd);
     if (!st) st = starvation_word(c, &y, rank, f, &sd);
   }
-  if (!st) st = lg_queued_findings(c, v, &y, rank, f);
   lg_steady_free(c, &y);
   return st;
 }
