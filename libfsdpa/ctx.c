@@ -2,6 +2,7 @@
 #include "util/abi.h"
 #include "util/error.h"
 #include "input/input.h"
+#include "util/list.h"
 #include "fsdpa_config.h"
 #include <errno.h>
 #include <stdarg.h>
@@ -257,6 +258,50 @@ fsdpa_status fsdpa_trace_info_get(fsdpa_ctx *c, fsdpa_trace_info *out) {
   return FSDPA_OK;
 }
 
+/* ---- devices ---- */
+
+/* Defaults for a caller of any release: at most the caller's `size` bytes
+ * are written (see fsdpa.h, versioned structs). */
+void fsdpa_device_info_init_sized(fsdpa_device_info *d, size_t size) {
+  if (!d || size < sizeof(size_t)) return;
+  fsdpa_device_info x;
+  memset(&x, 0, sizeof x);
+  x.size = sizeof x;
+  x.device = x.sms = x.compute_major = x.compute_minor = x.total_memory_bytes = FSDPA_ABSENT;
+  memcpy(d, &x, size < sizeof x ? size : sizeof x);
+  d->size = size;
+}
+
+static fsdpa_status set_device(fsdpa_ctx *c, const fsdpa_device_info *d) {
+  fsdpa_status st = store_set_device(&c->alloc, &c->st, d);
+  if (st) return ctx_fail(c, st, "out of memory storing device %lld", (long long)d->device);
+  return FSDPA_OK;
+}
+
+fsdpa_status fsdpa_device_info_set(fsdpa_ctx *c, const fsdpa_device_info *info) {
+  if (!c) return FSDPA_EINVAL;
+  ctx_clear(c);
+  fsdpa_device_info d;
+  fsdpa_device_info_init(&d);
+  if (!info || !ABI_IN(fsdpa_device_info, &d, info)) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_device_info.size");
+  if (d.device == FSDPA_ABSENT || d.device < 0)
+    return ctx_fail(c, FSDPA_EINVAL, "fsdpa_device_info.device must be a device index (>= 0)");
+  d.name[sizeof d.name - 1] = 0;
+  return set_device(c, &d);
+}
+
+fsdpa_status fsdpa_device_list(fsdpa_ctx *c, fsdpa_list **out) {
+  if (!c) return FSDPA_EINVAL;
+  ctx_clear(c);
+  if (!out) return ctx_fail(c, FSDPA_EINVAL, "fsdpa_device_list: NULL out");
+  *out = NULL;
+  list_build b;
+  lb_init(&b, &c->alloc, FSDPA_LIST_DEVICES);
+  for (size_t i = 0; i < c->st.devices.len; i++) lb_push(&b, &FA_VEC_AT(&c->st.devices, fsdpa_device_info, i));
+  fsdpa_status st = lb_finish(&b, out);
+  return st ? ctx_fail(c, st, "out of memory listing devices") : FSDPA_OK;
+}
+
 /* ---- feeding ---- */
 
 static fsdpa_status sink_event(void *ud, const fsdpa_event *ev) { return add_event(ud, ev); }
@@ -271,6 +316,8 @@ static fsdpa_status sink_meta(void *ud, const fsdpa_trace_info *i) {
   return ctx_set_trace_info(c, i);
 }
 
+static fsdpa_status sink_device(void *ud, const fsdpa_device_info *d) { return set_device(ud, d); }
+
 static fsdpa_status input_error(fsdpa_ctx *c, fsdpa_status st) {
   c->failed = 1;
   if (!c->err[0]) {
@@ -283,7 +330,7 @@ static fsdpa_status input_error(fsdpa_ctx *c, fsdpa_status st) {
 
 static fsdpa_status ensure_input(fsdpa_ctx *c) {
   if (c->input) return FSDPA_OK;
-  input_sink sink = {sink_event, sink_meta, c};
+  input_sink sink = {sink_event, sink_meta, c, sink_device};
   fsdpa_status st = input_new(&c->input, &c->alloc, c->name ? c->name : "<input>",
                               c->max_input_bytes, &sink);
   if (st != FSDPA_OK)

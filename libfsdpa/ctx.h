@@ -32,7 +32,8 @@ struct fsdpa_input;
 
 /* Whole-trace analysis results kept between queries (ctx_cache_get). */
 enum { CACHE_FSDP_MODEL = 0, CACHE_BACKWARD, CACHE_SYNC_ALL, CACHE_SYNC_BLOCKING, CACHE_DEPGRAPH, CACHE_ALLOC, CACHE_LAUNCH_GAPS,
-       CACHE_DL_CALLS, CACHE_DL_IDLE, CACHE_DATALOADER, CACHE_RANK_REPORT, CACHE__COUNT };
+       CACHE_DL_CALLS, CACHE_DL_IDLE, CACHE_DATALOADER, CACHE_OP_ATTR, CACHE_OP_TABLE, CACHE_RANK_REPORT,
+       CACHE__COUNT };
 typedef void (*ctx_cache_free_fn)(fsdpa_ctx *c, void *obj);
 
 struct fsdpa_ctx {
@@ -97,6 +98,11 @@ typedef struct qwin {
   int64_t device, stream;  /* FSDPA_ABSENT = all */
 } qwin;
 fsdpa_status ctx_resolve_query(fsdpa_ctx *c, const fsdpa_query *q, qwin *w);
+/* Whether a GPU stream is in the query's device / stream selection. */
+static inline int qwin_selects(const qwin *w, const gpu_stream_view *sv) {
+  return (w->device == FSDPA_ABSENT || sv->device == w->device) &&
+         (w->stream == FSDPA_ABSENT || sv->stream == w->stream);
+}
 /* Views or an ENOMEM message. */
 const store_views *ctx_views(fsdpa_ctx *c);
 /* Step i (index in start order) as the public struct (model/tracks.c). */

@@ -242,6 +242,10 @@ static fsdpa_list *kind_list(fsdpa_ctx *const *c, size_t kind) {
     case FSDPA_LIST_CROSSRANK_RANKS: st = fsdpa_crossrank_rank_list(c, 2, &l, NULL); break;
     case FSDPA_LIST_FINDINGS: st = fsdpa_report_findings(c, 2, &l, NULL); break;
     case FSDPA_LIST_PARAMS: st = fsdpa_param_list(&l); break;
+    case FSDPA_LIST_DEVICES: st = fsdpa_device_list(c[0], &l); break;
+    case FSDPA_LIST_KERNELS: st = fsdpa_kernel_list(c[0], NULL, NULL, &l); break;
+    case FSDPA_LIST_OPS: st = fsdpa_op_list(c[0], NULL, 0, &l); break;
+    case FSDPA_LIST_EFFICIENCY_STEPS: st = fsdpa_efficiency_step_list(c[0], NULL, &l); break;
     default: break;
   }
   ck_assert_msg(st == FSDPA_OK, "list kind %zu: %s", kind, fsdpa_status_str(st));
@@ -350,9 +354,38 @@ START_TEST(t_below_first_size_inputs) {
     QLIST(fsdpa_memory_device_list(c[0], sq, &l_));
     QLIST(fsdpa_memory_series_list(c[0], sq, FSDPA_ABSENT, 8, &l_));
     QLIST(fsdpa_memory_step_list(c[0], sq, &l_));
+    QOUT(fsdpa_efficiency_query, fsdpa_efficiency);
+    QLIST(fsdpa_efficiency_step_list(c[0], sq, &l_));
+    QLIST(fsdpa_op_list(c[0], sq, 0, &l_));
+    QLIST(fsdpa_kernel_list(c[0], sq, NULL, &l_));
 #undef QOUT
 #undef QLIST
     untouched(&b, "the queries", sz);
+
+    /* fsdpa_kernel_select: no list */
+    fsdpa_kernel_select ks;
+    fsdpa_kernel_select_init(&ks);
+    sz = below(&abi_fsdpa_kernel_select, k);
+    fsdpa_list *kl = NULL;
+    refused_ctx(c[0], fsdpa_kernel_list(c[0], NULL, small(&b, &abi_fsdpa_kernel_select, &ks, sz), &kl),
+                "fsdpa_kernel_list", sz);
+    ck_assert_ptr_null(kl);
+    untouched(&b, "fsdpa_kernel_select", sz);
+    /* fsdpa_device_info (set): refused, the devices unchanged */
+    fsdpa_list *d0 = NULL, *d1 = NULL;
+    ck_assert_int_eq(fsdpa_device_list(c[0], &d0), FSDPA_OK);
+    fsdpa_device_info di;
+    fsdpa_device_info_init(&di);
+    di.device = 0;
+    sz = below(&abi_fsdpa_device_info, k);
+    refused_ctx(c[0], fsdpa_device_info_set(c[0], small(&b, &abi_fsdpa_device_info, &di, sz)), "fsdpa_device_info_set",
+                sz);
+    untouched(&b, "fsdpa_device_info_set", sz);
+    ck_assert_int_eq(fsdpa_device_list(c[0], &d1), FSDPA_OK);
+    ck_assert_uint_eq(fsdpa_list_count(d0), fsdpa_list_count(d1));
+    fsdpa_list_free(d0);
+    fsdpa_list_free(d1);
+    cases += 2;
 
     /* fsdpa_report_options: fsdpa_report() and fsdpa_summary_report() */
     fsdpa_report_options ro;
@@ -397,6 +430,19 @@ START_TEST(t_below_first_size_inputs) {
                 &e, "fsdpa_annotate_file", sz);
     ck_assert_msg(!file_exists(dst), "a refused fsdpa_annotate_file left %s", dst);
     untouched(&b, "fsdpa_annotate_options", sz);
+    cases++;
+
+    /* fsdpa_diff_options: no output, not regressed */
+    fsdpa_diff_options dopt;
+    fsdpa_diff_options_init(&dopt);
+    sz = below(&abi_fsdpa_diff_options, k);
+    e = err_new();
+    int reg = -1;
+    refused_err(fsdpa_diff(m, ml, m, ml, small(&b, &abi_fsdpa_diff_options, &dopt, sz), &out, NULL, &reg, &e), &e,
+                "fsdpa_diff", sz);
+    ck_assert_ptr_null(out);
+    ck_assert_int_eq(reg, 0);
+    untouched(&b, "fsdpa_diff_options", sz);
     cases++;
   }
   printf("# sizes below the first, input structs: %zu refused calls, nothing written\n", cases);
@@ -451,6 +497,8 @@ START_TEST(t_below_first_size_outputs) {
     OUT1(fsdpa_stats_get, fsdpa_stats,);
     OUT1(fsdpa_trace_info_get, fsdpa_trace_info,);
     OUT1(fsdpa_backward_get, fsdpa_backward,);
+    OUT1(fsdpa_efficiency_query, fsdpa_efficiency, NULL,);
+    OUT1(fsdpa_device_peak_get, fsdpa_device_peak, FSDPA_ABSENT,);
 #undef OUT1
     fsdpa_error e = err_new();
     sz = below(&abi_fsdpa_crossrank, k);

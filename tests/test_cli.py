@@ -132,7 +132,7 @@ class Help(unittest.TestCase):
 
     def test_every_command(self):
         cmds = commands()
-        self.assertEqual(cmds, ["analyze", "annotate", "summarize", "merge", "params", "version", "help"])
+        self.assertEqual(cmds, ["analyze", "annotate", "summarize", "merge", "diff", "params", "version", "help"])
         for cmd in cmds:
             with self.subTest(cmd=cmd):
                 rc, out, err = run("help", cmd)
@@ -186,7 +186,8 @@ class Help(unittest.TestCase):
         for args, word in ((["analyze"], "TRACE"), (["merge"], "SUMMARY"), (["summarize"], "TRACE"),
                            (["annotate", "-o", "x.json"], "TRACE"), (["summarize", "a", "b"], "one TRACE"),
                            (["params", "x"], "no operands"), (["version", "x"], "no operands"),
-                           (["help", "analyze", "merge"], "one COMMAND"), (["__generate"], "man|bash|zsh")):
+                           (["help", "analyze", "merge"], "one COMMAND"), (["__generate"], "man|bash|zsh"),
+                           (["diff", "a"], "2 operands, BASE and NEW"), (["diff", "a", "b", "c"], "got 3")):
             with self.subTest(args=args):
                 rc, out, err = run(*args)
                 self.assertEqual((rc, out), (2, b""))
@@ -218,6 +219,13 @@ class Parsing(unittest.TestCase):
         ("merge", "format", "json", lambda: [FSUM]),
         ("merge", "output", "m.json", lambda: [FSUM]),
         ("merge", "fail-on", "info", lambda: [FSUM]),
+        ("diff", "format", "text", lambda: [SAMPLE, SAMPLE]),
+        ("diff", "output", "d.json", lambda: [SAMPLE, FSUM]),
+        ("diff", "fail-on-regression", "2.5%", lambda: [SAMPLE, SAMPLE]),
+        ("diff", "min-change", "10", lambda: [SAMPLE, SAMPLE]),
+        ("diff", "set", "launch.min_kernels=5", lambda: [SAMPLE, SAMPLE]),
+        ("diff", "jobs", "2", lambda: [SAMPLE, SAMPLE]),
+        ("diff", "max-memory", "4G", lambda: [SAMPLE, SAMPLE]),
     ]
 
     def outcome(self, args):

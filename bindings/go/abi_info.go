@@ -49,5 +49,13 @@ func cStructs() map[string]reflect.Type {
 		"fsdpa_crossrank_rank":   reflect.TypeOf(C.fsdpa_crossrank_rank{}),
 		"fsdpa_summary_options":  reflect.TypeOf(C.fsdpa_summary_options{}),
 		"fsdpa_annotate_options": reflect.TypeOf(C.fsdpa_annotate_options{}),
+		// devices and the efficiency group (efficiency.go)
+		"fsdpa_device_info":   reflect.TypeOf(C.fsdpa_device_info{}),
+		"fsdpa_kernel_select": reflect.TypeOf(C.fsdpa_kernel_select{}),
+		"fsdpa_kernel_stat":   reflect.TypeOf(C.fsdpa_kernel_stat{}),
+		"fsdpa_op_stat":       reflect.TypeOf(C.fsdpa_op_stat{}),
+		"fsdpa_efficiency":    reflect.TypeOf(C.fsdpa_efficiency{}),
+		"fsdpa_device_peak":   reflect.TypeOf(C.fsdpa_device_peak{}),
+		"fsdpa_diff_options":  reflect.TypeOf(C.fsdpa_diff_options{}),
 	}
 }

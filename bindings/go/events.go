@@ -24,6 +24,9 @@ type Event struct {
 	TotalAllocated, TotalReserved, DeviceType, DeviceID *int64
 	InMsgNelems, OutMsgNelems, GroupSize, Seq           *int64
 	WaitOnStream, WaitOnEventCorr                       *int64
+	// record_shapes arguments of a cpu_op, as JSON text: args["Input Dims"],
+	// args["Input type"], args["Concrete Inputs"]
+	InputDims, InputTypes, ConcreteInputs *string
 }
 
 // AddEvent adds one event (same results as the event fed as JSON) (fsdpa_event_add).
@@ -52,8 +55,12 @@ func (a *Analyzer) AddEvent(e Event) error {
 	str(e.Label, &ev.label, &ev.label_len)
 	str(e.PGName, &ev.pg_name, &ev.pg_name_len)
 	str(e.SyncKind, &ev.sync_kind, &ev.sync_kind_len)
+	str(e.InputDims, &ev.input_dims, &ev.input_dims_len)
+	str(e.InputTypes, &ev.input_types, &ev.input_types_len)
+	str(e.ConcreteInputs, &ev.concrete_inputs, &ev.concrete_inputs_len)
 	defer func() {
-		for _, s := range []*C.char{ev.cat, ev.name, ev.collective, ev.dtype, ev.label, ev.pg_name, ev.sync_kind} {
+		for _, s := range []*C.char{ev.cat, ev.name, ev.collective, ev.dtype, ev.label, ev.pg_name, ev.sync_kind,
+			ev.input_dims, ev.input_types, ev.concrete_inputs} {
 			C.free(unsafe.Pointer(s))
 		}
 	}()

@@ -2,7 +2,7 @@ package fsdpa
 
 /*
 #define _GNU_SOURCE 1
-#define FSDPA_EXPERIMENTAL 1 // fsdpa_annotate_options_init is experimental
+#define FSDPA_EXPERIMENTAL 1 // the annotate, kernel-table and diff inits are experimental
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +87,24 @@ func initProbe(name string, size int, spare int) ([]byte, bool) {
 			C.fsdpa_annotate_options_init((*C.fsdpa_annotate_options)(p))
 		} else {
 			C.fsdpa_annotate_options_init_sized((*C.fsdpa_annotate_options)(p), sz)
+		}
+	case "fsdpa_device_info":
+		if wrapper {
+			C.fsdpa_device_info_init((*C.fsdpa_device_info)(p))
+		} else {
+			C.fsdpa_device_info_init_sized((*C.fsdpa_device_info)(p), sz)
+		}
+	case "fsdpa_kernel_select":
+		if wrapper {
+			C.fsdpa_kernel_select_init((*C.fsdpa_kernel_select)(p))
+		} else {
+			C.fsdpa_kernel_select_init_sized((*C.fsdpa_kernel_select)(p), sz)
+		}
+	case "fsdpa_diff_options":
+		if wrapper {
+			C.fsdpa_diff_options_init((*C.fsdpa_diff_options)(p))
+		} else {
+			C.fsdpa_diff_options_init_sized((*C.fsdpa_diff_options)(p), sz)
 		}
 	default:
 		return nil, false

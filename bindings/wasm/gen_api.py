@@ -64,6 +64,19 @@ NOT_WRAPPED = {
     "fsdpa_annotate_options_init_sized": "experimental; writes files",
     "fsdpa_annotate_events": "experimental; writes files",
     "fsdpa_annotate_file": "experimental; writes files",
+    "fsdpa_device_info_init_sized": "device descriptions come with structured events, from a profiler that links "
+                                    "the C library; a JSON trace's deviceProperties set them",
+    "fsdpa_device_info_set": "device descriptions come with structured events, from a profiler that links "
+                             "the C library; a JSON trace's deviceProperties set them",
+    "fsdpa_kernel_select_init_sized": "experimental; its selection struct is no generated shape: the report's "
+                                      "ranks[].kernels is the table",
+    "fsdpa_kernel_list": "experimental; its selection struct is no generated shape: the report's "
+                         "ranks[].kernels is the table",
+    "fsdpa_device_peak_get": "a getter with an argument is no generated shape: the report's "
+                             "ranks[].efficiency.device.peaks is the row",
+    "fsdpa_diff_options_init_sized": "experimental; two runs are compared where their reports are (the CLI's "
+                                     "fsdpa diff)",
+    "fsdpa_diff": "experimental; two runs are compared where their reports are (the CLI's fsdpa diff)",
 }
 
 # What the ES module exports besides one function per call over several analyzers.

@@ -266,7 +266,11 @@ typedef enum fsdpa_list_kind {
   FSDPA_LIST_MEMORY_STEPS = 12,    /**< ::fsdpa_memory_step (fsdpa_memory_step_list()) */
   FSDPA_LIST_CROSSRANK_RANKS = 13, /**< ::fsdpa_crossrank_rank (fsdpa_crossrank_rank_list()) */
   FSDPA_LIST_FINDINGS = 14,        /**< ::fsdpa_finding (fsdpa_report_findings(), fsdpa_summary_findings()) */
-  FSDPA_LIST_PARAMS = 15           /**< ::fsdpa_param (fsdpa_param_list()) */
+  FSDPA_LIST_PARAMS = 15,          /**< ::fsdpa_param (fsdpa_param_list()) */
+  FSDPA_LIST_DEVICES = 16,         /**< ::fsdpa_device_info (fsdpa_device_list()) */
+  FSDPA_LIST_KERNELS = 17,         /**< ::fsdpa_kernel_stat (experimental: fsdpa_kernel_list()) */
+  FSDPA_LIST_OPS = 18,             /**< ::fsdpa_op_stat (experimental: fsdpa_op_list()) */
+  FSDPA_LIST_EFFICIENCY_STEPS = 19 /**< ::fsdpa_efficiency (experimental: fsdpa_efficiency_step_list()) */
 } fsdpa_list_kind;
 
 /** What `list` holds; 0 for NULL. */
@@ -330,6 +334,16 @@ typedef struct fsdpa_event {
   size_t sync_kind_len;       /**< bytes in sync_kind */
   const char *label;          /**< metadata events: args.name (thread or process name) */
   size_t label_len;           /**< bytes in label */
+  const char *input_dims;     /**< args["Input Dims"] of a `cpu_op` (profiler `record_shapes`) as JSON text: an
+                                   array with one entry per input, e.g. `[[141, 512], [512, 512], []]`; NULL if
+                                   absent.  Kept for CPU ops only; text that is not one JSON array is ignored */
+  size_t input_dims_len;      /**< bytes in input_dims */
+  const char *input_types;    /**< args["Input type"] as JSON text (an array of strings such as
+                                   `"c10::BFloat16"`, `"Scalar"`, `""`), NULL if absent; as input_dims */
+  size_t input_types_len;     /**< bytes in input_types */
+  const char *concrete_inputs;/**< args["Concrete Inputs"] as JSON text (an array of strings: the values of
+                                   scalar inputs, "" for tensors), NULL if absent; as input_dims */
+  size_t concrete_inputs_len; /**< bytes in concrete_inputs */
 } fsdpa_event;
 
 /** Set every field of `ev` to absent.
@@ -391,6 +405,38 @@ typedef struct fsdpa_stats {
 
 /** Event counts and memory so far. */
 FSDPA_API fsdpa_status fsdpa_stats_get(fsdpa_ctx *ctx, fsdpa_stats *out);
+
+/** A GPU as the trace's top-level `deviceProperties` array describes it
+ *  (one object per visible device).  The peak table of the efficiency
+ *  queries is keyed by these fields. */
+typedef struct fsdpa_device_info {
+  size_t size;                /**< sizeof(fsdpa_device_info) */
+  int64_t device;             /**< `id`: the device index GPU events carry as their pid */
+  char name[64];              /**< `name` ("NVIDIA H100 80GB HBM3", "AMD Instinct MI300X"), NUL-terminated,
+                                   truncated to 63 bytes; "" if absent */
+  int64_t sms;                /**< `numSms`: streaming multiprocessors (compute units on ROCm); ABSENT if absent */
+  int64_t compute_major;      /**< `computeMajor`; ABSENT if absent */
+  int64_t compute_minor;      /**< `computeMinor`; ABSENT if absent */
+  int64_t total_memory_bytes; /**< `totalGlobalMem`; ABSENT if absent */
+} fsdpa_device_info;
+
+/** Fill `info` with absent values (device ABSENT, name "").
+ *  Writes at most `size` bytes (the caller's `sizeof`; bindings pass
+ *  theirs) and sets the struct's `size` to it; a size below `sizeof(size_t)`
+ *  writes nothing. */
+FSDPA_API void fsdpa_device_info_init_sized(fsdpa_device_info *info, size_t size);
+/** The same with the caller's own `sizeof`: inline, so a caller built
+ *  against an older header writes only the struct it knows. */
+static inline void fsdpa_device_info_init(fsdpa_device_info *info) { fsdpa_device_info_init_sized(info, sizeof *info); }
+/** Describe a device, as a JSON trace's `deviceProperties` entry does (for
+ *  callers that feed structured events): replaces an earlier description of
+ *  the same device.  A JSON trace sets them while it is read.
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL (NULL, bad size, device ABSENT or
+ *          negative), ::FSDPA_ENOMEM. */
+FSDPA_API fsdpa_status fsdpa_device_info_set(fsdpa_ctx *ctx, const fsdpa_device_info *info);
+/** The devices described so far, sorted by device: a list of
+ *  ::fsdpa_device_info.  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM. */
+FSDPA_API fsdpa_status fsdpa_device_list(fsdpa_ctx *ctx, fsdpa_list **out);
 
 /** @} */
 
@@ -1746,6 +1792,310 @@ FSDPA_API fsdpa_status fsdpa_annotate_events(fsdpa_ctx *const *ctxs, size_t n, s
 FSDPA_API fsdpa_status fsdpa_annotate_file(fsdpa_ctx *const *ctxs, size_t n, size_t i,
                                            const char *in_path, const char *out_path,
                                            const fsdpa_annotate_options *opts, fsdpa_error *err);
+/** @} */
+
+/** @defgroup efficiency Kernel and op breakdown, FLOPs and MFU (experimental)
+ *
+ * Experimental: the peak table and the op models may grow.
+ *
+ * What the GPU spent its busy time on, after HTA's kernel breakdown, nsys's
+ * `cuda_gpu_kern_sum` and TraceLens's per-op performance models.
+ * Definitions every number of this group keeps to:
+ *
+ * - **GPU op**: a kernel, memcpy or memset event (as in the launch gaps
+ *   group).  Its **class** is the one the overlap analysis uses:
+ *   "communication" (the views' classification: name family, user pattern or
+ *   provenance; its **family** is the report's comm_families value),
+ *   "compute" (every other kernel), "memcpy", "memset".
+ * - **Kernel table**: the GPU ops of the selected streams overlapping the
+ *   query window, grouped by name; a GPU op counts by its part inside the
+ *   window ([max(start, t0), min(end, t1))), as every query does.  Per name:
+ *   count, Σ, mean (floor of Σ / count), nearest-rank median (the smallest d
+ *   with at least half of the durations <= d), min and max of those clipped
+ *   durations; share = Σ / busy, busy = |union of every GPU op of the
+ *   selected streams ∩ window| (the rank's GPU busy time, also when one FSDP
+ *   unit is selected; shares of names that run beside each other on several
+ *   streams can add up to more than 1).  Rows are sorted by Σ (largest first), then
+ *   name; with `max_rows` set, the rows past it are folded into one last row
+ *   (name NULL) whose count and Σ are the tail's sums, mean Σ / count, min /
+ *   max the tail's, median ABSENT.
+ * - **Attribution** of a GPU op to a CPU op: its launch call (correlation id,
+ *   as in the launch gaps group), then the innermost `cpu_op` on the launch
+ *   call's thread whose [start, end) holds the call's start; a launch call
+ *   inside no op of its thread (or a GPU op without a launch call) takes the
+ *   op whose `External id` it carries, when one op has it; else the GPU op is
+ *   **unattributed**.  The GPU op then belongs to the nearest op, from that
+ *   innermost one outwards, that has a **FLOPs model** (below), else to the
+ *   innermost op: so a modelled op's kernel time is every GPU op launched
+ *   under it (memsets and copies included), which is TraceLens's kernel time
+ *   of an op (`aten::convolution` gets the kernels its `aten::miopen_convolution`
+ *   launches), and a GPU op is never counted twice.  One **call** = one
+ *   `cpu_op` event with GPU ops.
+ * - **Op table**: one row per (op name, `Input Dims`, `Input type`) over the
+ *   calls selected: a call is selected by the start of its first GPU op on
+ *   the selected streams lying in the window (so every call falls in exactly
+ *   one step), and counts the full durations of its GPU ops on the selected
+ *   streams (`kernel_ns`).  Unattributed GPU ops form rows of their own, one
+ *   per GPU op name (name NULL, category by class: communication, else copy
+ *   for memcpy/memset, else other), with count = their number.
+ * - **Category** of an op, by name (events/classify): gemm (mm, addmm, bmm,
+ *   baddbmm, matmul, linear, _scaled_mm, grouped GEMMs, ...), attention
+ *   (scaled_dot_product_*, flash / efficient / cudnn attention, flash_attn),
+ *   conv (convolution and its backward, cudnn / miopen convolutions),
+ *   normalization (batch / layer / group / instance / RMS norm and their
+ *   backward), reduction (sum, mean, max, min, norm, softmax, ...), copy
+ *   (copy_, to, clone, contiguous, cat, fill, index_select, ...),
+ *   elementwise (add, mul, div, activations and their backward, foreach and
+ *   fused optimizer ops, ...), communication (record_param_comms, c10d and
+ *   nccl ops, or every GPU op of the call communication), other.
+ * - **FLOPs and bytes of one call**, from its shapes (TraceLens's
+ *   perf_model.py conventions, so the counts equal TraceLens's): GEMM
+ *   `aten::mm` A[M,K]·B[K,N]: 2·M·N·K; `aten::addmm` (bias, A, B): 2·M·N·K +
+ *   M·N; `aten::bmm` [b,M,K]·[b,K,N]: b·2·M·N·K; `aten::baddbmm`: b·(2·M·N·K
+ *   + M·N); `aten::_scaled_mm`: 2·M·N·K (+ M·N with 3 inputs); grouped
+ *   (`aten::_grouped_mm`, `aten::_scaled_grouped_mm`, `primus_turbo` grouped
+ *   GEMMs) X[M,K]·W[G,K,N]: 2·M·K·N ([G,M,K]·[G,K,N]: G·2·M·K·N);
+ *   bytes (M·K + K·N + M·N (+ N bias))·element size (b times for batches).
+ *   Attention forward (`aten::_scaled_dot_product_{flash,efficient,cudnn}_attention`,
+ *   `flash_attn::_flash_attn_forward`, `FlashAttnFunc`): 4·B·H_Q·N_Q·N_KV·d
+ *   (2·B·H_Q·N_Q·N_KV·(d_qk + d_v)), halved when causal (only when N_Q = N_KV;
+ *   not modelled otherwise); backward (their `_backward` ops,
+ *   `flash_attn::_flash_attn_backward`): TraceLens's `flops_bwd_func`
+ *   (2·B·H_Q·N_Q·N_KV·(2·d_qk + 2·d_v) + the GQA reduction terms, plus the
+ *   recomputed QKᵀ for flash implementations), halved when causal.
+ *   Convolution (`aten::convolution`): 2·|output|·(C_in/groups)·|kernel|
+ *   (+ |output| with a bias), its backward (`aten::convolution_backward`)
+ *   the input and weight gradients, each as large (+ the bias gradient).
+ *   Elementwise (unary: copy, copy_, clamp_min/max, sigmoid, rsqrt, silu,
+ *   neg, pow; binary: add, sub, mul, div, sigmoid_backward,
+ *   threshold_backward): FLOPs = output elements, bytes = inputs + output.
+ *   Every other op: ABSENT.  Element sizes: double, long 8; float, int,
+ *   Scalar 4; half, bfloat16 2; float8 1.
+ * - **Achieved**: tflops_per_s = flops × count / kernel_ns / 1000 (10^12
+ *   FLOP/s), tb_per_s = bytes × count / kernel_ns / 1000 (10^12 B/s): one
+ *   ratio over the row's summed kernel time (TraceLens reports the mean of
+ *   per-call ratios, and times each call by the union of its kernels; see
+ *   docs/report-contract.md for how the two compare).
+ * - **Peaks**: a documented table (docs/report-contract.md, "Peak table")
+ *   of dense tensor-core / matrix peaks per dtype (fp64, fp32, tf32, fp16,
+ *   bf16, fp8) and memory bandwidth, keyed by the device's
+ *   `deviceProperties` (name, SM count, compute capability); the device of a
+ *   rank is the one that ran the most kernel time.  Unknown devices have no
+ *   peaks.  The **compute dtype** of a call is its first matrix input's type.
+ * - **MFU** of a window = Σ over the modelled calls selected (as in the op
+ *   table) of flops / peak(device, compute dtype), divided by the window's
+ *   length: the share of the window the device would need at its dense
+ *   peak to do the modelled work.  A lower bound (ops without a model count
+ *   as 0 FLOPs); -1 without a peak for any modelled call.
+ *  @{ */
+
+/** Which GPU ops fsdpa_kernel_list() tables.  Initialise with fsdpa_kernel_select_init(). */
+typedef struct fsdpa_kernel_select {
+  size_t size;               /**< sizeof(fsdpa_kernel_select) */
+  int64_t fsdp_unit;         /**< position in fsdpa_fsdp_unit_list() (one unit in one phase): only the
+                                  kernels of that entry's instances (its communication and compute, as
+                                  ::fsdpa_fsdp_unit defines them); -1 (default): every GPU op */
+  uint64_t max_rows;         /**< rows kept before the rest is folded into one row; 0 (default): all */
+} fsdpa_kernel_select;
+
+/** Defaults: every GPU op, no folding.
+ *  Writes at most `size` bytes (the caller's `sizeof`; bindings pass
+ *  theirs) and sets the struct's `size` to it; a size below `sizeof(size_t)`
+ *  writes nothing. */
+FSDPA_API void fsdpa_kernel_select_init_sized(fsdpa_kernel_select *sel, size_t size);
+/** The same with the caller's own `sizeof`: inline, so a caller built
+ *  against an older header writes only the struct it knows. */
+static inline void fsdpa_kernel_select_init(fsdpa_kernel_select *sel) { fsdpa_kernel_select_init_sized(sel, sizeof *sel); }
+
+/** One row of the kernel table (see the group).  Strings belong to the list. */
+typedef struct fsdpa_kernel_stat {
+  size_t size;               /**< sizeof(fsdpa_kernel_stat) */
+  const char *name;          /**< GPU op name as in the trace; NULL for the folded row */
+  const char *short_name;    /**< for display: a leading "void " and the argument list dropped, nested
+                                  template arguments folded to "<…>" (all of them when still longer than
+                                  96 bytes); "(other)" for the folded row */
+  const char *kernel_class;  /**< "compute", "communication", "memcpy", "memset"; NULL for the folded row */
+  const char *family;        /**< communication: its comm_families family; NULL otherwise */
+  uint64_t count;            /**< GPU ops */
+  uint64_t names;            /**< names in the row: 1, or the folded row's count of names */
+  int64_t total_ns;          /**< Σ clipped durations */
+  int64_t mean_ns;           /**< floor(total_ns / count) */
+  int64_t p50_ns;            /**< nearest-rank median; ABSENT for the folded row */
+  int64_t min_ns;            /**< shortest */
+  int64_t max_ns;            /**< longest */
+  double share;              /**< total_ns / busy of the selection; -1 when nothing is busy */
+} fsdpa_kernel_stat;
+
+/**
+ * The kernel table of the selected streams in the query window (see the
+ * group): a list of ::fsdpa_kernel_stat, largest Σ first.  Per step: select
+ * it with ::FSDPA_QUERY_STEP; per stream: ::FSDPA_QUERY_STREAM; per FSDP
+ * unit and phase: `sel->fsdp_unit`.
+ * @param ctx  the context
+ * @param q    window and streams (NULL = whole trace)
+ * @param sel  selection and folding (NULL = every GPU op, no folding)
+ * @param[out] out the list
+ * @return ::FSDPA_OK, ::FSDPA_EINVAL (bad query, size or unit), ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
+ */
+FSDPA_API fsdpa_status fsdpa_kernel_list(fsdpa_ctx *ctx, const fsdpa_query *q, const fsdpa_kernel_select *sel,
+                                         fsdpa_list **out);
+
+/** One row of the op table (see the group): one per (op name, `Input Dims`,
+ *  `Input type`, `Concrete Inputs`).  Strings belong to the list. */
+typedef struct fsdpa_op_stat {
+  size_t size;               /**< sizeof(fsdpa_op_stat) */
+  const char *name;          /**< CPU op name; NULL for unattributed GPU ops and the folded row */
+  const char *gpu_op;        /**< unattributed rows: the GPU op name; NULL otherwise */
+  const char *category;      /**< "gemm", "attention", "conv", "elementwise", "reduction",
+                                  "normalization", "copy", "communication", "other"; NULL for the folded row */
+  const char *input_dims;    /**< `Input Dims` as JSON text (blanks dropped), NULL if not recorded */
+  const char *input_types;   /**< `Input type` as JSON text, NULL if not recorded */
+  const char *concrete_inputs; /**< `Concrete Inputs` as JSON text, NULL if not recorded (rows differ by it too:
+                                  a stride or a causal flag changes the FLOPs) */
+  const char *model;         /**< the FLOPs model applied ("gemm", "bmm", "grouped_gemm", "sdpa_fwd",
+                                  "sdpa_bwd", "conv_fwd", "conv_bwd", "unary", "binary"), NULL if none */
+  const char *dtype;         /**< compute dtype ("fp64", "fp32", "fp16", "bf16", "fp8"), NULL if unknown */
+  uint64_t count;            /**< calls selected */
+  uint64_t gpu_ops;          /**< their GPU ops on the selected streams */
+  uint64_t names;            /**< 1, or the folded row's count of rows */
+  int64_t kernel_ns;         /**< Σ durations of those GPU ops */
+  int64_t flops;             /**< FLOPs of one call by the model; ABSENT without one (the folded row: Σ over its calls) */
+  int64_t bytes;             /**< bytes one call moves by the model; ABSENT without one */
+  double tflops_per_s;       /**< flops × count / kernel_ns / 1000; -1 without flops or time */
+  double tb_per_s;           /**< bytes × count / kernel_ns / 1000; -1 without bytes or time */
+  double peak_share;         /**< tflops_per_s / the device's dense peak for dtype; -1 if unknown */
+} fsdpa_op_stat;
+
+/**
+ * The op table of the selected streams in the query window (see the
+ * group): a list of ::fsdpa_op_stat sorted by kernel_ns (largest first),
+ * then name, dims, types; with max_rows > 0 the rows past it are folded into
+ * one last row.
+ * @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT.
+ */
+FSDPA_API fsdpa_status fsdpa_op_list(fsdpa_ctx *ctx, const fsdpa_query *q, uint64_t max_rows, fsdpa_list **out);
+
+/** Busy-time efficiency of a window (see the group). */
+typedef struct fsdpa_efficiency {
+  size_t size;               /**< sizeof(fsdpa_efficiency) */
+  int64_t step;              /**< ProfilerStep number (fsdpa_efficiency_step_list() rows); ABSENT otherwise */
+  int64_t window_ns;         /**< length of the window: the step's CPU range, or the query's window
+                                  clipped to the rank's first and last event; ABSENT if empty */
+  int64_t kernel_ns;         /**< Σ kernel_ns of every op-table row of the window (attributed or not) */
+  int64_t modelled_ns;       /**< of which rows with a FLOPs model */
+  double modelled_share;     /**< modelled_ns / kernel_ns; -1 without kernel time */
+  int64_t gemm_ns;           /**< kernel_ns of category gemm */
+  int64_t attention_ns;      /**< of category attention */
+  int64_t conv_ns;           /**< of category conv */
+  int64_t elementwise_ns;    /**< of category elementwise */
+  int64_t reduction_ns;      /**< of category reduction */
+  int64_t normalization_ns;  /**< of category normalization */
+  int64_t copy_ns;           /**< of category copy */
+  int64_t communication_ns;  /**< of category communication */
+  int64_t other_ns;          /**< of category other */
+  int64_t flops;             /**< Σ flops × count of the modelled rows */
+  double mfu;                /**< see the group; -1 when no modelled call has a peak */
+  int64_t device;            /**< the rank's device (most kernel time); ABSENT without GPU ops */
+} fsdpa_efficiency;
+
+/** Efficiency of the query window (NULL: the whole trace).
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
+FSDPA_API fsdpa_status fsdpa_efficiency_query(fsdpa_ctx *ctx, const fsdpa_query *q, fsdpa_efficiency *out);
+/** Efficiency per ProfilerStep (each step's CPU range as the window; the
+ *  query's streams, and steps whose start lies in its window): a list of
+ *  ::fsdpa_efficiency in step order.
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_ENOMEM, ::FSDPA_ELIMIT. */
+FSDPA_API fsdpa_status fsdpa_efficiency_step_list(fsdpa_ctx *ctx, const fsdpa_query *q, fsdpa_list **out);
+
+/** A device's dense peaks from the peak table (see the group). */
+typedef struct fsdpa_device_peak {
+  size_t size;               /**< sizeof(fsdpa_device_peak) */
+  int64_t device;            /**< the device asked for */
+  char model[32];            /**< the table row matched ("H100 SXM", "MI300X", ...), "" if the device is unknown */
+  double fp64_tflops;        /**< dense FP64 peak, 10^12 FLOP/s (tensor / matrix units where they have it); -1 unknown */
+  double fp32_tflops;        /**< dense FP32 peak (what an fp32 matmul without TF32 gets); -1 unknown */
+  double tf32_tflops;        /**< dense TF32 tensor-core peak; -1 when the device has none */
+  double fp16_tflops;        /**< dense FP16 peak; -1 unknown */
+  double bf16_tflops;        /**< dense BF16 peak; -1 when the device has none */
+  double fp8_tflops;         /**< dense FP8 peak; -1 when the device has none */
+  double hbm_tb_per_s;       /**< memory bandwidth, 10^12 B/s; -1 unknown */
+} fsdpa_device_peak;
+
+/** The peak-table row of `device` (ABSENT: the rank's device, as in
+ *  ::fsdpa_efficiency).  An unknown device gives model "" and -1 peaks.
+ *  @return ::FSDPA_OK, ::FSDPA_EINVAL. */
+FSDPA_API fsdpa_status fsdpa_device_peak_get(fsdpa_ctx *ctx, int64_t device, fsdpa_device_peak *out);
+/** @} */
+
+/** @defgroup diff Comparing two runs (experimental)
+ *
+ * Experimental: the metrics compared may grow.
+ *
+ * fsdpa_diff() compares two runs, each a JSON report (fsdpa_report() with
+ * ::FSDPA_FORMAT_JSON) or a summary (fsdpa_summary_write(), merged or not:
+ * a baseline a CI job keeps instead of traces).  Ranks are matched by
+ * number; the **job** is the mean over the ranks both runs have.
+ * docs/report-contract.md ("Diff") defines every metric and its direction;
+ * the JSON output follows `fsdpa.diff/1` (docs/diff.schema.json).
+ *
+ * - **Step time** of a rank: the mean CPU duration of its steady
+ *   ProfilerSteps (those `launch_gaps.steps` marks steady; all when none
+ *   is); without ProfilerSteps, its GPU span divided by its iterations
+ *   (1 without iterations).  Per-iteration metrics (GPU idle and its
+ *   causes, exposed and total communication, table rows, finding costs)
+ *   likewise: the mean over the steady steps where the report has them per
+ *   step, else the whole-trace value divided by the iterations.
+ * - **Spread**: a metric the report has per step has a run-to-run spread,
+ *   half the range (max − min) of its steady steps' values; a comparison
+ *   takes the larger of the two runs'.  A change is **beyond the spread**
+ *   when |new − base| exceeds it (always, for a metric without one).
+ * - **Status** of a metric: `worse` or `better` when it moved beyond the
+ *   spread by at least `min_change_ppm` of the base, else `same`.
+ * - **Gate**: with `fail_on_regression_ppm` >= 0 the diff **regresses**
+ *   when the job's step time or exposed communication per iteration grew
+ *   by more than that share of the base and beyond the spread; the output
+ *   names each metric that crossed and by how much.
+ *  @{ */
+
+/** Options of fsdpa_diff().  Initialise with fsdpa_diff_options_init(). */
+typedef struct fsdpa_diff_options {
+  size_t size;                        /**< sizeof(fsdpa_diff_options) */
+  fsdpa_format format;                /**< ::FSDPA_FORMAT_JSON (`fsdpa.diff/1`), ::FSDPA_FORMAT_TEXT or ::FSDPA_FORMAT_HTML */
+  int64_t fail_on_regression_ppm;     /**< the gate, parts per million of the base (50000 = 5 %); -1 (default): no gate */
+  int64_t min_change_ppm;             /**< smallest change called worse / better, ppm of the base (default 50000 = 5 %) */
+  int width;                          /**< text: columns, 40 .. 1000; 0 = 100 */
+  int color;                          /**< text: ANSI colors */
+  const fsdpa_allocator *allocator;   /**< NULL: the default allocator */
+  uint64_t max_memory_bytes;          /**< refuse to hold more than this (::FSDPA_ELIMIT); 0 = no cap */
+} fsdpa_diff_options;
+
+/** Defaults: JSON, no gate, min change 5 %, width 100, no color, default
+ *  allocator, no cap.  Writes at most `size` bytes (the caller's `sizeof`;
+ *  bindings pass theirs) and sets the struct's `size` to it; a size below
+ *  `sizeof(size_t)` writes nothing. */
+FSDPA_API void fsdpa_diff_options_init_sized(fsdpa_diff_options *opts, size_t size);
+/** The same with the caller's own `sizeof`: inline, so a caller built
+ *  against an older header writes only the struct it knows. */
+static inline void fsdpa_diff_options_init(fsdpa_diff_options *opts) { fsdpa_diff_options_init_sized(opts, sizeof *opts); }
+
+/**
+ * Compare two runs (see the group).
+ * @param base      the baseline: a JSON report (`fsdpa.report/1`) or a summary (`fsdpa.summary/1`)
+ * @param base_len  its length in bytes
+ * @param next      the run to judge, likewise
+ * @param next_len  its length
+ * @param opts      format, gate, allocator, or NULL (JSON, no gate)
+ * @param[out] out       NUL-terminated result, release with fsdpa_free()
+ * @param[out] out_len   its length (may be NULL)
+ * @param[out] regressed 1 when the gate is set and the job crossed it, else 0 (may be NULL)
+ * @param err       receives the details of a failure (input 0 = base, 1 = next, the byte offset); may be NULL
+ * @return ::FSDPA_OK, ::FSDPA_EINVAL, ::FSDPA_EPARSE (not JSON, or neither
+ *         a report nor a summary of these formats), ::FSDPA_ENOMEM,
+ *         ::FSDPA_ELIMIT.
+ */
+FSDPA_API fsdpa_status fsdpa_diff(const char *base, size_t base_len, const char *next, size_t next_len,
+                                  const fsdpa_diff_options *opts, char **out, size_t *out_len, int *regressed,
+                                  fsdpa_error *err);
 /** @} */
 
 #endif /* FSDPA_EXPERIMENTAL */

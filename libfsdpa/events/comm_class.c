@@ -133,3 +133,17 @@ done:
   fa_free(a, memo, nnames * sizeof(uint32_t));
   return rc;
 }
+
+const char *comm_code_family(const store *s, uint32_t code, size_t *len) {
+  uint32_t val = comm_value(code);
+  const char *f;
+  switch (comm_rule(code)) {
+    case COMM_BY_NAME: f = comm_family_name((int)val); break;
+    case COMM_BY_USER: f = store_comm_pattern(s, val); break;
+    case COMM_BY_PROVENANCE: f = store_name(s, val); break;
+    default: f = NULL; break;
+  }
+  if (!f) f = "";
+  *len = strlen(f);
+  return f;
+}

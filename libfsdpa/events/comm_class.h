@@ -34,6 +34,10 @@ static inline const char *comm_rule_name(int rule) {
 static inline int store_gpu_is_comm(const store_views *v, uint32_t i) { return v->comm[i] != 0; }
 /* The i-th user pattern (0-based), NULL past the last. */
 const char *store_comm_pattern(const store *s, size_t i);
+/* The family a communication code names (the report's comm_families
+ * "family"): the name family, the user pattern, or the communication op's
+ * name; "" if unknown.  *len receives its length. */
+const char *comm_code_family(const store *s, uint32_t code, size_t *len);
 
 /* Fill v->comm for every st.gpu record (v's correlation map built).
  * O(n log n).  0, or -1 on allocation failure. */

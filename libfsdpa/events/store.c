@@ -4,6 +4,7 @@
 #include "events/classify_workload.h"
 #include <stdlib.h>
 #include <string.h>
+#include "util/jsonr.h"
 #include "util/sort.h"
 
 /* gen starts at 1 so that 0 can mean "views never built": views built on
@@ -11,6 +12,7 @@
 void store_init(store *s) {
   memset(s, 0, sizeof *s);
   intern_init(&s->names);
+  intern_init(&s->shapes);
   s->py_forward_name = s->py_backward_name = s->py_seq_par_name = s->py_decoder_lm_name = INTERN_NONE;
   s->gen = 1;
 }
@@ -48,6 +50,10 @@ void store_free(fa_alloc *a, store *s) {
   fa_vec_free(a, &s->steps, sizeof(step_rec));
   fa_vec_free(a, &s->tracks, sizeof(track));
   fa_vec_free(a, &s->xdev, sizeof(xdev_rec));
+  intern_free(a, &s->shapes);
+  fa_vec_free(a, &s->shape_refs, sizeof(shape_ref));
+  fa_vec_free(a, &s->devices, sizeof(fsdpa_device_info));
+  fa_free(a, s->scratch, s->scratch_cap);
   fa_free(a, s->track_slots, s->track_nslots * sizeof(uint32_t));
   fa_free(a, s->comm_pats, s->comm_pats_bytes);
   memset(s, 0, sizeof *s);
@@ -130,6 +136,63 @@ static uint32_t opt_name(fa_alloc *a, store *s, const char *p, size_t n, int *fa
 }
 
 #define FAIL() return fa_fail_status(a)
+
+/* Append the text of one JSON array to out, blanks outside strings dropped;
+ * 0 (nothing appended) unless [p, p + n) is exactly one valid array. */
+static size_t compact_array(const char *p, size_t n, char *out) {
+  jr r;
+  const char *b, *e;
+  jr_init(&r, p, n);
+  if (jr_peek(&r) != '[' || !jr_skip(&r, &b, &e) || !jr_end(&r)) return 0;
+  size_t k = 0;
+  int in_str = 0, esc = 0;
+  for (const char *q = b; q < e; q++) {
+    char c = *q;
+    if (in_str) {
+      if (esc) esc = 0;
+      else if (c == '\\') esc = 1;
+      else if (c == '"') in_str = 0;
+    } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+      continue;
+    } else if (c == '"') {
+      in_str = 1;
+    }
+    out[k++] = c;
+  }
+  return k;
+}
+
+/* The shape id of an event's record_shapes arguments, INTERN_NONE when it
+ * has none (or none that is a valid array); *fail on allocation failure. */
+static uint32_t shape_get(fa_alloc *a, store *s, const fsdpa_event *ev, int *fail) {
+  const char *txt[3] = {ev->input_dims, ev->input_types, ev->concrete_inputs};
+  size_t len[3] = {ev->input_dims_len, ev->input_types_len, ev->concrete_inputs_len};
+  size_t need = 3;
+  for (int i = 0; i < 3; i++)
+    if (txt[i]) need += len[i];
+  if (need == 3) return INTERN_NONE;
+  if (need > s->scratch_cap) {
+    size_t cap = need < 256 ? 256 : need;
+    char *p = fa_realloc(a, s->scratch, s->scratch_cap, cap);
+    if (!p) {
+      *fail = 1;
+      return INTERN_NONE;
+    }
+    s->scratch = p;
+    s->scratch_cap = cap;
+  }
+  size_t k = 0, kept = 0;
+  for (int i = 0; i < 3; i++) {
+    if (i) s->scratch[k++] = SHAPE_SEP;
+    size_t m = txt[i] ? compact_array(txt[i], len[i], s->scratch + k) : 0;
+    k += m;
+    kept += m;
+  }
+  if (!kept) return INTERN_NONE;
+  uint32_t id = intern_put(a, &s->shapes, s->scratch, k);
+  if (id == INTERN_NONE) *fail = 1;
+  return id;
+}
 
 fsdpa_status store_add(fa_alloc *a, store *s, const fsdpa_event *ev) {
   fsdpa_stats *st = &s->stats;
@@ -280,6 +343,14 @@ fsdpa_status store_add(fa_alloc *a, store *s, const fsdpa_event *ev) {
     if (!fa_vec_push(a, &s->side, sizeof(int64_t), &ev->bytes)) FAIL();
     r.aux = (uint32_t)s->side.len - 1;
   }
+  shape_ref sref = {UINT32_MAX, INTERN_NONE};
+  if (kind == RK_CPU_OP && (ev->input_dims || ev->input_types || ev->concrete_inputs)) {
+    int fail = 0;
+    sref.shape = shape_get(a, s, ev, &fail);
+    if (fail) FAIL();
+    /* room first, so a failure leaves no record without its shape */
+    if (sref.shape != INTERN_NONE && fa_vec_reserve(a, &s->shape_refs, sizeof sref, 1)) FAIL();
+  }
 
   fa_vec *dst;
   switch (kind) {
@@ -300,6 +371,10 @@ fsdpa_status store_add(fa_alloc *a, store *s, const fsdpa_event *ev) {
     uint32_t ix = (uint32_t)(dst->len - 1);
     fa_vec_push(a, fidx, sizeof ix, &ix); /* reserved above */
   }
+  if (sref.shape != INTERN_NONE) {
+    sref.cpu = (uint32_t)(dst->len - 1);
+    fa_vec_push(a, &s->shape_refs, sizeof sref, &sref); /* reserved above */
+  }
 
   if ((kind == RK_ANNOT || kind == RK_CPU_OP) && (info & NC_STEP)) {
     step_rec sr = {step_number(name, nlen), r.ts, r.end, trk};
@@ -318,6 +393,58 @@ fsdpa_status store_add(fa_alloc *a, store *s, const fsdpa_event *ev) {
   st->retained++;
   s->gen++;
   return FSDPA_OK;
+}
+
+/* ---- devices and shapes ---- */
+
+fsdpa_status store_set_device(fa_alloc *a, store *s, const fsdpa_device_info *d) {
+  fsdpa_device_info *v = s->devices.data;
+  size_t n = s->devices.len, i = 0;
+  while (i < n && v[i].device < d->device) i++;
+  if (i < n && v[i].device == d->device) {
+    v[i] = *d;
+  } else {
+    if (!fa_vec_push(a, &s->devices, sizeof *d, d)) return fa_fail_status(a);
+    v = s->devices.data;
+    memmove(v + i + 1, v + i, (n - i) * sizeof *v);
+    v[i] = *d;
+  }
+  v[i].size = sizeof *v;
+  s->gen++;
+  return FSDPA_OK;
+}
+
+const fsdpa_device_info *store_device(const store *s, int64_t device) {
+  const fsdpa_device_info *v = s->devices.data;
+  for (size_t i = 0; i < s->devices.len; i++)
+    if (v[i].device == device) return &v[i];
+  return NULL;
+}
+
+uint32_t store_cpu_shape(const store *s, uint32_t cpu) {
+  const shape_ref *v = s->shape_refs.data;
+  size_t lo = 0, hi = s->shape_refs.len;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (v[mid].cpu < cpu) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < s->shape_refs.len && v[lo].cpu == cpu ? v[lo].shape : INTERN_NONE;
+}
+
+void store_shape_parts(const store *s, uint32_t shape, shape_parts *p) {
+  memset(p, 0, sizeof *p);
+  if (shape == INTERN_NONE) return;
+  const char *t = intern_str(&s->shapes, shape), *end = t + intern_len(&s->shapes, shape);
+  const char *a = memchr(t, SHAPE_SEP, (size_t)(end - t));
+  const char *b = a ? memchr(a + 1, SHAPE_SEP, (size_t)(end - a - 1)) : NULL;
+  if (!a || !b) return;
+  p->dims = t;
+  p->dims_n = (size_t)(a - t);
+  p->types = a + 1;
+  p->types_n = (size_t)(b - a - 1);
+  p->concrete = b + 1;
+  p->concrete_n = (size_t)(end - b - 1);
 }
 
 /* ---- views ---- */

@@ -76,6 +76,16 @@ typedef struct xdev_rec {
   uint8_t pad[6];
 } xdev_rec;
 
+/* The record_shapes arguments of a CPU op (args "Input Dims", "Input type",
+ * "Concrete Inputs"): each JSON array compacted (no blanks outside strings),
+ * the three joined by SHAPE_SEP (an absent one is empty) and interned once
+ * in store.shapes.  Only CPU ops that have them get a shape_ref. */
+#define SHAPE_SEP '\x1f'
+typedef struct shape_ref {
+  uint32_t cpu;    /* index in st.cpu */
+  uint32_t shape;  /* id in st.shapes */
+} shape_ref;
+
 /* Per backend not analyzed: what the report says about it. */
 typedef struct xdev_sum {
   uint64_t events;         /* device-side events */
@@ -154,6 +164,11 @@ typedef struct store {
   fa_vec steps;       /* step_rec, sorted by (ts, number), ties in arrival order */
   fa_vec tracks;      /* track */
   fa_vec xdev;        /* xdev_rec: events of device backends not analyzed */
+  intern_table shapes;/* distinct record_shapes signatures (shape_ref) */
+  fa_vec shape_refs;  /* shape_ref, by cpu index (CPU ops arrive in order) */
+  fa_vec devices;     /* fsdpa_device_info from deviceProperties, sorted by device */
+  char *scratch;      /* store_add's buffer for compacting shapes */
+  size_t scratch_cap;
   uint32_t *track_slots;  /* hash (pid,tid,gpu) -> id+1 */
   size_t track_nslots;
   /* Python frames are not kept, but whether the job runs a model's forward
@@ -182,6 +197,20 @@ const store_views *store_get_views(fa_alloc *a, store *s);
  * of device backends not analyzed.  Returns how many backends have events,
  * or -1 on allocation failure. */
 int store_xdev_summary(fa_alloc *a, const store *s, xdev_sum out[XDEV__COUNT]);
+/* Describe a device (replaces the one with the same id); bumps gen, since
+ * analyses read the devices.  OK or ENOMEM/ELIMIT. */
+fsdpa_status store_set_device(fa_alloc *a, store *s, const fsdpa_device_info *d);
+/* The device described for `device`, NULL if none. */
+const fsdpa_device_info *store_device(const store *s, int64_t device);
+/* The shape id of CPU op `cpu` (index in st.cpu), INTERN_NONE if it has no
+ * record_shapes arguments.  O(log n). */
+uint32_t store_cpu_shape(const store *s, uint32_t cpu);
+/* The three compact JSON texts of a shape (empty when absent). */
+typedef struct shape_parts {
+  const char *dims, *types, *concrete;
+  size_t dims_n, types_n, concrete_n;
+} shape_parts;
+void store_shape_parts(const store *s, uint32_t shape, shape_parts *p);
 /* Runtime record index for a correlation id, or UINT32_MAX. */
 uint32_t store_runtime_for_corr(const store_views *v, int64_t corr);
 /* Replace the user patterns for communication kernels by the comma-separated

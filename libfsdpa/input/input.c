@@ -54,7 +54,7 @@
 #define IN_WINDOW_MIN ((size_t)64)
 #define IN_EVENT_MAX ((size_t)64 << 20)
 #define IN_MAX_DEPTH 1024                /* nesting outside the events */
-#define IN_CAP_MAX 40                    /* captured key / metadata value bytes */
+#define IN_CAP_MAX 64                    /* captured key / metadata value bytes (a device name: 63) */
 
 enum { ST_OPEN, ST_ERROR, ST_DONE };
 enum { MODE_TOP, MODE_EVENTS };
@@ -63,8 +63,10 @@ enum { MODE_TOP, MODE_EVENTS };
 enum { T_VALUE, T_ARR_FIRST, T_OBJ_FIRST, T_KEY, T_COLON, T_AFTER, T_STR, T_NUM, T_LIT, T_DONE,
        T_BOM1, T_BOM2 };
 enum { N_MINUS, N_ZERO, N_INT, N_DOT, N_FRAC, N_E, N_ESIGN, N_EXP };
-enum { K_OTHER, K_TE, K_DIST, K_BASE, K_RANK, K_WORLD };
-enum { TG_NONE, TG_BASE, TG_RANK, TG_WORLD };
+enum { K_OTHER, K_TE, K_DIST, K_BASE, K_RANK, K_WORLD, K_DEVS, K_DEV_ID, K_DEV_NAME, K_DEV_SMS,
+       K_DEV_MAJOR, K_DEV_MINOR, K_DEV_MEM };
+enum { TG_NONE, TG_BASE, TG_RANK, TG_WORLD, TG_DEV_ID, TG_DEV_NAME, TG_DEV_SMS, TG_DEV_MAJOR,
+       TG_DEV_MINOR, TG_DEV_MEM };
 
 typedef struct jtop {
   uint8_t st, num, esc, u8_need, u8_lo, u8_hi, str_key;
@@ -74,6 +76,9 @@ typedef struct jtop {
   uint8_t key1;                  /* K_* of the current key of the root object */
   uint8_t key2;                  /* K_* of the current key of distributedInfo */
   uint8_t in_dist;               /* the depth-2 container is distributedInfo */
+  uint8_t in_devs;               /* the depth-2 container is the deviceProperties array */
+  uint8_t in_dev;                /* the depth-3 container is one of its device objects */
+  uint8_t key3;                  /* K_* of the current key of that device object */
   uint8_t target;                /* TG_*: the scalar being read is metadata */
   uint8_t cap_on, cap_bad, cap_len, seen, found_events;
   char cap[IN_CAP_MAX];
@@ -112,6 +117,7 @@ struct fsdpa_input {
   ev_scan ev;
   jtop top;
   fsdpa_trace_info meta;
+  fsdpa_device_info dev;    /* the deviceProperties entry being read */
 
   /* decoder */
   sj_parser *sj;
@@ -355,6 +361,15 @@ static fsdpa_status emit_meta(fsdpa_input *in, int64_t off) {
   return FSDPA_OK;
 }
 
+/* One deviceProperties object ended: hand it over when it names its device. */
+static fsdpa_status emit_device(fsdpa_input *in, int64_t off) {
+  if (!in->sink.device || in->dev.device == FSDPA_ABSENT || in->dev.device < 0) return FSDPA_OK;
+  fsdpa_status st = in->sink.device(in->sink.ud, &in->dev);
+  if (st != FSDPA_OK)
+    return set_error(in, st, off, "device properties rejected by the handler (%s)", status_name(st));
+  return FSDPA_OK;
+}
+
 static int key_is(const jtop *t, const char *lit) {
   size_t n = strlen(lit);
   return !t->cap_bad && t->cap_len == n && memcmp(t->cap, lit, n) == 0;
@@ -367,12 +382,27 @@ static fsdpa_status end_capture(fsdpa_input *in, int is_string, int64_t off) {
   t->target = TG_NONE;
   t->cap_on = 0;
   if (tg == TG_NONE || t->cap_bad) return FSDPA_OK;
+  if (tg == TG_DEV_NAME) {
+    if (is_string) {
+      size_t n = t->cap_len < sizeof in->dev.name ? t->cap_len : sizeof in->dev.name - 1;
+      memcpy(in->dev.name, t->cap, n);
+      in->dev.name[n] = 0;
+    }
+    return FSDPA_OK;
+  }
   int64_t v;
   int r = is_string ? fa_parse_id_str(t->cap, t->cap_len, &v) : fa_num_parse(t->cap, t->cap_len, 0, 1, &v);
   if (r != FA_NUM_OK) return FSDPA_OK; /* not an integer: stays unknown */
-  if (tg == TG_BASE) in->meta.base_time_ns = v;
-  else if (tg == TG_RANK) in->meta.rank = v;
-  else in->meta.world_size = v;
+  switch (tg) {
+    case TG_DEV_ID: in->dev.device = v; return FSDPA_OK;
+    case TG_DEV_SMS: in->dev.sms = v; return FSDPA_OK;
+    case TG_DEV_MAJOR: in->dev.compute_major = v; return FSDPA_OK;
+    case TG_DEV_MINOR: in->dev.compute_minor = v; return FSDPA_OK;
+    case TG_DEV_MEM: in->dev.total_memory_bytes = v; return FSDPA_OK;
+    case TG_BASE: in->meta.base_time_ns = v; break;
+    case TG_RANK: in->meta.rank = v; break;
+    default: in->meta.world_size = v; break;
+  }
   return emit_meta(in, off);
 }
 
@@ -388,7 +418,7 @@ static int is_xdigit(unsigned char c) {
 static void cap_add(jtop *t, unsigned char c) {
   if (!t->cap_on) return;
   if (t->cap_len < IN_CAP_MAX) t->cap[t->cap_len++] = (char)c;
-  else t->cap_bad = 1;
+  else if (t->target != TG_DEV_NAME) t->cap_bad = 1;  /* a long device name is kept truncated */
 }
 
 static void cap_start(jtop *t, int on) {
@@ -407,7 +437,12 @@ static fsdpa_status close_container(fsdpa_input *in, unsigned char c, int64_t of
   if (t->depth == 0 || t->stack[t->depth - 1] != want)
     return set_error(in, FSDPA_EPARSE, off, "unexpected '%c'", c);
   t->depth--;
-  if (t->depth < 2) t->in_dist = 0;
+  if (t->depth < 2) t->in_dist = t->in_devs = 0;
+  if (t->depth == 2 && t->in_dev) {
+    t->in_dev = 0;
+    fsdpa_status st = emit_device(in, off);
+    if (st) return st;
+  }
   if (t->depth == 0) {
     if (!t->found_events)
       return set_error(in, FSDPA_ENOTTRACE, FSDPA_ABSENT, "not a Kineto trace: no traceEvents array");
@@ -422,7 +457,14 @@ static fsdpa_status push_container(fsdpa_input *in, unsigned char c, int64_t off
   jtop *t = &in->top;
   if (t->depth >= IN_MAX_DEPTH) return set_error(in, FSDPA_EPARSE, off, "JSON nested too deeply");
   t->stack[t->depth++] = c;
-  if (t->depth == 2) t->in_dist = (uint8_t)(c == '{' && t->key1 == K_DIST);
+  if (t->depth == 2) {
+    t->in_dist = (uint8_t)(c == '{' && t->key1 == K_DIST);
+    t->in_devs = (uint8_t)(c == '[' && t->key1 == K_DEVS);
+  }
+  if (t->depth == 3 && t->in_devs && c == '{') {
+    t->in_dev = 1;
+    fsdpa_device_info_init(&in->dev);
+  }
   t->st = c == '{' ? T_OBJ_FIRST : T_ARR_FIRST;
   return FSDPA_OK;
 }
@@ -469,6 +511,7 @@ static fsdpa_status start_value(fsdpa_input *in, size_t i, unsigned char c) {
   if (t->depth == 1 && t->key1 == K_BASE) t->target = TG_BASE;
   else if (t->depth == 2 && t->in_dist && t->key2 == K_RANK) t->target = TG_RANK;
   else if (t->depth == 2 && t->in_dist && t->key2 == K_WORLD) t->target = TG_WORLD;
+  else if (t->depth == 3 && t->in_dev && t->key3 >= K_DEV_ID) t->target = (uint8_t)(TG_DEV_ID + (t->key3 - K_DEV_ID));
   switch (c) {
     case '{':
     case '[':
@@ -507,7 +550,7 @@ static void start_key(jtop *t) {
   t->str_key = 1;
   t->esc = 0;
   t->u8_need = 0;
-  cap_start(t, t->depth == 1 || (t->depth == 2 && t->in_dist));
+  cap_start(t, t->depth == 1 || (t->depth == 2 && t->in_dist) || (t->depth == 3 && t->in_dev));
 }
 
 static fsdpa_status end_string(fsdpa_input *in, int64_t off) {
@@ -517,9 +560,18 @@ static fsdpa_status end_string(fsdpa_input *in, int64_t off) {
       t->key1 = key_is(t, "traceEvents") ? K_TE
               : key_is(t, "distributedInfo") ? K_DIST
               : key_is(t, "baseTimeNanoseconds") ? K_BASE
+              : key_is(t, "deviceProperties") ? K_DEVS
               : K_OTHER;
     } else if (t->depth == 2 && t->in_dist) {
       t->key2 = key_is(t, "rank") ? K_RANK : key_is(t, "world_size") ? K_WORLD : K_OTHER;
+    } else if (t->depth == 3 && t->in_dev) {
+      t->key3 = key_is(t, "id") ? K_DEV_ID
+              : key_is(t, "name") ? K_DEV_NAME
+              : key_is(t, "numSms") ? K_DEV_SMS
+              : key_is(t, "computeMajor") ? K_DEV_MAJOR
+              : key_is(t, "computeMinor") ? K_DEV_MINOR
+              : key_is(t, "totalGlobalMem") ? K_DEV_MEM
+              : K_OTHER;
     }
     t->cap_on = 0;
     t->st = T_COLON;

@@ -19,6 +19,9 @@ typedef struct input_sink {
    * the events, as the keys appear; absent fields are FSDPA_ABSENT). */
   fsdpa_status (*meta)(void *ud, const fsdpa_trace_info *info);
   void *ud;
+  /* One entry of the top-level deviceProperties array (only entries with a
+   * non-negative integer `id`), as it ends; NULL: not wanted. */
+  fsdpa_status (*device)(void *ud, const fsdpa_device_info *info);
 } input_sink;
 
 /* name: used in messages ("<name>: byte 123: ...").  max_input_bytes: cap on

@@ -19,6 +19,8 @@
 //  * A number token that is not valid JSON in a field we read is SJ_EVALUE.
 //  * "External id" wins over legacy "external id"; "Bytes" over "bytes".
 //  * label is args.name of ph "M" events only.
+//  * Input Dims / Input type / Concrete Inputs: a JSON array's exact text
+//    (the store checks and compacts it); any other type is absent.
 #include "input/json_shim.h"
 #include "input/num.h"
 
@@ -145,6 +147,23 @@ inline error_code get_str(ctx &c, ondemand::value &v, const char **s, size_t *n)
   return SUCCESS;
 }
 
+// An array value's text, '[' to ']'.
+inline error_code get_arr_text(ctx &c, ondemand::value &v, const char **s, size_t *n) {
+  std::string_view tok = v.raw_json_token();
+  if (tok.empty()) return SUCCESS;
+  if (tok[0] == '"') return SUCCESS;               // a string: absent
+  if (tok[0] != '[') return check_other(c, tok);  // wrong type: absent
+  ondemand::array arr;
+  error_code e = v.get_array().get(arr);
+  if (e) return e;
+  std::string_view sv;
+  e = arr.raw_json().get(sv);
+  if (e) return e;
+  *s = sv.data();
+  *n = sv.size();
+  return SUCCESS;
+}
+
 inline error_code get_ph(ctx &c, ondemand::value &v, char *ph) {
   const char *s = nullptr;
   size_t n = 0;
@@ -256,14 +275,21 @@ error_code decode_args(ctx &c, ondemand::object obj, fsdpa_event *ev, extra *x) 
     ondemand::value &v = fld.value();
     switch (k[0]) {
       case 'B': if (KEY_IS(k, "Bytes")) e = get_int(c, v, &ev->bytes); break;
-      case 'C': if (KEY_IS(k, "Collective name")) e = get_str(c, v, &ev->collective, &ev->collective_len); break;
+      case 'C':
+        if (KEY_IS(k, "Collective name")) e = get_str(c, v, &ev->collective, &ev->collective_len);
+        else if (KEY_IS(k, "Concrete Inputs")) e = get_arr_text(c, v, &ev->concrete_inputs, &ev->concrete_inputs_len);
+        break;
       case 'D':
         if (KEY_IS(k, "Device Type")) e = get_int(c, v, &ev->device_type);
         else if (KEY_IS(k, "Device Id")) e = get_int(c, v, &ev->device_id);
         break;
       case 'E': if (KEY_IS(k, "External id")) e = get_int(c, v, &ev->external_id); break;
       case 'G': if (KEY_IS(k, "Group size")) e = get_int(c, v, &ev->group_size); break;
-      case 'I': if (KEY_IS(k, "In msg nelems")) e = get_int(c, v, &ev->in_msg_nelems); break;
+      case 'I':
+        if (KEY_IS(k, "In msg nelems")) e = get_int(c, v, &ev->in_msg_nelems);
+        else if (KEY_IS(k, "Input Dims")) e = get_arr_text(c, v, &ev->input_dims, &ev->input_dims_len);
+        else if (KEY_IS(k, "Input type")) e = get_arr_text(c, v, &ev->input_types, &ev->input_types_len);
+        break;
       case 'O': if (KEY_IS(k, "Out msg nelems")) e = get_int(c, v, &ev->out_msg_nelems); break;
       case 'P': if (KEY_IS(k, "Process Group Name")) e = get_str(c, v, &ev->pg_name, &ev->pg_name_len); break;
       case 'S': if (KEY_IS(k, "Seq")) e = get_int(c, v, &ev->seq); break;

@@ -201,3 +201,12 @@ fsdpa_status it_windows(fsdpa_ctx *c, step_rec **w, size_t *n, int *source) {
 }
 
 void it_windows_free(fsdpa_ctx *c, step_rec *w, size_t n) { fa_free(&c->alloc, w, n * sizeof(step_rec)); }
+
+int it_trace_extent(const fsdpa_ctx *c, int64_t *first, int64_t *last) {
+  *first = INT64_MAX;
+  *last = INT64_MIN;
+  extent_of(&c->st.cpu, first, last);
+  extent_of(&c->st.rt, first, last);
+  extent_of(&c->st.gpu, first, last);
+  return *first <= *last;
+}

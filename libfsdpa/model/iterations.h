@@ -30,6 +30,9 @@ void iterations_free(iterations *it);
  * without those records.  Free with it_windows_free(). */
 fsdpa_status it_windows(fsdpa_ctx *c, step_rec **w, size_t *n, int *source);
 void it_windows_free(fsdpa_ctx *c, step_rec *w, size_t n);
+/* [*first, *last] of the CPU, runtime and GPU records (relative ns): the
+ * whole-trace window above; 0 when the trace has none. */
+int it_trace_extent(const fsdpa_ctx *c, int64_t *first, int64_t *last);
 const char *it_source_name(int source);  /* "ProfilerStep", "engine_step", ... */
 const char *it_source_rule(int source);  /* how the ranges are cut, for people */
 #endif

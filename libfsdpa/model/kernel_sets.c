@@ -124,11 +124,6 @@ void ks_free(ks_data *d) {
   memset(d, 0, sizeof *d);
 }
 
-static int selected(const gpu_stream_view *sv, const qwin *w) {
-  return (w->device == FSDPA_ABSENT || sv->device == w->device) &&
-         (w->stream == FSDPA_ABSENT || sv->stream == w->stream);
-}
-
 fsdpa_status ks_gather(fsdpa_ctx *c, const store_views *v, const qwin *w, ks_data *d) {
   fa_alloc *a = &c->alloc;
   const store *s = &c->st;
@@ -137,7 +132,7 @@ fsdpa_status ks_gather(fsdpa_ctx *c, const store_views *v, const qwin *w, ks_dat
   size_t ncomp = 0, ncomm = 0;
   for (size_t i = 0; i < v->nstreams; i++) {
     const gpu_stream_view *sv = &v->streams[i];
-    if (!selected(sv, w)) continue;
+    if (!qwin_selects(w, sv)) continue;
     ncomm += sv->comm_kernels;
     ncomp += sv->kernels - sv->comm_kernels;
   }
@@ -153,7 +148,7 @@ fsdpa_status ks_gather(fsdpa_ctx *c, const store_views *v, const qwin *w, ks_dat
   int need_pc = 0;
   for (size_t i = 0; i < v->nstreams; i++) {
     const gpu_stream_view *sv = &v->streams[i];
-    if (!selected(sv, w)) continue;
+    if (!qwin_selects(w, sv)) continue;
     for (size_t j = 0; j < sv->nops; j++) {
       const ev_rec *r = STORE_REC(&s->gpu, sv->ops[j]);
       if (r->kind != RK_KERNEL) continue;

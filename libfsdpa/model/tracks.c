@@ -1,5 +1,5 @@
 /* Public queries over the track structure: steps, streams, GPU density. */
-#include "ctx.h"
+#include "model/tracks.h"
 #include "events/classify.h"
 #include "util/abi.h"
 #include "util/list.h"
@@ -60,9 +60,28 @@ fsdpa_status fsdpa_stream_list(fsdpa_ctx *c, fsdpa_list **out) {
   return st ? ctx_fail(c, st, "out of memory") : FSDPA_OK;
 }
 
-static int selected(const gpu_stream_view *sv, const qwin *w) {
-  return (w->device == FSDPA_ABSENT || sv->device == w->device) &&
-         (w->stream == FSDPA_ABSENT || sv->stream == w->stream);
+fsdpa_status tracks_busy_union(fsdpa_ctx *c, const store_views *v, const qwin *w, iv **u, size_t *n, size_t *cap) {
+  size_t total = 0;
+  for (size_t i = 0; i < v->nstreams; i++)
+    if (qwin_selects(w, &v->streams[i])) total += v->streams[i].nbusy;
+  *u = total ? fa_malloc(&c->alloc, total * sizeof **u) : NULL;
+  *n = 0;
+  *cap = total;
+  if (total && !*u) {
+    *cap = 0;
+    return fa_fail_status(&c->alloc);
+  }
+  size_t m = 0;
+  for (size_t i = 0; i < v->nstreams; i++) {
+    const gpu_stream_view *sv = &v->streams[i];
+    if (!qwin_selects(w, sv)) continue;
+    for (size_t j = 0; j < sv->nbusy; j++) {
+      iv x = sv->busy[j];
+      if (iv_clip1(&x, w->t0, w->t1)) (*u)[m++] = x;
+    }
+  }
+  *n = iv_union(*u, m);
+  return FSDPA_OK;
 }
 
 fsdpa_status fsdpa_timeline_query(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_timeline *res) {
@@ -75,28 +94,20 @@ fsdpa_status fsdpa_timeline_query(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_time
   if (st) return st;
   const store_views *v = ctx_views(c);
   if (!v) return fa_fail_status(&c->alloc);
-  /* union of the selected streams, clipped */
-  size_t total = 0;
+  iv *u;
+  size_t m, total;
+  st = tracks_busy_union(c, v, &w, &u, &m, &total);
+  if (st) return ctx_fail(c, st, "out of memory");
   uint64_t acts = 0;
-  for (size_t i = 0; i < v->nstreams; i++)
-    if (selected(&v->streams[i], &w)) total += v->streams[i].nbusy;
-  iv *u = total ? fa_malloc(&c->alloc, total * sizeof(iv)) : NULL;
-  if (total && !u) return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory");
-  size_t m = 0;
   for (size_t i = 0; i < v->nstreams; i++) {
     const gpu_stream_view *sv = &v->streams[i];
-    if (!selected(sv, &w)) continue;
-    for (size_t j = 0; j < sv->nbusy; j++) {
-      iv x = sv->busy[j];
-      if (iv_clip1(&x, w.t0, w.t1)) u[m++] = x;
-    }
+    if (!qwin_selects(&w, sv)) continue;
     for (size_t j = 0; j < sv->nops; j++) {
       const ev_rec *r = STORE_REC(&c->st.gpu, sv->ops[j]);
       if (r->end > w.t0 && r->ts < w.t1) acts++;
       else if (r->ts == r->end && r->ts >= w.t0 && r->ts < w.t1) acts++;
     }
   }
-  m = iv_union(u, m);
   memset(out, 0, sizeof *out);
   out->size = sizeof *out;
   out->activities = acts;
@@ -109,7 +120,7 @@ fsdpa_status fsdpa_timeline_query(fsdpa_ctx *c, const fsdpa_query *q, fsdpa_time
     out->busy_ns = 0;
     out->density = -1.0;
   }
-  fa_free(&c->alloc, u, total * sizeof(iv));
+  if (u) fa_free(&c->alloc, u, total * sizeof(iv));
   ABI_OUT(fsdpa_timeline, res, out);
   return FSDPA_OK;
 }

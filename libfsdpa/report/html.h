@@ -35,6 +35,9 @@ fsdpa_status html_finding_viz(report_in *in, size_t k, jsonw *w);
  * picture data: [{name, side}]. */
 void html_classes_json(jsonw *w);
 
+/* Text as HTML: < > & " escaped. */
+void html_escape(sbuf *b, const char *s, size_t n);
+
 /* Static assets (NULL-terminated arrays of lines, each without '\n'). */
 extern const char *const html_page_css[];
 extern const char *const html_page_js[];

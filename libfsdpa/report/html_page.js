@@ -1354,6 +1354,123 @@
     c.appendChild(svg);
   }
 
+  /* a table whose column heads sort it (click again: the other way);
+     cols: {head, key, num, fmt, title} */
+  function sortableTable(rows, cols, cls) {
+    var t = el('table', { cls: 'plain sortable' + (cls ? ' ' + cls : '') });
+    var head = el('tr'), tb = el('tbody');
+    var by = null, desc = true;
+    function fill() {
+      clear(tb);
+      var r = rows.slice();
+      if (by !== null) {
+        var k = cols[by].key, isnum = cols[by].num;
+        r.sort(function (a, b) {
+          var x = a[k], y = b[k];
+          if (x === null || x === undefined) return 1;
+          if (y === null || y === undefined) return -1;
+          var d = isnum ? x - y : String(x) < String(y) ? -1 : String(x) > String(y) ? 1 : 0;
+          return desc ? -d : d;
+        });
+      }
+      r.forEach(function (row) {
+        var tr = el('tr');
+        cols.forEach(function (c) {
+          var v = row[c.key];
+          var td = el('td', { cls: c.num ? 'num' : (c.mono ? 'mono' : ''), text: c.fmt ? c.fmt(v, row) : (v === null || v === undefined ? '' : String(v)) });
+          if (c.title) td.setAttribute('title', c.title(row));
+          tr.appendChild(td);
+        });
+        tb.appendChild(tr);
+      });
+    }
+    cols.forEach(function (c, i) {
+      var th = el('th', { cls: c.num ? 'num' : '', text: c.head, role: 'button', tabindex: '0', 'aria-sort': 'none' });
+      function go() {
+        desc = by === i ? !desc : !!c.num;
+        by = i;
+        var ths = head.querySelectorAll('th');
+        for (var j = 0; j < ths.length; j++) ths[j].setAttribute('aria-sort', j === i ? (desc ? 'descending' : 'ascending') : 'none');
+        fill();
+      }
+      th.addEventListener('click', go);
+      th.addEventListener('keydown', function (ev) { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); go(); } });
+      head.appendChild(th);
+    });
+    t.appendChild(el('thead', null, [head]));
+    t.appendChild(tb);
+    fill();
+    return t;
+  }
+
+  /* what the busy time went to: MFU, the kernel table (sortable, with a bar
+     chart of the largest totals) and the op table (ranks[].kernels, .ops,
+     .efficiency) */
+  function renderBusy(box, r) {
+    var ks = arr(r.kernels), ops = arr(r.ops), e = r.efficiency || {};
+    if (!ks.length) return;
+    box.appendChild(el('h3', { text: 'What the busy time went to' }));
+    var dev = e.device || {};
+    var note = (dev.model ? dev.model + ': ' : dev.name ? dev.name + ' (not in the peak table): ' : '') +
+      (num(e.mfu) ? 'MFU ' + fmtPct(100 * e.mfu, 1) + ' (a lower bound: ops with a FLOPs model only), ' : '') +
+      (num(e.modelled_share) ? fmtPct(100 * e.modelled_share, 0) + ' of the kernel time in GEMM / attention / convolution with a model' : '') +
+      '. Click a column head to sort.';
+    box.appendChild(el('div', { cls: 'hint', text: note }));
+    /* the bar chart: the 15 largest totals, full names on hover */
+    var top = ks.filter(function (k) { return k.name !== null; }).slice(0, 15);
+    var c = el('div', { cls: 'chart kernel-bars' });
+    box.appendChild(c);
+    var W = 960, L = 330, R = 150, rowH = 17, t0 = 4;
+    var H = t0 + top.length * rowH + 6;
+    var svg = sv('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, style: 'max-width:' + W + 'px' });
+    var max = 1;
+    top.forEach(function (k) { if (k.total_ns > max) max = k.total_ns; });
+    top.forEach(function (k, i) {
+      var y = t0 + i * rowH;
+      var tx = fitText(sv('text', { x: L - 6, y: y + 12, 'text-anchor': 'end', 'class': 'lanelabel', text: k.short_name }, svg),
+        L - 12);
+      var bar = sv('rect', { x: L, y: y + 2, width: Math.max(1, k.total_ns / max * (W - L - R)), height: rowH - 5,
+        fill: k['class'] === 'communication' ? '#f28e2b' : k['class'] === 'compute' ? '#4e79a7' : '#9c755f' }, svg);
+      var tipText = k.name + '\n' + k.count + ' \u00d7, total ' + fmtNs(k.total_ns) + ', mean ' + fmtNs(k.mean_ns) +
+        ', median ' + fmtNs(k.p50_ns) + (num(k.share) ? ', ' + fmtPct(100 * k.share) + ' of the busy time' : '');
+      [tx, bar].forEach(function (n) {
+        n.addEventListener('mousemove', function (ev) { showTip(ev, tipText); });
+        n.addEventListener('mouseleave', hideTip);
+      });
+      sv('text', { x: L + k.total_ns / max * (W - L - R) + 6, y: y + 12,
+        text: fmtNs(k.total_ns) + (num(k.share) ? ' \u00b7 ' + fmtPct(100 * k.share) : '') }, svg);
+    });
+    c.appendChild(svg);
+    var pct = function (v) { return num(v) ? fmtPct(100 * v) : ''; };
+    var kt = sortableTable(ks, [
+      { head: 'kernel', key: 'short_name', mono: true, title: function (k) { return k.name === null ? k.names + ' names folded' : k.name; } },
+      { head: 'class', key: 'class', fmt: function (v, k) { return v === null ? '' : v + (k.family ? ' (' + k.family + ')' : ''); } },
+      { head: 'count', key: 'count', num: true },
+      { head: 'total', key: 'total_ns', num: true, fmt: fmtNs },
+      { head: 'mean', key: 'mean_ns', num: true, fmt: fmtNs },
+      { head: 'median', key: 'p50_ns', num: true, fmt: function (v) { return num(v) ? fmtNs(v) : ''; } },
+      { head: 'max', key: 'max_ns', num: true, fmt: fmtNs },
+      { head: 'share of busy', key: 'share', num: true, fmt: pct }
+    ], 'kernels');
+    box.appendChild(kt);
+    if (!ops.length) return;
+    box.appendChild(el('h3', { text: 'Ops that launched GPU work' }));
+    var tf = function (v) { return num(v) ? v.toFixed(v < 10 ? 2 : 1) : ''; };
+    var ot = sortableTable(ops, [
+      { head: 'op', key: 'name', mono: true, fmt: function (v, o) { return v !== null ? v : o.gpu_op !== null ? '(no op) ' + o.gpu_op : o.names + ' more rows'; },
+        title: function (o) { return (o.input_dims ? 'Input Dims ' + JSON.stringify(o.input_dims) : '') + (o.input_types ? '\nInput type ' + JSON.stringify(o.input_types) : ''); } },
+      { head: 'category', key: 'category' },
+      { head: 'shapes', key: 'input_dims', mono: true, fmt: function (v) { return v ? JSON.stringify(v).slice(0, 60) : ''; } },
+      { head: 'dtype', key: 'dtype' },
+      { head: 'calls', key: 'count', num: true },
+      { head: 'kernel time', key: 'kernel_ns', num: true, fmt: fmtNs },
+      { head: 'GFLOP / call', key: 'flops', num: true, fmt: function (v) { return num(v) ? (v / 1e9).toPrecision(4) : ''; } },
+      { head: 'TFLOP/s', key: 'tflops_per_s', num: true, fmt: tf },
+      { head: 'TB/s', key: 'tb_per_s', num: true, fmt: function (v) { return num(v) ? v.toFixed(3) : ''; } },
+      { head: 'of peak', key: 'peak_share', num: true, fmt: pct }
+    ], 'ops');
+    box.appendChild(ot);
+  }
 
   function renderRank(main, ri) {
     var rv = VIZ.ranks[ri], r = arr(REPORT.ranks)[ri] || {};
@@ -1372,6 +1489,7 @@
     renderGantt(d, ri);
     renderMemory(d, ri);
     renderUnits(d, r);
+    renderBusy(d, r);
     renderHists(d, r, ri);
     main.appendChild(d);
     /* charts of a closed rank are drawn at a guessed width: draw again at

@@ -9,6 +9,7 @@
 #include "analysis/allocator/allocator.h"
 #include "analysis/dataloader/dataloader.h"
 #include "analysis/critpath/critpath.h"
+#include "analysis/efficiency/efficiency.h"
 #include "model/workload.h"
 #include "model/iterations.h"
 #include "events/classify.h"
@@ -27,7 +28,7 @@
 typedef fsdpa_status (*findings_fn)(fsdpa_ctx *, int64_t, findings *);
 static const findings_fn FINDERS[] = {allocator_findings,  dataloader_findings,  launch_gaps_queued_findings,
                                       sync_waits_findings, launch_gaps_findings, overlap_findings,
-                                      backward_findings,   sync_spin_findings};
+                                      backward_findings,   sync_spin_findings,   efficiency_findings};
 
 fsdpa_status rank_findings_compute(fsdpa_ctx *c, int64_t rank, findings *f) {
   for (size_t k = 0; k < sizeof FINDERS / sizeof FINDERS[0]; k++) {
@@ -182,14 +183,7 @@ fsdpa_status comm_families_rows(fsdpa_ctx *c, cf_row **out, size_t *nout) {
       memset(x, 0, sizeof *x);
       x->code = e[i].code;
       x->example = STORE_REC(&s->gpu, e[i].gpu)->name;
-      uint32_t val = comm_value(e[i].code);
-      switch (comm_rule(e[i].code)) {
-        case COMM_BY_NAME: x->family = comm_family_name((int)val); break;
-        case COMM_BY_USER: x->family = store_comm_pattern(s, val); break;
-        default: x->family = store_name(s, val); break;
-      }
-      if (!x->family) x->family = "";
-      x->family_len = strlen(x->family);
+      x->family = comm_code_family(s, e[i].code, &x->family_len);
       ce = e[i].s;
     }
     cf_row *x = &rows[nr - 1];
@@ -302,6 +296,12 @@ fsdpa_status rank_json_write(fsdpa_ctx *c, int64_t rank, jsonw *w) {
   if ((st = iterations_json(c, w))) return st;
   jw_key(w, "critical_path");
   if ((st = critpath_json(c, w))) return st;
+  jw_key(w, "kernels");
+  if ((st = efficiency_kernels_json(c, w))) return st;
+  jw_key(w, "ops");
+  if ((st = efficiency_ops_json(c, w))) return st;
+  jw_key(w, "efficiency");
+  if ((st = efficiency_json(c, w))) return st;
   jw_obj_end(w);
   return FSDPA_OK;
 }

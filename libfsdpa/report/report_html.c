@@ -13,14 +13,14 @@
 #define PAGE_RECTS 100000
 #define PAGE_STEP_RECTS 150000
 
-static void put_escaped_html(sbuf *b, const char *s) {
-  for (; *s; s++) {
-    switch (*s) {
+void html_escape(sbuf *b, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    switch (s[i]) {
       case '<': sb_puts(b, "&lt;"); break;
       case '>': sb_puts(b, "&gt;"); break;
       case '&': sb_puts(b, "&amp;"); break;
       case '"': sb_puts(b, "&quot;"); break;
-      default: sb_putn(b, s, 1);
+      default: sb_putn(b, s + i, 1);
     }
   }
 }
@@ -91,7 +91,7 @@ fsdpa_status report_html(report_in *in, sbuf *out) {
           "<meta name=\"generator\" content=\"libfsdpa ");
   sb_puts(out, fsdpa_version_string());
   sb_puts(out, "\">\n<title>fsdpa report: ");
-  put_escaped_html(out, report_path(in, 0));
+  html_escape(out, report_path(in, 0), strlen(report_path(in, 0)));
   if (in->n > 1) sb_printf(out, " and %zu more", in->n - 1);
   sb_puts(out, "</title>\n<style>\n");
   put_lines(out, html_page_css);

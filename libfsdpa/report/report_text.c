@@ -6,6 +6,7 @@
 #include "model/workload.h"
 #include "model/iterations.h"
 #include "analysis/launch_gaps/launch_gaps.h"
+#include "analysis/efficiency/efficiency.h"
 #include "report/rank_part.h"
 #include "events/classify.h"
 #include "events/comm_class.h"
@@ -257,6 +258,64 @@ static fsdpa_status memory_line(report_in *in, fsdpa_ctx *c, sbuf *b) {
   return FSDPA_OK;
 }
 
+/* What the busy time went to: MFU and the modelled share, then the top
+ * of the kernel table (ranks[].kernels). */
+static fsdpa_status busy_lines(report_in *in, fsdpa_ctx *c, sbuf *b) {
+  fsdpa_efficiency e;
+  char model[32], t1[32], t2[32], t3[32];
+  fsdpa_status st = efficiency_brief(c, &e, model);
+  if (st) return st;
+  if (!e.kernel_ns) return FSDPA_OK;
+  label(b, in, "busy time");
+  fmt_dur(t1, sizeof t1, e.kernel_ns);
+  char items[2][96];
+  int n = 0;
+  if (e.mfu >= 0) snprintf(items[n++], sizeof items[0], "MFU %.1f%% on %s (lower bound)", 100.0 * e.mfu, model);
+  else if (e.modelled_ns)
+    snprintf(items[n++], sizeof items[0], "MFU n/a (%s)", model[0] ? "no peak for its dtypes" : "device unknown");
+  snprintf(items[n++], sizeof items[0], "modelled GEMM/attention/conv %.0f%% of %s kernel time",
+           e.modelled_share < 0 ? 0.0 : 100.0 * e.modelled_share, t1);
+  items_line(b, width_of(in), items, n, "; ");
+  fsdpa_kernel_select sel;
+  fsdpa_kernel_select_init(&sel);
+  sel.max_rows = 10;
+  fsdpa_list *l;
+  if ((st = fsdpa_kernel_list(c, NULL, &sel, &l))) return st;
+  int w = width_of(in), namew = w - 3 - 47;
+  if (namew < 16) namew = 16;
+  sb_printf(b, "   %s%-*s %-7s %7s %10s %10s %6s%s\n", col(in, C_DIM), namew, "top kernels", "class", "count",
+            "total", "mean", "share", col(in, C_OFF));
+  for (size_t k = 0; k < fsdpa_list_count(l); k++) {
+    fsdpa_kernel_stat ks;
+    memset(&ks, 0, sizeof ks);
+    ks.size = sizeof ks;
+    if ((st = fsdpa_list_get(l, k, &ks))) break;
+    static const char *const SHORT[] = {"compute", "comm", "memcpy", "memset"};
+    const char *cls = !ks.kernel_class ? "" : !strcmp(ks.kernel_class, "communication") ? SHORT[1] : ks.kernel_class;
+    fmt_dur(t2, sizeof t2, ks.total_ns);
+    fmt_dur(t3, sizeof t3, ks.mean_ns);
+    /* names are cut to the column (by characters: a UTF-8 "…" is one) */
+    int nc = text_cols(ks.short_name, strlen(ks.short_name));
+    size_t nb = strlen(ks.short_name);
+    if (nc > namew) {
+      nb = 0;
+      for (int q = 0; q < namew - 1; q++) {
+        nb++;
+        while (ks.short_name[nb] && ((unsigned char)ks.short_name[nb] & 0xC0) == 0x80) nb++;
+      }
+    }
+    sb_putn(b, "   ", 3);
+    sb_putn(b, ks.short_name, nb);
+    if (nc > namew) sb_puts(b, "\u2026");
+    for (int q = nc > namew ? namew : nc; q < namew; q++) sb_putn(b, " ", 1);
+    sb_printf(b, " %-7s %7llu %*s %*s %5.1f%%\n", cls, (unsigned long long)ks.count,
+              10 + (strstr(t2, "\u00b5") != NULL), t2, 10 + (strstr(t3, "\u00b5") != NULL), t3,
+              ks.share < 0 ? 0.0 : 100.0 * ks.share);
+  }
+  fsdpa_list_free(l);
+  return st;
+}
+
 static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
   char t1[32], t2[32], t3[64], t4[32];
   fsdpa_ctx *c = in->ctxs[i];
@@ -425,6 +484,7 @@ static fsdpa_status rank_summary(report_in *in, size_t i, sbuf *b) {
     sb_puts(b, "never: no blocking CUDA calls\n");
   }
   fsdpa_list_free(swl);
+  if ((st = busy_lines(in, c, b))) return st;
 
   if (v->nstreams) {
     /* per stream: role, kernels, busy, and the launch-gap histogram as a

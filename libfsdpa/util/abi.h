@@ -48,6 +48,14 @@
 #define ABI_FIRST_fsdpa_crossrank_rank ABI_END(fsdpa_crossrank_rank, lost_ns)
 #define ABI_FIRST_fsdpa_summary_options ABI_END(fsdpa_summary_options, max_memory_bytes)
 #define ABI_FIRST_fsdpa_annotate_options ABI_END(fsdpa_annotate_options, level)
+/* added after 0.2.0: first size = whole struct */
+#define ABI_FIRST_fsdpa_device_info ABI_END(fsdpa_device_info, total_memory_bytes)
+#define ABI_FIRST_fsdpa_kernel_select ABI_END(fsdpa_kernel_select, max_rows)
+#define ABI_FIRST_fsdpa_kernel_stat ABI_END(fsdpa_kernel_stat, share)
+#define ABI_FIRST_fsdpa_op_stat ABI_END(fsdpa_op_stat, peak_share)
+#define ABI_FIRST_fsdpa_efficiency ABI_END(fsdpa_efficiency, device)
+#define ABI_FIRST_fsdpa_device_peak ABI_END(fsdpa_device_peak, hbm_tb_per_s)
+#define ABI_FIRST_fsdpa_diff_options ABI_END(fsdpa_diff_options, max_memory_bytes)
 
 /* The caller's size field, or 0 for a NULL struct. */
 static inline size_t abi_size(const void *theirs) { return theirs ? *(const size_t *)theirs : 0; }

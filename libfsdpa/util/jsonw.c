@@ -168,3 +168,9 @@ void jw_ki64(jsonw *w, const char *k, int64_t v) { jw_key(w, k); jw_i64(w, v); }
 void jw_ku64(jsonw *w, const char *k, uint64_t v) { jw_key(w, k); jw_u64(w, v); }
 void jw_kratio(jsonw *w, const char *k, double v) { jw_key(w, k); jw_ratio(w, v); }
 void jw_knull(jsonw *w, const char *k) { jw_key(w, k); jw_null(w); }
+void jw_kstr_or_null(jsonw *w, const char *k, const char *s) { jw_kstrn_or_null(w, k, s, s ? strlen(s) : 0); }
+void jw_kstrn_or_null(jsonw *w, const char *k, const char *s, size_t n) {
+  jw_key(w, k);
+  if (s) jw_strn(w, s, n);
+  else jw_null(w);
+}

@@ -51,4 +51,6 @@ void jw_ki64(jsonw *w, const char *k, int64_t v);
 void jw_ku64(jsonw *w, const char *k, uint64_t v);
 void jw_kratio(jsonw *w, const char *k, double v);
 void jw_knull(jsonw *w, const char *k);
+void jw_kstr_or_null(jsonw *w, const char *k, const char *s);             /* NULL s -> null */
+void jw_kstrn_or_null(jsonw *w, const char *k, const char *s, size_t n);  /* NULL s -> null */
 #endif

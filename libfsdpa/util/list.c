@@ -5,7 +5,7 @@
 
 /* Per kind: the struct, its first size, and where its pointers are (they
  * hold tokens while building and point into the block after lb_finish). */
-#define MAXSTR 6
+#define MAXSTR 8
 typedef struct kind_info {
   size_t size, first;
   uint8_t nstr;
@@ -38,6 +38,18 @@ static const kind_info KINDS[] = {
                              offsetof(fsdpa_finding, evidence_json)},
                             (int16_t)offsetof(fsdpa_finding, ranges)),
   [FSDPA_LIST_PARAMS] = K(fsdpa_param, 2, {offsetof(fsdpa_param, name), offsetof(fsdpa_param, description)}, -1),
+  [FSDPA_LIST_DEVICES] = K(fsdpa_device_info, NOSTR),
+  [FSDPA_LIST_KERNELS] = K(fsdpa_kernel_stat, 4,
+                           {offsetof(fsdpa_kernel_stat, name), offsetof(fsdpa_kernel_stat, short_name),
+                            offsetof(fsdpa_kernel_stat, kernel_class), offsetof(fsdpa_kernel_stat, family)},
+                           -1),
+  [FSDPA_LIST_OPS] = K(fsdpa_op_stat, 8,
+                       {offsetof(fsdpa_op_stat, name), offsetof(fsdpa_op_stat, gpu_op),
+                        offsetof(fsdpa_op_stat, category), offsetof(fsdpa_op_stat, input_dims),
+                        offsetof(fsdpa_op_stat, input_types), offsetof(fsdpa_op_stat, concrete_inputs),
+                        offsetof(fsdpa_op_stat, model), offsetof(fsdpa_op_stat, dtype)},
+                       -1),
+  [FSDPA_LIST_EFFICIENCY_STEPS] = K(fsdpa_efficiency, NOSTR),
 };
 #define NKINDS (sizeof KINDS / sizeof KINDS[0])
 

@@ -42,7 +42,8 @@
     F(T, device_id) F(T, in_msg_nelems) F(T, out_msg_nelems) F(T, group_size) F(T, seq) \
     F(T, wait_on_stream) F(T, wait_on_event_corr) F(T, collective) F(T, collective_len) F(T, dtype) \
     F(T, dtype_len) F(T, pg_name) F(T, pg_name_len) F(T, sync_kind) F(T, sync_kind_len) F(T, label) \
-    F(T, label_len)
+    F(T, label_len) F(T, input_dims) F(T, input_dims_len) F(T, input_types) F(T, input_types_len) \
+    F(T, concrete_inputs) F(T, concrete_inputs_len)
 #define ABI_F_fsdpa_trace_info(F, T) F(T, size) F(T, rank) F(T, world_size) F(T, base_time_ns)
 #define ABI_F_fsdpa_stats(F, T) F(T, size) F(T, input_bytes) F(T, json_bytes) F(T, events) \
     F(T, retained) F(T, kernels) F(T, gpu_memcpy) F(T, gpu_memset) F(T, runtime) F(T, cpu_ops) \
@@ -126,6 +127,22 @@
     F(T, max_delay_ns) F(T, lost_ns)
 #define ABI_F_fsdpa_summary_options(F, T) F(T, size) F(T, allocator) F(T, max_memory_bytes)
 #define ABI_F_fsdpa_annotate_options(F, T) F(T, size) F(T, gzip) F(T, level)
+#define ABI_F_fsdpa_device_info(F, T) F(T, size) F(T, device) F(T, name) F(T, sms) F(T, compute_major) \
+    F(T, compute_minor) F(T, total_memory_bytes)
+#define ABI_F_fsdpa_kernel_select(F, T) F(T, size) F(T, fsdp_unit) F(T, max_rows)
+#define ABI_F_fsdpa_kernel_stat(F, T) F(T, size) F(T, name) F(T, short_name) F(T, kernel_class) F(T, family) \
+    F(T, count) F(T, names) F(T, total_ns) F(T, mean_ns) F(T, p50_ns) F(T, min_ns) F(T, max_ns) F(T, share)
+#define ABI_F_fsdpa_op_stat(F, T) F(T, size) F(T, name) F(T, gpu_op) F(T, category) F(T, input_dims) \
+    F(T, input_types) F(T, concrete_inputs) F(T, model) F(T, dtype) F(T, count) F(T, gpu_ops) F(T, names) \
+    F(T, kernel_ns) F(T, flops) F(T, bytes) F(T, tflops_per_s) F(T, tb_per_s) F(T, peak_share)
+#define ABI_F_fsdpa_efficiency(F, T) F(T, size) F(T, step) F(T, window_ns) F(T, kernel_ns) F(T, modelled_ns) \
+    F(T, modelled_share) F(T, gemm_ns) F(T, attention_ns) F(T, conv_ns) F(T, elementwise_ns) F(T, reduction_ns) \
+    F(T, normalization_ns) F(T, copy_ns) F(T, communication_ns) F(T, other_ns) F(T, flops) F(T, mfu) F(T, device)
+#define ABI_F_fsdpa_diff_options(F, T) F(T, size) F(T, format) F(T, fail_on_regression_ppm) F(T, min_change_ppm) \
+    F(T, width) F(T, color) F(T, allocator) F(T, max_memory_bytes)
+#define ABI_F_fsdpa_device_peak(F, T) F(T, size) F(T, device) F(T, model) F(T, fp64_tflops) F(T, fp32_tflops) \
+    F(T, tf32_tflops) F(T, fp16_tflops) F(T, bf16_tflops) F(T, fp8_tflops) F(T, hbm_tb_per_s)
+
 #define ABI_STRUCTS(X) \
   X(fsdpa_allocator, ud) \
   X(fsdpa_options, rank) \
@@ -159,7 +176,14 @@
   X(fsdpa_crossrank, straggler_lost_ns) \
   X(fsdpa_crossrank_rank, lost_ns) \
   X(fsdpa_summary_options, max_memory_bytes) \
-  X(fsdpa_annotate_options, level)
+  X(fsdpa_annotate_options, level) \
+  X(fsdpa_device_info, total_memory_bytes) \
+  X(fsdpa_kernel_select, max_rows) \
+  X(fsdpa_kernel_stat, share) \
+  X(fsdpa_op_stat, peak_share) \
+  X(fsdpa_efficiency, device) \
+  X(fsdpa_device_peak, hbm_tb_per_s) \
+  X(fsdpa_diff_options, max_memory_bytes)
 
 enum { AK_CHAR, AK_INT, AK_UINT, AK_DBL, AK_CHARS, AK_STR, AK_ARR_I, AK_ARR_U, AK_RANGES, AK_PTR };
 /* What a field holds, from its type (arrays decay: char[N] is AK_CHARS). */
@@ -211,6 +235,10 @@ static const abi_struct *const abi_kind_struct[] = {
     [FSDPA_LIST_CROSSRANK_RANKS] = &abi_fsdpa_crossrank_rank,
     [FSDPA_LIST_FINDINGS] = &abi_fsdpa_finding,
     [FSDPA_LIST_PARAMS] = &abi_fsdpa_param,
+    [FSDPA_LIST_DEVICES] = &abi_fsdpa_device_info,
+    [FSDPA_LIST_KERNELS] = &abi_fsdpa_kernel_stat,
+    [FSDPA_LIST_OPS] = &abi_fsdpa_op_stat,
+    [FSDPA_LIST_EFFICIENCY_STEPS] = &abi_fsdpa_efficiency,
 };
 #define ABI_NKINDS (sizeof abi_kind_struct / sizeof abi_kind_struct[0])
 
@@ -581,6 +609,21 @@ static void abi_windowed(abi_env *e, fsdpa_ctx *c, const fsdpa_query *q, const a
   ABI_L(fsdpa_memory_device_list(c, q, &l_), FSDPA_LIST_MEMORY_DEVICES);
   ABI_L(fsdpa_memory_series_list(c, q, FSDPA_ABSENT, 8, &l_), FSDPA_LIST_MEMORY_POINTS);
   ABI_L(fsdpa_memory_step_list(c, q, &l_), FSDPA_LIST_MEMORY_STEPS);
+  ABI_Q(fsdpa_efficiency_query, fsdpa_efficiency);
+  ABI_L(fsdpa_efficiency_step_list(c, q, &l_), FSDPA_LIST_EFFICIENCY_STEPS);
+  ABI_L(fsdpa_op_list(c, q, 0, &l_), FSDPA_LIST_OPS);
+  ABI_L(fsdpa_op_list(c, q, 2, &l_), FSDPA_LIST_OPS);
+  ABI_L(fsdpa_kernel_list(c, q, NULL, &l_), FSDPA_LIST_KERNELS);
+  {
+    abi_box sb_;
+    fsdpa_kernel_select *ks_ = abi_in(e, &sb_, &abi_fsdpa_kernel_select);
+    fsdpa_kernel_select_init(ks_);
+    abi_inited(e, &sb_, "fsdpa_kernel_select_init");
+    ks_->max_rows = 2;
+    abi_seal(&sb_);
+    ABI_L(fsdpa_kernel_list(c, q, ks_, &l_), FSDPA_LIST_KERNELS);
+    abi_unchanged(e, &sb_, "fsdpa_kernel_list");
+  }
 }
 
 /* Everything one context answers by itself. */
@@ -601,6 +644,10 @@ static void abi_one_ctx(abi_env *e, fsdpa_ctx *c, const char *where) {
   abi_done(e, &ob, "fsdpa_backward_get");
   abi_dump(e, &ob);
   fprintf(e->out, "%s fsdpa_fsdp_version: %d\n", where, fsdpa_fsdp_version(c));
+  fsdpa_device_peak *pk = abi_out(e, &ob, &abi_fsdpa_device_peak);
+  abi_ctx_ok(e, c, fsdpa_device_peak_get(c, FSDPA_ABSENT, pk), where, "fsdpa_device_peak_get");
+  abi_done(e, &ob, "fsdpa_device_peak_get");
+  abi_dump(e, &ob);
 
   /* the first step and stream, for the windows; read at the exact size
    * (the boxes of abi_items() are checked there) */
@@ -624,6 +671,7 @@ static void abi_one_ctx(abi_env *e, fsdpa_ctx *c, const char *where) {
   }
   ABI_L(fsdpa_step_list(c, &l_), FSDPA_LIST_STEPS);
   ABI_L(fsdpa_stream_list(c, &l_), FSDPA_LIST_STREAMS);
+  ABI_L(fsdpa_device_list(c, &l_), FSDPA_LIST_DEVICES);
   if (fsdpa_backward_step_list(c, &l) == FSDPA_OK) {
     nbwd = fsdpa_list_count(l);
     fsdpa_list_free(l);
@@ -688,6 +736,11 @@ static void abi_events(abi_env *e, fsdpa_ctx *c) {
     snprintf(step, sizeof step, "ProfilerStep#%d", 5 + s);
     abi_ev(e, &b, 'X', "user_annotation", step, 10, 1, at, 900000);
     abi_ev_add(e, c, &b);
+    ev = abi_ev(e, &b, 'X', "cpu_op", "aten::mm", 10, 1, at + 500, 6000);
+    ABI_SETS(ev, input_dims, "[[512, 1024], [1024, 256]]");
+    ABI_SETS(ev, input_types, "[\"float\", \"float\"]");
+    ABI_SETS(ev, concrete_inputs, "[\"\", \"\"]");
+    abi_ev_add(e, c, &b);
     ev = abi_ev(e, &b, 'X', "cuda_runtime", "cudaLaunchKernel", 10, 1, at + 1000, 4000);
     ev->correlation = 100 + 2 * s;
     ev->external_id = 7;
@@ -736,6 +789,18 @@ static void abi_events(abi_env *e, fsdpa_ctx *c) {
     ev->stream = 7;
     abi_ev_add(e, c, &b);
   }
+  abi_box db;
+  fsdpa_device_info *di = abi_in(e, &db, &abi_fsdpa_device_info);
+  fsdpa_device_info_init(di);
+  abi_inited(e, &db, "fsdpa_device_info_init");
+  di->device = 0;
+  snprintf(di->name, sizeof di->name, "NVIDIA A100-SXM4-80GB");
+  di->sms = 108;
+  di->compute_major = 8;
+  di->compute_minor = 0;
+  abi_seal(&db);
+  abi_ctx_ok(e, c, fsdpa_device_info_set(c, di), "events", "fsdpa_device_info_set");
+  abi_unchanged(e, &db, "fsdpa_device_info_set");
   abi_box tb;
   fsdpa_trace_info *ti = abi_in(e, &tb, &abi_fsdpa_trace_info);
   fsdpa_trace_info_init(ti);
@@ -810,6 +875,25 @@ static void abi_summaries(abi_env *e, fsdpa_ctx *const *c, size_t n, const fsdpa
   abi_unchanged(e, &sb, "fsdpa_summary_report");
   abi_unchanged(e, &rb, "fsdpa_summary_report");
   abi_buf(e, "report", r, rl);
+  /* the merged summary against its own report: nothing changed */
+  abi_box db;
+  fsdpa_diff_options *dopt = abi_in(e, &db, &abi_fsdpa_diff_options);
+  fsdpa_diff_options_init(dopt);
+  abi_inited(e, &db, "fsdpa_diff_options_init");
+  dopt->fail_on_regression_ppm = 0;
+  dopt->allocator = al;
+  abi_seal(&db);
+  er = abi_out(e, &eb, &abi_fsdpa_error);
+  char *dout = NULL;
+  size_t dl = 0;
+  int reg = -1;
+  st = fsdpa_diff(m, ml, r, rl, dopt, &dout, &dl, &reg, er);
+  abi_err_ok(e, &eb, st, "summary", "fsdpa_diff");
+  abi_unchanged(e, &db, "fsdpa_diff");
+  fprintf(e->out, "  regressed %d\n", reg);
+  if (st == FSDPA_OK && reg != 0) abi_failf(e, "fsdpa_diff of a summary and its own report regressed");
+  abi_buf(e, "diff", dout, dl);
+  fsdpa_free(dout);
   fsdpa_free(r);
   fsdpa_list *l = NULL;
   er = abi_out(e, &eb, &abi_fsdpa_error);

@@ -1417,7 +1417,7 @@ def calc(t, c):
 
 KNOWN_IDS = {"gpu-starvation", "launch-overhead", "comm-serialized", "exposed-comm",
              "backward-prefetch-missing", "cpu-sync-stall", "allocator-thrash",
-             "allocator-fragmentation", "straggler-rank"}
+             "allocator-fragmentation", "straggler-rank", "inefficient-compute"}
 KNOWN_IDS |= {"pinned-host-churn"}  # (added) a contract id (report-contract.md), used in forbidden_findings
 NEW_IDS = {"dataloader-stall",  # defined in README.md
            "host-spin-wait", "queued-idle-unexplained"}  # added, README.md

@@ -124,7 +124,7 @@ const sample = 'tests/data/sample/fsdp2_sample.json.gz';
   const whole = a.timeline(), s1 = a.timeline({ t0_ns: steps[1].start_ns, t1_ns: steps[1].start_ns + steps[1].dur_ns });
   ok(whole.busy_ns >= s1.busy_ns, 'sample: a window of the trace is busy no longer than the whole trace');
   // every generated query method answers
-  const calls = { commSplits: [null, 'collective'], backwardUnits: [0], memorySeries: [null, 0, 16] };
+  const calls = { commSplits: [null, 'collective'], backwardUnits: [0], memorySeries: [null, 0, 16], ops: [null, 0] };
   const proto = Object.getOwnPropertyNames(F.Analyzer.prototype).filter((m) =>
     !['constructor', 'feed', 'finish', 'setParam', 'getParam', 'setTraceInfo', 'report', 'reportBytes',
       'findings', 'summary', 'free', '_check', '_ctx'].includes(m));

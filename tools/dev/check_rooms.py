@@ -2,7 +2,7 @@
 """Checks the room rules of libfsdpa/ (docs/ARCHITECTURE.md, "Rooms"):
 
 - rooms are layered: util < input < events < ctx < model < findings <
-  analysis/* < report < summary; a file includes only its own room and rooms
+  analysis/* < report < summary < diff; a file includes only its own room and rooms
   below it (the public header fsdpa/fsdpa.h and the generated fsdpa_config.h
   are everyone's);
 - an analysis never includes another analysis, and from outside a room only
@@ -17,7 +17,7 @@ import os
 import re
 import sys
 
-ORDER = ["util", "input", "events", "ctx", "model", "findings", "analysis", "report", "summary"]
+ORDER = ["util", "input", "events", "ctx", "model", "findings", "analysis", "report", "summary", "diff"]
 ROLE = re.compile(r"^(?P<a>[a-z0-9_]+?)(\.h|_impl\.h|_(engine|query|report|findings)(_[a-z0-9_]+)?\.c|\.cpp)$")
 INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 COMMON = {"fsdpa/fsdpa.h", "fsdpa_config.h"}

@@ -181,6 +181,7 @@ static void bash_operands(FILE *f, const cli_cmd *c) {
   switch (c->operand) {
     case OPERAND_TRACES: fputs("_fsdpa_files .json .json.gz", f); break;
     case OPERAND_SUMMARIES: fputs("_fsdpa_files", f); break;
+    case OPERAND_RUNS: fputs("_fsdpa_files .json .json.gz .fsum", f); break;
     case OPERAND_COMMAND: fputs("_fsdpa_words \"", f), command_words(f), fputc('"', f); break;
     case OPERAND_NONE:
     case OPERAND_GENERATE: fputs(":", f); break;
@@ -280,7 +281,8 @@ static void gen_bash(FILE *f) {
       int first = 1;
       for (size_t k = 0; k < cli_nopts; k++) {
         const cli_opt *o = &cli_opts[k];
-        if (!cli_opt_of(o, c) || (o->arg != ARG_COUNT && o->arg != ARG_INDEX && o->arg != ARG_SIZE)) continue;
+        if (!cli_opt_of(o, c) || (o->arg != ARG_COUNT && o->arg != ARG_INDEX && o->arg != ARG_SIZE && o->arg != ARG_PERCENT))
+          continue;
         if (!first) fputc('|', f);
         bash_pattern(f, o);
         first = 0;
@@ -354,6 +356,10 @@ static void gen_zsh(FILE *f) {
         "  _files -g '*.(json|json.gz)(-.)'\n"
         "}\n"
         "\n"
+        "_fsdpa_runs() {\n"
+        "  _files -g '*.(json|json.gz|fsum)(-.)'\n"
+        "}\n"
+        "\n"
         "_fsdpa_params() {\n"
         "  if compset -P '*='; then\n"
         "    _message -e values 'VALUE (see fsdpa params)'\n"
@@ -415,6 +421,7 @@ static void gen_zsh(FILE *f) {
         fprintf(f, "      '%s:%s:_fsdpa_traces' \\\n", c->max_operands == 1 ? "1" : "*", c->operand_name);
         break;
       case OPERAND_SUMMARIES: fprintf(f, "      '*:%s:_files' \\\n", c->operand_name); break;
+      case OPERAND_RUNS: fputs("      '1:BASE:_fsdpa_runs' '2:NEW:_fsdpa_runs' \\\n", f); break;
       case OPERAND_COMMAND:
         fprintf(f, "      '1:%s:(", c->operand_name), command_words(f), fputs(")' \\\n", f);
         break;

@@ -4,6 +4,7 @@
 #define FSDPA_CLI_INPUTS_H
 
 #include "cli_table.h"
+#include <fsdpa/fsdpa.h>
 #include <stddef.h>
 
 typedef struct cli_inputs {
@@ -24,5 +25,14 @@ typedef struct cli_inputs {
  * with cli_inputs_free() either way. */
 int cli_inputs_expand(char *const *operands, size_t n, cli_operand kind, cli_inputs *out);
 void cli_inputs_free(cli_inputs *in);
+
+struct cli_args;
+/* Analyze the traces `in` names (the ranks of one job) as 'fsdpa analyze'
+ * does (-j, --set, --max-memory, --low-memory, the progress bar) and make
+ * the report `ro` asks for: 0 with *rep (fsdpa_free()) and, when
+ * `findings` is given, the report's findings (fsdpa_list_free()); else
+ * EXIT_IO, the reason printed.  cmd_analyze.c. */
+int cli_analyze_inputs(const struct cli_args *a, const cli_inputs *in, const fsdpa_report_options *ro, char **rep,
+                       size_t *len, fsdpa_list **findings);
 
 #endif

@@ -88,6 +88,34 @@ static int parse_size(const char *s, uint64_t *bytes) {
   return 0;
 }
 
+/* A percentage of an option such as --min-change as ppm: "5" -> 50000,
+ * "2.5" -> 25000; ppm are whole, so at most four decimals (more only as
+ * zeros).  --set's percentages are parsed by the library, which checks them
+ * against the parameter; these options are no parameter of the library.
+ * 0 on success. */
+static int parse_percent(const char *s, int64_t *ppm) {
+  const char *p = s;
+  if (!isdigit((unsigned char)*p)) return -1;
+  int64_t whole = 0, frac = 0;
+  for (; isdigit((unsigned char)*p); p++) {
+    if (whole > (INT64_MAX / 10000 - 9) / 10) return -1;
+    whole = whole * 10 + (*p - '0');
+  }
+  if (*p == '.') {
+    p++;
+    if (!isdigit((unsigned char)*p)) return -1;
+    int d = 0;
+    for (; isdigit((unsigned char)*p); p++, d++) {
+      if (d < 4) frac = frac * 10 + (*p - '0');
+      else if (*p != '0') return -1;
+    }
+    for (; d < 4; d++) frac *= 10;
+  }
+  if (*p) return -1;
+  *ppm = whole * 10000 + frac;
+  return 0;
+}
+
 /* --set KEY=VALUE, checked by the library on a scratch context (the same
  * check, the same messages and the same syntax, percentages included, as
  * every caller of fsdpa_param_set() gets), so that a typo in a key or a value
@@ -189,6 +217,17 @@ static int apply(const cli_opt *o, const char *name, const char *v, cli_args *a)
       if (parse_set(name, v, &a->sets[a->nsets])) return EXIT_USAGE;
       a->nsets++;
       break;
+    case ARG_PERCENT: {
+      char num[64];
+      size_t len = strlen(v);
+      if (len && v[len - 1] == '%') len--;
+      if (!len || len >= sizeof num || (memcpy(num, v, len), num[len] = 0, parse_percent(num, &n)) || n < 0 ||
+          n > 1000000000) {
+        fail("%s: '%s' is not a percentage (0 .. 100000, at most four decimals, such as 5 or 2.5%%)", name, v);
+        return EXIT_USAGE;
+      }
+      break;
+    }
   }
   switch (o->id) {
     case OPT_HELP: break;
@@ -212,6 +251,8 @@ static int apply(const cli_opt *o, const char *name, const char *v, cli_args *a)
     case OPT_NO_PROGRESS: a->progress = 0; break;
     case OPT_HTML_STEP: a->html_step = n; break;
     case OPT_MAX_MEMORY: break;
+    case OPT_FAIL_ON_REGRESSION: a->fail_regression_ppm = n; break;
+    case OPT_MIN_CHANGE: a->min_change_ppm = n; break;
   }
   return 0;
 }
@@ -243,6 +284,8 @@ int cli_parse(const cli_cmd *c, int argc, char **argv, cli_args *a) {
   a->color = -1;
   a->progress = 1;
   a->html_step = FSDPA_ABSENT;
+  a->fail_regression_ppm = -1;
+  a->min_change_ppm = -1;
   a->sets = calloc((size_t)argc + 1, sizeof *a->sets);
   struct option *longs = calloc(cli_nopts + 1, sizeof *longs);
   char shorts[2 * 64 + 2] = ":";  /* ':' first: a missing value is reported as ':' */
@@ -310,14 +353,20 @@ int cli_parse(const cli_cmd *c, int argc, char **argv, cli_args *a) {
   a->operands = argv + optind;
   a->noperands = (size_t)(argc - optind);
   if (a->noperands < (size_t)c->min_operands) {
-    fail("%s needs %s %s (see 'fsdpa help %s')", c->name, c->max_operands == 1 ? "a" : "at least one",
-         c->operand_name, c->name);
+    if (c->min_operands > 1)
+      fail("%s needs %d operands, %s (see 'fsdpa help %s')", c->name, c->min_operands, c->operand_name, c->name);
+    else
+      fail("%s needs %s %s (see 'fsdpa help %s')", c->name, c->max_operands == 1 ? "a" : "at least one",
+           c->operand_name, c->name);
     rc = EXIT_USAGE;
   } else if (c->max_operands >= 0 && a->noperands > (size_t)c->max_operands) {
     if (c->max_operands == 0)
       fail("%s takes no operands, got '%s' (see 'fsdpa help %s')", c->name, a->operands[0], c->name);
-    else
+    else if (c->max_operands == 1)
       fail("%s takes one %s, got %zu (see 'fsdpa help %s')", c->name, c->operand_name, a->noperands, c->name);
+    else
+      fail("%s takes %d operands, %s; got %zu (see 'fsdpa help %s')", c->name, c->max_operands, c->operand_name,
+           a->noperands, c->name);
     rc = EXIT_USAGE;
   }
 out:

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 /* Exit status (the report contract): 0 written; 1 findings at or above
- * --fail-on; 2 bad usage; 3 an input could not be read or is not a trace,
+ * --fail-on (diff: a regression beyond --fail-on-regression); 2 bad usage; 3 an input could not be read or is not a trace,
  * or an output could not be written. */
 enum { EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_IO = 3 };
 
@@ -41,6 +41,8 @@ typedef struct cli_args {
   int64_t html_step;       /* FSDPA_ABSENT: not given */
   uint64_t max_memory;     /* bytes; 0: no cap */
   const char *max_memory_text;  /* as given, for messages */
+  int64_t fail_regression_ppm;  /* diff --fail-on-regression; -1: off */
+  int64_t min_change_ppm;       /* diff --min-change; -1: the library's default */
   char **operands;
   size_t noperands;
 } cli_args;

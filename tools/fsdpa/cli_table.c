@@ -19,6 +19,7 @@ const char cli_man_date[] = "2026";
 #define ANNOTATE CMD_BIT(CMD_ANNOTATE)
 #define SUMMARIZE CMD_BIT(CMD_SUMMARIZE)
 #define MERGE CMD_BIT(CMD_MERGE)
+#define DIFF CMD_BIT(CMD_DIFF)
 
 const cli_cmd cli_cmds[] = {
     {CMD_ANALYZE, "analyze", 0, {"[options] TRACE [TRACE ...]"},
@@ -99,6 +100,43 @@ const cli_cmd cli_cmds[] = {
      "exit status: 0 written, 1 findings at or above --fail-on, 2 bad usage,\n"
      "3 a summary could not be read or is not one, or the output could not be written.\n",
      cmd_merge},
+    {CMD_DIFF, "diff", 0, {"[options] BASE NEW"},
+     "compare two runs: what got slower, a regression gate for CI",
+     "Compares two runs of a job and says what changed: step time, GPU utilization, idle\n"
+     "time by cause, exposed communication (per collective and per FSDP unit), kernels\n"
+     "(new, gone, slower), op efficiency, allocator counts and findings (new, resolved,\n"
+     "worse).  BASE and NEW are each a trace, a directory of one job's traces (or of its\n"
+     "summaries, *.fsum), a summary (a CI job keeps one instead of traces), or a JSON\n"
+     "report.  Ranks are matched by number; the job is their mean.  Changes within the\n"
+     "run-to-run spread of the steady steps, or below --min-change, are not called\n"
+     "worse or better.\n",
+     "Compare two runs of a job and say what changed: step time, GPU utilization, idle time by\n"
+     "cause, exposed communication (per collective and per FSDP unit), kernels (new, gone,\n"
+     "slower), op efficiency (TFLOP/s), allocator counts and findings (new, resolved, worse).\n"
+     ".I BASE\n"
+     "and\n"
+     ".I NEW\n"
+     "are each a trace, a directory of one job's traces (or of its summaries,\n"
+     ".BR *.fsum ),\n"
+     "a summary\n"
+     ".RB ( fsdpa summarize ,\n"
+     "merged or not: a CI job keeps one as its baseline instead of traces), or a JSON report\n"
+     ".RB ( \"fsdpa analyze \\-f json\" ).\n"
+     "Ranks are matched by number and the job is the mean of the ranks both runs have.\n"
+     "Step time is the mean duration of the steady ProfilerSteps (without steps: the GPU span\n"
+     "per iteration); per-iteration values are the mean over the steady steps where the report\n"
+     "has them per step. A metric measured per step has a run-to-run spread, half the range of\n"
+     "its steady steps; a change within the larger of the two runs' spreads, or smaller than\n"
+     ".BR \\-\\-min\\-change ,\n"
+     "is not called worse or better.\n"
+     "The JSON output is\n"
+     ".B fsdpa.diff/1\n"
+     "(docs/diff.schema.json); docs/report-contract.md defines every metric.\n",
+     OPERAND_RUNS, "BASE and NEW", 2, 2,
+     "exit status: 0 written (no regression beyond --fail-on-regression), 1 the step time or\n"
+     "the exposed communication regressed beyond it, 2 bad usage, 3 an input could not be\n"
+     "read or is neither a trace nor a summary nor a report, or the output could not be written.\n",
+     cmd_diff},
     {CMD_PARAMS, "params", 0, {""},
      "list the analysis thresholds that --set can change",
      "Prints one line per analysis threshold: 'name=default  description', the description\n"
@@ -179,6 +217,21 @@ const cli_opt cli_opts[] = {
      "the name of the\n"
      ".B \\-o\n"
      "file picks the format.\n"},
+    {DIFF, OPT_FORMAT, 'f', "format", "FMT", ARG_CHOICE, "text json html", NULL,
+     "text, json or html (default: by the name of -o FILE, else text on a terminal, json "
+     "otherwise)",
+     ".B text\n"
+     "(the default on a terminal): the gate, the job's metrics with base, new, change and\n"
+     "spread, the ranks whose metrics changed, and the ten largest changes of each table.\n"
+     ".B json\n"
+     "(the default otherwise):\n"
+     ".BR fsdpa.diff/1 .\n"
+     "\\fBhtml\\fR: one self-contained page with the same tables.\n"
+     "Without\n"
+     ".BR \\-\\-format ,\n"
+     "the name of the\n"
+     ".B \\-o\n"
+     "file picks the format.\n"},
     {MERGE, OPT_FORMAT, 'f', "format", "FMT", ARG_CHOICE, "json",
      "text and html need the traces: use 'fsdpa analyze'",
      "json, the only format (text and html need the traces)",
@@ -208,6 +261,15 @@ const cli_opt cli_opts[] = {
      ".I FILE\n"
      "that cannot be written is exit status 3, found before any trace is read when its\n"
      "directory is missing or not writable.\n"},
+    {DIFF, OPT_OUTPUT, 'o', "output", "FILE", ARG_FILE, NULL, NULL,
+     "write the diff to FILE; a name ending in .html, .json or .txt picks the format",
+     "Write the diff to\n"
+     ".I FILE\n"
+     "instead of standard output; without\n"
+     ".BR \\-\\-format ,\n"
+     "a name ending in\n"
+     ".BR .html \", \" .json \" or \" .txt\n"
+     "picks the format.\n"},
     {ANNOTATE, OPT_OUTPUT, 'o', "output", "OUT", ARG_FILE, NULL, NULL,
      "the annotated copy of the single TRACE ('-' = standard output); gzip-compressed if "
      "OUT ends in .gz",
@@ -270,7 +332,23 @@ const cli_opt cli_opts[] = {
      ".RB ( info \", \" warning \", \" critical ,\n"
      "in any case), after listing those findings (severity, id, rank, title) on standard error.\n"
      "Off by default.\n"},
-    {ANALYZE | ANNOTATE | SUMMARIZE, OPT_SET, 0, "set", "KEY=VALUE", ARG_PARAM, NULL, NULL,
+    {DIFF, OPT_FAIL_ON_REGRESSION, 0, "fail-on-regression", "PCT", ARG_PERCENT, NULL, NULL,
+     "exit 1 if the step time or the exposed communication per iteration grew by more than "
+     "PCT percent (and beyond the run-to-run spread); off by default",
+     "Exit with status 1 if the job's step time (without ProfilerSteps: its GPU span per\n"
+     "iteration) or its exposed communication per iteration grew by more than\n"
+     ".I PCT\n"
+     "percent of the base and by more than the run-to-run spread; the output names each metric\n"
+     "that crossed and by how much.\n"
+     ".I PCT\n"
+     "is a number with at most four decimals, with or without a trailing\n"
+     ".BR % .\n"
+     "Off by default.\n"},
+    {DIFF, OPT_MIN_CHANGE, 0, "min-change", "PCT", ARG_PERCENT, NULL, NULL,
+     "the smallest change called worse or better, in percent of the base (default 5)",
+     "The smallest change, in percent of the base, that is called worse or better (default 5);\n"
+     "a change must also be beyond the run-to-run spread.\n"},
+    {ANALYZE | ANNOTATE | SUMMARIZE | DIFF, OPT_SET, 0, "set", "KEY=VALUE", ARG_PARAM, NULL, NULL,
      "change an analysis threshold (see 'fsdpa params'); shares (_ppm) also as 30% or 12.5%",
      "Change an analysis threshold; see\n"
      ".BR \"fsdpa params\" .\n"
@@ -295,7 +373,7 @@ const cli_opt cli_opts[] = {
      ".BR [...] )\n"
      "communication (rule \"user\" in the report's comm_families), for in-house\n"
      "communication libraries.\n"},
-    {ANALYZE, OPT_JOBS, 'j', "jobs", "N", ARG_COUNT, NULL, NULL,
+    {ANALYZE | DIFF, OPT_JOBS, 'j', "jobs", "N", ARG_COUNT, NULL, NULL,
      "read and analyze N ranks in parallel (default 1)",
      "Read and analyze N traces in parallel (one thread per trace; each rank's part of the report is\n"
      "made in its thread).\n"},
@@ -310,15 +388,15 @@ const cli_opt cli_opts[] = {
      "Report a trace that holds no event at all (\\fB[]\\fR, \\fB{\\(dqtraceEvents\\(dq:[]}\\fR) instead of\n"
      "failing with exit status 3: without it an empty profile cannot pass a CI gate as\n"
      "\\(lqno findings\\(rq.\n"},
-    {ANALYZE, OPT_COLOR, 0, "color", NULL, ARG_NONE, NULL, NULL,
+    {ANALYZE | DIFF, OPT_COLOR, 0, "color", NULL, ARG_NONE, NULL, NULL,
      "color the text report even when not on a terminal",
      "Color the text report even when the output is not a terminal.\n"},
-    {ANALYZE, OPT_NO_COLOR, 0, "no-color", NULL, ARG_NONE, NULL, NULL,
+    {ANALYZE | DIFF, OPT_NO_COLOR, 0, "no-color", NULL, ARG_NONE, NULL, NULL,
      "never color (NO_COLOR in the environment does the same)",
      "Never color (setting\n"
      ".B NO_COLOR\n"
      "does the same).\n"},
-    {ANALYZE, OPT_NO_PROGRESS, 0, "no-progress", NULL, ARG_NONE, NULL, NULL,
+    {ANALYZE | DIFF, OPT_NO_PROGRESS, 0, "no-progress", NULL, ARG_NONE, NULL, NULL,
      "no progress bar on stderr",
      "No progress bar on standard error.\n"
      "The bar is drawn only when standard error is a terminal: from the start for inputs of\n"
@@ -332,7 +410,7 @@ const cli_opt cli_opts[] = {
      "warm-up, when there are two or more), the one with the most GPU busy time inside its CPU range\n"
      "(the warm-up step when no other has GPU work). The\n"
      "page also holds the steps the worst findings point to, and others up to eight per rank.\n"},
-    {ANALYZE | ANNOTATE | SUMMARIZE, OPT_MAX_MEMORY, 0, "max-memory", "SIZE", ARG_SIZE, NULL, NULL,
+    {ANALYZE | ANNOTATE | SUMMARIZE | DIFF, OPT_MAX_MEMORY, 0, "max-memory", "SIZE", ARG_SIZE, NULL, NULL,
      "refuse to hold more than SIZE per trace (512M, 4G: powers of 1024; a bare number is MiB)",
      "Refuse to hold more than\n"
      ".I SIZE\n"
@@ -370,6 +448,11 @@ const cli_example cli_examples[] = {
      "fsdpa analyze --set starvation.max_density_ppm=30% trace.json.gz"},
     {ANNOTATE, "See the findings inside the trace in Perfetto:",
      "fsdpa annotate rank0.pt.trace.json.gz -o rank0.fsdpa.json.gz"},
+    {DIFF, "What changed between two runs of a job (directories of its traces):",
+     "fsdpa diff runs/before/ runs/after/"},
+    {DIFF, "Gate a CI job on a kept baseline summary: exit 1 if the step time grew by more than 5%:",
+     "fsdpa summarize rank0.pt.trace.json.gz -o baseline.fsum    # once\n"
+     "fsdpa diff --fail-on-regression 5 baseline.fsum rank0.pt.trace.json.gz"},
     {SUMMARIZE | MERGE, "Analyze where the traces are, combine centrally:",
      "fsdpa summarize rank3.json.gz -o rank3.fsum\n"
      "fsdpa merge rank*.fsum -o report.json"},
@@ -465,7 +548,12 @@ const cli_man_section cli_man_sections[] = {
      "Reserved memory stays far above allocated memory, or keeps growing while allocated does not.\n"
      ".TP\n"
      ".B straggler\\-rank\n"
-     "One rank arrives last at collectives in most steps, so every other rank waits for it.\n"},
+     "One rank arrives last at collectives in most steps, so every other rank waits for it.\n"
+     ".TP\n"
+     ".B inefficient\\-compute\n"
+     "The GPU is busy, but far below what the device can do in a way the model code can change:\n"
+     "matrix work in fp32 off the tensor cores, small GEMMs far below peak, or memory-bound\n"
+     "elementwise, normalization and copy kernels holding most of the kernel time.\n"},
     {"EXIT STATUS", MAN_TEXT,
      ".TP\n"
      ".B 0\n"
@@ -474,7 +562,8 @@ const cli_man_section cli_man_sections[] = {
      ".B 1\n"
      "Findings at or above\n"
      ".B \\-\\-fail\\-on\n"
-     "(analyze, merge).\n"
+     "(analyze, merge); for diff, a regression beyond\n"
+     ".BR \\-\\-fail\\-on\\-regression .\n"
      ".TP\n"
      ".B 2\n"
      "Bad usage: an unknown command or option, a bad value (the message names the option and the\n"
@@ -501,6 +590,10 @@ const cli_man_section cli_man_sections[] = {
      ".TP\n"
      ".I docs/report.schema.json\n"
      "JSON Schema (draft 2020-12) of the JSON report.\n"
+     ".TP\n"
+     ".I docs/diff.schema.json\n"
+     "JSON Schema of the output of diff\n"
+     ".RB ( fsdpa.diff/1 ).\n"
      ".TP\n"
      ".IR share/bash-completion/completions/fsdpa \", \" share/zsh/site-functions/_fsdpa\n"
      "Completion of the commands, options, option values and traces for bash and zsh, installed\n"

@@ -15,6 +15,7 @@ typedef enum cli_cmd_id {
   CMD_ANNOTATE,
   CMD_SUMMARIZE,
   CMD_MERGE,
+  CMD_DIFF,
   CMD_PARAMS,
   CMD_VERSION,
   CMD_HELP,
@@ -34,7 +35,8 @@ typedef enum cli_arg {
   ARG_PARAM,   /* KEY=VALUE of fsdpa_param_list(), shares also as percentages */
   ARG_COUNT,   /* an integer >= 1 */
   ARG_INDEX,   /* an integer >= 0 */
-  ARG_SIZE     /* bytes: a number with an optional unit K, M, G, T (bare: MiB) */
+  ARG_SIZE,    /* bytes: a number with an optional unit K, M, G, T (bare: MiB) */
+  ARG_PERCENT  /* a percentage >= 0, with an optional '%' and at most four decimals */
 } cli_arg;
 
 /* What a command's operands are, for messages, directories and completion. */
@@ -42,6 +44,7 @@ typedef enum cli_operand {
   OPERAND_NONE,
   OPERAND_TRACES,     /* trace files or directories of them */
   OPERAND_SUMMARIES,  /* summary files or directories of them */
+  OPERAND_RUNS,       /* each a run: a trace, a directory of traces or summaries, a summary or a JSON report */
   OPERAND_COMMAND,    /* a command name (help) */
   OPERAND_GENERATE    /* what __generate writes */
 } cli_operand;
@@ -65,7 +68,9 @@ typedef enum cli_opt_id {
   OPT_NO_PROGRESS,
   OPT_HTML_STEP,
   OPT_MAX_MEMORY,
-  OPT_ALLOW_EMPTY
+  OPT_ALLOW_EMPTY,
+  OPT_FAIL_ON_REGRESSION,
+  OPT_MIN_CHANGE
 } cli_opt_id;
 
 /* One option of the commands in `cmds`.  An option whose meaning differs

@@ -178,34 +178,13 @@ static void report_failure(const job *j, const cli_args *a) {
   cli_trace_failed(j->path, j->ctx, j->st, a->max_memory ? a->max_memory_text : NULL);
 }
 
-int cmd_analyze(const cli_args *a) {
-  cli_inputs in;
-  int rc = cli_inputs_expand(a->operands, a->noperands, OPERAND_TRACES, &in);
-  if (rc) {
-    cli_inputs_free(&in);
-    return rc;
-  }
-  int to_stdout = cli_is_stdout(a->output);
-  int to_tty = to_stdout && isatty(STDOUT_FILENO);
-  fsdpa_report_options ro;
-  fsdpa_report_options_init(&ro);
-  ro.html_step = a->html_step;
-  /* an output that cannot be written says so (exit 3) before its name's
-   * format is questioned */
-  if ((rc = cli_check_output(a->output)) || (rc = cli_output_format(a, to_tty, &ro.format))) {
-    cli_inputs_free(&in);
-    return rc;
-  }
-  const char *nc = getenv("NO_COLOR");
-  ro.color = a->color >= 0 ? a->color : (to_tty && !(nc && *nc));
-  ro.width = cli_term_width(to_stdout);
-  if (a->low_memory && ro.format != FSDPA_FORMAT_JSON) {
-    fprintf(stderr, "%s: --low-memory writes json only (text and html need the events)\n", cli_prog);
-    cli_inputs_free(&in);
-    return EXIT_USAGE;
-  }
-
-  size_t n = in.n;
+int cli_analyze_inputs(const cli_args *a, const cli_inputs *in, const fsdpa_report_options *ro, char **rep,
+                       size_t *len, fsdpa_list **findings) {
+  int rc = 0;
+  *rep = NULL;
+  *len = 0;
+  if (findings) *findings = NULL;
+  size_t n = in->n;
   shared sh;
   memset(&sh, 0, sizeof sh);
   sh.args = a;
@@ -216,16 +195,15 @@ int cmd_analyze(const cli_args *a) {
     fprintf(stderr, "%s: out of memory\n", cli_prog);
     free(sh.jobs);
     free(ctxs);
-    cli_inputs_free(&in);
     return EXIT_IO;
   }
   pthread_mutex_init(&sh.mu, NULL);
   for (size_t i = 0; i < n; i++) {
-    sh.jobs[i].path = in.paths[i];
-    sh.jobs[i].from_dir = in.from_dir[i];
+    sh.jobs[i].path = in->paths[i];
+    sh.jobs[i].from_dir = in->from_dir[i];
   }
   uint64_t file_bytes, data_bytes;
-  input_sizes(&in, &file_bytes, &data_bytes);
+  input_sizes(in, &file_bytes, &data_bytes);
   progress_start(&sh.bar, a->progress && isatty(STDERR_FILENO), file_bytes, data_bytes);
   int jobs = (size_t)a->jobs > n ? (int)n : a->jobs;
   if (jobs <= 1) {
@@ -278,26 +256,24 @@ int cmd_analyze(const cli_args *a) {
     rc = EXIT_IO;
   }
   if (!rc) {
-    char *rep = NULL;
-    size_t len = 0;
-    fsdpa_list *fl = NULL;
     fsdpa_error e;
     fsdpa_error_init(&e);
     shared ksh = sh;
     ksh.jobs = kept_jobs;
     ksh.n = kept;
-    fsdpa_status st = a->low_memory ? report_from_summaries(&ksh, &ro, &rep, &len, a->fail_on >= 0 ? &fl : NULL, &e)
-                                    : fsdpa_report(ctxs, paths, kept, &ro, &rep, &len, &e);
-    if (!st && a->fail_on >= 0 && !a->low_memory) st = fsdpa_report_findings(ctxs, kept, &fl, &e);
+    fsdpa_status st = a->low_memory ? report_from_summaries(&ksh, ro, rep, len, findings, &e)
+                                    : fsdpa_report(ctxs, paths, kept, ro, rep, len, &e);
+    if (!st && findings && !a->low_memory) st = fsdpa_report_findings(ctxs, kept, findings, &e);
     if (st) {
       cli_report_failed(&e, st, paths, kept);
+      fsdpa_free(*rep);
+      *rep = NULL;
+      if (findings) {
+        fsdpa_list_free(*findings);
+        *findings = NULL;
+      }
       rc = EXIT_IO;
-    } else {
-      rc = cli_write_output(a->output, rep, len);
-      if (!rc && a->fail_on >= 0 && cli_fail_on(fl, a->fail_on)) rc = EXIT_FINDINGS;
     }
-    fsdpa_list_free(fl);
-    fsdpa_free(rep);
   }
   free(paths);
   free(kept_jobs);
@@ -308,6 +284,46 @@ int cmd_analyze(const cli_args *a) {
   free(ctxs);
   free(sh.jobs);
   pthread_mutex_destroy(&sh.mu);
+  return rc;
+}
+
+int cmd_analyze(const cli_args *a) {
+  cli_inputs in;
+  int rc = cli_inputs_expand(a->operands, a->noperands, OPERAND_TRACES, &in);
+  if (rc) {
+    cli_inputs_free(&in);
+    return rc;
+  }
+  int to_stdout = cli_is_stdout(a->output);
+  int to_tty = to_stdout && isatty(STDOUT_FILENO);
+  fsdpa_report_options ro;
+  fsdpa_report_options_init(&ro);
+  ro.html_step = a->html_step;
+  /* an output that cannot be written says so (exit 3) before its name's
+   * format is questioned */
+  if ((rc = cli_check_output(a->output)) || (rc = cli_output_format(a, to_tty, &ro.format))) {
+    cli_inputs_free(&in);
+    return rc;
+  }
+  const char *nc = getenv("NO_COLOR");
+  ro.color = a->color >= 0 ? a->color : (to_tty && !(nc && *nc));
+  ro.width = cli_term_width(to_stdout);
+  if (a->low_memory && ro.format != FSDPA_FORMAT_JSON) {
+    fprintf(stderr, "%s: --low-memory writes json only (text and html need the events)\n", cli_prog);
+    cli_inputs_free(&in);
+    return EXIT_USAGE;
+  }
+
+  char *rep = NULL;
+  size_t len = 0;
+  fsdpa_list *fl = NULL;
+  rc = cli_analyze_inputs(a, &in, &ro, &rep, &len, a->fail_on >= 0 ? &fl : NULL);
+  if (!rc) {
+    rc = cli_write_output(a->output, rep, len);
+    if (!rc && a->fail_on >= 0 && cli_fail_on(fl, a->fail_on)) rc = EXIT_FINDINGS;
+  }
+  fsdpa_list_free(fl);
+  fsdpa_free(rep);
   cli_inputs_free(&in);
   return rc;
 }

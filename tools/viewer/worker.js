@@ -3,7 +3,9 @@
  * network.  It runs after fsdpa-worker.js (the module with the wasm inlined
  * and api.js, which defines self.fsdpaReady), in one Blob URL.
  *
- * page -> worker  {type: 'analyze', files: [File, ...]}   (several = ranks of one job)
+ * page -> worker  {type: 'analyze', files: [File, ...], interims}   (several = ranks of one job;
+ *                 interims: also take findings and charts at each 1/(interims+1) of a file's bytes,
+ *                 whatever the time, so a slow or a fast machine shows the same number of updates)
  * worker -> page  {type: 'ready', version, simd}
  *                 {type: 'progress', file, name, bytes, size, done}
  *                 {type: 'interim', file, name, stats, findings, steps}  (queries between feeds)
@@ -16,6 +18,7 @@
 // Findings and charts between feeds cost a pass over the events so far: they
 // are made at most this often, and never taking more than a fifth of the time.
 var INTERIM_MS = 700;
+var FEED_PIECE = 256 * 1024;
 
 function plain(v) {  // BigInt fields -> numbers (ns fit a double's 53 bits for display)
   if (typeof v === 'bigint') return Number(v);
@@ -50,7 +53,7 @@ function snapshot(F, a, i, name) {
            steps: stepRows(F, a) };
 }
 
-async function analyze(F, files) {
+async function analyze(F, files, interims) {
   var t0 = Date.now();
   var analyzers = [];
   try {
@@ -59,24 +62,32 @@ async function analyze(F, files) {
       var a = new F.Analyzer({ name: file.name });
       analyzers.push(a);
       var reader = file.stream().getReader();
-      var bytes = 0, last = Date.now(), cost = 0;
+      var bytes = 0, last = Date.now(), cost = 0, mark = 1;
+      var every = interims > 0 && file.size > 0 ? file.size / (interims + 1) : Infinity;
       for (;;) {
         var r = await reader.read();
         if (r.done) break;
-        try {
-          a.feed(r.value);
-        } catch (e) {
-          reader.cancel();
-          throw Object.assign(e, { fileIndex: i, fileName: file.name });
-        }
-        bytes += r.value.length;
-        var now = Date.now();
-        if (now - last >= Math.max(INTERIM_MS, 5 * cost)) {
-          postMessage({ type: 'progress', file: i, name: file.name, bytes: bytes, size: file.size, done: false });
-          var q0 = Date.now();
-          postMessage(snapshot(F, a, i, file.name));
-          cost = Date.now() - q0;
-          last = Date.now();
+        // A stream's chunk can be megabytes (tens of MB of JSON once inflated):
+        // fed in pieces, progress and updates keep their grain on any browser.
+        for (var off = 0; off < r.value.length; off += FEED_PIECE) {
+          var piece = r.value.subarray(off, Math.min(off + FEED_PIECE, r.value.length));
+          try {
+            a.feed(piece);
+          } catch (e) {
+            reader.cancel();
+            throw Object.assign(e, { fileIndex: i, fileName: file.name });
+          }
+          bytes += piece.length;
+          var now = Date.now();
+          var milestone = bytes >= mark * every && mark <= interims;
+          while (mark <= interims && bytes >= mark * every) mark++;
+          if (milestone || now - last >= Math.max(INTERIM_MS, 5 * cost)) {
+            postMessage({ type: 'progress', file: i, name: file.name, bytes: bytes, size: file.size, done: false });
+            var q0 = Date.now();
+            postMessage(snapshot(F, a, i, file.name));
+            cost = Date.now() - q0;
+            last = Date.now();
+          }
         }
       }
       try {
@@ -108,7 +119,7 @@ var ready = fsdpaReady.then(function (F) {
 
 onmessage = function (ev) {
   if (!ev.data || ev.data.type !== 'analyze') return;
-  ready.then(function (F) { return analyze(F, ev.data.files); }).catch(function (e) {
+  ready.then(function (F) { return analyze(F, ev.data.files, ev.data.interims | 0); }).catch(function (e) {
     postMessage({ type: 'error', file: e.fileIndex === undefined ? null : e.fileIndex, name: e.fileName || null,
                   code: e.code || e.name || 'error', message: String(e.message || e),
                   offset: e.offset === undefined ? null : e.offset });

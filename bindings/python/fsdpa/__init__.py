@@ -26,6 +26,7 @@ from .analyzer import (Analyzer, CountingAllocator, analyze, annotate_events, an
                        crossrank, crossrank_ranks, param_list, params, report_findings,
                        report_text, summary_findings, summary_merge, summary_report,
                        summary_report_json, version)
+from .diff import Diff, diff
 from .errors import (BufferTooSmallError, EmptyTraceError, FileReadError, FsdpaError,
                      InvalidArgumentError,
                      LimitError, NotATraceError, OutOfMemoryError, ParseError, StateError,
@@ -35,7 +36,7 @@ from .query import Query
 from .report import (Finding, Findings, InputInfo, RankReport, Range, Report, ReportStep,
                      ReportStream)
 from .types import (Backward, BackwardStep, BackwardUnit, CommSplit, CrossRank, CrossRankRank,
-                    Event, FsdpUnit, LaunchGaps, LaunchLatency, LaunchQueue, MemoryDevice,
+                    DeviceInfo, DevicePeak, Efficiency, Event, FsdpUnit, KernelStat, OpStat, LaunchGaps, LaunchLatency, LaunchQueue, MemoryDevice,
                     MemoryPoint, MemoryStep, MemorySummary, Overlap, Param, Stats, Step, Stream,
                     SyncCall, SyncStep, SyncWait, Timeline, TraceInfo)
 
@@ -47,7 +48,9 @@ __version__: str = version()
 __all__ = [
     "ABSENT", "analyze", "Analyzer", "annotate_events", "annotate_file", "Backward",
     "BackwardStep", "BackwardUnit", "BufferTooSmallError", "CommSplit", "CountingAllocator",
-    "CrossRank", "crossrank", "crossrank_ranks", "CrossRankRank", "EmptyTraceError", "Error", "Event",
+    "CrossRank", "crossrank", "crossrank_ranks", "CrossRankRank", "DeviceInfo", "DevicePeak",
+    "Diff", "diff",
+    "Efficiency", "EmptyTraceError", "Error", "Event", "KernelStat", "OpStat",
     "FileReadError", "Finding", "Findings", "FsdpaError", "FsdpUnit", "InputInfo",
     "InvalidArgumentError", "LaunchGaps", "LaunchLatency", "LaunchQueue", "LimitError",
     "ListView", "MemoryDevice", "MemoryPoint", "MemoryStep", "MemorySummary", "NotATraceError",

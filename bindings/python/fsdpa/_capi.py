@@ -38,7 +38,7 @@ FSDPA_GAP_BINS = 20
 # initialiser macros: name -> the struct they initialise
 INITIALIZERS = {'FSDPA_QUERY_INIT': 'fsdpa_query'}
 # declared inside #ifdef FSDPA_EXPERIMENTAL: may change in any release
-EXPERIMENTAL = frozenset({'fsdpa_annotate_events', 'fsdpa_annotate_file', 'fsdpa_annotate_options', 'fsdpa_annotate_options_init', 'fsdpa_annotate_options_init_sized'})
+EXPERIMENTAL = frozenset({'fsdpa_annotate_events', 'fsdpa_annotate_file', 'fsdpa_annotate_options', 'fsdpa_annotate_options_init', 'fsdpa_annotate_options_init_sized', 'fsdpa_device_peak', 'fsdpa_device_peak_get', 'fsdpa_diff', 'fsdpa_diff_options', 'fsdpa_diff_options_init', 'fsdpa_diff_options_init_sized', 'fsdpa_efficiency', 'fsdpa_efficiency_query', 'fsdpa_efficiency_step_list', 'fsdpa_kernel_list', 'fsdpa_kernel_select', 'fsdpa_kernel_select_init', 'fsdpa_kernel_select_init_sized', 'fsdpa_kernel_stat', 'fsdpa_op_list', 'fsdpa_op_stat'})
 
 # ---- enums: C type (int-sized; the ABI test checks), values, short names
 ENUMS = {}
@@ -47,8 +47,8 @@ fsdpa_status = c_int
 ENUMS['fsdpa_status'] = {'FSDPA_OK': 0, 'FSDPA_ENOMEM': -1, 'FSDPA_EINVAL': -2, 'FSDPA_EPARSE': -3, 'FSDPA_ENOTTRACE': -4, 'FSDPA_ETRUNCATED': -5, 'FSDPA_ELIMIT': -6, 'FSDPA_ESTATE': -7, 'FSDPA_EBUFS': -8, 'FSDPA_EIO': -9}
 ENUM_NAMES['fsdpa_status'] = {0: 'ok', -1: 'enomem', -2: 'einval', -3: 'eparse', -4: 'enottrace', -5: 'etruncated', -6: 'elimit', -7: 'estate', -8: 'ebufs', -9: 'eio'}
 fsdpa_list_kind = c_int
-ENUMS['fsdpa_list_kind'] = {'FSDPA_LIST_STEPS': 1, 'FSDPA_LIST_STREAMS': 2, 'FSDPA_LIST_COMM_SPLITS': 3, 'FSDPA_LIST_FSDP_UNITS': 4, 'FSDPA_LIST_BACKWARD_STEPS': 5, 'FSDPA_LIST_BACKWARD_UNITS': 6, 'FSDPA_LIST_SYNC_WAITS': 7, 'FSDPA_LIST_SYNC_CALLS': 8, 'FSDPA_LIST_SYNC_STEPS': 9, 'FSDPA_LIST_MEMORY_DEVICES': 10, 'FSDPA_LIST_MEMORY_POINTS': 11, 'FSDPA_LIST_MEMORY_STEPS': 12, 'FSDPA_LIST_CROSSRANK_RANKS': 13, 'FSDPA_LIST_FINDINGS': 14, 'FSDPA_LIST_PARAMS': 15}
-ENUM_NAMES['fsdpa_list_kind'] = {1: 'steps', 2: 'streams', 3: 'comm_splits', 4: 'fsdp_units', 5: 'backward_steps', 6: 'backward_units', 7: 'sync_waits', 8: 'sync_calls', 9: 'sync_steps', 10: 'memory_devices', 11: 'memory_points', 12: 'memory_steps', 13: 'crossrank_ranks', 14: 'findings', 15: 'params'}
+ENUMS['fsdpa_list_kind'] = {'FSDPA_LIST_STEPS': 1, 'FSDPA_LIST_STREAMS': 2, 'FSDPA_LIST_COMM_SPLITS': 3, 'FSDPA_LIST_FSDP_UNITS': 4, 'FSDPA_LIST_BACKWARD_STEPS': 5, 'FSDPA_LIST_BACKWARD_UNITS': 6, 'FSDPA_LIST_SYNC_WAITS': 7, 'FSDPA_LIST_SYNC_CALLS': 8, 'FSDPA_LIST_SYNC_STEPS': 9, 'FSDPA_LIST_MEMORY_DEVICES': 10, 'FSDPA_LIST_MEMORY_POINTS': 11, 'FSDPA_LIST_MEMORY_STEPS': 12, 'FSDPA_LIST_CROSSRANK_RANKS': 13, 'FSDPA_LIST_FINDINGS': 14, 'FSDPA_LIST_PARAMS': 15, 'FSDPA_LIST_DEVICES': 16, 'FSDPA_LIST_KERNELS': 17, 'FSDPA_LIST_OPS': 18, 'FSDPA_LIST_EFFICIENCY_STEPS': 19}
+ENUM_NAMES['fsdpa_list_kind'] = {1: 'steps', 2: 'streams', 3: 'comm_splits', 4: 'fsdp_units', 5: 'backward_steps', 6: 'backward_units', 7: 'sync_waits', 8: 'sync_calls', 9: 'sync_steps', 10: 'memory_devices', 11: 'memory_points', 12: 'memory_steps', 13: 'crossrank_ranks', 14: 'findings', 15: 'params', 16: 'devices', 17: 'kernels', 18: 'ops', 19: 'efficiency_steps'}
 fsdpa_stream_role = c_int
 ENUMS['fsdpa_stream_role'] = {'FSDPA_ROLE_COMPUTE': 0, 'FSDPA_ROLE_COMMUNICATION': 1, 'FSDPA_ROLE_MEMORY': 2, 'FSDPA_ROLE_MIXED': 3}
 ENUM_NAMES['fsdpa_stream_role'] = {0: 'compute', 1: 'communication', 2: 'memory', 3: 'mixed'}
@@ -96,6 +96,10 @@ class fsdpa_trace_info(Structure):
 
 
 class fsdpa_stats(Structure):
+    pass
+
+
+class fsdpa_device_info(Structure):
     pass
 
 
@@ -211,6 +215,30 @@ class fsdpa_annotate_options(Structure):
     pass
 
 
+class fsdpa_kernel_select(Structure):
+    pass
+
+
+class fsdpa_kernel_stat(Structure):
+    pass
+
+
+class fsdpa_op_stat(Structure):
+    pass
+
+
+class fsdpa_efficiency(Structure):
+    pass
+
+
+class fsdpa_device_peak(Structure):
+    pass
+
+
+class fsdpa_diff_options(Structure):
+    pass
+
+
 fsdpa_allocator._fields_ = [
     ('size', c_size_t),
     ('malloc_fn', CFUNCTYPE(c_void_p, c_void_p, c_size_t)),
@@ -269,6 +297,12 @@ fsdpa_event._fields_ = [
     ('sync_kind_len', c_size_t),
     ('label', c_char_p),
     ('label_len', c_size_t),
+    ('input_dims', c_char_p),
+    ('input_dims_len', c_size_t),
+    ('input_types', c_char_p),
+    ('input_types_len', c_size_t),
+    ('concrete_inputs', c_char_p),
+    ('concrete_inputs_len', c_size_t),
 ]
 fsdpa_trace_info._fields_ = [
     ('size', c_size_t),
@@ -294,6 +328,15 @@ fsdpa_stats._fields_ = [
     ('other', c_uint64),
     ('memory_bytes', c_uint64),
     ('names', c_uint64),
+]
+fsdpa_device_info._fields_ = [
+    ('size', c_size_t),
+    ('device', c_int64),
+    ('name', (c_char * 64)),
+    ('sms', c_int64),
+    ('compute_major', c_int64),
+    ('compute_minor', c_int64),
+    ('total_memory_bytes', c_int64),
 ]
 fsdpa_step._fields_ = [
     ('size', c_size_t),
@@ -663,10 +706,92 @@ fsdpa_annotate_options._fields_ = [
     ('gzip', c_int),
     ('level', c_int),
 ]
-STRUCTS = {'fsdpa_allocator': fsdpa_allocator, 'fsdpa_options': fsdpa_options, 'fsdpa_error': fsdpa_error, 'fsdpa_event': fsdpa_event, 'fsdpa_trace_info': fsdpa_trace_info, 'fsdpa_stats': fsdpa_stats, 'fsdpa_step': fsdpa_step, 'fsdpa_stream_info': fsdpa_stream_info, 'fsdpa_query': fsdpa_query, 'fsdpa_timeline': fsdpa_timeline, 'fsdpa_launch_gaps': fsdpa_launch_gaps, 'fsdpa_launch_latency': fsdpa_launch_latency, 'fsdpa_launch_queue': fsdpa_launch_queue, 'fsdpa_overlap': fsdpa_overlap, 'fsdpa_comm_split': fsdpa_comm_split, 'fsdpa_fsdp_unit': fsdpa_fsdp_unit, 'fsdpa_backward': fsdpa_backward, 'fsdpa_backward_step': fsdpa_backward_step, 'fsdpa_backward_unit': fsdpa_backward_unit, 'fsdpa_sync_wait': fsdpa_sync_wait, 'fsdpa_sync_call': fsdpa_sync_call, 'fsdpa_sync_step': fsdpa_sync_step, 'fsdpa_memory_summary': fsdpa_memory_summary, 'fsdpa_memory_device': fsdpa_memory_device, 'fsdpa_memory_point': fsdpa_memory_point, 'fsdpa_memory_step': fsdpa_memory_step, 'fsdpa_report_options': fsdpa_report_options, 'fsdpa_range': fsdpa_range, 'fsdpa_finding': fsdpa_finding, 'fsdpa_param': fsdpa_param, 'fsdpa_crossrank': fsdpa_crossrank, 'fsdpa_crossrank_rank': fsdpa_crossrank_rank, 'fsdpa_summary_options': fsdpa_summary_options, 'fsdpa_annotate_options': fsdpa_annotate_options}
+fsdpa_kernel_select._fields_ = [
+    ('size', c_size_t),
+    ('fsdp_unit', c_int64),
+    ('max_rows', c_uint64),
+]
+fsdpa_kernel_stat._fields_ = [
+    ('size', c_size_t),
+    ('name', c_char_p),
+    ('short_name', c_char_p),
+    ('kernel_class', c_char_p),
+    ('family', c_char_p),
+    ('count', c_uint64),
+    ('names', c_uint64),
+    ('total_ns', c_int64),
+    ('mean_ns', c_int64),
+    ('p50_ns', c_int64),
+    ('min_ns', c_int64),
+    ('max_ns', c_int64),
+    ('share', c_double),
+]
+fsdpa_op_stat._fields_ = [
+    ('size', c_size_t),
+    ('name', c_char_p),
+    ('gpu_op', c_char_p),
+    ('category', c_char_p),
+    ('input_dims', c_char_p),
+    ('input_types', c_char_p),
+    ('concrete_inputs', c_char_p),
+    ('model', c_char_p),
+    ('dtype', c_char_p),
+    ('count', c_uint64),
+    ('gpu_ops', c_uint64),
+    ('names', c_uint64),
+    ('kernel_ns', c_int64),
+    ('flops', c_int64),
+    ('bytes', c_int64),
+    ('tflops_per_s', c_double),
+    ('tb_per_s', c_double),
+    ('peak_share', c_double),
+]
+fsdpa_efficiency._fields_ = [
+    ('size', c_size_t),
+    ('step', c_int64),
+    ('window_ns', c_int64),
+    ('kernel_ns', c_int64),
+    ('modelled_ns', c_int64),
+    ('modelled_share', c_double),
+    ('gemm_ns', c_int64),
+    ('attention_ns', c_int64),
+    ('conv_ns', c_int64),
+    ('elementwise_ns', c_int64),
+    ('reduction_ns', c_int64),
+    ('normalization_ns', c_int64),
+    ('copy_ns', c_int64),
+    ('communication_ns', c_int64),
+    ('other_ns', c_int64),
+    ('flops', c_int64),
+    ('mfu', c_double),
+    ('device', c_int64),
+]
+fsdpa_device_peak._fields_ = [
+    ('size', c_size_t),
+    ('device', c_int64),
+    ('model', (c_char * 32)),
+    ('fp64_tflops', c_double),
+    ('fp32_tflops', c_double),
+    ('tf32_tflops', c_double),
+    ('fp16_tflops', c_double),
+    ('bf16_tflops', c_double),
+    ('fp8_tflops', c_double),
+    ('hbm_tb_per_s', c_double),
+]
+fsdpa_diff_options._fields_ = [
+    ('size', c_size_t),
+    ('format', fsdpa_format),
+    ('fail_on_regression_ppm', c_int64),
+    ('min_change_ppm', c_int64),
+    ('width', c_int),
+    ('color', c_int),
+    ('allocator', POINTER(fsdpa_allocator)),
+    ('max_memory_bytes', c_uint64),
+]
+STRUCTS = {'fsdpa_allocator': fsdpa_allocator, 'fsdpa_options': fsdpa_options, 'fsdpa_error': fsdpa_error, 'fsdpa_event': fsdpa_event, 'fsdpa_trace_info': fsdpa_trace_info, 'fsdpa_stats': fsdpa_stats, 'fsdpa_device_info': fsdpa_device_info, 'fsdpa_step': fsdpa_step, 'fsdpa_stream_info': fsdpa_stream_info, 'fsdpa_query': fsdpa_query, 'fsdpa_timeline': fsdpa_timeline, 'fsdpa_launch_gaps': fsdpa_launch_gaps, 'fsdpa_launch_latency': fsdpa_launch_latency, 'fsdpa_launch_queue': fsdpa_launch_queue, 'fsdpa_overlap': fsdpa_overlap, 'fsdpa_comm_split': fsdpa_comm_split, 'fsdpa_fsdp_unit': fsdpa_fsdp_unit, 'fsdpa_backward': fsdpa_backward, 'fsdpa_backward_step': fsdpa_backward_step, 'fsdpa_backward_unit': fsdpa_backward_unit, 'fsdpa_sync_wait': fsdpa_sync_wait, 'fsdpa_sync_call': fsdpa_sync_call, 'fsdpa_sync_step': fsdpa_sync_step, 'fsdpa_memory_summary': fsdpa_memory_summary, 'fsdpa_memory_device': fsdpa_memory_device, 'fsdpa_memory_point': fsdpa_memory_point, 'fsdpa_memory_step': fsdpa_memory_step, 'fsdpa_report_options': fsdpa_report_options, 'fsdpa_range': fsdpa_range, 'fsdpa_finding': fsdpa_finding, 'fsdpa_param': fsdpa_param, 'fsdpa_crossrank': fsdpa_crossrank, 'fsdpa_crossrank_rank': fsdpa_crossrank_rank, 'fsdpa_summary_options': fsdpa_summary_options, 'fsdpa_annotate_options': fsdpa_annotate_options, 'fsdpa_kernel_select': fsdpa_kernel_select, 'fsdpa_kernel_stat': fsdpa_kernel_stat, 'fsdpa_op_stat': fsdpa_op_stat, 'fsdpa_efficiency': fsdpa_efficiency, 'fsdpa_device_peak': fsdpa_device_peak, 'fsdpa_diff_options': fsdpa_diff_options}
 
 # ---- lists: fsdpa_list_kind value -> the struct fsdpa_list_get() fills
-LIST_ITEMS = {1: fsdpa_step, 2: fsdpa_stream_info, 3: fsdpa_comm_split, 4: fsdpa_fsdp_unit, 5: fsdpa_backward_step, 6: fsdpa_backward_unit, 7: fsdpa_sync_wait, 8: fsdpa_sync_call, 9: fsdpa_sync_step, 10: fsdpa_memory_device, 11: fsdpa_memory_point, 12: fsdpa_memory_step, 13: fsdpa_crossrank_rank, 14: fsdpa_finding, 15: fsdpa_param}
+LIST_ITEMS = {1: fsdpa_step, 2: fsdpa_stream_info, 3: fsdpa_comm_split, 4: fsdpa_fsdp_unit, 5: fsdpa_backward_step, 6: fsdpa_backward_unit, 7: fsdpa_sync_wait, 8: fsdpa_sync_call, 9: fsdpa_sync_step, 10: fsdpa_memory_device, 11: fsdpa_memory_point, 12: fsdpa_memory_step, 13: fsdpa_crossrank_rank, 14: fsdpa_finding, 15: fsdpa_param, 16: fsdpa_device_info, 17: fsdpa_kernel_stat, 18: fsdpa_op_stat, 19: fsdpa_efficiency}
 
 # ---- functions: name -> (restype, argtypes)
 SIGNATURES = {
@@ -693,6 +818,9 @@ SIGNATURES = {
     'fsdpa_trace_info_set': (fsdpa_status, [ctx_p, POINTER(fsdpa_trace_info)]),
     'fsdpa_trace_info_get': (fsdpa_status, [ctx_p, POINTER(fsdpa_trace_info)]),
     'fsdpa_stats_get': (fsdpa_status, [ctx_p, POINTER(fsdpa_stats)]),
+    'fsdpa_device_info_init_sized': (None, [POINTER(fsdpa_device_info), c_size_t]),
+    'fsdpa_device_info_set': (fsdpa_status, [ctx_p, POINTER(fsdpa_device_info)]),
+    'fsdpa_device_list': (fsdpa_status, [ctx_p, POINTER(list_p)]),
     'fsdpa_step_list': (fsdpa_status, [ctx_p, POINTER(list_p)]),
     'fsdpa_stream_list': (fsdpa_status, [ctx_p, POINTER(list_p)]),
     'fsdpa_query_init_sized': (None, [POINTER(fsdpa_query), c_size_t]),
@@ -733,6 +861,14 @@ SIGNATURES = {
     'fsdpa_annotate_options_init_sized': (None, [POINTER(fsdpa_annotate_options), c_size_t]),
     'fsdpa_annotate_events': (fsdpa_status, [POINTER(ctx_p), c_size_t, c_size_t, POINTER(c_void_p), POINTER(c_size_t), POINTER(fsdpa_error)]),
     'fsdpa_annotate_file': (fsdpa_status, [POINTER(ctx_p), c_size_t, c_size_t, c_char_p, c_char_p, POINTER(fsdpa_annotate_options), POINTER(fsdpa_error)]),
+    'fsdpa_kernel_select_init_sized': (None, [POINTER(fsdpa_kernel_select), c_size_t]),
+    'fsdpa_kernel_list': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_kernel_select), POINTER(list_p)]),
+    'fsdpa_op_list': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), c_uint64, POINTER(list_p)]),
+    'fsdpa_efficiency_query': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(fsdpa_efficiency)]),
+    'fsdpa_efficiency_step_list': (fsdpa_status, [ctx_p, POINTER(fsdpa_query), POINTER(list_p)]),
+    'fsdpa_device_peak_get': (fsdpa_status, [ctx_p, c_int64, POINTER(fsdpa_device_peak)]),
+    'fsdpa_diff_options_init_sized': (None, [POINTER(fsdpa_diff_options), c_size_t]),
+    'fsdpa_diff': (fsdpa_status, [c_char_p, c_size_t, c_char_p, c_size_t, POINTER(fsdpa_diff_options), POINTER(c_void_p), POINTER(c_size_t), POINTER(c_int), POINTER(fsdpa_error)]),
 }
 
 # ---- the header's static inline wrappers: not symbols of the library, so
@@ -743,20 +879,26 @@ INLINE = {
     'fsdpa_error_init': ('fsdpa_error_init_sized', 'fsdpa_error'),
     'fsdpa_event_init': ('fsdpa_event_init_sized', 'fsdpa_event'),
     'fsdpa_trace_info_init': ('fsdpa_trace_info_init_sized', 'fsdpa_trace_info'),
+    'fsdpa_device_info_init': ('fsdpa_device_info_init_sized', 'fsdpa_device_info'),
     'fsdpa_query_init': ('fsdpa_query_init_sized', 'fsdpa_query'),
     'fsdpa_report_options_init': ('fsdpa_report_options_init_sized', 'fsdpa_report_options'),
     'fsdpa_summary_options_init': ('fsdpa_summary_options_init_sized', 'fsdpa_summary_options'),
     'fsdpa_annotate_options_init': ('fsdpa_annotate_options_init_sized', 'fsdpa_annotate_options'),
+    'fsdpa_kernel_select_init': ('fsdpa_kernel_select_init_sized', 'fsdpa_kernel_select'),
+    'fsdpa_diff_options_init': ('fsdpa_diff_options_init_sized', 'fsdpa_diff_options'),
 }
 INIT_SIZED = {
     'fsdpa_options': 'fsdpa_options_init_sized',
     'fsdpa_error': 'fsdpa_error_init_sized',
     'fsdpa_event': 'fsdpa_event_init_sized',
     'fsdpa_trace_info': 'fsdpa_trace_info_init_sized',
+    'fsdpa_device_info': 'fsdpa_device_info_init_sized',
     'fsdpa_query': 'fsdpa_query_init_sized',
     'fsdpa_report_options': 'fsdpa_report_options_init_sized',
     'fsdpa_summary_options': 'fsdpa_summary_options_init_sized',
     'fsdpa_annotate_options': 'fsdpa_annotate_options_init_sized',
+    'fsdpa_kernel_select': 'fsdpa_kernel_select_init_sized',
+    'fsdpa_diff_options': 'fsdpa_diff_options_init_sized',
 }
 
 # ---- result dataclasses: None where the C API says absent (FSDPA_ABSENT
@@ -797,6 +939,22 @@ class Stats(Record):
     names: int  # distinct interned names
     _c = fsdpa_stats
     _kinds = {'input_bytes': 'int', 'json_bytes': 'int', 'events': 'int', 'retained': 'int', 'kernels': 'int', 'gpu_memcpy': 'int', 'gpu_memset': 'int', 'runtime': 'int', 'cpu_ops': 'int', 'annotations': 'int', 'gpu_annotations': 'int', 'memory': 'int', 'cuda_sync': 'int', 'other': 'int', 'memory_bytes': 'int', 'names': 'int'}
+
+
+@dataclass(frozen=True)
+class DeviceInfo(Record):
+    """fsdpa_device_info (see fsdpa.h for the definition of every number)."""
+    device: Optional[int]  # `id`: the device index GPU events carry as their pid
+    # `name` ("NVIDIA H100 80GB HBM3", "AMD Instinct MI300X"), NUL-terminated, truncated to 63
+    # bytes; "" if absent
+    name: str
+    # `numSms`: streaming multiprocessors (compute units on ROCm); ABSENT if absent
+    sms: Optional[int]
+    compute_major: Optional[int]  # `computeMajor`; ABSENT if absent
+    compute_minor: Optional[int]  # `computeMinor`; ABSENT if absent
+    total_memory_bytes: Optional[int]  # `totalGlobalMem`; ABSENT if absent
+    _c = fsdpa_device_info
+    _kinds = {'device': 'opt', 'name': 'chars', 'sms': 'opt', 'compute_major': 'opt', 'compute_minor': 'opt', 'total_memory_bytes': 'opt'}
 
 
 @dataclass(frozen=True)
@@ -1303,4 +1461,101 @@ class CrossRankRank(Record):
     _c = fsdpa_crossrank_rank
     _kinds = {'rank': 'opt', 'clock_offset_ns': 'opt', 'collectives': 'int', 'transfer_ns': 'opt', 'wait_ns': 'opt', 'last_count': 'int', 'late_steps': 'int', 'mean_delay_ns': 'opt', 'max_delay_ns': 'opt', 'lost_ns': 'opt'}
 
-RESULTS = {'fsdpa_trace_info': TraceInfo, 'fsdpa_stats': Stats, 'fsdpa_step': Step, 'fsdpa_stream_info': Stream, 'fsdpa_timeline': Timeline, 'fsdpa_launch_gaps': LaunchGaps, 'fsdpa_launch_latency': LaunchLatency, 'fsdpa_launch_queue': LaunchQueue, 'fsdpa_overlap': Overlap, 'fsdpa_comm_split': CommSplit, 'fsdpa_fsdp_unit': FsdpUnit, 'fsdpa_backward': Backward, 'fsdpa_backward_step': BackwardStep, 'fsdpa_backward_unit': BackwardUnit, 'fsdpa_sync_wait': SyncWait, 'fsdpa_sync_call': SyncCall, 'fsdpa_sync_step': SyncStep, 'fsdpa_memory_summary': MemorySummary, 'fsdpa_memory_device': MemoryDevice, 'fsdpa_memory_point': MemoryPoint, 'fsdpa_memory_step': MemoryStep, 'fsdpa_range': RangeItem, 'fsdpa_finding': FindingItem, 'fsdpa_param': Param, 'fsdpa_crossrank': CrossRank, 'fsdpa_crossrank_rank': CrossRankRank}
+
+@dataclass(frozen=True)
+class KernelStat(Record):
+    """fsdpa_kernel_stat (see fsdpa.h for the definition of every number)."""
+    name: Optional[str]  # GPU op name as in the trace; NULL for the folded row
+    # for display: a leading "void " and the argument list dropped, nested template arguments folded
+    # to "<…>" (all of them when still longer than 96 bytes); "(other)" for the folded row
+    short_name: Optional[str]
+    # "compute", "communication", "memcpy", "memset"; NULL for the folded row
+    kernel_class: Optional[str]
+    family: Optional[str]  # communication: its comm_families family; NULL otherwise
+    count: int  # GPU ops
+    names: int  # names in the row: 1, or the folded row's count of names
+    total_ns: Optional[int]  # Σ clipped durations
+    mean_ns: Optional[int]  # floor(total_ns / count)
+    p50_ns: Optional[int]  # nearest-rank median; ABSENT for the folded row
+    min_ns: Optional[int]  # shortest
+    max_ns: Optional[int]  # longest
+    share: Optional[float]  # total_ns / busy of the selection; -1 when nothing is busy
+    _c = fsdpa_kernel_stat
+    _kinds = {'name': 'cstr', 'short_name': 'cstr', 'kernel_class': 'cstr', 'family': 'cstr', 'count': 'int', 'names': 'int', 'total_ns': 'opt', 'mean_ns': 'opt', 'p50_ns': 'opt', 'min_ns': 'opt', 'max_ns': 'opt', 'share': 'ratio'}
+
+
+@dataclass(frozen=True)
+class OpStat(Record):
+    """fsdpa_op_stat (see fsdpa.h for the definition of every number)."""
+    name: Optional[str]  # CPU op name; NULL for unattributed GPU ops and the folded row
+    gpu_op: Optional[str]  # unattributed rows: the GPU op name; NULL otherwise
+    # "gemm", "attention", "conv", "elementwise", "reduction", "normalization", "copy",
+    # "communication", "other"; NULL for the folded row
+    category: Optional[str]
+    input_dims: Optional[str]  # `Input Dims` as JSON text (blanks dropped), NULL if not recorded
+    input_types: Optional[str]  # `Input type` as JSON text, NULL if not recorded
+    # `Concrete Inputs` as JSON text, NULL if not recorded (rows differ by it too: a stride or a
+    # causal flag changes the FLOPs)
+    concrete_inputs: Optional[str]
+    # the FLOPs model applied ("gemm", "bmm", "grouped_gemm", "sdpa_fwd", "sdpa_bwd", "conv_fwd",
+    # "conv_bwd", "unary", "binary"), NULL if none
+    model: Optional[str]
+    dtype: Optional[str]  # compute dtype ("fp64", "fp32", "fp16", "bf16", "fp8"), NULL if unknown
+    count: int  # calls selected
+    gpu_ops: int  # their GPU ops on the selected streams
+    names: int  # 1, or the folded row's count of rows
+    kernel_ns: Optional[int]  # Σ durations of those GPU ops
+    # FLOPs of one call by the model; ABSENT without one (the folded row: Σ over its calls)
+    flops: Optional[int]
+    bytes: Optional[int]  # bytes one call moves by the model; ABSENT without one
+    tflops_per_s: Optional[float]  # flops × count / kernel_ns / 1000; -1 without flops or time
+    tb_per_s: Optional[float]  # bytes × count / kernel_ns / 1000; -1 without bytes or time
+    peak_share: Optional[float]  # tflops_per_s / the device's dense peak for dtype; -1 if unknown
+    _c = fsdpa_op_stat
+    _kinds = {'name': 'cstr', 'gpu_op': 'cstr', 'category': 'cstr', 'input_dims': 'cstr', 'input_types': 'cstr', 'concrete_inputs': 'cstr', 'model': 'cstr', 'dtype': 'cstr', 'count': 'int', 'gpu_ops': 'int', 'names': 'int', 'kernel_ns': 'opt', 'flops': 'opt', 'bytes': 'opt', 'tflops_per_s': 'ratio', 'tb_per_s': 'ratio', 'peak_share': 'ratio'}
+
+
+@dataclass(frozen=True)
+class Efficiency(Record):
+    """fsdpa_efficiency (see fsdpa.h for the definition of every number)."""
+    step: Optional[int]  # ProfilerStep number (fsdpa_efficiency_step_list() rows); ABSENT otherwise
+    # length of the window: the step's CPU range, or the query's window clipped to the rank's first
+    # and last event; ABSENT if empty
+    window_ns: Optional[int]
+    kernel_ns: Optional[int]  # Σ kernel_ns of every op-table row of the window (attributed or not)
+    modelled_ns: Optional[int]  # of which rows with a FLOPs model
+    modelled_share: Optional[float]  # modelled_ns / kernel_ns; -1 without kernel time
+    gemm_ns: Optional[int]  # kernel_ns of category gemm
+    attention_ns: Optional[int]  # of category attention
+    conv_ns: Optional[int]  # of category conv
+    elementwise_ns: Optional[int]  # of category elementwise
+    reduction_ns: Optional[int]  # of category reduction
+    normalization_ns: Optional[int]  # of category normalization
+    copy_ns: Optional[int]  # of category copy
+    communication_ns: Optional[int]  # of category communication
+    other_ns: Optional[int]  # of category other
+    flops: Optional[int]  # Σ flops × count of the modelled rows
+    mfu: Optional[float]  # see the group; -1 when no modelled call has a peak
+    device: Optional[int]  # the rank's device (most kernel time); ABSENT without GPU ops
+    _c = fsdpa_efficiency
+    _kinds = {'step': 'opt', 'window_ns': 'opt', 'kernel_ns': 'opt', 'modelled_ns': 'opt', 'modelled_share': 'ratio', 'gemm_ns': 'opt', 'attention_ns': 'opt', 'conv_ns': 'opt', 'elementwise_ns': 'opt', 'reduction_ns': 'opt', 'normalization_ns': 'opt', 'copy_ns': 'opt', 'communication_ns': 'opt', 'other_ns': 'opt', 'flops': 'opt', 'mfu': 'ratio', 'device': 'opt'}
+
+
+@dataclass(frozen=True)
+class DevicePeak(Record):
+    """fsdpa_device_peak (see fsdpa.h for the definition of every number)."""
+    device: Optional[int]  # the device asked for
+    model: str  # the table row matched ("H100 SXM", "MI300X", ...), "" if the device is unknown
+    # dense FP64 peak, 10^12 FLOP/s (tensor / matrix units where they have it); -1 unknown
+    fp64_tflops: Optional[float]
+    # dense FP32 peak (what an fp32 matmul without TF32 gets); -1 unknown
+    fp32_tflops: Optional[float]
+    tf32_tflops: Optional[float]  # dense TF32 tensor-core peak; -1 when the device has none
+    fp16_tflops: Optional[float]  # dense FP16 peak; -1 unknown
+    bf16_tflops: Optional[float]  # dense BF16 peak; -1 when the device has none
+    fp8_tflops: Optional[float]  # dense FP8 peak; -1 when the device has none
+    hbm_tb_per_s: Optional[float]  # memory bandwidth, 10^12 B/s; -1 unknown
+    _c = fsdpa_device_peak
+    _kinds = {'device': 'opt', 'model': 'chars', 'fp64_tflops': 'ratio', 'fp32_tflops': 'ratio', 'tf32_tflops': 'ratio', 'fp16_tflops': 'ratio', 'bf16_tflops': 'ratio', 'fp8_tflops': 'ratio', 'hbm_tb_per_s': 'ratio'}
+
+RESULTS = {'fsdpa_trace_info': TraceInfo, 'fsdpa_stats': Stats, 'fsdpa_device_info': DeviceInfo, 'fsdpa_step': Step, 'fsdpa_stream_info': Stream, 'fsdpa_timeline': Timeline, 'fsdpa_launch_gaps': LaunchGaps, 'fsdpa_launch_latency': LaunchLatency, 'fsdpa_launch_queue': LaunchQueue, 'fsdpa_overlap': Overlap, 'fsdpa_comm_split': CommSplit, 'fsdpa_fsdp_unit': FsdpUnit, 'fsdpa_backward': Backward, 'fsdpa_backward_step': BackwardStep, 'fsdpa_backward_unit': BackwardUnit, 'fsdpa_sync_wait': SyncWait, 'fsdpa_sync_call': SyncCall, 'fsdpa_sync_step': SyncStep, 'fsdpa_memory_summary': MemorySummary, 'fsdpa_memory_device': MemoryDevice, 'fsdpa_memory_point': MemoryPoint, 'fsdpa_memory_step': MemoryStep, 'fsdpa_range': RangeItem, 'fsdpa_finding': FindingItem, 'fsdpa_param': Param, 'fsdpa_crossrank': CrossRank, 'fsdpa_crossrank_rank': CrossRankRank, 'fsdpa_kernel_stat': KernelStat, 'fsdpa_op_stat': OpStat, 'fsdpa_efficiency': Efficiency, 'fsdpa_device_peak': DevicePeak}

@@ -15,7 +15,7 @@ from .lists import ListView, RecordList, Rows
 from .query import Query
 from .report import Finding, Findings, Report
 from .types import (Backward, BackwardStep, BackwardUnit, CommSplit, CrossRank, CrossRankRank,
-                    Event, FsdpUnit, LaunchGaps, LaunchLatency, LaunchQueue, MemoryDevice,
+                    DeviceInfo, DevicePeak, Efficiency, Event, FsdpUnit, KernelStat, OpStat, LaunchGaps, LaunchLatency, LaunchQueue, MemoryDevice,
                     MemoryPoint, MemoryStep, MemorySummary, Overlap, Param, Stats, Step, Stream,
                     SyncCall, SyncStep, SyncWait, Timeline, TraceInfo)
 
@@ -416,6 +416,69 @@ class Analyzer:
                           self._sel(query, t0_ns, t1_ns, step, device, stream), lazy=lazy)
 
     # ---- reports ----
+    def devices(self, *, lazy: bool = False) -> Rows[DeviceInfo]:
+        """The devices described so far (the trace's deviceProperties, or
+        set_device()), by device (fsdpa_device_list())."""
+        return self._list("fsdpa_device_list", DeviceInfo, lazy=lazy)
+
+    def set_device(self, device: int, name: str = "", sms: Optional[int] = None,
+                   compute_major: Optional[int] = None, compute_minor: Optional[int] = None,
+                   total_memory_bytes: Optional[int] = None) -> None:
+        """Describe a device as a deviceProperties entry does, for structured
+        events (fsdpa_device_info_set()); replaces an earlier description."""
+        p = self._ctx()
+        d = C.fsdpa_device_info()
+        _lib.init(d)
+        d.device = device
+        d.name = name.encode("utf-8")[:63]
+        d.sms, d.compute_major = _i64(sms), _i64(compute_major)
+        d.compute_minor, d.total_memory_bytes = _i64(compute_minor), _i64(total_memory_bytes)
+        check(L.fsdpa_device_info_set(p, ctypes.byref(d)), p)
+
+    def kernels(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
+                step: Optional[int] = None, device: Optional[int] = None, stream: Optional[int] = None,
+                query: Optional[Query] = None, fsdp_unit: Optional[int] = None, max_rows: int = 0,
+                lazy: bool = False) -> Rows[KernelStat]:
+        """The kernel table of the window and streams (fsdpa_kernel_list(),
+        experimental): GPU ops by name, largest total first.  fsdp_unit: the
+        position of one entry of fsdp_units() (a unit in one phase);
+        max_rows > 0 folds the rest into one row."""
+        sel = C.fsdpa_kernel_select()
+        _lib.init(sel)
+        sel.fsdp_unit = -1 if fsdp_unit is None else fsdp_unit
+        sel.max_rows = max_rows
+        return self._list("fsdpa_kernel_list", KernelStat,
+                          self._sel(query, t0_ns, t1_ns, step, device, stream), ctypes.byref(sel), lazy=lazy)
+
+    def ops(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
+            step: Optional[int] = None, device: Optional[int] = None, stream: Optional[int] = None,
+            query: Optional[Query] = None, max_rows: int = 0, lazy: bool = False) -> Rows[OpStat]:
+        """The op table of the window and streams (fsdpa_op_list(),
+        experimental): calls by (op, shapes), with FLOPs, bytes and achieved
+        TFLOP/s, TB/s where a model exists."""
+        return self._list("fsdpa_op_list", OpStat,
+                          self._sel(query, t0_ns, t1_ns, step, device, stream), max_rows, lazy=lazy)
+
+    def efficiency(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
+                   step: Optional[int] = None, device: Optional[int] = None, stream: Optional[int] = None,
+                   query: Optional[Query] = None) -> Efficiency:
+        """Busy-time efficiency and MFU of the window (fsdpa_efficiency_query(),
+        experimental)."""
+        return self._one("fsdpa_efficiency_query", Efficiency,
+                         self._sel(query, t0_ns, t1_ns, step, device, stream))
+
+    def efficiency_steps(self, t0_ns: Optional[int] = None, t1_ns: Optional[int] = None, *,
+                         device: Optional[int] = None, stream: Optional[int] = None,
+                         query: Optional[Query] = None, lazy: bool = False) -> Rows[Efficiency]:
+        """Efficiency per ProfilerStep (fsdpa_efficiency_step_list(), experimental)."""
+        return self._list("fsdpa_efficiency_step_list", Efficiency,
+                          self._sel(query, t0_ns, t1_ns, None, device, stream), lazy=lazy)
+
+    def device_peak(self, device: Optional[int] = None) -> DevicePeak:
+        """The peak-table row of a device (None: the rank's device)
+        (fsdpa_device_peak_get(), experimental)."""
+        return self._one("fsdpa_device_peak_get", DevicePeak, _i64(device))
+
     def report(self, fmt: str = "json", *, path: Optional[str] = None, color: bool = False,
                html_step: Optional[int] = None) -> str:
         """The report of this trace alone (fmt: json, text, html), as text."""

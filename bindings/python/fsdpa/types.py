@@ -9,12 +9,13 @@ from typing import Any, List, Optional, Tuple
 from . import _capi, _lib
 from ._base import Record
 from ._capi import (Backward, BackwardStep, BackwardUnit, CommSplit, CrossRank,  # noqa: F401
-                    CrossRankRank, FsdpUnit, LaunchGaps, LaunchLatency, LaunchQueue,
-                    MemoryDevice, MemoryPoint, MemoryStep, MemorySummary, Overlap, Param, Stats,
-                    Step, Stream, SyncCall, SyncStep, SyncWait, Timeline, TraceInfo)
+                    CrossRankRank, DeviceInfo, DevicePeak, Efficiency, FsdpUnit, KernelStat,
+                    LaunchGaps, LaunchLatency, LaunchQueue, MemoryDevice, MemoryPoint, MemoryStep,
+                    MemorySummary, OpStat, Overlap, Param, Stats, Step, Stream, SyncCall, SyncStep,
+                    SyncWait, Timeline, TraceInfo)
 
 __all__ = ["Backward", "BackwardStep", "BackwardUnit", "CommSplit", "CrossRank", "CrossRankRank",
-           "Event", "FsdpUnit", "LaunchGaps", "LaunchLatency", "LaunchQueue", "MemoryDevice",
+           "DeviceInfo", "DevicePeak", "Efficiency", "Event", "FsdpUnit", "KernelStat", "OpStat", "LaunchGaps", "LaunchLatency", "LaunchQueue", "MemoryDevice",
            "MemoryPoint", "MemoryStep", "MemorySummary", "Overlap", "Param", "Stats", "Step",
            "Stream",
            "SyncCall", "SyncStep", "SyncWait", "Timeline", "TraceInfo"]
@@ -32,7 +33,8 @@ _EVENT_INTS = ("pid", "tid", "ts_ns", "dur_ns", "correlation", "external_id", "s
                "device", "bytes", "total_allocated", "total_reserved", "device_type",
                "device_id", "in_msg_nelems", "out_msg_nelems", "group_size", "seq",
                "wait_on_stream", "wait_on_event_corr")
-_EVENT_STRS = ("cat", "name", "collective", "dtype", "pg_name", "sync_kind", "label")
+_EVENT_STRS = ("cat", "name", "collective", "dtype", "pg_name", "sync_kind", "label", "input_dims",
+               "input_types", "concrete_inputs")
 
 
 @dataclass
@@ -66,6 +68,9 @@ class Event(Record):
     pg_name: Optional[str] = None
     sync_kind: Optional[str] = None
     label: Optional[str] = None
+    input_dims: Optional[str] = None       # args["Input Dims"] of a cpu_op, JSON text (record_shapes)
+    input_types: Optional[str] = None      # args["Input type"], JSON text
+    concrete_inputs: Optional[str] = None  # args["Concrete Inputs"], JSON text
 
     # (`bytes` is a field here: the type is builtins.bytes)
     def _to_c(self, lib: Any) -> Tuple[Any, List[builtins.bytes]]:

@@ -17,12 +17,6 @@ static const char *scope_name(int s) {
   return s == SC_SCOPE_STREAM ? "stream" : s == SC_SCOPE_DEVICE ? "device" : NULL;
 }
 
-static void kstr_or_null(jsonw *w, const char *k, const char *s) {
-  jw_key(w, k);
-  if (s) jw_str(w, s);
-  else jw_null(w);
-}
-
 void sync_write_wait(fsdpa_ctx *c, const sc_set *s, const sc_call *k, jsonw *w) {
   const store *st = &c->st;
   const track *t = store_track(st, k->track);
@@ -34,8 +28,8 @@ void sync_write_wait(fsdpa_ctx *c, const sc_set *s, const sc_call *k, jsonw *w) 
   jw_ki64(w, "dur_ns", k->end - k->ts);
   jw_ki64(w, "step", k->step >= 0 ? s->steps[k->step].number : FSDPA_ABSENT);
   jw_kstr(w, "source", src_name(k->src));
-  kstr_or_null(w, "kind", k->sync_kind != INTERN_NONE ? store_name(st, k->sync_kind) : NULL);
-  kstr_or_null(w, "scope", scope_name(k->scope));
+  jw_kstr_or_null(w, "kind", k->sync_kind != INTERN_NONE ? store_name(st, k->sync_kind) : NULL);
+  jw_kstr_or_null(w, "scope", scope_name(k->scope));
   jw_ki64(w, "device", k->device);
   jw_ki64(w, "stream", k->scope == SC_SCOPE_STREAM ? k->stream : FSDPA_ABSENT);
   if (k->op != UINT32_MAX) {
@@ -138,8 +132,8 @@ static fsdpa_status write_api(fsdpa_ctx *c, const sc_set *s, const uint8_t *sel,
   for (size_t i = 0; i < nwf; i++) {
     jw_obj(w);
     jw_kstr(w, "source", src_name((int)wf[i].a));
-    kstr_or_null(w, "kind", (uint32_t)wf[i].b != INTERN_NONE ? store_name(st, (uint32_t)wf[i].b) : NULL);
-    kstr_or_null(w, "scope", scope_name((int)wf[i].c));
+    jw_kstr_or_null(w, "kind", (uint32_t)wf[i].b != INTERN_NONE ? store_name(st, (uint32_t)wf[i].b) : NULL);
+    jw_kstr_or_null(w, "scope", scope_name((int)wf[i].c));
     jw_ku64(w, "count", wf[i].count);
     jw_ki64(w, "total_ns", wf[i].total);
     jw_obj_end(w);

@@ -187,6 +187,7 @@ c_enum!(
     FSDPA_LIST_SYNC_WAITS = 7, FSDPA_LIST_SYNC_CALLS = 8, FSDPA_LIST_SYNC_STEPS = 9,
     FSDPA_LIST_MEMORY_DEVICES = 10, FSDPA_LIST_MEMORY_POINTS = 11, FSDPA_LIST_MEMORY_STEPS = 12,
     FSDPA_LIST_CROSSRANK_RANKS = 13, FSDPA_LIST_FINDINGS = 14, FSDPA_LIST_PARAMS = 15,
+    FSDPA_LIST_DEVICES = 16, FSDPA_LIST_KERNELS = 17, FSDPA_LIST_OPS = 18, FSDPA_LIST_EFFICIENCY_STEPS = 19,
 });
 c_enum!(
     /// `fsdpa_stream_role`.
@@ -354,6 +355,24 @@ c_struct!(
         pub sync_kind_len: usize,
         pub label: *const c_char,
         pub label_len: usize,
+        pub input_dims: *const c_char,
+        pub input_dims_len: usize,
+        pub input_types: *const c_char,
+        pub input_types_len: usize,
+        pub concrete_inputs: *const c_char,
+        pub concrete_inputs_len: usize,
+    }
+);
+c_struct!(
+    /// A GPU as the trace's `deviceProperties` describes it.
+    pub struct fsdpa_device_info {
+        pub size: usize,
+        pub device: i64,
+        pub name: [c_char; 64],
+        pub sms: i64,
+        pub compute_major: i64,
+        pub compute_minor: i64,
+        pub total_memory_bytes: i64,
     }
 );
 c_struct!(
@@ -855,6 +874,112 @@ c_struct!(
         pub level: c_int,
     }
 );
+#[cfg(feature = "experimental")]
+c_struct!(
+    /// Which GPU ops `fsdpa_kernel_list` tables (experimental).
+    pub struct fsdpa_kernel_select {
+        pub size: usize,
+        pub fsdp_unit: i64,
+        pub max_rows: u64,
+    }
+);
+#[cfg(feature = "experimental")]
+c_struct!(
+    /// One row of the kernel table (experimental).
+    pub struct fsdpa_kernel_stat {
+        pub size: usize,
+        pub name: *const c_char,
+        pub short_name: *const c_char,
+        pub kernel_class: *const c_char,
+        pub family: *const c_char,
+        pub count: u64,
+        pub names: u64,
+        pub total_ns: i64,
+        pub mean_ns: i64,
+        pub p50_ns: i64,
+        pub min_ns: i64,
+        pub max_ns: i64,
+        pub share: f64,
+    }
+);
+#[cfg(feature = "experimental")]
+c_struct!(
+    /// One row of the op table (experimental).
+    pub struct fsdpa_op_stat {
+        pub size: usize,
+        pub name: *const c_char,
+        pub gpu_op: *const c_char,
+        pub category: *const c_char,
+        pub input_dims: *const c_char,
+        pub input_types: *const c_char,
+        pub concrete_inputs: *const c_char,
+        pub model: *const c_char,
+        pub dtype: *const c_char,
+        pub count: u64,
+        pub gpu_ops: u64,
+        pub names: u64,
+        pub kernel_ns: i64,
+        pub flops: i64,
+        pub bytes: i64,
+        pub tflops_per_s: f64,
+        pub tb_per_s: f64,
+        pub peak_share: f64,
+    }
+);
+#[cfg(feature = "experimental")]
+c_struct!(
+    /// Busy-time efficiency of a window (experimental).
+    pub struct fsdpa_efficiency {
+        pub size: usize,
+        pub step: i64,
+        pub window_ns: i64,
+        pub kernel_ns: i64,
+        pub modelled_ns: i64,
+        pub modelled_share: f64,
+        pub gemm_ns: i64,
+        pub attention_ns: i64,
+        pub conv_ns: i64,
+        pub elementwise_ns: i64,
+        pub reduction_ns: i64,
+        pub normalization_ns: i64,
+        pub copy_ns: i64,
+        pub communication_ns: i64,
+        pub other_ns: i64,
+        pub flops: i64,
+        pub mfu: f64,
+        pub device: i64,
+    }
+);
+#[cfg(feature = "experimental")]
+c_struct!(
+    /// A device's dense peaks from the peak table (experimental).
+    pub struct fsdpa_device_peak {
+        pub size: usize,
+        pub device: i64,
+        pub model: [c_char; 32],
+        pub fp64_tflops: f64,
+        pub fp32_tflops: f64,
+        pub tf32_tflops: f64,
+        pub fp16_tflops: f64,
+        pub bf16_tflops: f64,
+        pub fp8_tflops: f64,
+        pub hbm_tb_per_s: f64,
+    }
+);
+#[cfg(feature = "experimental")]
+c_struct!(
+    /// Options of `fsdpa_diff` (experimental).
+    pub struct fsdpa_diff_options {
+        pub size: usize,
+        pub format: fsdpa_format,
+        pub fail_on_regression_ppm: i64,
+        pub min_change_ppm: i64,
+        pub width: c_int,
+        pub color: c_int,
+        pub allocator: *const fsdpa_allocator,
+        pub max_memory_bytes: u64,
+    }
+);
 
 /// (field name, offset, size, C type).
 pub type FieldLayout = (&'static str, usize, usize, String);
@@ -910,9 +1035,18 @@ pub fn layouts() -> Vec<StructLayout> {
         one::<fsdpa_crossrank>(),
         one::<fsdpa_crossrank_rank>(),
         one::<fsdpa_summary_options>(),
+        one::<fsdpa_device_info>(),
     ];
     #[cfg(feature = "experimental")]
-    v.push(one::<fsdpa_annotate_options>());
+    v.extend([
+        one::<fsdpa_annotate_options>(),
+        one::<fsdpa_kernel_select>(),
+        one::<fsdpa_kernel_stat>(),
+        one::<fsdpa_op_stat>(),
+        one::<fsdpa_efficiency>(),
+        one::<fsdpa_device_peak>(),
+        one::<fsdpa_diff_options>(),
+    ]);
     v
 }
 
@@ -928,7 +1062,15 @@ pub fn experimental() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = Vec::new();
     #[cfg(feature = "experimental")]
     {
-        v.push(fsdpa_annotate_options::NAME);
+        v.extend([
+            fsdpa_annotate_options::NAME,
+            fsdpa_kernel_select::NAME,
+            fsdpa_kernel_stat::NAME,
+            fsdpa_op_stat::NAME,
+            fsdpa_efficiency::NAME,
+            fsdpa_device_peak::NAME,
+            fsdpa_diff_options::NAME,
+        ]);
         v.extend(signatures_experimental().iter().map(|s| s.0));
         v.extend(inline_experimental().iter().map(|s| s.0));
     }
@@ -1045,6 +1187,13 @@ api! { signatures_stable;
     pub fn fsdpa_trace_info_get(ctx: *mut fsdpa_ctx, info: *mut fsdpa_trace_info) -> fsdpa_status;
     /// Event counts.
     pub fn fsdpa_stats_get(ctx: *mut fsdpa_ctx, out: *mut fsdpa_stats) -> fsdpa_status;
+    /// Initialise a device description (all absent): writes at most `size` bytes and sets `size` to it
+    /// (the header's inline `fsdpa_device_info_init()` passes `sizeof`; so does [`fsdpa_device_info_init`]).
+    pub fn fsdpa_device_info_init_sized(info: *mut fsdpa_device_info, size: usize);
+    /// Describe a device (as a `deviceProperties` entry does).
+    pub fn fsdpa_device_info_set(ctx: *mut fsdpa_ctx, info: *const fsdpa_device_info) -> fsdpa_status;
+    /// The devices described so far: a list of `fsdpa_device_info`.
+    pub fn fsdpa_device_list(ctx: *mut fsdpa_ctx, out: *mut *mut fsdpa_list) -> fsdpa_status;
     /// The steps: a list of `fsdpa_step`.
     pub fn fsdpa_step_list(ctx: *mut fsdpa_ctx, out: *mut *mut fsdpa_list) -> fsdpa_status;
     /// The GPU streams: a list of `fsdpa_stream_info`.
@@ -1146,6 +1295,27 @@ api! { signatures_experimental;
     pub fn fsdpa_annotate_file(ctxs: *const *mut fsdpa_ctx, n: usize, i: usize, in_path: *const c_char,
                                out_path: *const c_char, opts: *const fsdpa_annotate_options,
                                err: *mut fsdpa_error) -> fsdpa_status;
+    /// Kernel-table defaults (experimental): writes at most `size` bytes and sets `size` to it
+    /// (the header's inline `fsdpa_kernel_select_init()` passes `sizeof`; so does [`fsdpa_kernel_select_init`]).
+    pub fn fsdpa_kernel_select_init_sized(sel: *mut fsdpa_kernel_select, size: usize);
+    /// The kernel table of a window: a list of `fsdpa_kernel_stat` (experimental).
+    pub fn fsdpa_kernel_list(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, sel: *const fsdpa_kernel_select,
+                             out: *mut *mut fsdpa_list) -> fsdpa_status;
+    /// The op table of a window: a list of `fsdpa_op_stat` (experimental).
+    pub fn fsdpa_op_list(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, max_rows: u64, out: *mut *mut fsdpa_list) -> fsdpa_status;
+    /// Busy-time efficiency of a window (experimental).
+    pub fn fsdpa_efficiency_query(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut fsdpa_efficiency) -> fsdpa_status;
+    /// Efficiency per ProfilerStep: a list of `fsdpa_efficiency` (experimental).
+    pub fn fsdpa_efficiency_step_list(ctx: *mut fsdpa_ctx, q: *const fsdpa_query, out: *mut *mut fsdpa_list) -> fsdpa_status;
+    /// A device's row of the peak table (experimental).
+    pub fn fsdpa_device_peak_get(ctx: *mut fsdpa_ctx, device: i64, out: *mut fsdpa_device_peak) -> fsdpa_status;
+    /// Diff defaults (experimental): writes at most `size` bytes and sets `size` to it
+    /// (the header's inline `fsdpa_diff_options_init()` passes `sizeof`; so does [`fsdpa_diff_options_init`]).
+    pub fn fsdpa_diff_options_init_sized(opts: *mut fsdpa_diff_options, size: usize);
+    /// Compare two runs, each a JSON report or a summary (experimental).
+    pub fn fsdpa_diff(base: *const c_char, base_len: usize, next: *const c_char, next_len: usize,
+                      opts: *const fsdpa_diff_options, out: *mut *mut c_char, out_len: *mut usize,
+                      regressed: *mut c_int, err: *mut fsdpa_error) -> fsdpa_status;
 }
 
 /// (name, exported function it calls, C return type, C parameter types,
@@ -1192,12 +1362,18 @@ inline_init! { inline_stable;
     pub fn fsdpa_report_options_init(opts: *mut fsdpa_report_options) => fsdpa_report_options_init_sized;
     /// Summary defaults (`fsdpa_summary_options_init`, inline in C).
     pub fn fsdpa_summary_options_init(opts: *mut fsdpa_summary_options) => fsdpa_summary_options_init_sized;
+    /// A device description, all absent (`fsdpa_device_info_init`, inline in C).
+    pub fn fsdpa_device_info_init(info: *mut fsdpa_device_info) => fsdpa_device_info_init_sized;
 }
 
 #[cfg(feature = "experimental")]
 inline_init! { inline_experimental;
     /// Annotate defaults (`fsdpa_annotate_options_init`, inline in C; experimental).
     pub fn fsdpa_annotate_options_init(opts: *mut fsdpa_annotate_options) => fsdpa_annotate_options_init_sized;
+    /// Kernel-table defaults (`fsdpa_kernel_select_init`, inline in C; experimental).
+    pub fn fsdpa_kernel_select_init(sel: *mut fsdpa_kernel_select) => fsdpa_kernel_select_init_sized;
+    /// Diff defaults (`fsdpa_diff_options_init`, inline in C; experimental).
+    pub fn fsdpa_diff_options_init(opts: *mut fsdpa_diff_options) => fsdpa_diff_options_init_sized;
 }
 
 /// Every `static inline` wrapper of the header mirrored here (for the ABI

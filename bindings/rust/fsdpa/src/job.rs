@@ -239,7 +239,7 @@ impl SummaryOptions {
 
 /// Calls `f(out, out_len, err)` (a C function that returns a buffer) and
 /// returns the text, or the error with the details the library filled in.
-fn text_with_error(
+pub(crate) fn text_with_error(
     f: impl FnOnce(*mut *mut c_char, *mut usize, *mut sys::fsdpa_error) -> sys::fsdpa_status,
 ) -> Result<String> {
     let mut out: *mut c_char = ptr::null_mut();

@@ -46,12 +46,20 @@
 //! `default-features = false` to keep to the stable API.
 #![warn(missing_docs)]
 
+#[cfg(feature = "experimental")]
+mod diff;
+mod efficiency;
 pub mod error;
 mod job;
 pub mod list;
 mod queries;
 pub mod report;
 
+#[cfg(feature = "experimental")]
+pub use diff::{diff, Diff, DiffOptions};
+pub use efficiency::Device;
+#[cfg(feature = "experimental")]
+pub use efficiency::{DevicePeak, Efficiency, KernelStat, OpStat};
 pub use error::{Error, Result, Status};
 pub use fsdpa_sys as sys;
 #[cfg(feature = "experimental")]
@@ -190,7 +198,7 @@ pub enum Format {
 }
 
 impl Format {
-    fn raw(self) -> sys::fsdpa_format {
+    pub(crate) fn raw(self) -> sys::fsdpa_format {
         match self {
             Format::Json => sys::FSDPA_FORMAT_JSON,
             Format::Text => sys::FSDPA_FORMAT_TEXT,
@@ -528,6 +536,12 @@ pub struct Event<'a> {
     pub pg_name: Option<&'a str>,
     pub sync_kind: Option<&'a str>,
     pub label: Option<&'a str>,
+    /// `args["Input Dims"]` of a cpu_op as JSON text (`record_shapes`)
+    pub input_dims: Option<&'a str>,
+    /// `args["Input type"]` as JSON text
+    pub input_types: Option<&'a str>,
+    /// `args["Concrete Inputs"]` as JSON text
+    pub concrete_inputs: Option<&'a str>,
 }
 
 /// Analysis context for one trace (one rank), fed incrementally.  Queries
@@ -651,6 +665,9 @@ impl Analyzer {
         (ev.label, ev.label_len) = s(e.label);
         (ev.pg_name, ev.pg_name_len) = s(e.pg_name);
         (ev.sync_kind, ev.sync_kind_len) = s(e.sync_kind);
+        (ev.input_dims, ev.input_dims_len) = s(e.input_dims);
+        (ev.input_types, ev.input_types_len) = s(e.input_types);
+        (ev.concrete_inputs, ev.concrete_inputs_len) = s(e.concrete_inputs);
         ev.pid = abs(e.pid);
         ev.tid = abs(e.tid);
         ev.ts_ns = abs(e.ts_ns);

@@ -476,9 +476,14 @@ fn init_passes_own_size() {
         fsdpa_query: fsdpa_query_init, fsdpa_query_init_sized;
         fsdpa_report_options: fsdpa_report_options_init, fsdpa_report_options_init_sized;
         fsdpa_summary_options: fsdpa_summary_options_init, fsdpa_summary_options_init_sized;
+        fsdpa_device_info: fsdpa_device_info_init, fsdpa_device_info_init_sized;
     );
     #[cfg(feature = "experimental")]
-    each!(fsdpa_annotate_options: fsdpa_annotate_options_init, fsdpa_annotate_options_init_sized);
+    each!(
+        fsdpa_annotate_options: fsdpa_annotate_options_init, fsdpa_annotate_options_init_sized;
+        fsdpa_kernel_select: fsdpa_kernel_select_init, fsdpa_kernel_select_init_sized;
+        fsdpa_diff_options: fsdpa_diff_options_init, fsdpa_diff_options_init_sized;
+    );
     assert_eq!(n, sys::inline_wrappers().len(), "every *_init wrapper is checked");
 }
 
