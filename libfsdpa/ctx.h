@@ -31,7 +31,7 @@ int64_t param_default(int p);
 struct fsdpa_input;
 
 /* Whole-trace analysis results kept between queries (ctx_cache_get). */
-enum { CACHE_FSDP_MODEL = 0, CACHE_BACKWARD, CACHE_SYNC_ALL, CACHE_SYNC_BLOCKING, CACHE_ALLOC, CACHE_LAUNCH_GAPS,
+enum { CACHE_FSDP_MODEL = 0, CACHE_BACKWARD, CACHE_SYNC_ALL, CACHE_SYNC_BLOCKING, CACHE_DEPGRAPH, CACHE_ALLOC, CACHE_LAUNCH_GAPS,
        CACHE_DL_CALLS, CACHE_DL_IDLE, CACHE_DATALOADER, CACHE_OP_ATTR, CACHE_OP_TABLE, CACHE_RANK_REPORT,
        CACHE__COUNT };
 typedef void (*ctx_cache_free_fn)(fsdpa_ctx *c, void *obj);

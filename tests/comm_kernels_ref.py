@@ -32,7 +32,9 @@ FAMILIES = [  # (family, regex on the qualified function name); first match wins
     ("rccl", re.compile(r"^(?i:rccl)")),
     ("msccl", re.compile(r"^(?i:msccl)(?!pp)")),
     ("mscclpp", re.compile(r"mscclpp::|^mscclpp")),
-    ("deep_ep", re.compile(r"^(?!.*(get_dispatch_layout|::layout::)).*deep_ep::")),
+    # DeepEP under its own namespace or a fork's (DeepSeek's dpsk::ep::internode::dispatch):
+    # ep:: with one of DeepEP's three transports
+    ("deep_ep", re.compile(r"^(?!.*(get_dispatch_layout|::layout::)).*(deep_ep::|ep::(intranode|internode|internode_ll)::)")),
     ("custom_allreduce", re.compile(r"cross_device_reduce_[12]stage")),
     ("quickreduce", re.compile(r"allreduce_prototype_")),
     ("trtllm_allreduce", re.compile(r"oneShotAllReduceKernel|twoShotAllReduceKernel|allReduceFusionKernel|"

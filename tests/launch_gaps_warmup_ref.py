@@ -7,7 +7,9 @@ ranks[0].launch_gaps.warmup and .sampling:
 - with two or more ProfilerStep ranges the warm-up is [start of the first,
   start of the second) and the steady range [start of the second, last end);
   with one the steady range is it, without any (and no inferred iterations)
-  the whole trace;
+  the whole trace; ProfilerStep ranges at the start holding a CUDA/HIP
+  graph-capture call (stream begin-capture, graph instantiate) are set-up
+  too, as long as a later step remains;
 - GPU idle and host-wait idle in those ranges (any iteration source: the
   reported ranges) as tests/verdicts/facts.py measures them;
 - the runtime calls with a correlation id, the span of their ids, and
@@ -22,6 +24,7 @@ from verdictlib import each_verdict_trace, load_facts, run
 facts = load_facts()  # the verdicts' independent recomputation
 SAMPLED = {"hta/trace_filter/sampled_rank-0.json.gz", "hta/trace_filter/sampled_rank-1.json.gz"}
 RATIO = 100
+CAPTURE = tuple(a + b for a in ("cuda", "cu", "hip") for b in ("StreamBeginCapture", "GraphInstantiate"))
 
 
 def judge(rel, path, rep):
@@ -41,7 +44,11 @@ def judge(rel, path, rep):
         want["iterations_from"] = "ProfilerStep"
         want["iterations"] = len(st)
         k = 1 if len(st) >= 2 else 0
+        cap = [any(s["_s"] <= e["_s"] < s["_e"] and e["name"].startswith(CAPTURE) for e in t.rt) for s in st]
+        while k < len(st) - 1 and cap[k]:
+            k += 1
         want["warmup_iterations"] = k
+        want["capture_iterations"] = sum(cap[:k])
         want["steady_start_ns"] = st[k]["_s"]
         want["steady_end_ns"] = max(e["_e"] for e in st[k:])
         if k:

@@ -149,10 +149,12 @@ def analyse(evs):
                 best = o
         return best
 
-    def waited(r, o, thr):
+    def waited(r, o, thr, own_copy=False):
         if o is None or not (o["ts"] < r["end"] and r["end"] - TOL <= o["end"] <= r["end"] + TOL and
                              o["end"] - r["ts"] >= thr):
             return False
+        if own_copy:  # condition (3) does not apply to a copy call's own copy
+            return True
         we = min(o["end"], r["end"])
         b = busy_in(unions[o["dev"]], r["ts"], we)
         return b >= thr and b >= (we - r["ts"]) - (we - r["ts"]) // 10
@@ -174,7 +176,7 @@ def analyse(evs):
             ["stream", "device", "own"]
         hit = None
         for what in order:
-            if what == "own" and mine is not None and waited(r, mine, thr):
+            if what == "own" and mine is not None and waited(r, mine, thr, mine["kind"] != "kernel"):
                 hit = (mine, "own_op", "stream")
             elif what == "stream" and key is not None:
                 o = last_before(key, r["ts"])

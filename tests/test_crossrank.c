@@ -807,9 +807,12 @@ static void cut(char *from, const char *to) { memmove(from, to, strlen(to) + 1);
 /* A report without what was added since 0.1: the cross_rank section's
  * collectives_seen, collectives_matched and left_out, the straggler-rank
  * finding's sentence on what it rests on and its evidence of the same, and
- * the not_judged and job sections. */
+ * the not_judged and job sections, and every finding's saving (null: a 0.1
+ * summary's findings were never replayed). */
 static void strip_since_01(char *r) {
   char *k;
+  while ((k = strstr(r, "\n      \"saving_ns\": "))) cut(k, strchr(k + 1, '\n'));
+  while ((k = strstr(r, "\n      \"saving_share\": "))) cut(k, strchr(k + 1, '\n'));
   while ((k = strstr(r, "\n    \"collectives_seen\": "))) cut(k, strchr(k + 1, '\n'));
   while ((k = strstr(r, "\n    \"collectives_matched\": "))) cut(k, strchr(k + 1, '\n'));
   if ((k = strstr(r, "\n    \"left_out\": {"))) cut(k, strstr(k, "\n    },") + 7);

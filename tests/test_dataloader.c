@@ -107,11 +107,13 @@ START_TEST(t_no_dataloader) {
 END_TEST
 
 /* gpu-starvation explained by dataloader-stall, exact: kernels [0,100)
- * [1000,1100) [2000,2100), each launched 10 ns before it starts, so both
- * gaps are host-bound: 900 + 900 = 1800 ns.  __next__ over [150,950) and
- * [1200,1400) (two iterator names: no iterations) holds 800 + 200 = 1000 ns
- * of it (555555 ppm, most of it).  gpu-starvation costs 1800, more than
- * dataloader-stall's 1000, yet is listed right after it. */
+ * [1000,1100) [2000,2100), each launched by a 5 ns call 10 ns before it
+ * starts, so both gaps are host-bound until the call returned and the
+ * device's for the last 5 ns: 895 + 895 = 1790 ns.  __next__ over [150,950)
+ * and [1200,1400) (two iterator names: no iterations) holds 800 + 200 =
+ * 1000 ns of the host-wait gaps' 1800 (555555 ppm, most of it).
+ * gpu-starvation costs 1790, more than dataloader-stall's 1000, yet is
+ * listed right after it. */
 static void add_linked(fsdpa_ctx *c, int reversed) {
   static const int64_t k[3][2] = {{0, 100}, {1000, 1100}, {2000, 2100}};
   for (int j = 0; j < 3; j++) {
@@ -134,7 +136,7 @@ START_TEST(t_starvation_explained_by_dataloader) {
   ck_assert_int_ge(d, 0);
   ck_assert_int_eq(g, d + 1);  /* the symptom right after its root cause */
   ck_assert_int_eq(tj_i64(js, FIELD(d, "cost_ns")), 1000);
-  ck_assert_int_eq(tj_i64(js, FIELD(g, "cost_ns")), 1800);
+  ck_assert_int_eq(tj_i64(js, FIELD(g, "cost_ns")), 1790);
   ck_assert(tj_str_is(js, FIELD(g, "evidence.explained_by"), "dataloader-stall"));
   ck_assert_int_eq(tj_i64(js, FIELD(g, "evidence.explained_ns")), 1000);
   ck_assert_int_eq(tj_i64(js, FIELD(g, "evidence.explained_ppm")), 555555);

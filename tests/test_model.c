@@ -103,9 +103,17 @@ START_TEST(t_workload_mode) {
   fsdpa_event py = tu_x("python_function", "torch/nn/modules/linear.py(124): forward", 10, 1, 0, 5, FSDPA_ABSENT);
   tu_add(c, &py);
   char *js = json_of(c);
-  ck_assert(tj_str_is(js, "ranks.0.workload.mode", "prefill"));
+  /* a forward, and nothing says it is a decoder language model's: inference */
+  ck_assert(tj_str_is(js, "ranks.0.workload.mode", "inference"));
   ck_assert(has_label(js, "single_gpu"));
   ck_assert(tj_str_is(js, "ranks.0.workload.evidence.1.example", "torch/nn/modules/linear.py(124): forward"));
+  free(js);
+  /* rotary embeddings in a module's name: a decoder LM's forward, its prefill */
+  fsdpa_event rot = tu_x("python_function", "nn.Module: Qwen2RotaryEmbedding_0", 10, 1, 6, 2, FSDPA_ABSENT);
+  tu_add(c, &rot);
+  js = json_of(c);
+  ck_assert(tj_str_is(js, "ranks.0.workload.mode", "prefill"));
+  ck_assert(tj_str_is(js, "ranks.0.workload.evidence.1.example", "nn.Module: Qwen2RotaryEmbedding_0"));
   free(js);
   tu_add_x(c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", 10, 2, 30, 5, FSDPA_ABSENT);
   js = json_of(c);

@@ -183,12 +183,18 @@ static void build_cost(fsdpa_ctx *c, int64_t next) {
   tu_launch_kernel(c, 10, next - 50 * US, 3, 7, next, next + 800 * US, "k2");
 }
 
-/* cpu-sync-stall's severity follows the GPU gap the wait opened, as a share of
- * the step (severity.warning_ppm 5 %, severity.critical_ppm 30 %), not how long
- * the thread blocked (24 % of the step in all three). */
+/* cpu-sync-stall's severity follows the GPU idle the wait caused, as a share
+ * of the step (severity.warning_ppm 5 %, severity.critical_ppm 30 %), not how
+ * long the thread blocked (24 % of the step in all three): the gap it opened,
+ * as far as the replay without it removes that gap.  k2 is launched 50 us
+ * before `next`, and after the wait the thread works (next - 5055) us before
+ * it launches k2: without the wait it would launch it at 200 us + that, so
+ * of the gap [5000, next) it removes at most 4805 us (the wait's length):
+ * a 7 ms gap that opened under it cost only those 4805 us, 24 % (a warning,
+ * where the gap alone would say critical). */
 START_TEST(t_sync_severity_by_cost) {
-  static const struct { int64_t next; const char *sev; } C[] = {
-      {5150 * US, "info"}, {7000 * US, "warning"}, {12000 * US, "critical"}};
+  static const struct { int64_t next; const char *sev; int64_t cost; } C[] = {
+      {5150 * US, "info", 150 * US}, {7000 * US, "warning", 2000 * US}, {12000 * US, "warning", 4805 * US}};
   for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
     fsdpa_ctx *c = tu_new_ctx();
     build_cost(c, C[i].next);
@@ -196,15 +202,23 @@ START_TEST(t_sync_severity_by_cost) {
     ck_assert_ptr_nonnull(rep);
     ck_assert(tu_report_has_finding(rep, "cpu-sync-stall"));
     ck_assert_msg(tj_str_is(rep, "findings.[id=cpu-sync-stall].severity", C[i].sev), "case %zu", i);
+    ck_assert_int_eq(tj_i64(rep, "findings.[id=cpu-sync-stall].cost_ns"), C[i].cost);
+    ck_assert_int_eq(tj_i64(rep, "findings.[id=cpu-sync-stall].evidence.gpu_idle_caused_ns"), C[i].cost);
     ck_assert_int_eq(tj_i64(rep, "findings.[id=cpu-sync-stall].evidence.gpu_idle_opened_ns"), C[i].next - 5000 * US);
     ck_assert_int_eq(tj_i64(rep, "findings.[id=cpu-sync-stall].evidence.gpu_idle_opened_ppm"),
                      (C[i].next - 5000 * US) / 20); /* ns per 20 ms, in ppm */
     free(rep);
     if (i == 2) { /* the thresholds are the params */
-      ck_assert_int_eq(fsdpa_param_set(c, "severity.critical_ppm", "400000"), FSDPA_OK);
+      ck_assert_int_eq(fsdpa_param_set(c, "severity.critical_ppm", "240000"), FSDPA_OK);
       rep = tu_report(c, FSDPA_FORMAT_JSON);
       ck_assert_ptr_nonnull(rep);
-      ck_assert(tj_str_is(rep, "findings.[id=cpu-sync-stall].severity", "warning"));
+      ck_assert(tj_str_is(rep, "findings.[id=cpu-sync-stall].severity", "critical"));
+      free(rep);
+      ck_assert_int_eq(fsdpa_param_set(c, "severity.critical_ppm", "300000"), FSDPA_OK);
+      ck_assert_int_eq(fsdpa_param_set(c, "severity.warning_ppm", "250000"), FSDPA_OK);
+      rep = tu_report(c, FSDPA_FORMAT_JSON);
+      ck_assert_ptr_nonnull(rep);
+      ck_assert(tj_str_is(rep, "findings.[id=cpu-sync-stall].severity", "info"));
       free(rep);
     }
     fsdpa_ctx_free(c);
@@ -229,7 +243,7 @@ START_TEST(t_sync_cost_is_opened) {
   ck_assert_int_eq(tj_i64(rep, "findings.[id=cpu-sync-stall].evidence.gpu_idle_ns"), 6000 * US);
   char *t = tj_str(rep, "findings.[id=cpu-sync-stall].title");
   ck_assert_ptr_nonnull(t);
-  ck_assert_msg(strncmp(t, "CPU waits opened 2.00 ms of GPU idle; the thread blocked 6.80 ms", 64) == 0, "%s", t);
+  ck_assert_msg(strncmp(t, "CPU waits cost 2.00 ms of GPU idle; the thread blocked 6.80 ms", 62) == 0, "%s", t);
   free(t);
   free(rep);
   fsdpa_ctx_free(c);

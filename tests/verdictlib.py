@@ -67,18 +67,95 @@ def load_facts():
     return f
 
 
-def verdict_traces():
-    """The corpus paths (relative to CORPUS) of the verdicts that expect a report, in the verdicts'
-    sorted order."""
-    vdir = os.path.join(ROOT, "tests", "verdicts")
+VERDICTS = os.path.join(ROOT, "tests", "verdicts")
+
+
+def heldout_names(vdir=VERDICTS):
+    """The verdict files of the held-out half (tests/verdicts/HELDOUT): never used to tune rules,
+    reported by the checks but not gated on."""
+    try:
+        with open(os.path.join(vdir, "HELDOUT")) as fh:
+            return {l.strip() for l in fh if l.strip() and not l.startswith("#")}
+    except FileNotFoundError:
+        return set()
+
+
+def verdicts(half="tuning", vdir=VERDICTS):
+    """The verdict files as (file name, parsed verdict), sorted by name: half "tuning" (the default:
+    what the checks gate on), "heldout" or "all"."""
+    held = heldout_names(vdir)
     out = []
     for f in sorted(os.listdir(vdir)):
-        if f.endswith(".json"):
-            with open(os.path.join(vdir, f)) as fh:
-                v = json.load(fh)
-            if not v.get("expect_rejected"):
-                out.append(v["trace"])
+        if not f.endswith(".json"):
+            continue
+        if (half == "tuning" and f in held) or (half == "heldout" and f not in held):
+            continue
+        with open(os.path.join(vdir, f)) as fh:
+            out.append((f, json.load(fh)))
     return out
+
+
+def verdict_traces(half="tuning"):
+    """The corpus paths (relative to CORPUS) of the verdicts that expect a report, in the verdicts'
+    sorted order."""
+    return [v["trace"] for _, v in verdicts(half) if not v.get("expect_rejected")]
+
+
+SEV = {"info": 0, "warning": 1, "critical": 2}
+
+
+def finding_levels(rep):
+    """id -> the highest severity (SEV) the report's findings give it."""
+    out = {}
+    for f in rep["findings"]:
+        out[f["id"]] = max(out.get(f["id"], -1), SEV[f["severity"]])
+    return out
+
+
+def judge_findings(name, got, exp, forb, misses):
+    """A verdict's expected findings (present, severity within bounds) and forbidden ones (absent, or
+    below their min_severity) against got (finding_levels); appends one line per miss and returns
+    (met, expectations)."""
+    ok = n = 0
+    for e in exp:
+        n += 1
+        s = got.get(e["id"])
+        lo, hi = SEV[e.get("min_severity", "info")], SEV[e.get("max_severity", "critical")]
+        if s is None:
+            misses.append("%s: expected %s missing" % (name, e["id"]))
+        elif not lo <= s <= hi:
+            misses.append("%s: expected %s at %s..%s, got %s" % (name, e["id"], e.get("min_severity", "info"),
+                                                                e.get("max_severity", "critical"),
+                                                                [k for k, v in SEV.items() if v == s][0]))
+        else:
+            ok += 1
+    for e in forb:
+        n += 1
+        s = got.get(e["id"])
+        lim = SEV[e["min_severity"]] if "min_severity" in e else 0
+        if s is not None and s >= lim:
+            misses.append("%s: forbidden %s fires (%s)" % (name, e["id"], [k for k, v in SEV.items() if v == s][0]))
+        else:
+            ok += 1
+    return ok, n
+
+
+def score_verdict(v, report_of, misses):
+    """(met, expectations) of one verdict: its findings for its trace, and its job's over the job's
+    traces; report_of(paths) gives a parsed report or None (the report failed)."""
+    got = report_of([os.path.join(CORPUS, v["trace"])])
+    if got is None:
+        misses.append("%s: the report failed" % v["trace"])
+        return 0, 1
+    ok, n = judge_findings(v["trace"], finding_levels(got), v.get("expected_findings", []),
+                           v.get("forbidden_findings", []), misses)
+    job = v.get("job")
+    if job:
+        jg = report_of([os.path.join(CORPUS, t) for t in job["traces"]])
+        o2, n2 = judge_findings(v["trace"] + " (job)", finding_levels(jg) if jg else {},
+                                job.get("expected_findings", []), job.get("forbidden_findings", []), misses)
+        ok, n = ok + o2, n + n2
+    return ok, n
 
 
 def each_verdict_trace(judge):

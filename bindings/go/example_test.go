@@ -111,7 +111,11 @@ func ExampleReportFindings() {
 	}
 	for _, f := range fl.Items {
 		rs, _ := f.Ranges()
-		fmt.Printf("%s %s rank %d: %s (%d ns, %d ranges)\n", f.Severity, f.ID, f.Rank, f.Title, *f.CostNs, len(rs))
+		saves := "no what-if"
+		if f.SavingNs != nil {
+			saves = fmt.Sprintf("fixing it saves %d ns", *f.SavingNs)
+		}
+		fmt.Printf("%s %s rank %d: %s (%d ns, %s, %d ranges)\n", f.Severity, f.ID, f.Rank, f.Title, *f.CostNs, saves, len(rs))
 	}
 	if fl.Worst != nil && fl.Worst.Level() >= fsdpa.SeverityWarning.Level() {
 		os.Exit(1)

@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"encoding/json"
+	"strconv"
 	"unsafe"
 )
 
@@ -61,7 +62,9 @@ type FindingList struct {
 func goFinding(f *C.fsdpa_finding) Finding {
 	out := Finding{ID: C.GoString(f.id), Severity: severityOf(f.severity), Rank: int64(f.rank),
 		Step: optInt(f.step), CostNs: optInt(f.cost_ns), Title: C.GoString(f.title),
-		Detail: C.GoString(f.detail), Advice: C.GoString(f.advice), typed: true}
+		Detail: C.GoString(f.detail), Advice: C.GoString(f.advice), typed: true,
+		SavingNs: optInt(f.saving_ns), SavingShare: savingShare(f.saving_ns, f.saving_window_ns),
+		savingWindow: optInt(f.saving_window_ns)}
 	if out.Rank == absent {
 		out.Rank = -1
 	}
@@ -83,6 +86,18 @@ func goFinding(f *C.fsdpa_finding) Finding {
 		}
 	}
 	return out
+}
+
+// savingShare is the report's saving_share: the saving over the window it
+// was measured over, rounded as the report writes a ratio (6 decimals), so a
+// typed finding carries the value its JSON twin parses to; nil without a
+// saving, and for a negative one (the report's null).
+func savingShare(saving, window C.int64_t) *float64 {
+	if int64(saving) == absent || window <= 0 || saving < 0 {
+		return nil
+	}
+	x, _ := strconv.ParseFloat(strconv.FormatFloat(float64(saving)/float64(window), 'f', 6, 64), 64)
+	return &x
 }
 
 // takeFindings copies a list of findings and its worst severity, and frees it.

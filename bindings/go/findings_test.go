@@ -50,6 +50,25 @@ func checkFindings(t *testing.T, where string, fl FindingList, rep jobj) int {
 		c.eq("detail", f.Detail)
 		c.eq("advice", f.Advice)
 		c.eq("cost_ns", f.CostNs)
+		c.eq("saving_ns", f.SavingNs)
+		c.ratio("saving_share", f.SavingShare, 6)
+		// the saving's window is the evidence's, absent with the saving
+		var window *int64
+		if f.SavingNs != nil {
+			if ev, ok := c.raw("evidence").(jobj); ok {
+				if w, ok := ev["saving_window_ns"].(json.Number); ok {
+					x, err := w.Int64()
+					if err != nil {
+						t.Errorf("%s.evidence.saving_window_ns: %v", c.where, err)
+					}
+					window = &x
+				}
+			}
+		}
+		n++
+		if got := gtext(must(f.SavingWindowNs())(t)); got != gtext(window) {
+			t.Errorf("%s: saving window %s, the report's evidence has %s", c.where, got, gtext(window))
+		}
 		// the evidence object is the report's, as JSON text
 		want, _ := json.Marshal(c.raw("evidence"))
 		n++
@@ -106,6 +125,8 @@ func checkParsedFindings(t *testing.T, where string, fl FindingList, r *Report) 
 		p := r.Findings[i]
 		if f.ID != p.ID || f.Severity != p.Severity || f.Rank != p.Rank || gtext(f.Step) != gtext(p.Step) ||
 			f.Title != p.Title || f.Detail != p.Detail || f.Advice != p.Advice || gtext(f.CostNs) != gtext(p.CostNs) || gtext(f.CostBytes) != gtext(p.CostBytes) ||
+			gtext(f.SavingNs) != gtext(p.SavingNs) || fixed(f.SavingShare, -1) != fixed(p.SavingShare, -1) ||
+			gtext(must(f.SavingWindowNs())(t)) != gtext(must(p.SavingWindowNs())(t)) ||
 			normJSON(t, f.Evidence) != normJSON(t, p.Evidence) {
 			t.Errorf("%s finding %d:\n  typed  %+v\n  parsed %+v", where, i, f, p)
 		}
@@ -121,7 +142,7 @@ func TestFindingsMatchJSONReport(t *testing.T) {
 	for i := range scenarios {
 		paths = append(paths, genScenario(t, i))
 	}
-	total := 0
+	total, replayed := 0, 0
 	for _, p := range paths {
 		a, err := NewWithOptions(Options{Name: p})
 		if err != nil {
@@ -134,10 +155,19 @@ func TestFindingsMatchJSONReport(t *testing.T) {
 		fl := must(a.Findings())(t)
 		total += checkFindings(t, p, fl, rep)
 		checkParsedFindings(t, p, fl, must(a.Result())(t))
+		for _, f := range fl.Items {
+			if f.SavingNs != nil {
+				replayed++
+			}
+		}
 		if again := must(ReportFindings([]*Analyzer{a}))(t); !reflect.DeepEqual(again, fl) {
 			t.Errorf("%s: ReportFindings of the analyzer alone differs from Findings()", p)
 		}
 		a.Close()
+	}
+	// the what-if savings were compared, not only their absence
+	if replayed == 0 {
+		t.Error("no finding of the single traces carries a saving")
 	}
 	// several ranks: the job's findings, cross-rank ones included
 	jobPaths, as := stragglerJob(t)
@@ -177,7 +207,7 @@ func TestFindingsMatchJSONReport(t *testing.T) {
 	two := []*Analyzer{as[2], as[0]}
 	rep2 := decodeJSON(t, runCLI(t, "analyze", "--format", "json", "--no-progress", jobPaths[2], jobPaths[0])).(jobj)
 	total += checkFindings(t, "ranks 2,0", must(ReportFindings(two))(t), rep2)
-	fmt.Printf("# typed findings: %d values equal to the JSON reports'\n", total)
+	fmt.Printf("# typed findings: %d values equal to the JSON reports' (%d replayed savings)\n", total, replayed)
 }
 
 // A trace without findings: an empty list, no worst severity.

@@ -50,7 +50,7 @@ type RankReport struct {
 	SyncClasses  json.RawMessage `json:"sync_classes"`  // runtime calls by API class, blocking by name or by behaviour
 	OtherDevices json.RawMessage `json:"other_devices"` // device backends present but not analyzed
 	Dataloader   json.RawMessage `json:"dataloader"`    // DataLoader ranges and the GPU idle inside them
-	Workload     json.RawMessage `json:"workload"`      // parallelism labels, mode (train/prefill/decode/mixed), evidence
+	Workload     json.RawMessage `json:"workload"`      // parallelism labels, mode (train/prefill/decode/mixed/inference), evidence
 	Iterations   json.RawMessage `json:"iterations"`    // how the iterations were found (source, rule), count, ranges
 }
 
@@ -83,11 +83,22 @@ type Finding struct {
 	Advice   string   `json:"advice"`
 	CostNs   *int64   `json:"cost_ns"` // the time the problem costs
 	// CostBytes is a memory finding's cost in bytes (allocator-fragmentation); nil on others.
-	CostBytes *int64          `json:"cost_bytes,omitempty"`
-	Evidence  json.RawMessage `json:"evidence"` // the numbers that triggered it (incl. "ranges"), as JSON text
+	CostBytes *int64 `json:"cost_bytes,omitempty"`
+	// SavingNs is what fixing it would save: the latest end of the work of
+	// its judged window as recorded, minus the same after replaying the
+	// rank's dependency graph with the finding's edges removed (recomputed
+	// through every dependency; docs/report-contract.md "What-if"); nil where
+	// the fix is not replayed (cross-rank findings, memory costs, the
+	// backward schedule).  SavingWindowNs is the window's length.
+	SavingNs *int64 `json:"saving_ns"`
+	// SavingShare is SavingNs over the window's length, as the report writes
+	// it (6 decimals); nil with SavingNs, and for a negative saving.
+	SavingShare *float64        `json:"saving_share"`
+	Evidence    json.RawMessage `json:"evidence"` // the numbers that triggered it (incl. "ranges"), as JSON text
 
-	typed  bool    // read from fsdpa_finding: ranges holds its evidence ranges
-	ranges []Range // typed ranges, worst first
+	typed        bool    // read from fsdpa_finding: ranges and savingWindow hold its own values
+	ranges       []Range // typed ranges, worst first
+	savingWindow *int64  // typed fsdpa_finding.saving_window_ns
 }
 
 // Range is a time range a viewer should jump to: absolute ns, [StartNs, EndNs).
@@ -111,6 +122,24 @@ func (f *Finding) Ranges() ([]Range, error) {
 	}
 	err := json.Unmarshal(f.Evidence, &ev)
 	return ev.Ranges, err
+}
+
+// SavingWindowNs returns the length of the window SavingNs was measured
+// over, nil with SavingNs: for a typed finding the library's
+// fsdpa_finding.saving_window_ns, for a finding of the JSON report its
+// evidence.saving_window_ns.
+func (f *Finding) SavingWindowNs() (*int64, error) {
+	if f.typed {
+		return f.savingWindow, nil
+	}
+	if f.SavingNs == nil || len(f.Evidence) == 0 || string(f.Evidence) == "null" {
+		return nil, nil
+	}
+	var ev struct {
+		SavingWindowNs *int64 `json:"saving_window_ns"`
+	}
+	err := json.Unmarshal(f.Evidence, &ev)
+	return ev.SavingWindowNs, err
 }
 
 // ParseReport parses the text fsdpa_report() wrote in JSON format.

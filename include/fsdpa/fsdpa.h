@@ -1431,6 +1431,17 @@ typedef struct fsdpa_finding {
                                    `cost_bytes`, with `cost_ns` 0 */
   size_t nranges;             /**< number of evidence time ranges, worst first */
   const fsdpa_range *ranges;  /**< the ranges (NULL when nranges is 0) */
+  /* since 0.3 */
+  int64_t saving_ns;          /**< what fixing it would save: the latest end of the work of its judged
+                                   window (saving_window_ns) as recorded, minus the same after replaying
+                                   the rank's dependency graph with the finding's named edges removed
+                                   (calls that take no time, ops that take none, CPU time removed;
+                                   docs/report-contract.md "What-if"), so recomputed through every
+                                   dependency, not subtracted; ::FSDPA_ABSENT where the finding's fix
+                                   cannot be replayed (cross-rank findings, memory costs, the
+                                   backward schedule) */
+  int64_t saving_window_ns;   /**< the length of the window saving_ns was measured over; ::FSDPA_ABSENT
+                                   with it */
 } fsdpa_finding;
 
 /**

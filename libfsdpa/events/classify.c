@@ -184,6 +184,18 @@ static int ccl_family(const char *s, size_t n) {
   return CF_NONE;
 }
 
+/* DeepEP's kernels, under its own namespace or a fork's: deep_ep::, or any
+ * top namespace with DeepEP's ep:: and its three transports (intranode,
+ * internode, internode_ll), as DeepSeek's own build names them
+ * (dpsk::ep::internode::dispatch, ...::combine, ...::notify_dispatch,
+ * ...::cached_notify). */
+static int ep_kernel(const char *f, size_t fn) {
+  if (find(f, fn, LIT("deep_ep::"))) return 1;
+  if (!find(f, fn, LIT("ep::"))) return 0;
+  return find(f, fn, LIT("ep::intranode::")) || find(f, fn, LIT("ep::internode::")) ||
+         find(f, fn, LIT("ep::internode_ll::"));
+}
+
 /* Communication libraries that are not NCCL, by the names their sources give
  * their kernels (DeepEP csrc/kernels, vLLM/sglang custom_all_reduce.cuh,
  * vLLM quickreduce, TensorRT-LLM customAllReduceKernels / allReduceFusion,
@@ -197,8 +209,7 @@ static int lib_family(const char *s, size_t n, int *coll) {
   fn_region(s, n, &f, &fn);
   *coll = COLL_OTHER;
   if (find(f, fn, LIT("mscclpp::")) || starts(f, fn, LIT("mscclpp"))) return CF_MSCCLPP;
-  if (find(f, fn, LIT("deep_ep::")) && !find(f, fn, LIT("get_dispatch_layout")) &&
-      !find(f, fn, LIT("::layout::"))) {
+  if (ep_kernel(f, fn) && !find(f, fn, LIT("get_dispatch_layout")) && !find(f, fn, LIT("::layout::"))) {
     int house = find(f, fn, LIT("notify")) || find(f, fn, LIT("clean"));
     if (!house && (find(f, fn, LIT("dispatch")) || find(f, fn, LIT("combine")))) *coll = COLL_ALLTOALL;
     return CF_DEEP_EP;
@@ -377,6 +388,16 @@ uint32_t classify_name(const char *s, size_t n) {
   if (starts(s, n, LIT("nccl:"))) f |= NC_NCCL_ANNOT;
   if (find(s, n, LIT("empty_cache")) || find(s, n, LIT("emptyCache"))) f |= NC_EMPTY_CACHE;
   return f;
+}
+
+int classify_graph_capture(const char *s, size_t n) {
+  static const struct { const char *p; size_t len; } P[] = {
+      {LIT("cudaStreamBeginCapture")}, {LIT("cuStreamBeginCapture")}, {LIT("hipStreamBeginCapture")},
+      {LIT("cudaGraphInstantiate")},   {LIT("cuGraphInstantiate")},   {LIT("hipGraphInstantiate")},
+  };
+  for (size_t i = 0; i < sizeof P / sizeof P[0]; i++)
+    if (starts(s, n, P[i].p, P[i].len)) return 1;
+  return 0;
 }
 
 int64_t step_number(const char *s, size_t n) {

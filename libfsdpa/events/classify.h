@@ -94,7 +94,7 @@ enum comm_family {
   CF_RCCL,         /* rccl... */
   CF_MSCCL,        /* mscclKernel_*, msccl... */
   CF_MSCCLPP,      /* mscclpp::... */
-  CF_DEEP_EP,      /* deep_ep:: dispatch / combine / notify / clean (not get_dispatch_layout) */
+  CF_DEEP_EP,      /* DeepEP (deep_ep::, a fork's <ns>::ep::{intranode,internode,internode_ll}::) dispatch / combine / notify / clean (not get_dispatch_layout) */
   CF_CUSTOM_AR,    /* vLLM / sglang cross_device_reduce_{1,2}stage */
   CF_QUICKREDUCE,  /* allreduce_prototype_* (vLLM quickreduce, aiter; ROCm) */
   CF_TRTLLM_AR,    /* TensorRT-LLM one/twoShotAllReduceKernel, allReduceFusionKernel*, lamport* */
@@ -118,4 +118,9 @@ uint32_t classify_name(const char *name, size_t len);
 
 /* ProfilerStep#N -> N (or -1). */
 int64_t step_number(const char *name, size_t len);
+
+/* A runtime call that captures or instantiates a CUDA / HIP graph
+ * (cudaStreamBeginCapture, cudaGraphInstantiate, their driver and HIP
+ * forms): the step that makes it records the graph instead of running it. */
+int classify_graph_capture(const char *name, size_t len);
 #endif

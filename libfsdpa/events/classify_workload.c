@@ -65,6 +65,17 @@ static int seq_par(const char *s, size_t n) {
   return has(s, n, LIT("_sequence_parallel_region")) || has(s, n, LIT("SequenceParallelRegion"));
 }
 
+/* A decoder language model, the kind whose single forward over a prompt is
+ * a prefill: its causal-LM or generation head, rotary position embeddings,
+ * a KV cache, or attention over one (paged, flash-with-KV-cache).  An
+ * encoder (BERT's masked-LM head) or a vision model has none of them, and
+ * its forward-only pass is plain inference. */
+static int decoder_lm(const char *s, size_t n) {
+  return has(s, n, LIT("CausalLM")) || has(s, n, LIT("ForConditionalGeneration")) || ihas(s, n, LIT("rotary")) ||
+         ihas(s, n, LIT("kv_cache")) || has(s, n, LIT("KVCache")) || has(s, n, LIT("past_key_value")) ||
+         ihas(s, n, LIT("paged_attention")) || has(s, n, LIT("flash_attn_with_kvcache"));
+}
+
 uint32_t classify_workload(const char *s, size_t n) {
   if (!s || !n) return 0;
   uint32_t f = comm_op(s, n);
@@ -82,22 +93,30 @@ uint32_t classify_workload(const char *s, size_t n) {
     f |= WH_EMBEDDING;
   if (has(s, n, LIT("deep_ep::"))) f |= WH_DEEP_EP | WH_MOE;
   if (ihas(s, n, LIT("moe")) || ihas(s, n, LIT("expert"))) f |= WH_MOE;
+  /* pipeline schedules by their names: torch.distributed.pipelining's
+   * (Schedule1F1B, ScheduleGPipe, ScheduleInterleavedZeroBubble,
+   * ScheduleDualPipeV ...), Megatron's forward_backward_pipelining_*, and
+   * the schedule annotations of DualPipe-style trainers ("1F1B") */
   if (has(s, n, LIT("PipelineStage")) || has(s, n, LIT("pipelining")) ||
-      has(s, n, LIT("PipelineSchedule")))
+      has(s, n, LIT("PipelineSchedule")) || ihas(s, n, LIT("1F1B")) || has(s, n, LIT("DualPipe")) ||
+      has(s, n, LIT("ZeroBubble")) || has(s, n, LIT("GPipe")))
     f |= WH_P2P;
   if (has(s, n, LIT("backward")) || has(s, n, LIT("_bwd")) || has(s, n, LIT("bwd_")) ||
       has(s, n, LIT("wgrad")) || has(s, n, LIT("dgrad")) || has(s, n, LIT("_wrw")))
     f |= WH_BWD_KERNEL;
   if (seq_par(s, n)) f |= WH_SEQ_PAR;
+  if (decoder_lm(s, n)) f |= WH_DECODER_LM;
   return f;
 }
 
 int classify_pyframe(const char *cat, size_t cl, const char *s, size_t n) {
   if (cl != 15 || memcmp(cat, "python_function", 15) != 0 || !s) return 0;
-  if (starts(s, n, LIT("nn.Module: ")) || ends(s, n, LIT("): forward"))) return 1;
-  if (ends(s, n, LIT("): backward"))) return 2;
-  if (seq_par(s, n)) return 3;
-  return 0;
+  int f = 0;
+  if (starts(s, n, LIT("nn.Module: ")) || ends(s, n, LIT("): forward"))) f |= PY_FORWARD;
+  else if (ends(s, n, LIT("): backward"))) f |= PY_BACKWARD;
+  if (seq_par(s, n)) f |= PY_SEQ_PAR;
+  if (decoder_lm(s, n)) f |= PY_DECODER_LM;
+  return f;
 }
 
 static int number_after(const char *s, size_t n, const char *key, size_t kl, int64_t *v) {
@@ -125,6 +144,38 @@ int classify_engine_step(const char *s, size_t n, int64_t *context, int64_t *gen
   *context = c;
   *generation = g;
   return 1;
+}
+
+static int is_alpha(char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'); }
+
+static int word_is(const char *w, size_t n, const char *lit, size_t ln, int any_case) {
+  if (n != ln) return 0;
+  for (size_t i = 0; i < n; i++) {
+    char a = w[i], b = lit[i];
+    if (any_case && a >= 'A' && a <= 'Z') a = (char)(a - 'A' + 'a');
+    if (a != b) return 0;
+  }
+  return 1;
+}
+
+int classify_phase(const char *s, size_t n) {
+  int ph = 0;
+  if (!s) return 0;
+  for (size_t i = 0; i < n;) {
+    if (!is_alpha(s[i])) {
+      i++;
+      continue;
+    }
+    size_t j = i;
+    while (j < n && is_alpha(s[j])) j++;
+    const char *w = s + i;
+    size_t wn = j - i;
+    if (word_is(w, wn, LIT("prefill"), 1) || word_is(w, wn, LIT("EXTEND"), 0)) ph |= PH_PREFILL;
+    if (word_is(w, wn, LIT("DECODE"), 0) || (word_is(w, wn, LIT("decode"), 0) && !(i && s[i - 1] == '_')))
+      ph |= PH_DECODE;
+    i = j;
+  }
+  return ph;
 }
 
 int classify_iteration_mark(const char *s, size_t n) {

@@ -22,22 +22,34 @@ enum {
   WH_COMM_OP = 1u << 12,   /* any CPU-side communication op or annotation (nccl:*, gloo:*, c10d::*, record_param_comms, ...) */
   WH_AG_RS = 1u << 13,     /* an all-gather or reduce-scatter op */
   WH_RS = 1u << 14,        /* of those, a reduce-scatter */
-  WH_SEQ_PAR = 1u << 15    /* Megatron's sequence-parallel mappings: *_sequence_parallel_region functions, *SequenceParallelRegion autograd Functions */
+  WH_SEQ_PAR = 1u << 15,   /* Megatron's sequence-parallel mappings: *_sequence_parallel_region functions, *SequenceParallelRegion autograd Functions */
+  WH_DECODER_LM = 1u << 16 /* a decoder language model's parts: a causal-LM / generation module, rotary embeddings, a KV cache, paged or KV-cache attention */
 };
 
 /* Hint bits of an event name (cpu op, annotation or kernel). */
 uint32_t classify_workload(const char *name, size_t len);
 
-/* A Python frame event (category python_function): 1 when it is a module's
- * forward ("...py(N): forward", "nn.Module: X"), 2 when it is a backward
- * call ("...py(N): backward"), 3 when it is one of Megatron's
- * sequence-parallel mappings (WH_SEQ_PAR), else 0. */
+/* A Python frame event (category python_function): PY_* bits, 0 for a
+ * frame that tells nothing. */
+enum {
+  PY_FORWARD = 1,     /* a module's forward ("...py(N): forward", "nn.Module: X") */
+  PY_BACKWARD = 2,    /* a backward call ("...py(N): backward") */
+  PY_SEQ_PAR = 4,     /* one of Megatron's sequence-parallel mappings (WH_SEQ_PAR) */
+  PY_DECODER_LM = 8   /* a decoder language model's part (WH_DECODER_LM) */
+};
 int classify_pyframe(const char *cat, size_t cat_len, const char *name, size_t len);
 
 /* An inference engine's step annotation, as vLLM writes it:
  * "execute_<tokens>_context_<n>(...)_generation_<m>(...)".  Returns 1 and
  * the request counts, or 0. */
 int classify_engine_step(const char *name, size_t len, int64_t *context, int64_t *generation);
+/* A serving phase an annotation names: PH_PREFILL for the word "prefill"
+ * (any case) or "EXTEND", PH_DECODE for "DECODE" or a "decode" that is not
+ * the end of a snake_case name ("## decode ##", "step[DECODE bs=32]",
+ * "capture_32_DECODE"; not "video_decode", "jpeg_decode", "decoder").  A
+ * word is a run of letters; ForwardMode names are upper case. */
+enum { PH_PREFILL = 1, PH_DECODE = 2 };
+int classify_phase(const char *name, size_t len);
 /* Annotations that delimit iterations when a trace has no ProfilerStep. */
 enum {
   IT_NONE = 0,

@@ -13,7 +13,7 @@ void store_init(store *s) {
   memset(s, 0, sizeof *s);
   intern_init(&s->names);
   intern_init(&s->shapes);
-  s->py_forward_name = s->py_backward_name = s->py_seq_par_name = INTERN_NONE;
+  s->py_forward_name = s->py_backward_name = s->py_seq_par_name = s->py_decoder_lm_name = INTERN_NONE;
   s->gen = 1;
 }
 
@@ -237,11 +237,13 @@ fsdpa_status store_add(fa_alloc *a, store *s, const fsdpa_event *ev) {
       st->other++;
     } else if (ev->cat && ev->ph == 'X') {
       int py = classify_pyframe(ev->cat, ev->cat_len, name, nlen);
-      if (py) {
-        uint64_t *cnt = py == 1 ? &s->py_forward : py == 2 ? &s->py_backward : &s->py_seq_par;
-        uint32_t *first = py == 1 ? &s->py_forward_name : py == 2 ? &s->py_backward_name : &s->py_seq_par_name;
-        if (*first == INTERN_NONE && (*first = name_get(a, s, name, nlen)) == INTERN_NONE) FAIL();
-        (*cnt)++;
+      static const int bits[4] = {PY_FORWARD, PY_BACKWARD, PY_SEQ_PAR, PY_DECODER_LM};
+      uint64_t *cnt[4] = {&s->py_forward, &s->py_backward, &s->py_seq_par, &s->py_decoder_lm};
+      uint32_t *first[4] = {&s->py_forward_name, &s->py_backward_name, &s->py_seq_par_name, &s->py_decoder_lm_name};
+      for (int b = 0; b < 4; b++) {
+        if (!(py & bits[b])) continue;
+        if (*first[b] == INTERN_NONE && (*first[b] = name_get(a, s, name, nlen)) == INTERN_NONE) FAIL();
+        (*cnt[b])++;
       }
     }
     return FSDPA_OK;

@@ -172,11 +172,12 @@ typedef struct store {
   uint32_t *track_slots;  /* hash (pid,tid,gpu) -> id+1 */
   size_t track_nslots;
   /* Python frames are not kept, but whether the job runs a model's forward
-   * or a backward, or Megatron's sequence-parallel mappings, shows in them:
+   * or a backward, Megatron's sequence-parallel mappings, or a decoder
+   * language model's parts (rotary embeddings, a KV cache ...) show in them:
    * counted, with the first name of each kind (an intern id, INTERN_NONE
    * when none). */
-  uint64_t py_forward, py_backward, py_seq_par;
-  uint32_t py_forward_name, py_backward_name, py_seq_par_name;
+  uint64_t py_forward, py_backward, py_seq_par, py_decoder_lm;
+  uint32_t py_forward_name, py_backward_name, py_seq_par_name, py_decoder_lm_name;
   uint64_t gen;       /* 1 when empty, bumped on every retained event */
   fsdpa_stats stats;
   store_views views;

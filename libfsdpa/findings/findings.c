@@ -39,25 +39,38 @@ static char *dup(fa_alloc *a, const char *s, size_t *n) {
   return p;
 }
 
-/* A memory finding states its cost in bytes in its evidence ("cost_bytes");
- * read from there, never passed apart, so the summaries, which carry the
- * evidence, rebuild the same finding. */
-static int64_t evidence_cost_bytes(const char *ev) {
+/* A memory finding states its cost in bytes in its evidence ("cost_bytes"),
+ * and a finding whose fix was replayed its saving ("saving_ns" over
+ * "saving_window_ns"); read from there, never passed apart, so the
+ * summaries, which carry the evidence, rebuild the same finding. */
+static void evidence_numbers(const char *ev, finding *x) {
+  static const char *const K[3] = {"cost_bytes", "saving_ns", "saving_window_ns"};
+  int64_t *out[3] = {&x->cost_bytes, &x->saving_ns, &x->saving_window_ns};
+  int64_t v[3] = {FSDPA_ABSENT, FSDPA_ABSENT, FSDPA_ABSENT};
+  for (int j = 0; j < 3; j++) *out[j] = FSDPA_ABSENT;
   jr r;
   jr_init(&r, ev, strlen(ev));
-  int64_t v = FSDPA_ABSENT;
   size_t i = 0;
   const char *k, *b, *e;
   size_t kn;
-  if (!jr_obj_begin(&r)) return FSDPA_ABSENT;
+  if (!jr_obj_begin(&r)) return;
   while (jr_obj_next(&r, &i, &k, &kn)) {
-    if (jr_key_is(k, kn, "cost_bytes") && jr_peek(&r) != 'n') {
-      if (!jr_i64(&r, &v, FSDPA_ABSENT)) return FSDPA_ABSENT;
+    int hit = -1;
+    for (int j = 0; j < 3; j++)
+      if (jr_key_is(k, kn, K[j])) hit = j;
+    if (hit >= 0 && jr_peek(&r) != 'n') {
+      if (!jr_i64(&r, &v[hit], FSDPA_ABSENT)) return;
     } else if (!jr_skip(&r, &b, &e)) {
-      return FSDPA_ABSENT;
+      return;
     }
   }
-  return jr_ok(&r) && v >= 0 ? v : FSDPA_ABSENT;
+  if (!jr_ok(&r)) return;
+  if (v[0] >= 0) x->cost_bytes = v[0];
+  /* a saving needs the window it was measured over */
+  if (v[1] != FSDPA_ABSENT && v[2] > 0) {
+    x->saving_ns = v[1];
+    x->saving_window_ns = v[2];
+  }
 }
 
 finding *findings_add(findings *f, const char *id, int severity, int64_t rank, int64_t step,
@@ -87,7 +100,7 @@ finding *findings_add(findings *f, const char *id, int severity, int64_t rank, i
     f->failed = fa_fail_status(f->a);
     return NULL;
   }
-  x.cost_bytes = evidence_cost_bytes(x.evidence);
+  evidence_numbers(x.evidence, &x);
   x.a = f->a;
   f->v[f->n] = x;
   return &f->v[f->n++];
@@ -305,6 +318,7 @@ void findings_sort(findings *f) {
     /* by (rank, id, own order): a cause is the first of its (rank, id) */
     qsort(f->v, f->n, sizeof *f->v, cmp_by_rank_id);
     for (size_t i = 0; i < f->n; i++) {
+      f->v[i].cause = f->n;
       char cause[64];
       if (!finding_explained_by(&f->v[i], cause, sizeof cause)) continue;
       size_t lo = 0, hi = f->n;
@@ -325,9 +339,21 @@ void findings_sort(findings *f) {
           best_ov = ov;
         }
       }
-      if (best < f->n) {
-        f->v[i].anchor = key_of(&f->v[best]);
-        f->v[i].follows = 1;
+      f->v[i].cause = best;
+    }
+    /* a chain (the GPU starved because the CPU blocked, because the stream
+     * waited on work the trace lacks) is listed from its root: each symptom
+     * after its cause; a cycle, which no finder makes, is cut */
+    for (size_t i = 0; i < f->n; i++) {
+      size_t r = i;
+      int depth = 0;
+      while (f->v[r].cause < f->n && f->v[r].cause != i && depth < 8) {
+        r = f->v[r].cause;
+        depth++;
+      }
+      if (depth) {
+        f->v[i].anchor = key_of(&f->v[r]);
+        f->v[i].follows = depth;
       }
     }
   }
@@ -379,6 +405,13 @@ void findings_write_json(const findings *f, jsonw *w) {
     jw_kstr(w, "advice", x->advice);
     jw_ki64(w, "cost_ns", x->cost_ns);
     if (x->cost_bytes != FSDPA_ABSENT) jw_ki64(w, "cost_bytes", x->cost_bytes);
+    jw_ki64(w, "saving_ns", x->saving_ns);
+    if (x->saving_ns == FSDPA_ABSENT) {
+      jw_key(w, "saving_share");
+      jw_null(w);
+    } else {
+      jw_kratio(w, "saving_share", (double)x->saving_ns / (double)x->saving_window_ns);
+    }
     jw_key(w, "evidence");
     finding_write_evidence(x, w);
     jw_obj_end(w);

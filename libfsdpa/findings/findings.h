@@ -22,6 +22,10 @@ typedef struct finding {
   int64_t cost_bytes;    /* memory it costs, FSDPA_ABSENT: from its evidence's
                           * top-level integer "cost_bytes", so a finding rebuilt
                           * from its evidence (summaries) keeps it */
+  int64_t saving_ns;     /* what fixing it saves (a replay of the dependency graph
+                          * with its edges removed), FSDPA_ABSENT when not
+                          * replayed; from its evidence's "saving_ns" */
+  int64_t saving_window_ns; /* the time the saving was measured over ("saving_window_ns") */
   char *title, *detail, *advice;  /* owned (fa_alloc) */
   char *evidence;        /* JSON object text, owned; ranges are added by the writer */
   size_t title_n, detail_n, advice_n, evidence_n;  /* allocation sizes */
@@ -36,14 +40,16 @@ typedef struct finding {
   uint64_t ranges_total;
   fa_alloc *a;
   int failed;            /* a range could not be kept (fsdpa_status): see findings_check() */
-  /* findings_sort's scratch: the order key of the finding this one is
-   * listed after (its own when none), and whether it follows another */
+  /* findings_sort's scratch: the order key of the root cause this one is
+   * listed after (its own when none), how many causes away it is (0: none;
+   * a symptom of a symptom is listed after its cause), and its cause's index */
   struct finding_key {
     int64_t cost_ns, rank, step;
     int severity;
     const char *id, *title, *detail;
   } anchor;
   int follows;
+  size_t cause;
 } finding;
 
 /* A rule that could not judge a rank (or the job): silence that must be

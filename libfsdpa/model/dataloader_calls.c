@@ -16,8 +16,9 @@ static int is_next(const store *s, uint8_t *memo, uint32_t name) {
 
 static void calls_free(fsdpa_ctx *c, void *obj) {
   dl_calls *d = obj;
-  fa_free(&c->alloc, d->calls, (d->n ? d->n : 1) * sizeof *d->calls);
-  fa_free(&c->alloc, d->u, (d->n ? d->n : 1) * sizeof *d->u);
+  fa_free(&c->alloc, d->calls, d->cap * sizeof *d->calls);
+  fa_free(&c->alloc, d->track, d->cap * sizeof *d->track);
+  fa_free(&c->alloc, d->u, d->cap * sizeof *d->u);
   fa_free(&c->alloc, d, sizeof *d);
 }
 
@@ -35,17 +36,21 @@ static fsdpa_status calls_build(fsdpa_ctx *c, void *obj, const void *arg) {
   for (size_t i = 0; i < s->cpu.len; i++) n += is_next(s, memo, STORE_REC(&s->cpu, i)->name) != 0;
   size_t cap = n ? n : 1;
   d->calls = fa_malloc(a, cap * sizeof *d->calls);
+  d->track = fa_malloc(a, cap * sizeof *d->track);
   d->u = fa_malloc(a, cap * sizeof *d->u);
-  if (!d->calls || !d->u) {
+  if (!d->calls || !d->u || !d->track) {
     fa_free(a, d->calls, cap * sizeof *d->calls);
+    fa_free(a, d->track, cap * sizeof *d->track);
     fa_free(a, d->u, cap * sizeof *d->u);
     fa_free(a, memo, nn);
     memset(d, 0, sizeof *d);
     return fa_fail_status(a);
   }
+  d->cap = cap;
   for (size_t i = 0; i < s->cpu.len && d->n < n; i++) {
     const ev_rec *e = STORE_REC(&s->cpu, i);
     if (!is_next(s, memo, e->name)) continue;
+    d->track[d->n] = e->track;
     d->calls[d->n++] = (iv){e->ts, e->end};
     d->total_ns += e->end - e->ts;
   }
@@ -101,6 +106,8 @@ static fsdpa_status idle_window(fsdpa_ctx *c, const store_views *v, const dl_cal
     nw = 1;
     d->window = DL_WHOLE_TRACE;
   }
+  d->t0 = win[0].s;
+  d->t1 = win[nw - 1].e;
   size_t ni = iv_gaps(v->all_busy, nb, span.s, span.e, idle);
   size_t niw = iv_intersect(idle, ni, win, nw, idle_w);
   size_t nsw = iv_intersect(&span, 1, win, nw, span_w);

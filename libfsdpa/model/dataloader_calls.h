@@ -17,7 +17,8 @@
 
 typedef struct dl_calls {
   iv *calls;          /* each __next__ range (relative ns), in store order */
-  size_t n;
+  uint32_t *track;    /* the thread of each */
+  size_t n, cap;
   int64_t total_ns;   /* Σ of their durations */
   iv *u;              /* union of the ranges, sorted */
   size_t nu;
@@ -32,6 +33,7 @@ enum { DL_WHOLE_TRACE = 0, DL_AFTER_FIRST_ITERATION = 1 };
 /* docs/report-contract.md, "DataLoader" and dataloader-stall. */
 typedef struct dl_idle {
   int window;          /* DL_*: the iterations after the first, else the whole trace */
+  int64_t t0, t1;      /* the judged window's first start and last end (relative) */
   int64_t window_ns;   /* |GPU window ∩ judged window| */
   int64_t idle_ns;     /* GPU idle (no GPU activity on any stream) in it */
   int64_t cost_ns;     /* of that idle, inside the union of the __next__ ranges */

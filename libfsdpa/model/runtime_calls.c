@@ -335,7 +335,7 @@ static void work_of(const fsdpa_ctx *c, const scratch *x, size_t k, size_t j, in
  * on an idle GPU, waited for nothing; the work in front may be on other
  * streams the op depends on, so the device's busy time is what counts). */
 static int waited_for(const fsdpa_ctx *c, const scratch *x, const sc_set *s, sc_call *k, uint32_t g, size_t sk,
-                      int64_t thr, int64_t tol) {
+                      int64_t thr, int64_t tol, int own_copy) {
   if (!ends_with(c, k, g, thr, tol)) return 0;
   size_t j = op_pos(c, x, sk, g);
   if (j == SIZE_MAX) return 0;
@@ -344,9 +344,12 @@ static int waited_for(const fsdpa_ctx *c, const scratch *x, const sc_set *s, sc_
   const iv *b = sc_busy(s, di, &nb);
   int64_t ge = STORE_REC(&c->st.gpu, g)->end, we = ge < k->end ? ge : k->end;
   /* busy for the threshold and for at least 9/10 of the wait: a call on an
-   * idle GPU was held by the CPU side (module loading, setup), not the GPU */
+   * idle GPU was held by the CPU side (module loading, setup), not the GPU.
+   * Not for the call's own copy: a copy call that returns as its copy ends
+   * waited for it, also while the copy sat queued behind work that waited
+   * on something else (an idle GPU then says nothing about the call). */
   int64_t busy_in = iv_len_in(b, nb, k->ts, we);
-  if (busy_in < thr || busy_in < (we - k->ts) - (we - k->ts) / 10) return 0;
+  if (!own_copy && (busy_in < thr || busy_in < (we - k->ts) - (we - k->ts) / 10)) return 0;
   uint32_t n;
   int64_t busy, own;
   work_of(c, x, sk, j, k->ts, &n, &busy, &own);
@@ -374,13 +377,13 @@ static void behave(const fsdpa_ctx *c, const scratch *x, const sc_set *s, sc_cal
   static const int order[2][3] = {{1, 2, 0}, {0, 1, 2}};  /* 0 own op, 1 its stream, 2 its device */
   for (int p = 0; p < 3 && g == NONE32; p++) {
     int what = order[own_first][p];
-    if (what == 0 && sk >= 0 && own != NONE32 && waited_for(c, x, s, k, own, (size_t)sk, thr, tol)) {
+    if (what == 0 && sk >= 0 && own != NONE32 && waited_for(c, x, s, k, own, (size_t)sk, thr, tol, own_first)) {
       g = own;
       k->src = SC_SRC_OWN_OP;
       k->scope = SC_SCOPE_STREAM;
     } else if (what == 1 && sk >= 0) {
       uint32_t w = last_op_before(x, (size_t)sk, k->ts);
-      if (w != NONE32 && waited_for(c, x, s, k, w, (size_t)sk, thr, tol)) {
+      if (w != NONE32 && waited_for(c, x, s, k, w, (size_t)sk, thr, tol, 0)) {
         g = w;
         k->src = SC_SRC_INFERRED;
         k->scope = SC_SCOPE_STREAM;
@@ -391,7 +394,7 @@ static void behave(const fsdpa_ctx *c, const scratch *x, const sc_set *s, sc_cal
       int64_t d2, s2;
       op_place(c, w, &d2, &s2);
       int64_t sw = stream_find(x->v, d2, s2);
-      if (sw >= 0 && waited_for(c, x, s, k, w, (size_t)sw, thr, tol)) {
+      if (sw >= 0 && waited_for(c, x, s, k, w, (size_t)sw, thr, tol, 0)) {
         g = w;
         k->src = SC_SRC_INFERRED;
         k->scope = SC_SCOPE_DEVICE;

@@ -27,7 +27,8 @@ static uint32_t hints(const store *s, uint32_t *memo, uint32_t name) {
 
 typedef struct scan {
   hits fsdp1, fsdp2, ddp, bwd_op, optim, fwd_mark, a2a, ar, grad_ar, agrs, emb, moe, deep_ep, p2p,
-      func, func_ag, func_rs, seq_par, comm_op, comm_kernel, bwd_kernel, kernels, engine;
+      func, func_ag, func_rs, seq_par, comm_op, comm_kernel, bwd_kernel, kernels, engine, lm, prefill,
+      decode;
   int64_t engine_context, engine_generation;
 } scan;
 
@@ -45,8 +46,8 @@ const char *wl_label_name(int l) {
 }
 
 const char *wl_mode_name(int m) {
-  static const char *const N[] = {"unknown", "train", "prefill", "decode", "mixed"};
-  return m >= 0 && m <= WM_MIXED ? N[m] : "unknown";
+  static const char *const N[] = {"unknown", "train", "prefill", "decode", "mixed", "inference"};
+  return m >= 0 && m <= WM_INFERENCE ? N[m] : "unknown";
 }
 
 static void cpu_side(const store *s, uint32_t *memo, uint8_t *bwd_track, scan *k) {
@@ -74,6 +75,7 @@ static void cpu_side(const store *s, uint32_t *memo, uint8_t *bwd_track, scan *k
     if ((h & (WH_FUNC_COLL | WH_AG_RS | WH_RS)) == (WH_FUNC_COLL | WH_AG_RS)) hit(&k->func_ag, r->name);
     if ((h & (WH_FUNC_COLL | WH_RS)) == (WH_FUNC_COLL | WH_RS)) hit(&k->func_rs, r->name);
     if (h & WH_SEQ_PAR) hit(&k->seq_par, r->name);
+    if (h & WH_DECODER_LM) hit(&k->lm, r->name);
     if ((h & WH_COMM_OP) || (info & (NC_PARAM_COMMS | NC_NCCL_ANNOT))) hit(&k->comm_op, r->name);
     int64_t ctxn, genn;
     if (r->kind == RK_ANNOT &&
@@ -81,6 +83,11 @@ static void cpu_side(const store *s, uint32_t *memo, uint8_t *bwd_track, scan *k
       hit(&k->engine, r->name);
       k->engine_context += ctxn > INT32_MAX ? INT32_MAX : ctxn;
       k->engine_generation += genn > INT32_MAX ? INT32_MAX : genn;
+    }
+    if (r->kind == RK_ANNOT) {
+      int ph = classify_phase(store_name(s, r->name), intern_len(&s->names, r->name));
+      if (ph & PH_PREFILL) hit(&k->prefill, r->name);
+      if (ph & PH_DECODE) hit(&k->decode, r->name);
     }
   }
   /* an all-reduce issued on a thread that runs backward ops: gradients */
@@ -105,7 +112,7 @@ static void gpu_side(const store *s, uint32_t *memo, scan *k) {
     if (info & NC_COMM) hit(&k->comm_kernel, r->name);
     if (h & WH_BWD_KERNEL) hit(&k->bwd_kernel, r->name);
     if (h & WH_EMBEDDING) hit(&k->emb, r->name);
-    if (h & WH_DEEP_EP) hit(&k->deep_ep, r->name);
+    if ((h & WH_DEEP_EP) || store_name_family(s, r->name) == CF_DEEP_EP) hit(&k->deep_ep, r->name);
     if (h & WH_MOE) hit(&k->moe, r->name);
   }
 }
@@ -135,12 +142,30 @@ static void choose_mode(const store *s, const scan *k, workload *w) {
   else if (k->bwd_op.n) set_ev(&w->mode_ev, "autograd backward ops", &k->bwd_op);
   else if (py.n) set_ev(&w->mode_ev, "Python backward calls", &py);
   else if (k->bwd_kernel.n) set_ev(&w->mode_ev, "gradient kernels (backward, bwd, wgrad, dgrad, wrw)", &k->bwd_kernel);
-  else {
+  else if (k->prefill.n >= 2 || k->decode.n >= 2) {
+    /* a forward-only loop whose repeated annotations name the serving phase
+     * it runs (a vision encoder then "## prefill ##"; "step[DECODE bs=32]") */
+    int pre = k->prefill.n >= 2, dec = k->decode.n >= 2;
+    w->mode = pre && dec ? WM_MIXED : dec ? WM_DECODE : WM_PREFILL;
+    set_ev(&w->mode_ev, "repeated annotations naming a serving phase (prefill / EXTEND, decode / DECODE) with no backward, optimizer or gradient kernel", dec ? &k->decode : &k->prefill);
+  } else {
+    /* a forward-only pass is a prefill only where a decoder language model
+     * shows (causal-LM head, rotary embeddings, a KV cache): a vision,
+     * diffusion or encoder model's forward is plain inference */
     hits fw = {s->py_forward, s->py_forward_name};
-    w->mode = WM_PREFILL;
-    if (fw.n) set_ev(&w->mode_ev, "a model's forward (module forward frames) with no backward, optimizer or gradient kernel: single-pass inference", &fw);
-    else if (k->fwd_mark.n) set_ev(&w->mode_ev, "forward-pass annotations with no backward, optimizer or gradient kernel: single-pass inference", &k->fwd_mark);
-    else w->mode = WM_UNKNOWN;
+    hits lm = k->lm.n ? k->lm : (hits){s->py_decoder_lm, s->py_decoder_lm_name};
+    if (fw.n || k->fwd_mark.n) {
+      if (lm.n) {
+        w->mode = WM_PREFILL;
+        set_ev(&w->mode_ev, "a decoder language model's forward (causal-LM or generation head, rotary embeddings, a KV cache) with no backward, optimizer or gradient kernel: a prompt's prefill", &lm);
+      } else {
+        w->mode = WM_INFERENCE;
+        if (fw.n) set_ev(&w->mode_ev, "a model's forward (module forward frames) with no backward, optimizer or gradient kernel, and no decoder language model: single-pass inference", &fw);
+        else set_ev(&w->mode_ev, "forward-pass annotations with no backward, optimizer or gradient kernel, and no decoder language model: single-pass inference", &k->fwd_mark);
+      }
+    } else {
+      w->mode = WM_UNKNOWN;
+    }
   }
 }
 
@@ -185,19 +210,19 @@ static void choose_labels(const fsdpa_ctx *c, const store_views *v, const scan *
   }
   if (k->deep_ep.n) {
     w->labels |= 1u << WL_EXPERT_PARALLEL;
-    set_ev(&w->label_ev[WL_EXPERT_PARALLEL], "expert-parallel dispatch/combine kernels (deep_ep::)", &k->deep_ep);
+    set_ev(&w->label_ev[WL_EXPERT_PARALLEL], "expert-parallel dispatch/combine kernels (DeepEP: deep_ep::, or a fork's <ns>::ep::{intranode,internode,internode_ll}::)", &k->deep_ep);
   } else if (k->a2a.n && k->moe.n && !k->emb.n) {
     w->labels |= 1u << WL_EXPERT_PARALLEL;
     set_ev(&w->label_ev[WL_EXPERT_PARALLEL], "all-to-all ops with mixture-of-experts names", &k->a2a);
   }
   if (k->p2p.n) {
     w->labels |= 1u << WL_PIPELINE;
-    set_ev(&w->label_ev[WL_PIPELINE], "point-to-point send/recv ops or a pipeline schedule", &k->p2p);
+    set_ev(&w->label_ev[WL_PIPELINE], "point-to-point send/recv ops or a pipeline schedule (by name: 1F1B, GPipe, zero-bubble, DualPipe, torch.distributed.pipelining, Megatron's pipelining)", &k->p2p);
   }
   /* the trace's own rank, not one the caller assigned: the same report
    * whichever way the ranks of rankless traces are numbered */
   int64_t ws = c->info.world_size, rank = c->declared_rank;
-  int inference = w->mode == WM_PREFILL || w->mode == WM_DECODE || w->mode == WM_MIXED;
+  int inference = w->mode == WM_PREFILL || w->mode == WM_DECODE || w->mode == WM_MIXED || w->mode == WM_INFERENCE;
   if (!fsdp && !(w->labels & (1u << WL_DDP))) {
     if (k->func.n && (k->ar.n || k->agrs.n)) {
       w->labels |= 1u << WL_TENSOR_PARALLEL;

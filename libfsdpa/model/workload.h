@@ -9,7 +9,10 @@ enum wl_label {
   WL_FSDP1, WL_FSDP2, WL_DDP, WL_TENSOR_PARALLEL, WL_SEQUENCE_PARALLEL, WL_EXPERT_PARALLEL,
   WL_PIPELINE, WL_EMBEDDING_A2A, WL_SINGLE_GPU, WL__COUNT
 };
-enum wl_mode { WM_UNKNOWN, WM_TRAIN, WM_PREFILL, WM_DECODE, WM_MIXED };
+/* WM_PREFILL: a decoder language model's forward over a prompt (engine
+ * context requests, or a causal LM's single forward); WM_INFERENCE: any
+ * other single-pass forward-only inference (vision, diffusion, encoders). */
+enum wl_mode { WM_UNKNOWN, WM_TRAIN, WM_PREFILL, WM_DECODE, WM_MIXED, WM_INFERENCE };
 
 /* Why a label or the mode was chosen: the rule, how many events matched it
  * and the first of them. */
@@ -29,5 +32,5 @@ typedef struct workload {
 
 fsdpa_status workload_build(fsdpa_ctx *c, workload *w);
 const char *wl_label_name(int label);  /* "FSDP1", ..., "single_gpu" */
-const char *wl_mode_name(int mode);    /* "unknown", "train", "prefill", "decode", "mixed" */
+const char *wl_mode_name(int mode);    /* "unknown", "train", "prefill", "decode", "mixed", "inference" */
 #endif

@@ -8,6 +8,7 @@
 #include "analysis/sync/sync.h"
 #include "analysis/allocator/allocator.h"
 #include "analysis/dataloader/dataloader.h"
+#include "analysis/critpath/critpath.h"
 #include "analysis/efficiency/efficiency.h"
 #include "model/workload.h"
 #include "model/iterations.h"
@@ -25,9 +26,9 @@
  * in the list as its symptom's cause (findings_has); the order of the list
  * itself is findings_sort's, whatever the order they were added in. */
 typedef fsdpa_status (*findings_fn)(fsdpa_ctx *, int64_t, findings *);
-static const findings_fn FINDERS[] = {allocator_findings, dataloader_findings, launch_gaps_findings,
-                                      overlap_findings, backward_findings, sync_waits_findings,
-                                      efficiency_findings};
+static const findings_fn FINDERS[] = {allocator_findings,  dataloader_findings,  launch_gaps_queued_findings,
+                                      sync_waits_findings, launch_gaps_findings, overlap_findings,
+                                      backward_findings,   sync_spin_findings,   efficiency_findings};
 
 fsdpa_status rank_findings_compute(fsdpa_ctx *c, int64_t rank, findings *f) {
   for (size_t k = 0; k < sizeof FINDERS / sizeof FINDERS[0]; k++) {
@@ -307,6 +308,8 @@ fsdpa_status rank_json_write(fsdpa_ctx *c, int64_t rank, jsonw *w) {
   if ((st = workload_json(c, w))) return st;
   jw_key(w, "iterations");
   if ((st = iterations_json(c, w))) return st;
+  jw_key(w, "critical_path");
+  if ((st = critpath_json(c, w))) return st;
   jw_key(w, "kernels");
   if ((st = efficiency_kernels_json(c, w))) return st;
   jw_key(w, "ops");

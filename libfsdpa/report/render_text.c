@@ -770,12 +770,22 @@ static void group_block(tr *t, const jdc_node *g, const char *num, int ind, size
   int by_bytes = !jdc_is_null(get(t, g, "cost_bytes")) && i64(t, g, "cost_ns.max") == 0;
   if (affected <= 1 && jdc_count(members) <= 1) {
     cost_text(t, worst, c, sizeof c);
+    /* what fixing it saves, where its fix was replayed */
+    char save[80] = "";
+    int64_t saving = i64(t, worst, "saving_ns");
+    if (saving != FSDPA_ABSENT) {
+      char t2[32];
+      dur(t2, sizeof t2, saving);
+      snprintf(save, sizeof save, ", fixing it saves %s (%.1f%%)", t2,
+               100.0 * jdc_f64(get(t, worst, "saving_share"), 0));
+    }
     int64_t step = i64(t, worst, "step");
     if (step != FSDPA_ABSENT)
-      snprintf(head, sizeof head, "%s [%s] rank %lld step %lld, costs %s", sev_word(sev), id,
-               (long long)i64(t, worst, "rank"), (long long)step, c);
+      snprintf(head, sizeof head, "%s [%s] rank %lld step %lld, costs %s%s", sev_word(sev), id,
+               (long long)i64(t, worst, "rank"), (long long)step, c, save);
     else
-      snprintf(head, sizeof head, "%s [%s] rank %lld, costs %s", sev_word(sev), id, (long long)i64(t, worst, "rank"), c);
+      snprintf(head, sizeof head, "%s [%s] rank %lld, costs %s%s", sev_word(sev), id,
+               (long long)i64(t, worst, "rank"), c, save);
   } else {
     char lo[32], med[32], hi[32];
     const char *k = by_bytes ? "cost_bytes" : "cost_ns";

@@ -204,6 +204,8 @@ fsdpa_status report_findings_list(const findings *f, fa_alloc *a, fsdpa_list **o
     o.rank = x->rank;
     o.step = x->step;
     o.cost_ns = x->cost_ns;
+    o.saving_ns = x->saving_ns;
+    o.saving_window_ns = x->saving_window_ns;
     o.title = lb_cstr(&b, x->title);
     o.detail = lb_cstr(&b, x->detail);
     o.advice = lb_cstr(&b, x->advice);

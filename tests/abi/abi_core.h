@@ -113,7 +113,8 @@
     F(T, peak_allocated_bytes) F(T, peak_reserved_bytes) F(T, returns_to_baseline)
 #define ABI_F_fsdpa_report_options(F, T) F(T, size) F(T, format) F(T, color) F(T, html_step) F(T, width) F(T, table)
 #define ABI_F_fsdpa_finding(F, T) F(T, size) F(T, id) F(T, severity) F(T, rank) F(T, step) F(T, cost_ns) \
-    F(T, title) F(T, detail) F(T, advice) F(T, evidence_json) F(T, nranges) F(T, ranges)
+    F(T, title) F(T, detail) F(T, advice) F(T, evidence_json) F(T, nranges) F(T, ranges) F(T, saving_ns) \
+    F(T, saving_window_ns)
 #define ABI_F_fsdpa_param(F, T) F(T, size) F(T, name) F(T, default_value) F(T, min_value) \
     F(T, max_value) F(T, description)
 #define ABI_F_fsdpa_crossrank(F, T) F(T, size) F(T, ranks) F(T, collectives) F(T, unmatched) \

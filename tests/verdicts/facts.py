@@ -29,6 +29,23 @@ strings).  Each fact stores "tolerance": "exact"; a fact may instead carry
 
 A fact's "calc" object says what to compute; the functions are documented
 in CALCS below and in tests/verdicts/README.md.
+
+Added (additively, for the deepseek/, sglang, negative_queue_length and
+ddp_resnet18 verdicts -- "version A"): the calcs `idle_cause` (the
+idle-by-cause split of idle_attrib.py, engine = class IdleAttrib below),
+`iterations`, `overlap_re`, `self_time` and the window
+{"iterations": "all"|"after_first"|"first"|[i, ...]} (IdleAttrib's
+iterations: ProfilerStep, else engine-step annotations, else Optimizer.step#).
+
+Added (additively, for the param/ verdicts -- "version B"): the window
+{"iterations_b": "all"|"after_first"|"first"|[i, ...]} (the report contract's
+iterations: ProfilerStep, else Optimizer.step#), the calc `iterations_b`
+(source / count / durs / bounds) and the calc `idle_cause_b` (the idle-by-cause
+attribution of idle_attrib_b.py, a second implementation of its rules).
+Version B named these `iterations`, `idle_cause` and {"iterations": ...};
+they were renamed when both versions were merged because version A's calcs
+of the same names follow different rules (A's iterations also accept
+engine-step annotations; A's idle_cause has other causes and rules).
 """
 import bisect
 import decimal
@@ -291,6 +308,41 @@ def window(t, w):
             return union([(e["_s"], e["_e"]) for e in t.X if match(t, e, w["events"])])
         if "range" in w:
             return [list(w["range"])]
+        if "iterations" in w:
+            # Added: the iterations of IdleAttrib (ProfilerStep, else engine-step
+            # annotations execute_..., else Optimizer.step#... iterations: end
+            # of the previous step to the end of this one, the first from the
+            # first CPU event of the optimizer's thread).
+            it = attrib(t).iters
+            which = w["iterations"]
+            if which == "all":
+                sel = it
+            elif which == "after_first":
+                sel = it[1:]
+            elif which == "first":
+                sel = it[:1]
+            elif isinstance(which, list):
+                sel = [it[i] for i in which]
+            else:
+                raise ValueError("bad iterations window %r" % (which,))
+            return union([tuple(x) for x in sel])
+        if "iterations_b" in w:
+            # Added (version B, named {"iterations": ...} there): the report
+            # contract's iterations of iterations_b() (ProfilerStep, else
+            # Optimizer.step#...; no engine-step annotations).
+            its = iterations_b(t)[1]
+            which = w["iterations_b"]
+            if which == "all":
+                sel = its
+            elif which == "after_first":
+                sel = its[1:]
+            elif which == "first":
+                sel = its[:1]
+            elif isinstance(which, list):
+                sel = [its[i] for i in which]
+            else:
+                raise ValueError("bad iterations_b window %r" % (which,))
+            return union(sel)
     raise ValueError("bad window %r" % (w,))
 
 
@@ -567,6 +619,350 @@ def c_idle_opened_by(t, c):
     return tot
 
 
+# ---------------------------------------------------------------- idle attribution
+# Added (additive): the idle-by-cause split of idle_attrib.py, kept here so
+# that the `idle_cause` calc needs nothing but this file.  The exact rule for
+# each ns is the docstring of idle_attrib.py.
+BLOCK_NAME = re.compile(
+    r"(Synchronize$|^(cuda|hip)Memcpy(2D)?$|^hipMemcpyWithStream$|^(cuda|hip)Memset$|"
+    r"^(cuda|hip)Free(Host)?$|^hipHostFree$|^(cuda|hip)Malloc$|^cudaHostAlloc$|^cudaMallocHost$|"
+    r"^hipHostMalloc$|^hipExtMallocWithFlags$)")
+ALLOC_NAME = re.compile(r"^((cuda|hip)Malloc|cudaHostAlloc|cudaMallocHost|hipHostMalloc|hipExtMallocWithFlags)$")
+ASYNC_COPY = re.compile(r"^(cuda|hip)(Memcpy|Memset)(2D)?Async$")
+LAUNCH = re.compile(r"(LaunchKernel|GraphLaunch|LaunchCooperativeKernel|ModuleLaunchKernel|^cuLaunch)")
+WAIT = re.compile(r"^(cuda|hip)StreamWaitEvent$")
+RECORD = re.compile(r"^(cuda|hip)EventRecord")
+RUN_BACKWARD = re.compile(r"(run_backward|_engine_run_backward|torch/autograd/__init__\.py\(\d+\): backward)")
+IA_CPU_CATS = {"cpu_op", "user_annotation", "python_function", "Operator",
+            "cuda_runtime", "cuda_driver", "Runtime"}
+BLOCK_ASYNC_NS = 50000
+SLOW_CALL_NS = 1000000
+LATENCY_NS = 30000
+
+
+class IdleAttrib:
+    """Idle-by-cause attribution of the all-stream GPU gaps.  The rules are
+    documented at the top of idle_attrib.py (next to this file), which is its
+    command-line front end; `t` is a Trace (or a path)."""
+
+    def __init__(self, t):
+        if not isinstance(t, Trace):
+            t = Trace(t)
+        self.t = t
+        self.by_thread = {}
+        for e in t.X:
+            if e.get("cat") in IA_CPU_CATS:
+                self.by_thread.setdefault((e.get("pid"), e.get("tid")), []).append(e)
+        self._flat = {}
+        self.rt_by_thread = {}
+        for e in t.rt:
+            self.rt_by_thread.setdefault((e.get("pid"), e.get("tid")), []).append(e)
+        for v in self.rt_by_thread.values():
+            v.sort(key=lambda e: e["_s"])
+        self.rt_starts = {k: [e["_s"] for e in v] for k, v in self.rt_by_thread.items()}
+        cors = [(e.get("args") or {}).get("correlation") for e in t.rt]
+        cors = [c for c in cors if isinstance(c, int)]
+        self.min_corr = min(cors) if cors else None
+        self.ops_by_corr = {}
+        for e in t.gpu:
+            self.ops_by_corr.setdefault((e.get("args") or {}).get("correlation"), []).append(e)
+        # first launch of each kernel name
+        self.first_launch = {}
+        for e in t.gpu:
+            if e.get("cat") not in KERNEL_CATS:
+                continue
+            l = t.corr.get((e.get("args") or {}).get("correlation"))
+            if l is None:
+                continue
+            n = e.get("name")
+            if n not in self.first_launch or l["_s"] < self.first_launch[n]["_s"]:
+                self.first_launch[n] = l
+        self.first_launch_ids = {id(l) for l in self.first_launch.values()}
+        self.record_calls = sorted(e["_s"] for e in t.rt if RECORD.search(e.get("name", "")))
+        self.iters = self._iterations()
+        # allocator calls per iteration (for first-use)
+        self.alloc_first_use = False
+        if len(self.iters) >= 2:
+            later = union(self.iters[1:])
+            n_later = sum(1 for e in t.rt if ALLOC_NAME.search(e.get("name", "")) and inside(e["_s"], later))
+            self.alloc_first_use = (n_later == 0)
+
+    # ------------------------------------------------------------ windows
+    def _iterations(self):
+        t = self.t
+        st = t.steps()
+        if st:
+            self.iter_source = "ProfilerStep"
+            return [[e["_s"], e["_e"]] for e in st]
+        eng = sorted([e for e in t.X if e.get("cat") in ("user_annotation", "Operator")
+                      and re.match(r"execute_\d+_context_\d+", str(e.get("name", "")))], key=lambda e: e["_s"])
+        if eng:
+            self.iter_source = "engine_step"
+            return [[e["_s"], e["_e"]] for e in eng]
+        opt = [e for e in t.X if e.get("cat") in ("user_annotation", "cpu_op", "Operator")
+               and str(e.get("name", "")).startswith("Optimizer.step#")]
+        if opt:
+            first_name = sorted(opt, key=lambda e: e["_s"])[0]["name"]
+            opt = sorted([e for e in opt if e["name"] == first_name], key=lambda e: e["_s"])
+            th = (opt[0].get("pid"), opt[0].get("tid"))
+            start = min(e["_s"] for e in self.by_thread.get(th, opt))
+            out = []
+            for e in opt:
+                out.append([start, e["_e"]])
+                start = e["_e"]
+            self.iter_source = "optimizer_step"
+            return out
+        self.iter_source = "none"
+        return []
+
+    def window(self, w):
+        if w in (None, "all"):
+            return None
+        if w == "steady":
+            return union(self.iters[1:]) if len(self.iters) >= 2 else []
+        if w == "first":
+            return [list(self.iters[0])] if self.iters else []
+        if w.startswith("range:"):
+            _, a, b = w.split(":")
+            return [[int(a), int(b)]]
+        raise ValueError(w)
+
+    # ------------------------------------------------------------ threads
+    def flat(self, th):
+        """Innermost-event timeline of a thread: sorted [s, e, event]."""
+        if th in self._flat:
+            return self._flat[th]
+        evs = sorted(self.by_thread.get(th, []), key=lambda e: (e["_s"], -e["_e"]))
+        out = []
+        stack = []  # [end, event]
+        cur = None
+
+        def emit(a, b, ev):
+            if b > a:
+                out.append((a, b, ev))
+
+        for ev in evs:
+            s = ev["_s"]
+            while stack and stack[-1][0] <= s:
+                end, top = stack.pop()
+                emit(cur, end, top)
+                cur = end
+            if stack:
+                emit(cur, s, stack[-1][1])
+            cur = s
+            end = ev["_e"]
+            if stack and end > stack[-1][0]:
+                end = stack[-1][0]  # improper nesting: clip to the parent
+            if end > s:
+                stack.append([end, ev])
+        while stack:
+            end, top = stack.pop()
+            emit(cur, end, top)
+            cur = end
+        starts = [a for a, _, _ in out]
+        self._flat[th] = (out, starts)
+        return self._flat[th]
+
+    def outer_annotation(self, th, a, b):
+        """Innermost user_annotation of th covering [a, b), or None."""
+        best = None
+        for e in self.by_thread.get(th, []):
+            if e.get("cat") == "user_annotation" and e["_s"] <= a and e["_e"] >= b:
+                if best is None or e["_e"] - e["_s"] < best["_e"] - best["_s"]:
+                    best = e
+        return best["name"] if best else None
+
+    def call_label(self, ev):
+        """(cause, what) for time spent inside runtime call ev (not K's launch)."""
+        name = ev.get("name", "")
+        d = ev["_e"] - ev["_s"]
+        if "GraphLaunch" in name:
+            return "a_host_not_launched", name + " (graph submission)"
+        if LAUNCH.search(name):
+            if d >= SLOW_CALL_NS:
+                if id(ev) in self.first_launch_ids:
+                    return "e_first_use", name + " (first launch of a kernel name, >= 1 ms: module load)"
+                return "b_host_blocked", name + " (launch call >= 1 ms)"
+            return "a_host_not_launched", name + " (runtime call)"
+        if ALLOC_NAME.search(name):
+            if self.alloc_first_use and self.iters and inside(ev["_s"], [self.iters[0]]):
+                return "e_first_use", name + " (allocator warm-up: none in later iterations)"
+            return "b_host_blocked", name
+        if BLOCK_NAME.search(name):
+            return "b_host_blocked", name
+        if ASYNC_COPY.search(name) and d >= BLOCK_ASYNC_NS:
+            ops = self.ops_by_corr.get((ev.get("args") or {}).get("correlation"), [])
+            kind = ops[0].get("name") if ops else "own op not in trace"
+            return "b_host_blocked", "%s >= 50 us (blocked by behaviour; own op: %s)" % (name, kind)
+        if d >= SLOW_CALL_NS:
+            return "b_host_blocked", name + " (>= 1 ms)"
+        return "a_host_not_launched", name + " (runtime call)"
+
+    def thread_state(self, th, a, b, depth=0):
+        """Split [a, b) by what thread th was doing: list of (a, b, cause, what)."""
+        out = []
+        flat, starts = self.flat(th)
+        i = max(0, bisect.bisect_right(starts, a) - 1)
+        cur = a
+        while cur < b:
+            while i < len(flat) and flat[i][1] <= cur:
+                i += 1
+            if i >= len(flat) or flat[i][0] >= b:
+                out.append((cur, b) + self.untraced(th, cur, b))
+                break
+            s, e, ev = flat[i]
+            if s > cur:
+                out.append((cur, s) + self.untraced(th, cur, s))
+                cur = s
+                continue
+            end = min(e, b)
+            if ev.get("cat") in RT_CATS:
+                c, w = self.call_label(ev)
+                out.append((cur, end, c, w))
+            elif RUN_BACKWARD.search(str(ev.get("name"))) and self.autograd_threads(th) and depth == 0:
+                # the launching thread waits for the autograd engine: what
+                # the autograd thread(s) did decides
+                ag = self.autograd_threads(th)[0]
+                for x in self.thread_state(ag, cur, end, depth=1):
+                    out.append((x[0], x[1], x[2], "%s [autograd thread %s/%s, while the launching thread waits in %s]"
+                                % (x[3], ag[0], ag[1], short(ev.get("name")))))
+            else:
+                out.append((cur, end, "a_host_not_launched", ev.get("name")))
+            cur = end
+            i += 1
+        return out
+
+    def autograd_threads(self, th):
+        """Threads other than th that run autograd engine functions, most first."""
+        if not hasattr(self, "_ag"):
+            cnt = {}
+            for k, evs in self.by_thread.items():
+                n = sum(1 for e in evs if str(e.get("name", "")).startswith("autograd::engine::evaluate_function"))
+                if n:
+                    cnt[k] = n
+            self._ag = sorted(cnt, key=lambda k: (-cnt[k], repr(k)))
+        return [k for k in self._ag if k != th]
+
+    def untraced(self, th, a, b):
+        ann = self.outer_annotation(th, a, b)
+        return ("a_host_not_launched", "untraced time on the launching thread" +
+                (" (inside %s)" % ann if ann else ""))
+
+    # ------------------------------------------------------------ gaps
+    def wait_before(self, th, tL):
+        """A stream-wait call of th after its previous launch and at or before tL."""
+        rts = self.rt_by_thread.get(th, [])
+        starts = self.rt_starts.get(th, [])
+        i = bisect.bisect_right(starts, tL) - 1
+        # i = the launch call itself (or the last call before tL)
+        j = i - 1
+        while j >= 0:
+            e = rts[j]
+            if WAIT.search(e.get("name", "")):
+                return e
+            if LAUNCH.search(e.get("name", "")) or ASYNC_COPY.search(e.get("name", "")):
+                return None
+            j -= 1
+        return None
+
+    def gap_parts(self, g):
+        """[(a, b, cause, what)] covering the whole gap g."""
+        t = self.t
+        g0, g1 = g
+        closing = t.starts_at().get(g1, [])
+        cand = []
+        nolaunch = []
+        for x in closing:
+            l = t.corr.get((x.get("args") or {}).get("correlation"))
+            if l is None:
+                nolaunch.append(x)
+            else:
+                cand.append((l["_s"], id(l), l, x))
+        if not cand:
+            x = nolaunch[0] if nolaunch else None
+            c = (x.get("args") or {}).get("correlation") if x else None
+            if isinstance(c, int) and self.min_corr is not None and c < self.min_corr:
+                return [(g0, g1, "f_unknown", "queued before the profiling window (no launch call in the trace)")]
+            return [(g0, g1, "f_unknown", "no launch record")]
+        cand.sort(key=lambda z: (z[0], z[1]))
+        _, _, L, K = cand[0]
+        th = (L.get("pid"), L.get("tid"))
+        tL, tE = L["_s"], L["_e"]
+        parts = []
+        if tL > g0:
+            parts += self.thread_state(th, g0, min(tL, g1))
+        a, b = max(g0, tL), min(g1, tE)
+        if b > a:
+            name = L.get("name", "")
+            d = tE - tL
+            if BLOCK_NAME.search(name):
+                parts.append((a, b, "b_host_blocked", name + " (K's own launch: a synchronous call)"))
+            elif "GraphLaunch" in name:
+                parts.append((a, b, "a_host_not_launched", name + " (graph submission)"))
+            elif d >= SLOW_CALL_NS:
+                if id(L) in self.first_launch_ids:
+                    parts.append((a, b, "e_first_use", name + " (first launch of a kernel name, >= 1 ms: module load)"))
+                else:
+                    parts.append((a, b, "b_host_blocked", name + " (launch call >= 1 ms)"))
+            else:
+                parts.append((a, b, "a_host_not_launched", name + " (launch)"))
+        a = max(g0, tE)
+        if g1 > a:
+            w = self.wait_before(th, tL)
+            if g1 - a < LATENCY_NS:
+                parts.append((a, g1, "g_device_latency",
+                              "queued op started < 30 us after its launch returned or the gap began"))
+            elif w is not None:
+                rec = bisect.bisect_right(self.record_calls, w["_s"]) > 0
+                parts.append((a, g1, "c_stream_wait", "%s before %s: %s" % (
+                    w.get("name"), short(K.get("name")),
+                    "event record call in the trace before it" if rec else
+                    "no EventRecord call in the trace before it; no GPU op of the trace ran during the wait, "
+                    "so the awaited work is outside the trace")))
+            else:
+                parts.append((a, g1, "f_unknown", "queued %s (%s): waited >= 30 us with nothing running in the trace "
+                              "and no stream-wait call before its launch" % (short(K.get("name")), L.get("name"))))
+        return parts
+
+    def run(self, w=None, top=12):
+        W = self.window(w)
+        res = {}
+        whats = {}
+        total = 0
+        for g in self.t.gaps():
+            if W is not None and not clipw([g], W):
+                continue
+            for a, b, c, what in self.gap_parts(g):
+                n = ulen(clipw([[a, b]], W))
+                if n <= 0:
+                    continue
+                total += n
+                res[c] = res.get(c, 0) + n
+                whats[(c, what)] = whats.get((c, what), 0) + n
+        gw = self.t.gpu_window() or []
+        idle = ulen(clipw(gw, W)) - ulen(clipw(self.t.gpu_union(), W))
+        assert idle == total, (idle, total)
+        out = {"window": w or "all", "iterations": self.iter_source, "iteration_count": len(self.iters),
+               "idle_ns": total,
+               "causes_ns": dict(sorted(res.items())),
+               "causes_ppm": {k: v * 1000000 // total for k, v in sorted(res.items())} if total else {},
+               "top": [{"cause": c, "what": wt, "ns": n, "ppm_of_idle": n * 1000000 // total}
+                       for (c, wt), n in sorted(whats.items(), key=lambda kv: (-kv[1], kv[0]))[:top]]}
+        return out
+
+
+def short(n):
+    n = str(n)
+    return n if len(n) <= 90 else n[:87] + "..."
+
+
+def inside(x, u):
+    for a, b in u:
+        if a <= x < b:
+            return True
+    return False
+
+
 _OTHER = {}
 
 
@@ -629,6 +1025,351 @@ def c_arg_span(t, c):
     return (max(v) - min(v) + 1) if v else None
 
 
+# ---------------------------------------------------------------- added calcs
+def attrib(t):
+    """The IdleAttrib of a trace (built once per Trace)."""
+    if "attrib" not in t._cache:
+        t._cache["attrib"] = IdleAttrib(t)
+    return t._cache["attrib"]
+
+
+def c_idle_cause(t, c):
+    """Added.  Σ ns of the all-stream GPU idle (clipped to the window) that
+    the idle_attrib.py rules give to `cause` (a_host_not_launched,
+    b_host_blocked, c_stream_wait, e_first_use, f_unknown, g_device_latency;
+    "all" = every cause), optionally only the parts whose label (the `what`:
+    innermost CPU op / blocking call / awaited op) matches the regex
+    `what_re`.  The causes of one window sum exactly to gpu_idle."""
+    A = attrib(t)
+    if "parts" not in t._cache:
+        t._cache["parts"] = [(g, A.gap_parts(g)) for g in t.gaps()]
+    w = window(t, c.get("window"))
+    want = c.get("cause", "all")
+    rx = re.compile(c["what_re"]) if c.get("what_re") else None
+    tot = 0
+    for g, parts in t._cache["parts"]:
+        if w is not None and not clipw([g], w):
+            continue
+        for a, b, cause, what in parts:
+            if want != "all" and cause != want:
+                continue
+            if rx is not None and not rx.search(str(what)):
+                continue
+            tot += ulen(clipw([[a, b]], w))
+    return tot
+
+
+def c_iterations(t, c):
+    """Added.  The iterations IdleAttrib finds: what = source (ProfilerStep /
+    engine_step / optimizer_step / none), count, durs (ns, in time order)."""
+    A = attrib(t)
+    what = c.get("what", "count")
+    if what == "source":
+        return A.iter_source
+    if what == "count":
+        return len(A.iters)
+    if what == "durs":
+        return [b - a for a, b in A.iters]
+    raise ValueError(what)
+
+
+def c_overlap_re(t, c):
+    """Added.  As `overlap`, but a kernel is communication when is_comm(name)
+    holds OR its name matches the regex `comm_re` (e.g. expert-parallel
+    kernels such as dpsk::ep::internode::dispatch that are not NCCL-named);
+    compute = every other kernel.  what = comm_ns / compute_ns / overlap_ns /
+    exposed_comm_ns, clipped to the window."""
+    rx = re.compile(c["comm_re"])
+    key = ("ore", c["comm_re"])
+    if key not in t._cache:
+        ks = [e for e in t.gpu if e.get("cat") in KERNEL_CATS]
+        cm = [e for e in ks if is_comm(e.get("name", "")) or rx.search(e.get("name", ""))]
+        ids = {id(e) for e in cm}
+        t._cache[key] = (union([(e["_s"], e["_e"]) for e in cm]),
+                         union([(e["_s"], e["_e"]) for e in ks if id(e) not in ids]))
+    C, P = t._cache[key]
+    w = window(t, c.get("window"))
+    C, P = clipw(C, w), clipw(P, w)
+    what = c["what"]
+    if what == "comm_ns":
+        return ulen(C)
+    if what == "compute_ns":
+        return ulen(P)
+    if what == "overlap_ns":
+        return ulen(inter(C, P))
+    if what == "exposed_comm_ns":
+        return ulen(C) - ulen(inter(C, P))
+    raise ValueError(what)
+
+
+def c_self_time(t, c):
+    """Added.  Σ over the filtered CPU events of the time in which the event is
+    the innermost traced event of its thread (no traced child: cpu_op,
+    user_annotation, python_function or runtime call), clipped to the window:
+    e.g. the untraced time a thread spends inside an annotation (a host
+    spin-wait the profiler does not see).  Uses IdleAttrib's flattening."""
+    A = attrib(t)
+    w = window(t, c.get("window"))
+    sel = [e for e in t.X if match(t, e, c.get("filter")) and e.get("cat") in IA_CPU_CATS]
+    ids = {id(e) for e in sel}
+    tot = 0
+    for th in {(e.get("pid"), e.get("tid")) for e in sel}:
+        flat, _ = A.flat(th)
+        tot += ulen(clipw(union([(a, b) for a, b, ev in flat if id(ev) in ids]), w))
+    return tot
+
+
+# ---------------------------------------------------------------- iterations (added)
+def iterations_b(t):
+    """(source, [[start, end], ...]): the iterations of the report contract.
+    ProfilerStep#N ranges when the trace has any (source "ProfilerStep");
+    else the Optimizer.step#<name> annotations (user_annotation / cpu_op /
+    Operator) of the first optimizer name seen (source "optimizer_step"):
+    each iteration ends where its optimizer step ends and starts where the
+    previous one ended, the first at the first CPU event (cpu_op,
+    user_annotation, python_function, Operator, runtime call) of the
+    optimizer's thread; else ("none", [])."""
+    if "iters" in t._cache:
+        return t._cache["iters"]
+    st = t.steps()
+    if st:
+        res = ("ProfilerStep", [[e["_s"], e["_e"]] for e in st])
+    else:
+        opt = [e for e in t.X if e.get("cat") in ("user_annotation", "cpu_op", "Operator")
+               and str(e.get("name", "")).startswith("Optimizer.step#")]
+        if not opt:
+            res = ("none", [])
+        else:
+            first = min(opt, key=lambda e: (e["_s"], t.X.index(e)))
+            opt = sorted([e for e in opt if e["name"] == first["name"]], key=lambda e: e["_s"])
+            th = (first.get("pid"), first.get("tid"))
+            c0 = min(e["_s"] for e in t.X if e.get("cat") in _CAUSE_CPU and (e.get("pid"), e.get("tid")) == th)
+            out, prev = [], c0
+            for e in opt:
+                out.append([prev, e["_e"]])
+                prev = e["_e"]
+            res = ("optimizer_step", out)
+    t._cache["iters"] = res
+    return res
+
+
+def c_iterations_b(t, c):
+    """Iterations (see iterations_b()): what = source / count / durs / bounds
+    ([first start, last end])."""
+    src, its = iterations_b(t)
+    what = c.get("what", "count")
+    if what == "source":
+        return src
+    if what == "count":
+        return len(its)
+    if what == "durs":
+        return [b - a for a, b in its]
+    if what == "bounds":
+        return [its[0][0], its[-1][1]] if its else None
+    raise ValueError(what)
+
+
+# ---------------------------------------------------------------- idle by cause (added)
+_SYNC_RE = re.compile(r"^(cuda|hip)(Stream|Event|Device|Ctx)Synchronize$|^cuCtxSynchronize$")
+_SYNC_COPY = {"cudaMemcpy", "cudaMemset", "cudaMemcpy2D", "hipMemcpy", "hipMemset"}
+_ASYNC_COPY = {"cudaMemcpyAsync", "cudaMemsetAsync", "cudaMemcpy2DAsync", "hipMemcpyAsync",
+               "hipMemsetAsync", "hipMemcpyWithStream"}
+_FREES = {"cudaFree", "cudaFreeHost", "hipFree", "hipHostFree", "cuMemFree_v2"}
+_FIRST_USE_RE = re.compile(r"^(cudaMalloc|cudaHostAlloc|cudaMallocHost|cudaStreamCreate\w*|"
+                           r"cudaGetDeviceProperties|hipMalloc|hipHostMalloc|hipStreamCreate\w*)$")
+_LAUNCH_RE = re.compile(r"^(cudaLaunchKernel|cudaLaunchKernelExC|cuLaunchKernel|hipLaunchKernel|"
+                        r"hipExtLaunchKernel|cudaLaunchCooperativeKernel)$")
+_DL_RE = re.compile(r"^enumerate\(DataLoader\)")
+_CAUSE_CPU = {"cpu_op", "user_annotation", "python_function", "Operator", "cuda_runtime",
+              "cuda_driver", "Runtime"}
+_LONG = 1000000
+
+
+def _idle_parts_b(t):
+    """Every all-stream GPU gap cut into (start, end, cause, what) parts:
+    the rules of idle_attrib_b.py (its docstring is the reference; this is a
+    second, separately written implementation).  Causes: host_not_launched,
+    host_blocked, stream_wait, rank_wait, first_use, undecidable.  The first
+    iteration (iterations_b(), when there are two or more) is first_use
+    ("warmup: ..." whats)."""
+    if "idle_parts" in t._cache:
+        return t._cache["idle_parts"]
+    idx = {id(e): i for i, e in enumerate(t.X)}
+    src, its = iterations_b(t)
+    warm = its[0] if len(its) >= 2 else None
+    ops = {}
+    for e in t.gpu:
+        c = (e.get("args") or {}).get("correlation")
+        if c is not None and c not in ops:
+            ops[c] = e
+    first = {}
+    for e in t.gpu:
+        if e.get("cat") in KERNEL_CATS:
+            l = t.corr.get((e.get("args") or {}).get("correlation"))
+            if l is not None:
+                n = e.get("name")
+                if n not in first or (l["_s"], idx[id(l)]) < (first[n]["_s"], idx[id(first[n])]):
+                    first[n] = l
+    firsts = {id(l) for l in first.values()}
+    bythread = {}
+    for e in t.X:
+        if e.get("cat") in _CAUSE_CPU:
+            bythread.setdefault((e.get("pid"), e.get("tid")), []).append(e)
+    shorts, longs = {}, {}
+    for th, evs in bythread.items():
+        s = sorted([e for e in evs if e["_e"] - e["_s"] < _LONG], key=lambda e: e["_s"])
+        shorts[th] = (s, [e["_s"] for e in s])
+        longs[th] = [e for e in evs if e["_e"] - e["_s"] >= _LONG]
+    dls = {th: [e for e in evs if e.get("cat") in ("user_annotation", "Operator")
+                and _DL_RE.match(str(e.get("name", "")))] for th, evs in bythread.items()}
+    waits = []
+    for e in t.rt:
+        if e.get("name") in ("cudaStreamWaitEvent", "hipStreamWaitEvent"):
+            waits.append(((e.get("pid"), e.get("tid")), e["_s"]))
+    for e in t.X:
+        if e.get("cat") == "cuda_sync" and e.get("name") == "Stream Wait Event":
+            l = t.corr.get((e.get("args") or {}).get("correlation"))
+            if l is not None:
+                waits.append(((l.get("pid"), l.get("tid")), l["_s"]))
+    launches = {}
+    for c, l in t.corr.items():
+        if c in ops:
+            launches.setdefault((l.get("pid"), l.get("tid")), []).append(l["_s"])
+
+    def cands(th, x, y):
+        s, starts = shorts.get(th, ([], []))
+        lo = bisect.bisect_left(starts, x - _LONG)
+        hi = bisect.bisect_left(starts, y)
+        out = [e for e in s[lo:hi] if e["_e"] > x]
+        out += [e for e in longs.get(th, []) if e["_s"] < y and e["_e"] > x]
+        return out
+
+    def innermost_pieces(th, x, y):
+        cs = cands(th, x, y)
+        pts = sorted({x, y} | {p for e in cs for p in (e["_s"], e["_e"]) if x < p < y})
+        res = []
+        for p, q in zip(pts, pts[1:]):
+            cov = [e for e in cs if e["_s"] <= p < e["_e"]]
+            inn = max(cov, key=lambda e: (e["_s"], -e["_e"], -idx[id(e)])) if cov else None
+            if res and res[-1][2] is inn and res[-1][1] == p:
+                res[-1][1] = q
+            else:
+                res.append([p, q, inn])
+        return res
+
+    def dl_at(th, p):
+        for e in dls.get(th, []):
+            if e["_s"] <= p < e["_e"]:
+                return e
+        return None
+
+    def copyname(call):
+        op = ops.get((call.get("args") or {}).get("correlation"))
+        return "%s [%s]" % (call["name"], op["name"]) if op is not None else call["name"]
+
+    def warm_cut(x, y):
+        pts = [x, y]
+        if warm is not None:
+            pts = sorted({x, y} | {p for p in warm if x < p < y})
+        return [(p, q, warm is not None and warm[0] <= p < warm[1]) for p, q in zip(pts, pts[1:])]
+
+    parts = []
+    for a, b in t.gaps():
+        cl = []
+        for k in t.starts_at().get(b, []):
+            c = (k.get("args") or {}).get("correlation")
+            l = t.corr.get(c)
+            if l is not None:
+                cl.append((l["_s"], c if isinstance(c, int) else 0, k, l))
+        if not cl:
+            parts.append((a, b, "undecidable", "closing op has no launch call"))
+            continue
+        cl.sort(key=lambda z: (z[0], z[1]))
+        _, _, K, L = cl[0]
+        tL, tE = L["_s"], L["_e"]
+        th = (L.get("pid"), L.get("tid"))
+        if tL > a:
+            for x, y, e in innermost_pieces(th, a, min(tL, b)):
+                for p, q, w in warm_cut(x, y):
+                    if e is not None and e.get("cat") in RT_CATS:
+                        n = e.get("name", "")
+                        d = e["_e"] - e["_s"]
+                        if w:
+                            cause, what = "first_use", "warmup: " + n
+                        elif _FIRST_USE_RE.match(n) or (_LAUNCH_RE.match(n) and id(e) in firsts and d >= _LONG):
+                            cause, what = "first_use", n
+                        elif _SYNC_RE.match(n) or n in _SYNC_COPY or n in _FREES:
+                            cause, what = "host_blocked", n
+                        elif n in _ASYNC_COPY and d >= 50000:
+                            cause, what = "host_blocked", copyname(e)
+                        elif d >= _LONG:
+                            cause, what = "host_blocked", n
+                        else:
+                            dl = dl_at(th, p)
+                            cause, what = "host_not_launched", ("%s > %s" % (dl["name"], n) if dl else n)
+                    else:
+                        if e is None:
+                            what = "(no traced event on thread %s)" % (th[1],)
+                        elif _DL_RE.match(str(e.get("name", ""))):
+                            what = e["name"]
+                        else:
+                            dl = dl_at(th, p)
+                            what = "%s > %s" % (dl["name"], e["name"]) if dl else e["name"]
+                        cause = "first_use" if w else "host_not_launched"
+                        what = ("warmup: " + what) if w else what
+                    parts.append((p, q, cause, what))
+        x, y = max(a, tL), min(tE, b)
+        if y > x:
+            n = L.get("name", "")
+            d = tE - tL
+            for p, q, w in warm_cut(x, y):
+                if w:
+                    parts.append((p, q, "first_use", "warmup: launch call " + n))
+                elif id(L) in firsts and d >= _LONG:
+                    parts.append((p, q, "first_use", "first launch (module load) " + n))
+                elif ((n in _ASYNC_COPY or n in _SYNC_COPY) and d >= 50000) or d >= _LONG:
+                    parts.append((p, q, "host_blocked", copyname(L)))
+                else:
+                    parts.append((p, q, "host_not_launched", "launch call " + n))
+        x = max(a, tE)
+        if b > x:
+            waited = False
+            if waits:
+                prev = [s for s in launches.get(th, []) if s < tL]
+                p0 = max(prev) if prev else None
+                waited = any(wt == th and s <= tL and (p0 is None or s > p0) for wt, s in waits)
+            for p, q, w in warm_cut(x, b):
+                if w:
+                    parts.append((p, q, "first_use", "warmup: queued, not started"))
+                elif waited:
+                    parts.append((p, q, "stream_wait", "stream wait"))
+                elif is_comm(K.get("name", "")):
+                    parts.append((p, q, "rank_wait", K["name"]))
+                else:
+                    parts.append((p, q, "undecidable", "queued, not started (no stream-wait/event evidence)"))
+    t._cache["idle_parts"] = parts
+    return parts
+
+
+def c_idle_cause_b(t, c):
+    """GPU idle (all-stream gaps, clipped to the window) of one cause of the
+    idle-by-cause attribution (see _idle_parts_b and idle_attrib_b.py): cause =
+    host_not_launched / host_blocked / stream_wait / rank_wait / first_use /
+    undecidable / all; optional what_re: only parts whose `what` label
+    matches this regex (re.search)."""
+    w = window(t, c.get("window"))
+    cause = c.get("cause", "all")
+    rx = re.compile(c["what_re"]) if "what_re" in c else None
+    tot = 0
+    for a, b, cs, what in _idle_parts_b(t):
+        if cause != "all" and cs != cause:
+            continue
+        if rx is not None and not rx.search(what):
+            continue
+        tot += ulen(clipw([[a, b]], w))
+    return tot
+
+
 CALCS = {
     "count": c_count,             # number of events matching filter (X events; instant=true: ph i)
     "sum_dur": c_sum_dur,         # Σ dur (ns) of matching X events whose start is in the window
@@ -656,6 +1397,14 @@ CALCS = {
     "xrank": c_xrank,             # pair collectives with another rank's trace
     "dur_pct": c_dur_pct,         # nearest-rank percentile of event durations
     "gap_pct": c_gap_pct,         # nearest-rank percentile of GPU gap lengths  # GPU op start - its launch call start
+    # added (additive; existing calcs unchanged):
+    "idle_cause": c_idle_cause,   # idle ns of one cause of idle_attrib.py (optionally by label regex)
+    "iterations": c_iterations,   # IdleAttrib's iterations: source / count / durs
+    "overlap_re": c_overlap_re,   # overlap with extra communication kernels by regex
+    "self_time": c_self_time,     # time the filtered CPU events have no traced child
+    # added (version B; named iterations / idle_cause there, renamed at the merge):
+    "iterations_b": c_iterations_b,   # (added) contract iterations: source / count / durs / bounds
+    "idle_cause_b": c_idle_cause_b,   # (added) idle-by-cause attribution (idle_attrib_b.py rules)
 }
 
 
@@ -669,10 +1418,13 @@ def calc(t, c):
 KNOWN_IDS = {"gpu-starvation", "launch-overhead", "comm-serialized", "exposed-comm",
              "backward-prefetch-missing", "cpu-sync-stall", "allocator-thrash",
              "allocator-fragmentation", "straggler-rank", "inefficient-compute"}
-NEW_IDS = {"dataloader-stall"}  # defined in README.md
+KNOWN_IDS |= {"pinned-host-churn"}  # (added) a contract id (report-contract.md), used in forbidden_findings
+NEW_IDS = {"dataloader-stall",  # defined in README.md
+           "host-spin-wait", "queued-idle-unexplained"}  # added, README.md
+NEW_IDS |= {"pageable-h2d-copy"}  # (added) defined in README.md ("New finding ids")
 PARALLELISM = {"FSDP1", "FSDP2", "DDP", "tensor_parallel", "sequence_parallel", "expert_parallel",
                "pipeline", "embedding_all_to_all", "single_gpu", "unknown"}
-MODES = {"train", "prefill", "decode", "mixed", "unknown"}
+MODES = {"train", "prefill", "decode", "mixed", "inference", "unknown"}
 CAUSES = {"host_not_launched", "host_blocked", "stream_wait", "rank_wait", "unknown", "none", "n/a"}
 SEV = ["info", "warning", "critical"]
 
@@ -722,6 +1474,10 @@ def check_shape(v):
     ref = tic.get("share_of_idle_ppm_fact")
     if ref is not None and ref not in names:
         bad.append("top_idle_cause refers to missing fact %s" % ref)
+    # optional keys: notes, job, expect_rejected and (added, version B's param/
+    # verdicts) idle_by_cause: idle_attrib_b.py's breakdown, an object
+    if "idle_by_cause" in v and not isinstance(v["idle_by_cause"], dict):
+        bad.append("idle_by_cause is not an object")
     for f in v.get("facts", []):
         for k in ("name", "value", "unit", "how", "calc", "tolerance"):
             if k not in f:

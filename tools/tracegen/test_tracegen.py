@@ -452,7 +452,9 @@ class TraceGenTest(unittest.TestCase):
                                  {"Stream Wait Event": 3, "Event Sync": 3, "Stream Sync": 3, "Context Sync": 1})
                 ic = t["idle_causes"]
                 for w in [ic["all"]] + list(ic["streams"].values()):
-                    self.assertEqual(w["idle_ns"], sum(v for k, v in w.items() if k != "idle_ns"))
+                    self.assertEqual(w["idle_ns"], sum(w[c + "_ns"] for c in tracegen.IDLE_CAUSES))
+                    self.assertLessEqual(w["outside_trace_ns"], w["stream_wait_ns"])
+                    self.assertLessEqual(w["inferred_ns"], w["stream_wait_ns"] + w["rank_wait_ns"])
                 self.assertGreater(ic["streams"]["0:7"]["stream_wait_ns"], 0)
                 self.assertGreater(ic["all"]["host_blocked_ns"], 0)
         self.assertIsNone(self.gen("sync_stall", "ss_ic.json", steps=2)[1]["idle_causes"])
@@ -580,6 +582,202 @@ class TraceGenTest(unittest.TestCase):
         for r in range(4):
             if r != sr:
                 self.assertGreaterEqual(durs[r] - durs[sr], delay * 4)
+
+    # ---- the gap scenarios: each truth recounted from the trace file alone ----
+    def events(self, path):
+        d = load(path)
+        base = int(d.get("baseTimeNanoseconds", 0))
+        out = []
+        for e in d["traceEvents"]:
+            if e.get("ph") == "X" and "ts" in e:
+                s = base + int(Decimal(e["ts"]) * 1000)
+                out.append((s, s + int(Decimal(e.get("dur", 0)) * 1000), e))
+        return d, sorted(out, key=lambda x: (x[0], x[1]))
+
+    def step_durs(self, path):
+        d, evs = self.events(path)
+        return [b - a for a, b, e in evs if e["name"].startswith(("ProfilerStep#", "execute_"))
+                and e.get("cat") in ("user_annotation", "Operator")]
+
+    def check_what_if(self, scenario, path, t, nranks=1, **kw):
+        """--switch-off writes the same scenario without its problem; the truth's step times and
+        saving are those of the two files' step annotations (rank 0's)."""
+        on = tracegen.rank_path(path, 0, nranks)
+        self.assertEqual(t["what_if"]["steps_ns"], self.step_durs(on))
+        off, to = self.gen(scenario, "off_" + os.path.basename(path), switch_off=True, **kw)
+        to = to if isinstance(to, dict) else to[0]
+        off = tracegen.rank_path(off, 0, nranks)
+        self.assertEqual(to["generator"]["switch_off"], True)
+        self.assertEqual(t["what_if"]["steps_off_ns"], self.step_durs(off))
+        self.assertEqual(t["what_if"]["saving_ns"], sum(self.step_durs(on)) - sum(self.step_durs(off)))
+        self.assertEqual(to["what_if"]["saving_ns"], t["what_if"]["saving_ns"])
+        self.assertGreater(t["what_if"]["saving_ns"], 0)
+        return off
+
+    def idle_sums(self, t):
+        for w in [t["idle_causes"]["all"]] + list(t["idle_causes"]["streams"].values()):
+            self.assertEqual(w["idle_ns"], sum(w[c + "_ns"] for c in tracegen.IDLE_CAUSES))
+
+    def test_external_wait(self):
+        for form in ("cuda_sync", "rocm"):
+            with self.subTest(form=form):
+                path, t = self.gen("external_wait", "ew_%s.json.gz" % form, steps=3, wait_form=form)
+                self.check_truth(path, t)
+                self.idle_sums(t)
+                d, evs = self.events(path)
+                names = [e["name"] for _, _, e in evs]
+                hip = form == "rocm"
+                wait = "hipStreamWaitEvent" if hip else "cudaStreamWaitEvent"
+                self.assertFalse(any("EventRecord" in n for n in names))   # recorded outside the trace
+                syncs = [e for _, _, e in evs if e.get("cat") == "cuda_sync"]
+                if hip:
+                    self.assertEqual(syncs, [])
+                    self.assertIn("hipMemcpyWithStream", names)
+                    self.assertFalse(any(n.startswith("cuda") for n in names))
+                else:
+                    sw = [e for e in syncs if e["name"] == "Stream Wait Event"]
+                    self.assertEqual(len(sw), 3)
+                    for e in sw:
+                        self.assertEqual(e["args"]["wait_on_cuda_event_record_corr_id"], -1)
+                        self.assertEqual(e["args"]["wait_on_stream"], -1)
+                # the kernel launched right after each wait starts when the outside event fired
+                waits = [(a, b) for a, b, e in evs if e["name"] == wait]
+                ops = sorted((a, b, e) for a, b, e in evs if e.get("cat") in GPU_CATS)
+                rt = {e["args"]["correlation"]: (a, b) for a, b, e in evs if e.get("cat") in RUNTIME_CATS}
+                outside = 0
+                for (ws, we), f in zip(waits, t["external_wait"]["steps"]):
+                    held = min((o for o in ops if rt[o[2]["args"]["correlation"]][0] > we), key=lambda o: o[0])
+                    self.assertEqual(held[0], f["held_kernel_start_ns"])
+                    self.assertGreaterEqual(held[0] - we, 300 * tracegen.MS)
+                    before = max(o[1] for o in ops if o[1] <= held[0])
+                    outside += held[0] - before
+                ic = t["idle_causes"]["all"]
+                self.assertEqual(ic["outside_trace_ns"], ic["stream_wait_ns"])
+                # the wait's gaps are all outside but the host's microseconds around them
+                self.assertLessEqual(ic["outside_trace_ns"], outside)
+                self.assertGreater(ic["outside_trace_ns"], outside - 3 * 100 * tracegen.US)
+                self.check_what_if("external_wait", path, t, steps=3, wait_form=form)
+
+    def test_pageable_copy(self):
+        path, t = self.gen("pageable_copy", "pc.json.gz", steps=3)
+        self.check_truth(path, t)
+        self.idle_sums(t)
+        d, evs = self.events(path)
+        rt = {e["args"]["correlation"]: (a, b, e) for a, b, e in evs if e.get("cat") in RUNTIME_CATS}
+        h2d = d2h = 0
+        for a, b, e in evs:
+            if e.get("cat") != "gpu_memcpy":
+                continue
+            ca, cb, call = rt[e["args"]["correlation"]]
+            self.assertEqual(call["name"], "cudaMemcpyAsync")
+            if e["name"] == "Memcpy HtoD (Pageable -> Device)":
+                h2d += 1
+                self.assertLess(cb - ca, 50 * tracegen.US)   # staged and returned: not a blocking copy
+            elif e["name"] == "Memcpy DtoH (Device -> Pageable)":
+                d2h += 1
+                self.assertTrue(4 * tracegen.US <= cb - b <= 9 * tracegen.US)   # returned with its copy
+                self.assertGreater(cb - ca, 100 * tracegen.US)
+        self.assertEqual((h2d, d2h), (12, 6))
+        self.assertGreater(t["idle_causes"]["all"]["host_blocked_ns"], 0)
+        off = self.check_what_if("pageable_copy", path, t, steps=3)
+        names = [e["name"] for _, _, e in self.events(off)[1]]
+        self.assertEqual(names.count("Memcpy DtoH (Device -> Pageable)"), 3)   # the lengths' copies stay
+        self.assertEqual(names.count("Memcpy HtoD (Pageable -> Device)"), 0)
+
+    def test_rank_skew(self):
+        path, ts = self.gen("rank_skew", "rs.json.gz", steps=3, layers=4)
+        self.assertEqual(len(ts), 4)
+        kern = {}
+        for r, t in enumerate(ts):
+            p = tracegen.rank_path(path, r, 4)
+            self.check_truth(p, t)
+            self.idle_sums(t)
+            self.assertEqual(t["rank_skew"], ts[0]["rank_skew"])
+            for a, b, e in self.events(p)[1]:
+                if e.get("cat") == "kernel" and e["name"].startswith("nccl"):
+                    kern.setdefault(e["args"]["Seq"], {})[r] = (a - t["clock_offset_ns"], b - t["clock_offset_ns"],
+                                                                e["args"]["In msg nelems"])
+        table = ts[0]["rank_skew"]["collectives"]
+        self.assertEqual(len(table), 9)
+        for c in table:
+            per = kern[c["seq"]]
+            self.assertEqual(len({b for a, b, n in per.values()}), 1)   # they end together (true time)
+            last = max(a for a, b, n in per.values())
+            for row in c["ranks"]:
+                a, b, n = per[row["rank"]]
+                self.assertEqual(n, c["in_msg_nelems"])
+                self.assertEqual(row["dur_ns"], b - a)
+                self.assertEqual(row["wait_ns"], last - a)
+                self.assertEqual(row["dur_ns"] - row["wait_ns"], c["transfer_ns"])
+            arrivals = [per[r][0] for r in range(4)]
+            self.assertEqual(c["late_rank"], arrivals.index(last) if c["spread_ns"] else None)
+        first = [c for c in table if c["seq"] % 3 == 1]
+        for k, c in enumerate(first):   # each step's first all_to_all: several ms of skew, the late rank named
+            self.assertEqual(c["collective"], "all_to_all")
+            self.assertEqual(c["late_rank"], ts[0]["rank_skew"]["steps"][k]["late_rank"])
+            self.assertGreater(c["spread_ns"], 2 * tracegen.MS)
+            self.assertLess(c["transfer_ns"], 150 * tracegen.US)
+        for c in table:   # the same bytes later in the step: transfer only
+            if c["seq"] % 3 == 2:
+                self.assertEqual(c["spread_ns"], 0)
+                self.assertEqual(c["in_msg_nelems"], 6144)
+        self.check_what_if("rank_skew", path, ts[0], nranks=4, steps=3, layers=4)
+        # every rank waits for the late one: fixing the skew saves the late rank's delay, step by step
+        self.assertEqual(ts[0]["what_if"]["saving_by_step_ns"],
+                         [max(st["delays_ns"]) for st in ts[0]["rank_skew"]["steps"]])
+
+    def test_host_preprocess(self):
+        path, t = self.gen("host_preprocess", "hp.json.gz", steps=3)
+        self.check_truth(path, t)
+        self.idle_sums(t)
+        d, evs = self.events(path)
+        gpu = sorted(a for a, b, e in evs if e.get("cat") in GPU_CATS)
+        steps = [(a, b) for a, b, e in evs if e["name"].startswith("ProfilerStep#") and e["cat"] == "user_annotation"]
+        ann = {}
+        for a, b, e in evs:
+            if e["name"] in ("video_decode", "image_processor"):
+                ann.setdefault(e["name"], []).append(b - a)
+        for k, f in enumerate(t["host_preprocess"]["steps"]):
+            first = min(g for g in gpu if g >= steps[k][0])
+            self.assertEqual(f["first_kernel_ns"], first)
+            self.assertEqual(f["host_before_first_kernel_ns"], first - steps[k][0])
+            self.assertEqual([c["ns"] for c in f["cpu"]], [ann["video_decode"][k], ann["image_processor"][k]])
+            # most of the step's time is preprocessing on the CPU, before any kernel
+            self.assertGreater(f["preprocess_ns"], 0.6 * (steps[k][1] - steps[k][0]))
+        self.assertGreater(t["idle_causes"]["all"]["host_not_launched_ns"], 0.99 * t["idle_causes"]["all"]["idle_ns"])
+        self.check_what_if("host_preprocess", path, t, steps=3)
+
+    def test_graph_capture(self):
+        path, t = self.gen("graph_capture", "gc.json.gz", steps=4)
+        self.check_truth(path, t)
+        self.idle_sums(t)
+        d, evs = self.events(path)
+        gpu_corr = {e["args"]["correlation"] for a, b, e in evs if e.get("cat") in GPU_CATS}
+        steps = [(a, b) for a, b, e in evs if e["name"].startswith("ProfilerStep#") and e["cat"] == "user_annotation"]
+        kinds = [f["kind"] for f in t["graph_capture"]["steps"]]
+        self.assertEqual(kinds, ["eager", "capture", "replay", "replay"])
+        for (s0, s1), f in zip(steps, t["graph_capture"]["steps"]):
+            inside = [(a, b, e) for a, b, e in evs if s0 <= a < s1]
+            names = [e["name"] for a, b, e in inside]
+            launches = [e for a, b, e in inside if e["name"] == "cudaLaunchKernel"]
+            busy = ulen([(a, b) for a, b, e in inside if e.get("cat") in GPU_CATS])
+            self.assertEqual(f["gpu_busy_ns"], busy)
+            if f["kind"] == "capture":
+                for n in ("cudaStreamBeginCapture", "cudaStreamEndCapture", "cudaGraphInstantiate",
+                          "capture_32_DECODE"):
+                    self.assertIn(n, names)
+                captured = [e for e in launches if e["args"]["correlation"] not in gpu_corr]
+                self.assertEqual(len(captured), f["captured_launches"])
+                self.assertLess(busy, 20 * tracegen.US)
+                self.assertGreater(s1 - s0, 20 * tracegen.MS)
+            elif f["kind"] == "replay":
+                g = [e for a, b, e in inside if e["name"] == "cudaGraphLaunch"]
+                self.assertEqual(len(g), 1)
+                ks = [e for a, b, e in inside if e.get("cat") == "kernel"
+                      and e["args"]["correlation"] == g[0]["args"]["correlation"]]
+                self.assertEqual(len(ks), 4 * 8)
+                self.assertEqual({e["args"]["graph id"] for e in ks}, {1})
+        self.check_what_if("graph_capture", path, t, steps=4)
 
     def test_target_bytes(self):
         path = os.path.join(self.tmp, "big.json")

@@ -20,12 +20,15 @@ actually emitted (own interval-union code, independent of libfsdpa).
 """
 
 import argparse
+import bisect
+import contextlib
 import gzip
 import fnmatch
 import json
 import os
 import random
 import sys
+import tempfile
 import time
 import zlib
 
@@ -166,6 +169,9 @@ K_TBE_FWD = ("void fbgemm_gpu::split_embedding_codegen_forward_unweighted_kernel
 K_TBE_BWD = ("void fbgemm_gpu::split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_warp_per_row_1"
              "<float, float, float, long, 8, 32>(at::PackedTensorAccessor64<float, 2, at::RestrictPtrTraits>, int)")
 K_SENDRECV = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)"
+K_PERMUTE_LENGTHS = "void fbgemm_gpu::permute_2D_lengths_kernel<int>(int, int, int const*, int const*, int*)"
+K_PERMUTE_DATA = ("void fbgemm_gpu::permute_2D_data_kernel<false, int, int, decltype(nullptr)>(int, int, int, int const*, "
+                  "decltype(nullptr) const*, int const*, int const*, int const*, int*, decltype(nullptr)*)")
 K_ARGMAX = ("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::ArgMaxOps<float>, "
             "unsigned int, long, 4, 4> >(at::native::ReduceOp<float, at::native::ArgMaxOps<float>, unsigned int, "
             "long, 4, 4>)")
@@ -217,7 +223,7 @@ _KPROF = {
 for _n in (K_EP_LAYOUT, K_EP_NOTIFY, K_EP_DISPATCH, K_EP_COMBINE, K_ROUTING, K_SPLITKV_COMBINE, K_INHOUSE_AR,
            K_INHOUSE_XFER, K_HOUSE_C10D):
     _KPROF[_n] = (64, 32768, (132, 1, 1), (768, 1, 1), 1.0, 24.0, 75)
-for _n in (K_TBE_FWD, K_TBE_BWD, K_ARGMAX):
+for _n in (K_TBE_FWD, K_TBE_BWD, K_ARGMAX, K_PERMUTE_LENGTHS, K_PERMUTE_DATA):
     _KPROF[_n] = (48, 16384, (1024, 1, 1), (256, 1, 1), 8.0, 64.0, 100)
 for _n in list(NCCL_NEW.values()) + list(NCCL_OLD.values()) + [K_SENDRECV]:
     _KPROF[_n] = (96, 103808, (24, 1, 1), (512, 1, 1), 0.181818, 2.909091, 0)
@@ -243,9 +249,14 @@ DEVICE_PROPS = {
 # Scenarios
 # --------------------------------------------------------------------------
 
+# a sentence that calls a host-to-device copy a device-to-host one or .item() (verdict text_lacks)
+H2D_AS_D2H = (r"(HtoD|host-to-device|Pageable -> Device)[^\n]*(device-to-host|\.item\(\))"
+              r"|(device-to-host|\.item\(\))[^\n]*(HtoD|host-to-device|Pageable -> Device)")
+
 ALL_FINDINGS = ["gpu-starvation", "launch-overhead", "comm-serialized", "exposed-comm",
                 "backward-prefetch-missing", "cpu-sync-stall", "allocator-thrash",
-                "allocator-fragmentation", "pinned-host-churn", "dataloader-stall"]
+                "allocator-fragmentation", "pinned-host-churn", "dataloader-stall", "queued-idle-unexplained",
+                "host-spin-wait", "straggler-rank"]
 
 SCENARIOS = {
     "fsdp2_healthy": dict(
@@ -410,6 +421,124 @@ SCENARIOS = {
                      max_severity={"*": "info"},
                      # step 2's one cudaFree is no allocator-thrash, so nothing names it
                      explained_by={"cpu-sync-stall": None})),
+    "external_wait": dict(
+        kind="gap", gap="external_wait", oplog=True, engine_steps=True, wait_forms=("cuda_sync", "rocm"),
+        switch="the event already recorded when the stream waits for it: nothing outside the trace holds the step",
+        desc="decode loop (sglang-style execute_32_... steps): the compute stream waits 300-500 ms for an event "
+             "recorded by work outside the trace (cudaStreamWaitEvent with a cuda_sync Stream Wait Event whose "
+             "record correlation is -1; --wait-form rocm: hipStreamWaitEvent and no record call at all) while the "
+             "host blocks in a synchronous 256-byte D2H copy queued behind the wait",
+        expected=["queued-idle-unexplained"],
+        absent=["gpu-starvation", "launch-overhead", "comm-serialized", "exposed-comm", "allocator-thrash",
+                "backward-prefetch-missing", "dataloader-stall"],
+        # the GPU waits for the outside event, not for its host; the thread blocked in the copy is
+        # a consequence of that wait, so the sync finding is the outside wait's and costs no idle
+        verdict=dict(parallelism=["single_gpu"], mode="decode", iterations_from="engine_step",
+                     costliest="queued-idle-unexplained",
+                     min_severity={"queued-idle-unexplained": "critical"},
+                     max_severity={"cpu-sync-stall": "info"},
+                     explained_by={"cpu-sync-stall": "queued-idle-unexplained"},
+                     # the replay's change (queued work starts when the dependencies the trace
+                     # shows allow) is the switch itself; they differ by dispatch latency only
+                     saving=[dict(id="queued-idle-unexplained", steps="steady", tol_ns_per_step=20 * US)])),
+    "pageable_copy": dict(
+        kind="gap", gap="pageable_copy", oplog=True,
+        switch="pinned memory and non_blocking copies: the metric read back without blocking the host",
+        desc="recommendation trainer: pageable H2D input copies (queued, not blocking), then every step a "
+             "cudaMemcpyAsync D2H to pageable memory that returns only after all the queued GPU work; the host "
+             "logs 1-2 ms afterwards with the GPU idle",
+        expected=["cpu-sync-stall"], absent=["launch-overhead", "comm-serialized", "exposed-comm",
+                                             "allocator-thrash", "backward-prefetch-missing",
+                                             "queued-idle-unexplained"],
+        # the metric's blocking copy takes the host's lead: the 1-2 ms of logging after it idle
+        # the GPU, which a non-blocking copy would hide (the switch saves ~20 % of the step), so
+        # the sync is the root cause of the starvation and at least a warning; the small H2D input
+        # copies from pageable memory are queued, never blocking: no finding calls them a
+        # device-to-host copy or .item()
+        verdict=dict(parallelism=["single_gpu"], mode="train", iterations_from="ProfilerStep",
+                     costliest="cpu-sync-stall", min_severity={"cpu-sync-stall": "warning"},
+                     explained_by={"gpu-starvation": "cpu-sync-stall"},
+                     text_lacks={"*": [["any_sentence", H2D_AS_D2H]],
+                                 "cpu-sync-stall": [["evidence", r'"waited_op": "Memcpy HtoD']]},
+                     waited_ops_from_truth=True,
+                     # the replay makes the flagged calls wait for nothing; the switch pins the
+                     # metric's buffer: they differ by the host's wake-up after each blocking call
+                     # (4-9 us) and dispatch (up to 20 us), two calls a step
+                     saving=[dict(id="cpu-sync-stall", steps="all", tol_ns_per_step=50 * US)])),
+    "rank_skew": dict(
+        kind="gap", gap="rank_skew", oplog=True, ranks=4, skew=True,
+        switch="no rank late in its DataLoader: every rank enters the step's collectives together",
+        desc="N ranks (files) entering every step's first all_to_all up to 7 ms apart (one rank late in its "
+             "DataLoader, a different one each step): the early ranks' tiny all_to_all kernels (6144 elements) last "
+             "until the late rank arrives, the same all_to_all later in the step and the gradient all-reduce take "
+             "their transfer time only",
+        expected=["exposed-comm"],
+        # the late rank changes every step (1, 3, 1, 3 with 4 ranks and 4 steps): no rank is the
+        # latest arriver in more than half of the steps, so there is no straggler to name
+        absent=["launch-overhead", "allocator-thrash", "backward-prefetch-missing", "straggler-rank",
+                "cpu-sync-stall", "queued-idle-unexplained"],
+        verdict=dict(parallelism=["DDP", "embedding_all_to_all"], mode="train", iterations_from="ProfilerStep",
+                     explained_by={"gpu-starvation": "dataloader-stall"},
+                     # every rank's collective time is 80-90 % waiting for the late rank (the
+                     # truth's collective table): exposed-comm must say so and lead with the late
+                     # rank, not with DDP buckets or bandwidth
+                     truth_comm_wait_share_min=0.5,
+                     text_has={"exposed-comm": [["detail_sentence", r"\bwait.*\branks?\b|\branks?\b.*\bwait"],
+                                                ["advice_first", r"\brank|skew|straggl|arriv"]]},
+                     text_lacks={"exposed-comm": [["advice_first",
+                                                   r"bucket_cap_mb|gradient_as_bucket_view|bandwidth|NVLink|NCCL_"]]},
+                     cross_rank_late=True,
+                     # late: ranks late in a judged step (after the first); early: never late there,
+                     # so their own DataLoader time only makes them wait longer in the all_to_all
+                     per_rank={"late": dict(expected=["dataloader-stall"], min_severity={"dataloader-stall": "warning"}),
+                               "early": dict(max_severity={"dataloader-stall": "info", "gpu-starvation": "info"})},
+                     # the switch (no rank late) shortens every rank's step by the late rank's delay:
+                     # a job's saving, which a per-rank replay cannot see; an early rank's own
+                     # DataLoader fix saves nothing (its collective ends when the late rank's does).
+                     # 300 us a step: the DataLoader time the switch keeps and a cut removes
+                     saving=[dict(id="*", ranks="job", steps="steady", tol_ns_per_step=300 * US),
+                             dict(id="dataloader-stall", ranks="early", truth="zero", steps="steady",
+                                  tol_ns_per_step=300 * US)])),
+    "host_preprocess": dict(
+        kind="gap", gap="host_preprocess", oplog=True,
+        switch="the preprocessing done ahead by a DataLoader worker: the step only fetches its result",
+        desc="vision-language inference: every step decodes a clip (video_decode) and preprocesses it "
+             "(image_processor: CPU ops) for ~240 ms before its first kernel, then ~50 ms of GPU work",
+        expected=["gpu-starvation"],
+        absent=["launch-overhead", "comm-serialized", "exposed-comm", "allocator-thrash",
+                "backward-prefetch-missing", "dataloader-stall", "queued-idle-unexplained"],
+        # the first token read back at the end of each step (.item()) waits for a busy GPU and opens
+        # no idle of its own, but it keeps the next clip's preprocessing from starting under the
+        # GPU work: cpu-sync-stall may say so, never as the main cost.  The step is a vision
+        # encoder and a language model's prefill (`## prefill ##`, argmax of the first token)
+        verdict=dict(parallelism=["single_gpu"], mode="prefill", iterations_from="ProfilerStep",
+                     costliest="gpu-starvation", min_severity={"gpu-starvation": "critical"},
+                     max_severity={"cpu-sync-stall": "warning"},
+                     text_has={"gpu-starvation": [["detail", r"video_decode|image_processor"],
+                                                  ["advice", r"worker|ahead|background|prefetch|overlap"]]},
+                     text_lacks={"gpu-starvation": [["detail", r"mostly in aten::copy_"],
+                                                    ["advice", r"CUDA graphs|torch\.compile|fewer launches"]]},
+                     # the replay removes every CPU cost, the switch the preprocessing only (a
+                     # 100-200 us DataLoader fetch and the launches stay): 500 us a step
+                     saving=[dict(id="gpu-starvation", steps="steady", tol_ns_per_step=500 * US)])),
+    "graph_capture": dict(
+        kind="gap", gap="graph_capture", oplog=True,
+        switch="the graph captured before the profiled window: step 1 replays it like the others",
+        desc="serving decode under CUDA graphs: step 0 eager, step 1 captures the graph (capture_32_DECODE: "
+             "cudaStreamBeginCapture, the forward's launches recorded and not run, cudaStreamEndCapture, "
+             "cudaGraphInstantiate; ~25 ms of CPU, ~10 us of GPU work), later steps replay it (cudaGraphLaunch)",
+        # the replays keep the GPU 80-95 % busy: with the capture step judged apart, nothing starves
+        expected=[], absent=["gpu-starvation", "launch-overhead", "comm-serialized", "exposed-comm",
+                             "allocator-thrash", "backward-prefetch-missing", "queued-idle-unexplained",
+                             "dataloader-stall"],
+        verdict=dict(parallelism=["single_gpu"], mode="decode", iterations_from="ProfilerStep",
+                     max_severity={"cpu-sync-stall": "info"},
+                     # the capture is a one-time cost: not a steady step, and no finding's saving
+                     # may claim it (the switch's saving is all in the capture step)
+                     steps_steady={"capture": False, "replay": True},
+                     saving_max={"*": 0.5},
+                     # it replays CUDA graphs already
+                     text_lacks={"*": [["advice", r"CUDA graphs"]]})),
     "mixed": dict(
         kind="fsdp", version=2, broken_units=(2, 5), sync_stall=True, thrash_segments=1,
         desc="FSDP2 healthy forward, missing backward prefetch on some units, sync stall, a few steady-state mallocs",
@@ -749,8 +878,9 @@ class Rank:
         self.gpu_iv = [] if sc["kind"] == "job" else None  # every GPU op (start, end), for the job truth
         # every GPU op with its launch call, the blocking calls per thread and the stream waits:
         # the idle-cause truth (stream_wait scenario)
-        self.oplog = [] if sc.get("stream_wait") else None
-        self.blklog = {}
+        self.oplog = [] if sc.get("stream_wait") or sc.get("oplog") else None
+        self.rtlog = []         # every runtime call (start, end, name, correlation, thread) with oplog
+        self.step_log = []      # every step range (name, start, end), ProfilerStep or not
         self.pending_wait = {}  # stream -> the op its next op waits for (cudaStreamWaitEvent)
         self.last_op_on = {}
         # how the stream waits are written (--wait-form): the truth does not depend on it
@@ -857,6 +987,8 @@ class Rank:
     def emit_runtime(self, th, cat, name, start, dur, cbid, corr, ext):
         c = self.f.cat(cat)
         self.count(c)
+        if self.oplog is not None:
+            self.rtlog.append((self.E(start), self.E(start + dur), name, corr, th))
         if self.legacy:
             args = '"cbid": %d, "correlation": %d, "external id": %d, "external ts": %s' % (
                 cbid, corr, ext, self.f.ts(self.E(start)))
@@ -874,8 +1006,6 @@ class Rank:
         self.corr += 1
         self.emit_runtime(th, "cuda_runtime", name, start, end - start, cbid, self.corr, self.cur_ext(th))
         self.t[th] = end
-        if self.oplog is not None:
-            self.blklog.setdefault(th, []).append((self.E(start), self.E(end), name))
         self.block_log.append((start, end))
         s = self.sync.setdefault(name, [0, 0, 0])
         s[0] += 1
@@ -895,6 +1025,10 @@ class Rank:
         rt_start = self.t[th] + self.rus(ov["pre"])
         rt_dur = self.rus(ov["rt"]) if rt_ns is None else rt_ns
         rd = self.ready.get(stream)
+        pw = self.pending_wait.get(stream)
+        if pw is not None and pw.get("real") is not None:
+            # cudaStreamWaitEvent: the op starts after the one the event was recorded behind
+            deps = tuple(deps) + (pw["real"]["e"] - self.off,)
         if block == "queue" and rd is not None:
             rt_dur = max(rt_dur, rd + self.r(4 * US, 9 * US) - rt_start)
         start = rt_start + (rt_dur if block == "queue" else 0) + self.rus(ov["lat"])
@@ -924,6 +1058,48 @@ class Rank:
         corr = self.corr
         if ext is None:
             ext = self.cur_ext(th)
+        self.gpu_op(th, stream, kname, start, end, kind, corr, ext, extra, nbytes, family, rt_start, rt_dur, api,
+                    block)
+        self.emit_runtime(th, api[2], api[0], rt_start, rt_dur, api[1], corr, ext)
+        self.gpu_buf.append(self.f.flow("s", corr, self.pid_s, self.tid_int_s[th], self.E(rt_start)))
+        self.count(self.f.cat("ac2g") if not self.legacy else "async", 2)
+        return start, end
+
+    def graph_launch(self, th, stream, kernels, api=("cudaGraphLaunch", 311, "cuda_runtime"), rt_ns=None,
+                     graph_id=1):
+        """A CUDA graph replay: one launch call whose kernels (name, dur) run back to back on `stream`,
+        every one with the call's correlation id (and, in the new format, Kineto's graph id / graph
+        node id).  Returns (first start, last end)."""
+        api = (self.api_name(api[0]),) + tuple(api[1:])
+        ov = self.ov
+        rt_start = self.t[th] + self.rus(ov["pre"])
+        rt_dur = self.rus((20, 40)) if rt_ns is None else rt_ns
+        start = rt_start + self.rus(ov["lat"])
+        ig = self.rus(ov["ig"])
+        rd = self.ready.get(stream)
+        if rd is not None and rd + ig > start:
+            start = rd + ig
+        self.t[th] = rt_start + rt_dur
+        self.corr += 1
+        corr = self.corr
+        ext = self.cur_ext(th)
+        first, t = start, start
+        for node, (kname, dur) in enumerate(kernels):
+            extra = (', "graph id": %d, "graph node id": %d' % (graph_id, (graph_id << 32) + node)) if self.f.new else ""
+            self.gpu_op(th, stream, kname, t, t + dur, "kernel", corr, ext, extra, 0, None, rt_start, rt_dur, api,
+                        None)
+            self.stream_last_name[stream] = kname
+            self.ready[stream] = t + dur
+            t = t + dur + self.rus((0.5, 1.5))
+        self.emit_runtime(th, api[2], api[0], rt_start, rt_dur, api[1], corr, ext)
+        self.gpu_buf.append(self.f.flow("s", corr, self.pid_s, self.tid_int_s[th], self.E(rt_start)))
+        self.count(self.f.cat("ac2g") if not self.legacy else "async", 1 + len(kernels))
+        return first, self.ready[stream]
+
+    def gpu_op(self, th, stream, kname, start, end, kind, corr, ext, extra, nbytes, family, rt_start, rt_dur, api,
+               block):
+        """One GPU activity launched by the call [rt_start, rt_start + rt_dur) of thread th: its event,
+        its ac2g flow end and the truth's bookkeeping."""
         f = self.f
         stid = self.stid(stream)
         comm = False
@@ -955,9 +1131,6 @@ class Rank:
         gb = self.gpu_buf
         gb.append(f.x(c, jstr(kname), self.dev_s, stid, self.E(start), end - start, args))
         gb.append(f.flow("f", corr, self.dev_s, stid, self.E(start)))
-        self.emit_runtime(th, api[2], api[0], rt_start, rt_dur, api[1], corr, ext)
-        gb.append(f.flow("s", corr, self.pid_s, self.tid_int_s[th], self.E(rt_start)))
-        self.count(f.cat("ac2g") if not self.legacy else "async", 2)
         # ---- truth ----
         if self.gpu_iv is not None and end > start:
             self.gpu_iv.append((start, end))
@@ -1011,11 +1184,13 @@ class Rank:
         if self.oplog is not None:
             self.last_op = {"s": es, "e": ee, "stream": stream, "ls": self.E(rt_start),
                             "le": self.E(rt_start + rt_dur), "th": th, "api": api[0],
-                            "comm": kind == "kernel" and comm, "wait": self.pending_wait.pop(stream, None),
-                            "corr": corr}
+                            "comm": kind == "kernel" and comm, "corr": corr, "kernel": kind == "kernel"}
+            w = self.pending_wait.pop(stream, None)
+            # the op its stream wait names, as the trace shows it, or the event recorded outside
+            self.last_op["wait"] = w["op"] if w else None
+            self.last_op["outside"] = bool(w and w["outside"])
             self.oplog.append(self.last_op)
             self.last_op_on[stream] = self.last_op
-        return start, end
 
     # ---- events, stream waits and the cuda_sync activities (Kineto's forms) ----
     def sync_args(self, kind, stream, corr, ext, wait=None):
@@ -1050,12 +1225,15 @@ class Rank:
         event was recorded behind (pass its end in `deps`)."""
         rec_corr, rec_stream, op, evid = ev
         s, e = self.runtime(th, "cudaStreamWaitEvent", 147, self.r(1 * US, 3 * US))
-        self.pending_wait[stream] = op
         # --wait-form: "unresolved" writes every Stream Wait Event without the waited-on stream
         # (wait_on_stream -1, as older Kineto does and as for an event recorded before the
         # profiling window); "mixed" cycles per wait through named, unresolved and no cuda_sync
         form = {"unresolved": 1, "mixed": self.nwaits % 3}.get(self.wait_form, 0)
         self.nwaits += 1
+        # an unresolved Stream Wait Event (record correlation -1) says the event was recorded
+        # before the profiling window: the trace shows no edge to `op`, only an event outside it
+        unresolved = form == 1 and not (self.legacy or self.hip)
+        self.pending_wait[stream] = {"op": None if unresolved else op, "outside": unresolved, "real": op}
         if form == 2:
             return
         wait = (rec_stream, rec_corr, evid) if form == 0 else (-1, -1, evid)
@@ -1290,6 +1468,7 @@ class Rank:
             self.flush(self.E(self.t[th]))
             return
         start, e2 = self.pop(th, tail=0)
+        self.step_log.append({"name": self.step_name, "start_ns": self.E(start), "dur_ns": e2 - start})
         self.t[self.tid_bwd] = max(self.t[self.tid_bwd], end)
         if self.step_name.startswith("ProfilerStep#"):  # truth "steps": the ProfilerStep ranges only
             self.steps.append({"name": self.step_name, "start_ns": self.E(start), "dur_ns": e2 - start})
@@ -2437,6 +2616,411 @@ class JobWorkload(Collectives):
         return {"sync_gpu_idle_opened_ns": opened, "free_wait_ns": R.free_wait}
 
 
+class GapWorkload(Collectives):
+    """Shapes of idle that real traces show and rules written from generated ones missed, each with
+    its truth and, where fixing it makes sense, the same trace with the problem switched off
+    (--switch-off; the random draws are the same, only their use changes):
+
+    external_wait    a decode loop whose compute stream waits for an event recorded by work outside
+                     the trace while the host blocks in a synchronous copy queued behind the wait
+    pageable_copy    a trainer whose main thread blocks every step in a D2H copy to pageable memory
+                     that waits for the queued GPU work; pageable H2D input copies beside it
+    rank_skew        N ranks entering each step's collectives ms apart: tiny collectives whose
+                     kernels on the early ranks last for the skew
+    host_preprocess  an inference step that spends most of its CPU time preprocessing (video decode,
+                     image processor) before its first kernel
+    graph_capture    a step that captures a CUDA graph (a few us of GPU work in ~30 ms) beside
+                     replay steps"""
+
+    def __init__(self, R, sc, opts):
+        self.R = R
+        self.sc = sc
+        self.gap = sc["gap"]
+        self.L = opts["layers"]
+        self.W = R.world
+        self.pg_ranks = "[" + ", ".join(str(i) for i in range(self.W)) + "]"
+        self.seq = 0
+        self.off = opts.get("switch_off", False)
+        self.facts = []          # per step: what the scenario did (its truth object)
+        self.coll = []           # rank_skew: (seq, collective, kernel, in_nelems, arrival, transfer) of this rank
+        R.allocated = 4 * GIB
+        R.reserved = R.allocated + 20 * MIB
+        R.segments = [R.reserved]
+        self.cs = 7              # the compute stream (3 on ROCm, as HIP numbers its streams)
+        if R.hip:
+            self.cs = 3
+
+    def step(self, k):
+        getattr(self, self.gap)(k)
+
+    @contextlib.contextmanager
+    def side(self, k):
+        """Draws of the problem and of what replaces it when it is switched off come from a side
+        RNG, so that every other duration is the same with and without the problem."""
+        R = self.R
+        main = R.dr
+        R.dr = random.Random(_crc("side", R.o["seed"], R.scenario, k))
+        try:
+            yield
+        finally:
+            R.dr = main
+
+    def truth_fsdp(self):
+        return {"version": None, "units": [], "backward": {"pattern": "unknown", "prefetched": {}}}
+
+    # ---- pieces --------------------------------------------------------------
+    def op_kernel(self, th, op, kname, dur, stream=None, deps=()):
+        R = self.R
+        R.push(th, "cpu_op", op)
+        se = R.launch(th, self.cs if stream is None else stream, kname, dur, deps=deps)
+        R.pop(th)
+        return se
+
+    def copy(self, th, direction, nbytes, dur, api="cudaMemcpyAsync", block=None, stream=None, deps=()):
+        """tensor.to(...): aten::to > aten::_to_copy > aten::copy_ and its copy, named as CUPTI names
+        the memory kinds (`Memcpy HtoD (Pageable -> Device)`)."""
+        R = self.R
+        cbid = {"cudaMemcpyAsync": 41, "cudaMemcpy": 31, "hipMemcpyWithStream": 41, "hipMemcpyAsync": 41}[api]
+        R.push(th, "cpu_op", "aten::to")
+        R.push(th, "cpu_op", "aten::_to_copy")
+        R.op(th, "aten::empty_strided")
+        R.push(th, "cpu_op", "aten::copy_")
+        se = R.launch(th, self.cs if stream is None else stream, "Memcpy " + direction, dur, kind="gpu_memcpy",
+                      api=(api, cbid, "cuda_runtime"), nbytes=nbytes, block=block, deps=deps)
+        R.pop(th)
+        R.pop(th)
+        R.pop(th)
+        return se
+
+    def cpu_ops(self, th, names, total):
+        """CPU-only ops (no kernel) lasting `total` ns together, in turn."""
+        R = self.R
+        per = total // len(names) // R.q * R.q
+        for n in names:
+            R.push(th, "cpu_op", n)
+            R.t[th] += per
+            R.pop(th)
+
+    # ---- external_wait ----------------------------------------------------------
+    def external_wait(self, k):
+        """sglang-style decode step: the scheduler's stream waits (cudaStreamWaitEvent /
+        hipStreamWaitEvent) for an event that work outside the trace records (another process's
+        or thread's copy) 300-500 ms later; the kernels queued behind the wait and a synchronous
+        256-byte D2H copy of the next tokens wait with it, the host blocked in the copy."""
+        R = self.R
+        th = R.tid_main
+        cs = self.cs
+        R.begin_step(k, name="execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk%dsqsq32sqsk%d)"
+                     % (32785 + 32 * k, 32785 + 32 * k))
+        R.op(th, "aten::empty")
+        self.op_kernel(th, "aten::arange", K_FILL, R.r(2 * US, 3 * US))
+        wait_ns = R.r(300 * MS, 500 * MS)        # drawn either way: --switch-off keeps the draws
+        ready = R.t[th] + (0 if self.off else wait_ns)
+        R.push(th, "cpu_op", "aten::_foreach_copy_")
+        R.t[th] += R.r(10 * US, 20 * US)
+        R.pop(th)
+        ws, we = R.runtime(th, "cudaStreamWaitEvent", 147, R.r(5 * US, 10 * US))
+        R.pending_wait[cs] = {"op": None, "outside": True}
+        R.nevent = getattr(R, "nevent", 0) + 1
+        R.emit_sync("Stream Wait Event", R.stid(cs), ws, we,
+                    R.sync_args("Stream Wait Event", cs, R.corr, R.cur_ext(th), (-1, -1, R.nevent)))
+        R.runtime(th, "cudaEventDestroy", 133, R.r(1 * US, 2 * US))
+        held = R.launch(th, cs, K_ADD, R.r(3 * US, 5 * US), deps=(ready,))
+        R.push(th, "user_annotation", "step[DECODE bs=32]")
+        self.cpu_ops(th, ["aten::slice", "aten::as_strided", "aten::slice"], R.r(20 * US, 40 * US))
+        self.op_kernel(th, "aten::_foreach_copy_", K_MUL, R.r(3 * US, 6 * US))
+        # the next tokens, copied to the host: a synchronous copy queued behind the wait
+        if R.hip:
+            R.runtime(th, "hipStreamGetCaptureInfo", 324, R.r(1 * US, 2 * US))
+            _, ce = self.copy(th, "DtoH (Device -> Host)", 256, R.r(4 * US, 6 * US), api="hipMemcpyWithStream",
+                              block="own")
+        else:
+            _, ce = self.copy(th, "DtoH (Device -> Pageable)", 256, R.r(4 * US, 6 * US), block="own")
+            R.sync_call(th, "cudaStreamSynchronize", 131, ce)
+        # the forward of the step, eager
+        for i in range(self.L):
+            self.op_kernel(th, "aten::rms_norm", K_LN, R.r(8 * US, 12 * US))
+            self.op_kernel(th, "aten::mm", K_GEMM, R.r(40 * US, 60 * US))
+            self.op_kernel(th, "aten::_scaled_dot_product_flash_attention", K_FLASH, R.r(30 * US, 50 * US))
+            self.op_kernel(th, "aten::mm", K_GEMM_NT, R.r(60 * US, 90 * US))
+        self.op_kernel(th, "aten::argmax", K_ARGMAX, R.r(8 * US, 12 * US))
+        self.copy(th, "DtoD (Device -> Device)", 256, R.r(3 * US, 5 * US),
+                  api="hipMemcpyAsync" if R.hip else "cudaMemcpyAsync")
+        R.pop(th)
+        R.end_step(R.r(40 * US, 80 * US))
+        self.facts.append({"step": k, "wait_call_ns": R.E(ws), "event_ns": R.E(ready) if not self.off else None,
+                           "held_kernel_start_ns": R.E(held[0]), "copy_end_ns": R.E(ce),
+                           "outside_wait_ns": 0 if self.off else wait_ns})
+
+    # ---- pageable_copy ----------------------------------------------------------
+    def pageable_copy(self, k):
+        """A recommendation trainer (the shape of HTA's negative_queue_length trace): small input
+        tensors copied from pageable memory (`Memcpy HtoD (Pageable -> Device)`: the call returns
+        once the data is staged, the copy runs in stream order), the feature lengths read back
+        (a short pageable D2H behind two permute kernels), forward and backward queued well
+        ahead, then a metric copied to pageable memory (`Memcpy DtoH (Device -> Pageable)`) whose
+        cudaMemcpyAsync returns only when the copy is done: after all the queued work.  The host
+        then logs for 1-2 ms while the GPU idles.  Switched off: pinned memory and non_blocking
+        copies (the metric read a step later), so the host's work overlaps the GPU's."""
+        R = self.R
+        th = R.tid_main
+        cs = self.cs
+        pin = self.off
+        R.begin_step(k)
+        R.push(th, "user_annotation", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__")
+        R.t[th] += R.r(150 * US, 250 * US)
+        R.pop(th)
+        R.push(th, "user_annotation", "## sparse_data_dist ##")
+        for j in range(4):
+            self.copy(th, "HtoD (Pinned -> Device)" if pin else "HtoD (Pageable -> Device)", 128 << j,
+                      R.r(1 * US, 3 * US))
+        R.pop(th)
+        # the feature lengths, needed on the host at once: a short pageable D2H behind two permutes
+        # (blocks for a few hundred us, under idle.slow_launch_ns); kept when the metric's is switched off
+        R.push(th, "user_annotation", "## KJTAllToAllTensorsAwaitable wait() ##")
+        self.op_kernel(th, "fbgemm::permute_2D_sparse_data", K_PERMUTE_LENGTHS, R.r(150 * US, 250 * US))
+        self.op_kernel(th, "fbgemm::permute_2D_sparse_data", K_PERMUTE_DATA, R.r(150 * US, 250 * US))
+        c0 = R.t[th]
+        self.copy(th, "DtoH (Device -> Pageable)", 48, R.r(1 * US, 2 * US), block="own")
+        lengths_call = R.t[th] - c0
+        R.pop(th)
+        R.push(th, "user_annotation", "## forward ##")
+        for i in range(self.L):
+            self.op_kernel(th, "aten::embedding_bag" if i == 0 else "aten::mm",
+                           K_TBE_FWD if i == 0 else K_SGEMM, R.r(300 * US, 500 * US))
+            self.op_kernel(th, "aten::relu", K_RELU, R.r(20 * US, 40 * US))
+        R.pop(th)
+        R.push(th, "user_annotation", "## backward ##")
+        for i in range(self.L):
+            self.op_kernel(th, "aten::mm", K_SGEMM, R.r(300 * US, 500 * US))
+            self.op_kernel(th, "aten::mm", K_SGEMM, R.r(300 * US, 500 * US))
+        R.pop(th)
+        queued_until = R.ready[cs]
+        R.push(th, "user_annotation", "## metrics ##")
+        call0 = R.t[th]
+        with self.side(k):
+            _, ce = self.copy(th, "DtoH (Device -> Pinned)" if pin else "DtoH (Device -> Pageable)", 704,
+                              R.r(2 * US, 3 * US), block=None if pin else "own")
+        blocked = R.t[th] - call0
+        log_ns = R.r(1000 * US, 2000 * US)
+        self.cpu_ops(th, ["aten::sum", "aten::div", "aten::_local_scalar_dense"], log_ns)
+        R.pop(th)
+        R.push(th, "user_annotation", "Optimizer.step#SGD.step")
+        for j in range(3):
+            self.op_kernel(th, "aten::_foreach_add_", K_MTA, R.r(80 * US, 160 * US))
+        R.pop(th)
+        R.end_step(R.r(60 * US, 120 * US))
+        self.facts.append({"step": k, "lengths_d2h_call_ns": lengths_call,
+                           "d2h_api": "cudaMemcpyAsync", "d2h_memory": "Pinned" if pin else "Pageable",
+                           "d2h_call_ns": blocked, "d2h_copy_end_ns": R.E(ce), "queue_end_ns": R.E(queued_until),
+                           "h2d_copies": 4, "h2d_memory": "Pinned" if pin else "Pageable", "host_after_ns": log_ns})
+
+    # ---- rank_skew ----------------------------------------------------------------
+    def nccl(self, th, kind, nelems, dur, deps):
+        """A c10d collective as ProcessGroupNCCL issues it: the NCCL stream waits for the compute
+        stream (event record + stream wait), the kernel, the compute stream waits for it (work.wait());
+        `kind` all_to_all (c10d::alltoall_base_, record_param_comms all_to_all) or allreduce."""
+        R = self.R
+        cs, ns = self.cs, 20
+        ev = R.event_record(th, cs)
+        R.stream_wait_event(th, ns, ev)
+        if kind == "all_to_all":
+            se = self.collective(th, "c10d::alltoall_base_", "all_to_all", "nccl:all_to_all", K_SENDRECV, ns,
+                                 dur, "Float", nelems, nelems, deps=(ev[2]["e"] - R.off,) + tuple(deps))
+        else:
+            se = self.collective(th, "c10d::allreduce_", "allreduce", "nccl:all_reduce", NCCL_NEW["AllReduce"], ns,
+                                 dur, "Float", nelems, nelems, deps=(ev[2]["e"] - R.off,) + tuple(deps))
+        self.coll.append({"seq": self.seq, "collective": kind, "in_msg_nelems": nelems, "arrival": se[0],
+                          "transfer_ns": dur})
+        ev2 = R.event_record(th, ns)
+        R.stream_wait_event(th, cs, ev2)
+        return se
+
+    def rank_skew(self, k):
+        """DLRM-style step on every rank: the DataLoader (one rank, a different one each step, is
+        several ms late in it), a tiny all_to_all of 6144 elements (the early ranks' kernels last
+        until the late rank arrives, then 0.1 ms of transfer), embedding and dense compute, the same
+        all_to_all again (every rank arrives together: 0.1 ms), backward, the gradient all-reduce
+        and the optimizer.  Switched off: no rank late (the delays drawn, not slept)."""
+        R = self.R
+        th = R.tid_main
+        cs = self.cs
+        n = max(1, self.W)
+        late = (1 + 2 * k) % n
+        delays = []
+        for r in range(n):     # every rank draws the whole row: the duration RNG stays rank-independent
+            d = R.r(4 * MS, 7 * MS) if r == late else R.r(0, 1500 * US)
+            delays.append(0 if self.off else d)
+        R.begin_step(k)
+        R.push(th, "user_annotation", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__")
+        R.t[th] += R.r(200 * US, 300 * US) + delays[R.rank]
+        R.pop(th)
+        R.push(th, "user_annotation", "## sparse_data_dist ##")
+        self.copy(th, "HtoD (Pinned -> Device)", 6144 * 4, R.r(3 * US, 5 * US))
+        a2a = R.r(100 * US, 130 * US)
+        self.nccl(th, "all_to_all", 6144, a2a, ())
+        R.pop(th)
+        R.push(th, "user_annotation", "## forward ##")
+        self.op_kernel(th, "aten::embedding_bag", K_TBE_FWD, R.r(400 * US, 600 * US))
+        for i in range(self.L // 2):
+            self.op_kernel(th, "aten::mm", K_SGEMM, R.r(200 * US, 300 * US))
+        self.nccl(th, "all_to_all", 6144, a2a, ())
+        for i in range(self.L // 2):
+            self.op_kernel(th, "aten::mm", K_SGEMM, R.r(200 * US, 300 * US))
+        R.pop(th)
+        R.push(th, "user_annotation", "## backward ##")
+        for i in range(self.L):
+            self.op_kernel(th, "aten::mm", K_SGEMM, R.r(250 * US, 350 * US))
+        self.op_kernel(th, "aten::embedding_dense_backward", K_TBE_BWD, R.r(300 * US, 500 * US))
+        self.nccl(th, "allreduce", 1048576, R.r(300 * US, 400 * US), ())
+        R.pop(th)
+        R.push(th, "user_annotation", "Optimizer.step#SGD.step")
+        self.op_kernel(th, "aten::_foreach_add_", K_MTA, R.r(80 * US, 160 * US))
+        R.pop(th)
+        R.end_step(R.r(60 * US, 120 * US))
+        self.facts.append({"step": k, "late_rank": late if not self.off else None, "delays_ns": delays})
+
+    # ---- host_preprocess --------------------------------------------------------------
+    def host_preprocess(self, k):
+        """A vision-language inference step: the clip decoded (`video_decode`) and preprocessed
+        (`image_processor`: resize, rescale, normalize on the CPU) for ~70 % of the step before its
+        first kernel, then the pixels copied in and the vision encoder and the language model's
+        prefill run, the first token read back.  Switched off: the preprocessing done ahead by a
+        DataLoader worker (the step only fetches its result)."""
+        R = self.R
+        th = R.tid_main
+        R.begin_step(k)
+        pre = {"video_decode": R.r(130 * MS, 170 * MS), "image_processor": R.r(90 * MS, 110 * MS)}
+        t0 = R.t[th]
+        cpu = []
+        with self.side(k):
+            if self.off:
+                R.push(th, "user_annotation", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__")
+                R.t[th] += R.r(100 * US, 200 * US)
+                R.pop(th)
+            else:
+                R.push(th, "user_annotation", "video_decode")
+                R.op(th, "aten::empty")
+                R.t[th] += pre["video_decode"] - 4 * MS
+                self.cpu_ops(th, ["aten::stack", "aten::permute"], 4 * MS)
+                a, b = R.pop(th)
+                cpu.append({"name": "video_decode", "ns": b - a})
+                R.push(th, "user_annotation", "image_processor")
+                self.cpu_ops(th, ["aten::to", "aten::upsample_bicubic2d", "aten::div_", "aten::sub_", "aten::div_",
+                                  "aten::reshape", "aten::contiguous"], pre["image_processor"])
+                a, b = R.pop(th)
+                cpu.append({"name": "image_processor", "ns": b - a})
+        host_pre = R.t[th] - t0
+        fk, _ = self.copy(th, "HtoD (Pinned -> Device)", 48 * MIB, R.r(1500 * US, 2000 * US))
+        R.push(th, "user_annotation", "## vision_encoder ##")
+        for i in range(self.L):
+            self.op_kernel(th, "aten::layer_norm", K_LN, R.r(200 * US, 300 * US))
+            self.op_kernel(th, "aten::mm", K_GEMM, R.r(1500 * US, 2000 * US))
+            self.op_kernel(th, "aten::_scaled_dot_product_flash_attention", K_FLASH, R.r(1200 * US, 1600 * US))
+            self.op_kernel(th, "aten::gelu", K_GELU, R.r(300 * US, 400 * US))
+        R.pop(th)
+        R.push(th, "user_annotation", "## prefill ##")
+        for i in range(self.L):
+            self.op_kernel(th, "aten::mm", K_GEMM_NT, R.r(1000 * US, 1500 * US))
+            self.op_kernel(th, "aten::_scaled_dot_product_flash_attention", K_FLASH, R.r(800 * US, 1200 * US))
+            self.op_kernel(th, "aten::add", K_ADD, R.r(50 * US, 80 * US))
+        self.op_kernel(th, "aten::argmax", K_ARGMAX, R.r(20 * US, 40 * US))
+        R.item(th, self.cs)
+        R.pop(th)
+        R.end_step(R.r(60 * US, 120 * US))
+        st = R.step_log[-1]
+        self.facts.append({"step": k, "step_start_ns": st["start_ns"], "first_kernel_ns": R.E(fk),
+                           "host_before_first_kernel_ns": R.E(fk) - st["start_ns"],
+                           "preprocess_ns": sum(c["ns"] for c in cpu), "host_before_launch_ns": host_pre,
+                           "cpu": cpu})
+
+    # ---- graph_capture --------------------------------------------------------------
+    def decode_kernels(self):
+        R = self.R
+        ks = []
+        for i in range(self.L):
+            ks += [(K_LN, R.r(6 * US, 9 * US)), (K_GEMM, R.r(30 * US, 45 * US)),
+                   (K_FLASH, R.r(25 * US, 40 * US)), (K_GEMM_NT, R.r(50 * US, 70 * US))]
+        return ks
+
+    def graph_capture(self, k):
+        """Decode steps of a serving engine under CUDA graphs: step 0 runs eagerly (warm-up), step 1
+        captures the graph for batch size 32 (`capture_32_DECODE`: cudaStreamBeginCapture, the
+        forward's launches recorded, not run, cudaStreamEndCapture, cudaGraphInstantiate: ~30 ms
+        of CPU and a few us of GPU work), every later step replays it (cudaGraphLaunch) and samples.
+        Switched off: the graph captured before the profiled window (step 1 replays too)."""
+        R = self.R
+        th = R.tid_main
+        cs = self.cs
+        R.begin_step(k)
+        kernels = self.decode_kernels()
+        capture = k == 1 and not self.off
+        side = self.side(k)
+        if k == 1:
+            side.__enter__()
+        if k == 0:
+            R.push(th, "user_annotation", "step[DECODE bs=32]")
+            for i, (kn, d) in enumerate(kernels):
+                self.op_kernel(th, ("aten::rms_norm", "aten::mm", "aten::_scaled_dot_product_flash_attention",
+                                    "aten::mm")[i % 4], kn, d)
+            kind = "eager"
+        elif capture:
+            R.push(th, "user_annotation", "capture_32_DECODE")
+            R.push(th, "cpu_op", "aten::zero_")
+            R.launch(th, cs, "Memset (Device)", R.r(2 * US, 3 * US), kind="gpu_memset",
+                     api=("cudaMemsetAsync", 51, "cuda_runtime"), nbytes=4096)
+            R.pop(th)
+            self.op_kernel(th, "aten::fill_", K_FILL, R.r(3 * US, 5 * US))
+            R.push(th, "cpu_op", "aten::zero_")
+            R.launch(th, cs, "Memset (Device)", R.r(2 * US, 3 * US), kind="gpu_memset",
+                     api=("cudaMemsetAsync", 51, "cuda_runtime"), nbytes=4096)
+            R.pop(th)
+            R.runtime(th, "cudaStreamBeginCapture", 315, R.r(5 * US, 10 * US))
+            for i, (kn, d) in enumerate(kernels):
+                R.push(th, "cpu_op", ("aten::rms_norm", "aten::mm", "aten::_scaled_dot_product_flash_attention",
+                                      "aten::mm")[i % 4])
+                R.runtime(th, "cudaLaunchKernel", 211, R.rus(R.ov["rt"]))
+                R.t[th] += R.r(400 * US, 600 * US)     # Python between the captured ops
+                R.pop(th)
+            R.runtime(th, "cudaStreamEndCapture", 319, R.r(40 * US, 80 * US))
+            R.runtime(th, "cudaGraphInstantiate", 310, R.r(6 * MS, 9 * MS))
+            R.runtime(th, "cudaGraphUpload", 348, R.r(300 * US, 500 * US))
+            kind = "capture"
+        else:
+            R.push(th, "user_annotation", "step[DECODE bs=32]")
+            R.runtime(th, "cudaStreamIsCapturing", 317, R.r(1 * US, 2 * US))
+            R.graph_launch(th, cs, kernels)
+            kind = "replay"
+        if not capture:
+            self.op_kernel(th, "aten::argmax", K_ARGMAX, R.r(8 * US, 12 * US))
+            R.item(th, cs)
+        if k == 1:
+            side.__exit__(None, None, None)
+        R.pop(th)
+        R.end_step(R.r(40 * US, 80 * US))
+        st = R.step_log[-1]
+        self.facts.append({"step": k, "kind": kind, "dur_ns": st["dur_ns"]})
+
+    def truth_gap(self):
+        R = self.R
+        out = {"steps": self.facts}
+        if self.gap == "external_wait":
+            out["outside_wait_ns"] = sum(f["outside_wait_ns"] for f in self.facts)
+        if self.gap == "graph_capture":
+            busy = {}
+            for o in R.oplog:
+                for st in R.step_log:
+                    if st["start_ns"] <= o["s"] < st["start_ns"] + st["dur_ns"]:
+                        busy.setdefault(st["start_ns"], []).append((o["s"], o["e"]))
+            for f, st in zip(self.facts, R.step_log):
+                f["gpu_busy_ns"] = union_len(busy.get(st["start_ns"], []))
+                f["captured_launches"] = 4 * self.L if f["kind"] == "capture" else 0
+                f["graph_launches"] = 1 if f["kind"] == "replay" else 0
+        if self.gap == "rank_skew":
+            out["collectives"] = self.coll
+        return out
+
+
 # --------------------------------------------------------------------------
 # Trace assembly
 # --------------------------------------------------------------------------
@@ -2564,7 +3148,7 @@ def _generate_rank(scenario, sc, path, opts, rank, world, steps, target):
     fmt = Fmt(opts["format"], BASE_NS if opts["format"] == "new" else 0)
     w = Writer(path, opts["gz_level"])
     R = Rank(scenario, sc, opts, rank, world, w, fmt)
-    wl = {"fsdp": FSDPWorkload, "job": JobWorkload}.get(sc["kind"], SimpleWorkload)(R, sc, opts)
+    wl = {"fsdp": FSDPWorkload, "job": JobWorkload, "gap": GapWorkload}.get(sc["kind"], SimpleWorkload)(R, sc, opts)
     w.write(header(R, opts["format"], opts))
     t_start = R.T0
     R.t[R.tid_main] = R.T0 + 200 * US
@@ -2591,36 +3175,85 @@ def _generate_rank(scenario, sc, path, opts, rank, world, steps, target):
                           "nccl_names": opts["nccl_names"], "seed": opts["seed"], "layers": opts["layers"]}
     if opts.get("wait_form", "cuda_sync") != "cuda_sync":
         truth["generator"]["wait_form"] = opts["wait_form"]
+    if opts.get("switch_off"):
+        truth["generator"]["switch_off"] = True
     with open(truth_path(path), "w") as fh:
         json.dump(truth, fh, indent=1, sort_keys=False)
         fh.write("\n")
     return truth, k, R.coll_starts
 
 
-IDLE_CAUSES = ("host_not_launched", "host_blocked", "stream_wait", "rank_wait", "unknown")
-# runtime calls the contract counts as blocking by name (model/runtime_calls.h); none of the
-# generator's other calls lasts long enough to block by behaviour
+IDLE_CAUSES = ("host_not_launched", "host_blocked", "stream_wait", "rank_wait", "dispatch", "unknown")
+# runtime calls the contract counts as blocking by name ("Blocking calls": sync, sync_copy, free)
 BLOCKING_CALLS = {"cudaStreamSynchronize", "cudaEventSynchronize", "cudaDeviceSynchronize", "cudaMemcpy",
                   "cudaMemset", "cudaFree", "hipStreamSynchronize", "hipEventSynchronize",
                   "hipDeviceSynchronize", "hipMemcpy", "hipMemset", "hipFree"}
-SLOW_LAUNCH_NS = 1000 * US   # idle.slow_launch_ns
+# the behaviour classes whose threshold is 50 us (launch, async_copy); every other call's is 1 ms
+FAST_BLOCK_CALLS = {"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cudaGraphLaunch",
+                    "hipLaunchKernel", "hipGraphLaunch", "hipModuleLaunchKernel", "cudaMemcpyAsync",
+                    "cudaMemsetAsync", "hipMemcpyAsync", "hipMemsetAsync", "hipMemcpyWithStream"}
+BLOCK_WAKE_NS = 30 * US        # sync.block_wake_tolerance_ns
+SLOW_LAUNCH_NS = 1000 * US     # idle.slow_launch_ns
+DISPATCH_MAX_NS = 20 * US      # idle.dispatch_max_ns
+INFERRED_LAG_NS = 5 * US       # depgraph.inferred_lag_ns
+WALK_DEPTH = 8
 
 
 def idle_cause_truth(R):
     """The idle causes (docs/report-contract.md "Idle causes") of the whole trace and of each
     stream alone, from what the generator did: every op's launch call, the calls that blocked
-    its thread, and the op each stream wait made it wait for (known here, not inferred)."""
+    its thread, the op each stream wait made it wait for or the wait's event recorded by work
+    outside the trace (known here, not read from cuda_sync events or runtime calls).  The
+    contract's own hypotheses are applied where the trace gives the library nothing else: an
+    inferred edge where a queued op starts at most depgraph.inferred_lag_ns after an op of
+    another stream ended and its real dependencies were done before that."""
     ops = R.oplog
-    blk = {th: sorted(v) for th, v in R.blklog.items()}
+    blocking = contract_blocking(R)
+    blk = {}
+    for c in R.rtlog:
+        if c in blocking:
+            blk.setdefault(c[4], []).append((c[0], c[1], c[2]))
+    blk = {th: sorted(v) for th, v in blk.items()}
+    launch_blocks = {c[3] for c in blocking}
     by_stream = {}
     for o in sorted(ops, key=lambda o: (o["stream"], o["s"], o["e"])):
         by_stream.setdefault(o["stream"], []).append(o)
     for v in by_stream.values():
         for i, o in enumerate(v):
             o["idx"] = i
+            o["prev"] = v[i - 1] if i else None
+    by_end = sorted(ops, key=lambda o: o["e"])
+    ends = [o["e"] for o in by_end]
+
+    def ready(K):
+        """When K's last real dependency was done, and which: (r, awaited op or None)."""
+        r, last = K["le"], None
+        if K["prev"] is not None and K["prev"]["e"] > r:
+            r = K["prev"]["e"]
+        A = K["wait"]
+        if A is not None and A["e"] <= K["s"] and A["e"] >= r:
+            r, last = A["e"], A
+        return r, last
+
+    def inferred(K):
+        """The contract's inferred edge: K queued, its dependencies done more than the lag
+        before it started, an op of another stream ending within the lag before it."""
+        if "inf" in K:
+            return K["inf"]
+        K["inf"] = None
+        r, _ = ready(K)
+        if K["le"] < K["s"] and K["s"] - r > INFERRED_LAG_NS:
+            j = bisect.bisect_right(ends, K["s"]) - 1
+            while j >= 0 and ends[j] >= K["s"] - INFERRED_LAG_NS:
+                if by_end[j]["stream"] != K["stream"]:
+                    K["inf"] = by_end[j]
+                    break
+                j -= 1
+        return K["inf"]
 
     def window(sel):
         out = dict.fromkeys(IDLE_CAUSES, 0)
+        sub = {"outside_trace": 0, "inferred": 0}
 
         def host(o, a, b):
             """Rules 1-2: o's launch call over [a, b); returns when o was on its stream."""
@@ -2636,10 +3269,56 @@ def idle_cause_truth(R):
                 pos = pre
             ie = min(o["le"], b)
             if ie > pos:
-                slow = o["le"] - o["ls"] >= SLOW_LAUNCH_NS or o["api"] in BLOCKING_CALLS
+                slow = o["le"] - o["ls"] >= SLOW_LAUNCH_NS or o["corr"] in launch_blocks
                 out["host_blocked" if slow else "host_not_launched"] += ie - pos
                 pos = ie
             return pos
+
+        def walk(K, a, b, depth):
+            """Rules 1-4 for the idle [a, b) before K started."""
+            pos = host(K, a, b)
+            if pos >= b:
+                return
+            A, soft = K["wait"], False
+            if A is not None and A["e"] > K["s"]:
+                A = None
+            inf = inferred(K)
+            if inf is not None and (A is None or inf["e"] > A["e"]):
+                A, soft = inf, True
+            # the op before K on its stream is a dependency too: still running here only when the
+            # walk came to K from another stream's op (ties go to the awaited op)
+            p = K["prev"]
+            if p is not None and p["e"] <= K["s"] and p["e"] > pos and (A is None or p["e"] > A["e"]):
+                A, soft = p, False
+            if A is not None and A["e"] > pos:
+                e = min(A["e"], b)
+                qa = pos
+                if A["s"] > pos and depth < WALK_DEPTH:
+                    qa = min(A["s"], e)
+                    walk(A, pos, qa, depth + 1)
+                out["rank_wait" if A["comm"] else "stream_wait"] += e - qa
+                if soft:
+                    sub["inferred"] += e - qa
+                pos = e
+            if pos >= b:
+                return
+            r, last = ready(K)
+            if inf is not None and inf["e"] >= r:
+                r, last = inf["e"], inf
+            if b - max(pos, r) <= DISPATCH_MAX_NS:
+                if last is not None:
+                    out["stream_wait"] += b - pos
+                    if last is inf:
+                        sub["inferred"] += b - pos
+                else:
+                    out["dispatch"] += b - pos
+            elif K.get("outside"):
+                out["stream_wait"] += b - pos
+                sub["outside_trace"] += b - pos
+            elif K["comm"]:
+                out["rank_wait"] += b - pos
+            else:
+                out["unknown"] += b - pos
 
         live = [o for o in sel if o["e"] > o["s"]]
         busy = merge_intervals([(o["s"], o["e"]) for o in live])
@@ -2654,24 +3333,72 @@ def idle_cause_truth(R):
             for o in sorted(starts[g1], key=lambda o: (o["stream"], o["idx"])):
                 if K is None or o["ls"] < K["ls"]:
                     K = o
-            q = host(K, g0, g1)
-            if q >= g1:
-                continue
-            A = K["wait"]
-            if A is not None and A["e"] > q:
-                e = min(A["e"], g1)
-                qa = host(A, q, min(A["s"], e)) if A["s"] > q else q
-                out["rank_wait" if A["comm"] else "stream_wait"] += e - qa
-                q = e
-            if q < g1:
-                out["rank_wait" if K["comm"] else "unknown"] += g1 - q
+            walk(K, g0, g1, 0)
         assert sum(out.values()) == idle
         res = {"idle_ns": idle}
         res.update({c + "_ns": out[c] for c in IDLE_CAUSES})
+        res.update({c + "_ns": sub[c] for c in sub})
         return res
 
     return {"all": window(ops),
             "streams": {"%d:%d" % (R.device, st): window(v) for st, v in sorted(by_stream.items())}}
+
+
+def contract_blocking(R):
+    """The runtime calls of the trace that held their thread until GPU work ended, as the contract
+    ("Blocking calls") counts them: by name, or by behaviour: longer than their class's threshold and
+    ending with an op they waited for: their own copy or memset, else (their own kernel last) the
+    last op queued on their stream or the latest-ending op queued on their device while the device
+    was busy for at least 9/10 of the wait.  The generator knows which calls it made block; this is
+    the contract's reading of them: a call that waited for other work on an idle GPU does not count,
+    a copy call that returned with its copy does, however long the copy sat queued behind a stream
+    held by an event outside the trace."""
+    ops = R.oplog
+    busy = merge_intervals([(o["s"], o["e"]) for o in ops if o["e"] > o["s"]])
+
+    def busy_in(a, b):
+        return sum(max(0, min(e, b) - max(s, a)) for s, e in busy if e > a and s < b)
+
+    own = {}
+    for o in ops:
+        own.setdefault(o["corr"], []).append(o)
+    out = set()
+    for c in R.rtlog:
+        s, e, name, corr, th = c
+        if name in BLOCKING_CALLS:
+            out.add(c)
+            continue
+        thr = 50 * US if name in FAST_BLOCK_CALLS else 1000 * US
+        if e - s <= thr:
+            continue
+        mine = own.get(corr, [])
+        mo = max(mine, key=lambda o: o["e"]) if mine else None
+        if mo is not None:
+            stream = mo["stream"]
+        else:
+            mine_th = [o for o in ops if o["th"] == th and o["ls"] < s]
+            stream = max(mine_th, key=lambda o: o["ls"])["stream"] if mine_th else None
+        queued = [o for o in ops if o["ls"] < s]
+        cands = [mo] if mo is not None and not mo["kernel"] else []
+        if stream is not None:
+            on = [o for o in queued if o["stream"] == stream]
+            cands.append(max(on, key=lambda o: (o["ls"], o["s"])) if on else None)
+            cands.append(max(queued, key=lambda o: o["e"]) if queued else None)
+        if mo is not None and mo["kernel"]:
+            cands.append(mo)
+        for o in cands:
+            if o is None or abs(o["e"] - e) > BLOCK_WAKE_NS or o["e"] - s < thr or o["s"] >= e:
+                continue
+            if o is mo and not mo["kernel"]:
+                # its own copy, returned with: waited for, however idle the device meanwhile
+                out.add(c)
+                break
+            hi = min(o["e"], e)
+            b = busy_in(s, hi)
+            if b >= thr and 10 * b >= 9 * (hi - s):
+                out.add(c)
+                break
+    return out
 
 
 def no_step_truth(R, sc):
@@ -2769,6 +3496,9 @@ def build_truth(R, wl, scenario, sc, opts, nsteps):
         truth["first_use"] = wl.truth_first_use()
     if sc["kind"] == "job":
         truth["job"] = wl.truth_job()
+    if sc["kind"] == "gap":
+        truth[sc["gap"]] = wl.truth_gap()
+        truth["step_ranges"] = R.step_log
     if sc.get("verdict"):
         truth["verdict"] = sc["verdict"]
     if sc.get("straggler_delay"):
@@ -2781,13 +3511,17 @@ WAIT_FORMS = ("cuda_sync", "unresolved", "mixed", "rocm")
 HIP_NAMES = {"cudaLaunchKernel": "hipLaunchKernel", "cudaMemcpyAsync": "hipMemcpyAsync",
              "cudaEventRecord": "hipEventRecord", "cudaStreamWaitEvent": "hipStreamWaitEvent",
              "cudaEventSynchronize": "hipEventSynchronize", "cudaStreamSynchronize": "hipStreamSynchronize",
-             "cudaDeviceSynchronize": "hipDeviceSynchronize"}
+             "cudaDeviceSynchronize": "hipDeviceSynchronize", "cudaEventDestroy": "hipEventDestroy",
+             "cudaStreamGetCaptureInfo": "hipStreamGetCaptureInfo"}
 
 
 def generate(scenario, path, ranks=None, steps=4, layers=8, seed=1, target_bytes=None, format="new",
-             nccl_names="new", gz_level=6, straggler_rank=None, wait_form="cuda_sync"):
+             nccl_names="new", gz_level=6, straggler_rank=None, wait_form="cuda_sync", switch_off=False,
+             what_if=True):
     """Write trace(s) + truth file(s).  Returns the truth dict (one rank) or
-    a list of truth dicts (several ranks)."""
+    a list of truth dicts (several ranks).  switch_off: the scenario's problem removed (same seed);
+    what_if: a scenario that can switch its problem off also simulates that trace and writes the
+    step times of both and their difference (truth `what_if`)."""
     if scenario not in SCENARIOS:
         raise ValueError("unknown scenario %r (known: %s)" % (scenario, ", ".join(SCENARIOS)))
     if format not in ("new", "old", "legacy19"):
@@ -2795,8 +3529,12 @@ def generate(scenario, path, ranks=None, steps=4, layers=8, seed=1, target_bytes
     sc = SCENARIOS[scenario]
     if wait_form not in WAIT_FORMS:
         raise ValueError("wait_form must be one of " + ", ".join(WAIT_FORMS))
-    if wait_form != "cuda_sync" and not sc.get("stream_wait"):
-        raise ValueError("wait_form %s is for the stream_wait scenario" % wait_form)
+    if wait_form != "cuda_sync" and not sc.get("stream_wait") and wait_form not in sc.get("wait_forms", ()):
+        raise ValueError("wait_form %s is not for scenario %s" % (wait_form, scenario))
+    if switch_off and not sc.get("switch"):
+        raise ValueError("scenario %s has no problem to switch off" % scenario)
+    if sc.get("skew") and target_bytes:
+        raise ValueError("rank_skew is made of --steps, not --target-bytes")
     if ranks is None:
         ranks = sc.get("ranks", 1)
     ranks = int(ranks)
@@ -2814,7 +3552,7 @@ def generate(scenario, path, ranks=None, steps=4, layers=8, seed=1, target_bytes
             offsets[r] = (r * 1234567891 + (r * r) * 7654321) // q * q
     opts = dict(seed=seed, layers=layers, format=format, nccl_names=nccl_names, gz_level=gz_level,
                 clock_offsets=offsets, t0=t0, distributed=distributed, straggler_rank=straggler_rank,
-                wait_form=wait_form)
+                wait_form=wait_form, switch_off=switch_off)
     truths = [None] * ranks
     nsteps = steps
     if sc.get("one_pass"):  # a first pass has no steps to repeat
@@ -2826,17 +3564,89 @@ def generate(scenario, path, ranks=None, steps=4, layers=8, seed=1, target_bytes
         order.remove(straggler_rank)
         order.insert(0, straggler_rank)
     first = True
-    for r in order:
-        p = rank_path(path, r, ranks)
-        tgt = target_bytes if first else None
-        tr, k, starts = _generate_rank(scenario, sc, p, opts, r, world, nsteps, tgt)
-        if first:
-            nsteps = k
-            if sc.get("straggler_delay") and ranks > 1:
-                opts["peer_starts"] = starts
-            first = False
-        truths[r] = tr
+    if sc.get("skew"):
+        truths = _generate_skewed(scenario, sc, path, opts, ranks, world, nsteps)
+    else:
+        for r in order:
+            p = rank_path(path, r, ranks)
+            tgt = target_bytes if first else None
+            tr, k, starts = _generate_rank(scenario, sc, p, opts, r, world, nsteps, tgt)
+            if first:
+                nsteps = k
+                if sc.get("straggler_delay") and ranks > 1:
+                    opts["peer_starts"] = starts
+                first = False
+            truths[r] = tr
+    if sc.get("switch") and what_if:
+        _what_if(scenario, sc, path, truths, dict(ranks=ranks, steps=nsteps, layers=layers, seed=seed,
+                                                  format=format, nccl_names=nccl_names, gz_level=gz_level,
+                                                  wait_form=wait_form), switch_off)
     return truths[0] if ranks == 1 else truths
+
+
+def _write_truths(path, truths):
+    for r, t in enumerate(truths):
+        with open(truth_path(rank_path(path, r, len(truths))), "w") as fh:
+            json.dump(t, fh, indent=1, sort_keys=False)
+            fh.write("\n")
+
+
+def _generate_skewed(scenario, sc, path, opts, ranks, world, nsteps):
+    """Ranks whose collectives wait for each other: every collective ends at the last rank's
+    arrival (true time) plus its transfer.  A rank's arrival depends on the earlier collectives'
+    ends, so the ranks are simulated again with the arrivals of the previous pass until no arrival
+    moves (at most one pass per collective).  Returns the truths, each with the job's collective
+    table (per collective: every rank's kernel, its wait and transfer parts, the late rank)."""
+    align = None
+    for _ in range(1000):
+        truths, starts = [], []
+        for r in range(ranks):
+            tr, _, st = _generate_rank(scenario, sc, rank_path(path, r, ranks), opts, r, world, nsteps, None)
+            truths.append(tr)
+            starts.append(st)
+        new = {}
+        for st in starts:
+            for seq, t in st.items():
+                new[seq] = max(new.get(seq, t), t)
+        if new == align:
+            break
+        align = new
+        opts["peer_starts"] = align
+    else:
+        raise RuntimeError("rank_skew: the ranks' arrivals do not settle")
+    table = []
+    per_rank = [t[sc["gap"]]["collectives"] for t in truths]
+    for i, c in enumerate(per_rank[0]):
+        arr = [pr[i]["arrival"] for pr in per_rank]
+        last = max(arr)
+        late = arr.index(last)
+        table.append({"seq": c["seq"], "collective": c["collective"], "in_msg_nelems": c["in_msg_nelems"],
+                      "transfer_ns": c["transfer_ns"], "late_rank": late if last > min(arr) else None,
+                      "spread_ns": last - min(arr),
+                      "ranks": [{"rank": r, "start_ns": arr[r] + opts["clock_offsets"][r],
+                                 "dur_ns": last - arr[r] + c["transfer_ns"], "wait_ns": last - arr[r]}
+                                for r in range(ranks)]})
+    for t in truths:
+        t[sc["gap"]]["collectives"] = table
+    _write_truths(path, truths)
+    return truths
+
+
+def _what_if(scenario, sc, path, truths, kw, switched_off):
+    """The same trace with the problem switched off (same seed, --switch-off), simulated beside the
+    first: its step times and the saving, step by step, into each rank's truth `what_if`."""
+    with tempfile.TemporaryDirectory() as d:
+        other = generate(scenario, os.path.join(d, os.path.basename(path)), switch_off=not switched_off,
+                         what_if=False, **kw)
+    other = other if isinstance(other, list) else [other]
+    for t, o in zip(truths, other):
+        on, off = (o, t) if switched_off else (t, o)
+        a = [x["dur_ns"] for x in on["step_ranges"]]
+        b = [x["dur_ns"] for x in off["step_ranges"]]
+        t["what_if"] = {"switch": sc["switch"], "switched_off": bool(switched_off), "steps_ns": a,
+                        "steps_off_ns": b, "saving_by_step_ns": [x - y for x, y in zip(a, b)],
+                        "saving_ns": sum(a) - sum(b)}
+    _write_truths(path, truths)
 
 
 def main(argv=None):
@@ -2856,12 +3666,14 @@ def main(argv=None):
     ap.add_argument("--gz-level", type=int, default=6)
     ap.add_argument("--straggler-rank", type=int, default=None)
     ap.add_argument("--wait-form", choices=WAIT_FORMS, default="cuda_sync",
-                    help="stream_wait: how the stream waits are written (see README)")
+                    help="stream_wait, external_wait: how the stream waits are written (see README)")
+    ap.add_argument("--switch-off", action="store_true",
+                    help="the scenario's problem removed, same seed (scenarios with a `switch`, see README)")
     a = ap.parse_args(argv)
     t = time.time()
     res = generate(a.scenario, a.output, ranks=a.ranks, steps=a.steps, layers=a.layers, seed=a.seed,
                    target_bytes=a.target_bytes, format=a.format, nccl_names=a.nccl_names, gz_level=a.gz_level,
-                   straggler_rank=a.straggler_rank, wait_form=a.wait_form)
+                   straggler_rank=a.straggler_rank, wait_form=a.wait_form, switch_off=a.switch_off)
     dt = time.time() - t
     res = res if isinstance(res, list) else [res]
     total_u = sum(r["generator"]["bytes_uncompressed"] for r in res)

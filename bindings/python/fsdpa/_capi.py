@@ -656,6 +656,8 @@ fsdpa_finding._fields_ = [
     ('evidence_json', c_char_p),
     ('nranges', c_size_t),
     ('ranges', POINTER(fsdpa_range)),
+    ('saving_ns', c_int64),
+    ('saving_window_ns', c_int64),
 ]
 fsdpa_param._fields_ = [
     ('size', c_size_t),
@@ -1396,8 +1398,17 @@ class FindingItem(Record):
     evidence_json: Optional[str]
     nranges: int  # number of evidence time ranges, worst first
     ranges: Tuple[RangeItem, ...]  # the ranges (NULL when nranges is 0)
+    # what fixing it would save: the latest end of the work of its judged window (saving_window_ns)
+    # as recorded, minus the same after replaying the rank's dependency graph with the finding's
+    # named edges removed (calls that take no time, ops that take none, CPU time removed;
+    # docs/report-contract.md "What-if"), so recomputed through every dependency, not subtracted;
+    # ::FSDPA_ABSENT where the finding's fix cannot be replayed (cross-rank findings, memory costs,
+    # the backward schedule)
+    saving_ns: Optional[int]
+    # the length of the window saving_ns was measured over; ::FSDPA_ABSENT with it
+    saving_window_ns: Optional[int]
     _c = fsdpa_finding
-    _kinds = {'id': 'cstr', 'severity': 'enum:fsdpa_severity', 'rank': 'opt', 'step': 'opt', 'cost_ns': 'opt', 'title': 'cstr', 'detail': 'cstr', 'advice': 'cstr', 'evidence_json': 'cstr', 'nranges': 'int', 'ranges': 'items:fsdpa_range:nranges'}
+    _kinds = {'id': 'cstr', 'severity': 'enum:fsdpa_severity', 'rank': 'opt', 'step': 'opt', 'cost_ns': 'opt', 'title': 'cstr', 'detail': 'cstr', 'advice': 'cstr', 'evidence_json': 'cstr', 'nranges': 'int', 'ranges': 'items:fsdpa_range:nranges', 'saving_ns': 'opt', 'saving_window_ns': 'opt'}
 
 
 @dataclass(frozen=True)

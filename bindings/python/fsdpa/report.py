@@ -55,7 +55,9 @@ class Range(_FromJson):
 
 # The order of a finding's keys in the JSON report (report/findings.c).
 _FINDING_KEYS = ("id", "severity", "rank", "step", "title", "detail", "advice", "cost_ns",
-                 "evidence")
+                 "saving_ns", "saving_share", "evidence")
+# a memory finding's cost_bytes comes between these two parts when it has one
+_AFTER_COST = _FINDING_KEYS.index("cost_ns") + 1
 
 
 @dataclass(frozen=True)
@@ -70,9 +72,16 @@ class Finding(_FromJson):
     advice: str
     cost_ns: Optional[int]         # time the problem costs
     cost_bytes: Optional[int]      # memory findings only: the bytes it costs (else None)
+    # what fixing it would save: the rank's dependency graph replayed with
+    # the finding's edges removed (docs/report-contract.md "What-if"), over
+    # saving_window_ns; None where the fix is not replayed
+    saving_ns: Optional[int]
+    saving_share: Optional[float]  # saving_ns / saving_window_ns; None with saving_ns
     evidence: Optional[Dict[str, Any]]   # the numbers that triggered it (incl. "ranges")
     _raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     _ranges: Optional[tuple] = field(default=None, repr=False, compare=False)
+    _typed: bool = field(default=False, repr=False, compare=False)
+    _saving_window_ns: Optional[int] = field(default=None, repr=False, compare=False)
 
     @property
     def ranges(self) -> List[Range]:
@@ -82,6 +91,17 @@ class Finding(_FromJson):
             return list(self._ranges)
         return [Range._from(r) for r in (self.evidence or {}).get("ranges", [])]
 
+    @property
+    def saving_window_ns(self) -> Optional[int]:
+        """The length of the window saving_ns was measured over, None with
+        saving_ns: the library's fsdpa_finding.saving_window_ns, else
+        evidence.saving_window_ns of the JSON."""
+        if self._typed:
+            return self._saving_window_ns
+        if self.saving_ns is None or not isinstance(self.evidence, dict):
+            return None
+        return self.evidence.get("saving_window_ns")
+
     @classmethod
     def _from_item(cls, item: Any) -> "Finding":
         """From the typed fsdpa_finding (a FindingItem): the same values, and
@@ -89,18 +109,33 @@ class Finding(_FromJson):
         evidence = json.loads(item.evidence_json) if item.evidence_json is not None else None
         d = {"id": item.id, "severity": item.severity, "rank": item.rank, "step": item.step,
              "title": item.title, "detail": item.detail, "advice": item.advice,
-             "cost_ns": item.cost_ns, "evidence": evidence}
-        raw = {k: d[k] for k in _FINDING_KEYS if k != "evidence"}
+             "cost_ns": item.cost_ns, "saving_ns": item.saving_ns,
+             "saving_share": _saving_share(item.saving_ns, item.saving_window_ns),
+             "evidence": evidence}
+        raw = {k: d[k] for k in _FINDING_KEYS[:_AFTER_COST]}
         # the library writes a memory finding's byte cost from its evidence
         # (fsdpa_finding has no field for it), right after cost_ns
         if isinstance(evidence, dict) and evidence.get("cost_bytes") is not None:
             raw["cost_bytes"] = evidence["cost_bytes"]
-        raw["evidence"] = evidence
+        for k in _FINDING_KEYS[_AFTER_COST:]:
+            raw[k] = d[k]
         f = cls._from(raw)
         ranges = tuple(Range._from({"start_ns": r.start_ns, "end_ns": r.end_ns})
                        for r in item.ranges)
         object.__setattr__(f, "_ranges", ranges)
+        object.__setattr__(f, "_typed", True)
+        object.__setattr__(f, "_saving_window_ns", item.saving_window_ns)
         return f
+
+
+def _saving_share(saving_ns: Optional[int], window_ns: Optional[int]) -> Optional[float]:
+    """The report's saving_share: saving_ns over the window it was measured
+    over, as the library writes a ratio (6 decimals; null when absent or
+    negative), so the typed finding's dict is the JSON's."""
+    if saving_ns is None or not window_ns:
+        return None
+    share = saving_ns / window_ns
+    return float(f"{share:.6f}") if share >= 0 else None
 
 
 _SEVERITY_ORDER = ("info", "warning", "critical")
@@ -122,7 +157,8 @@ class Findings(List[Finding]):
     def to_pandas(self) -> "pandas.DataFrame":
         """The findings as a pandas DataFrame, one row per finding, the
         columns those of the JSON report's findings (id, severity, rank,
-        step, title, detail, advice, cost_ns, cost_bytes, evidence); see
+        step, title, detail, advice, cost_ns, cost_bytes, saving_ns,
+        saving_share, evidence); see
         fsdpa.lists.to_pandas."""
         return to_pandas(self, Finding)
 
@@ -163,7 +199,7 @@ class RankReport(_FromJson):
     one written by 0.1):
 
     - `workload`: `parallelism` labels (FSDP1, FSDP2, DDP, tensor_parallel,
-      ...), `mode` (train / prefill / decode / mixed / unknown), `evidence`;
+      ...), `mode` (train / prefill / decode / mixed / inference / unknown), `evidence`;
     - `iterations`: `source` (ProfilerStep, engine_step, optimizer_step,
       benchmark_annotation, dataloader, none), `rule`, `count`, `ranges`;
     - `comm_families`: communication kernel families and the rule (name,

@@ -152,7 +152,8 @@ class TablesTest(unittest.TestCase):
         report = fsdpa.analyze(support.sample_trace(), html=False)
         df = report.findings.to_pandas()
         self.assertEqual(list(df.columns), ["id", "severity", "rank", "step", "title", "detail",
-                                            "advice", "cost_ns", "cost_bytes", "evidence"])
+                                            "advice", "cost_ns", "cost_bytes", "saving_ns",
+                                            "saving_share", "evidence"])
         self.assertEqual(len(df), len(report.findings))
         want = [f.to_dict() for f in report.findings]
         for i, d in enumerate(want):

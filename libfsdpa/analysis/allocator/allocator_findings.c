@@ -2,6 +2,7 @@
  * engine's evaluation, then worded. */
 #include "analysis/allocator/allocator.h"
 #include "analysis/allocator/allocator_impl.h"
+#include "model/depgraph.h"
 #include "model/iterations.h"
 #include "model/workload.h"
 #include "util/fmt.h"
@@ -65,13 +66,42 @@ typedef struct thrash {
   sizes req;                   /* sizes of the requests that missed the cache, sorted */
   int64_t empty_cache_ops, bursts;
   uint64_t tensor_allocs;      /* steady [memory] allocations of the primary device */
-  int cache_off;               /* a device malloc for most tensors: the caching allocator is off */
+  int cache_off;               /* the caching allocator is off (cache_off_by says from what) */
+  int cache_off_by;            /* CO_* */
+  uint64_t odd_mallocs;        /* steady device mallocs under aten ops of a size the cache never asks for */
+  int hip;                     /* the device calls are HIP's (ROCm): hipMalloc / hipFree */
   int64_t split_bytes;         /* smallest large missed request, ABSENT */
   int64_t split_mb;            /* max_split_size_mb to advise, 0 = none */
   uint8_t *sel;                /* the steady calls (s.n bytes) */
   size_t top[FINDING_MAX_RANGES]; /* the longest of them, longest first */
   int ntop;
 } thrash;
+
+enum { CO_NONE, CO_MEMORY_EVENTS, CO_REQUEST_SIZES };
+
+/* The caching allocator asks the driver only for whole segments: 2 MiB for
+ * requests up to 1 MiB, 20 MiB below 10 MiB, else a multiple of 2 MiB
+ * (CUDACachingAllocator's kSmallBuffer, kLargeBuffer, kRoundLarge).  A
+ * device malloc made under an aten op for any other size (0, 256 bytes, ...)
+ * came from no cache: PYTORCH_NO_CUDA_MEMORY_CACHING.  Calls outside aten
+ * ops (NCCL/RCCL buffers, libraries) ask for what they like and do not
+ * count; cudaMallocAsync is a pool of its own. */
+#define SEGMENT_QUANTUM ((int64_t)2 << 20)
+static uint64_t odd_size_mallocs(fsdpa_ctx *c, const ar *r, const depgraph *g) {
+  const sc_set *s = &r->s;
+  uint64_t n = 0;
+  size_t hint = 0;
+  for (size_t i = 0; i < s->n; i++) {
+    const sc_call *k = &s->v[i];
+    if (!ar_jsteady(r, i) || !ar_malloc(k) || (k->info & (NC_ASYNC_POOL | NC_VMM)) || k->bytes == FSDPA_ABSENT)
+      continue;
+    if (k->bytes >= SEGMENT_QUANTUM && k->bytes % SEGMENT_QUANTUM == 0) continue;
+    uint32_t op = dg_cpu_innermost(g, k->track, k->ts, k->end, &hint);
+    if (op == DG_NONE || strncmp(store_name(&c->st, g->cpu[op].name), "aten::", 6) != 0) continue;
+    n++;
+  }
+  return n;
+}
 
 static void thrash_free(fsdpa_ctx *c, const ar *r, thrash *d) {
   fa_free(&c->alloc, d->sel, r->s.n);
@@ -132,6 +162,21 @@ static fsdpa_status thrash_decide(fsdpa_ctx *c, const ar *r, thrash *d) {
   d->cache_off = d->backend == AR_BACKEND_NATIVE &&
                  d->tensor_allocs >= (uint64_t)CACHE_OFF_MIN_ALLOCS * d->steady_steps &&
                  (double)d->nm * 1e6 >= (double)c->params[P_CACHE_OFF_MIN_PPM] * (double)d->tensor_allocs;
+  if (d->cache_off) d->cache_off_by = CO_MEMORY_EVENTS;
+  if (d->backend == AR_BACKEND_NATIVE) {
+    /* without [memory] events the request sizes tell it: the same
+     * CACHE_OFF_MIN_ALLOCS per steady window, of sizes no cache asks for */
+    depgraph g;
+    if ((st = dg_get(c, &g))) return st;
+    d->odd_mallocs = odd_size_mallocs(c, r, &g);
+    dg_free(c, &g);
+    if (!d->cache_off && d->odd_mallocs >= (uint64_t)CACHE_OFF_MIN_ALLOCS * d->steady_steps) {
+      d->cache_off = 1;
+      d->cache_off_by = CO_REQUEST_SIZES;
+    }
+  }
+  for (size_t i = 0; i < s->n; i++)
+    if (d->sel[i] && !strncmp(store_name(&c->st, s->v[i].name), "hip", 3)) d->hip = 1;
   am_sort_i64(d->seg.v, d->seg.n);
   am_sort_i64(d->req.v, d->req.n);
   d->split_bytes = smallest_large(&d->req);
@@ -143,10 +188,30 @@ static fsdpa_status thrash_decide(fsdpa_ctx *c, const ar *r, thrash *d) {
   return FSDPA_OK;
 }
 
-static void thrash_evidence(const thrash *d, sbuf *ev) {
+/* The steady device allocator calls take no time and wait for nothing:
+ * what the GPU's work would have finished without them. */
+static fsdpa_status thrash_saving(fsdpa_ctx *c, const ar *r, const thrash *d, jsonw *w) {
+  size_t n = c->st.rt.len;
+  uint8_t *z = n ? fa_calloc(&c->alloc, n) : NULL;
+  if (n && !z) return fa_fail_status(&c->alloc);
+  for (size_t i = 0; i < r->s.n; i++)
+    if (d->sel[i] && r->s.v[i].rt < n) z[r->s.v[i].rt] = 1;
+  dg_mods m;
+  memset(&m, 0, sizeof m);
+  m.t0 = r->njw > (size_t)r->jwarmup ? r->jw[r->jwarmup].ts : 0;
+  m.t1 = r->njw ? r->jw[r->njw - 1].end : 0;
+  m.rt_zero = z;
+  fsdpa_status st = dg_saving_evidence(c, &m, "the steady-state device allocator calls take no time", w);
+  fa_free(&c->alloc, z, n);
+  return st;
+}
+
+static fsdpa_status thrash_evidence(fsdpa_ctx *c, const ar *r, const thrash *d, sbuf *ev) {
   jsonw w;
   jw_init(&w, ev, 0);
   jw_obj(&w);
+  fsdpa_status st = thrash_saving(c, r, d, &w);
+  if (st) return st;
   jw_ku64(&w, "steady_steps", d->steady_steps);
   jw_ki64(&w, "warmup_steps", d->warmup);
   jw_kstr(&w, "judged", d->source == ITS_NONE ? "whole_trace" : "iterations");
@@ -169,9 +234,14 @@ static void thrash_evidence(const thrash *d, sbuf *ev) {
   jw_ku64(&w, "steady_tensor_allocations", d->tensor_allocs);
   jw_key(&w, "caching_off");
   jw_bool(&w, d->cache_off);
+  jw_key(&w, "caching_off_by");
+  if (d->cache_off) jw_str(&w, d->cache_off_by == CO_MEMORY_EVENTS ? "memory_events" : "request_sizes");
+  else jw_null(&w);
+  jw_ku64(&w, "odd_size_mallocs", d->odd_mallocs);
   jw_ki64(&w, "max_split_size_mb", d->split_mb ? d->split_mb : FSDPA_ABSENT);
   jw_ki64(&w, "min_per_step", d->min_per_step);
   jw_obj_end(&w);
+  return FSDPA_OK;
 }
 
 /* What one steady window is called: a ProfilerStep, an inferred iteration,
@@ -243,27 +313,36 @@ static const char *peak_advice(const workload *wl) {
 }
 
 static void thrash_advice(const thrash *d, const workload *wl, sbuf *adv) {
+  const char *ma = d->hip ? "hipMalloc" : "cudaMalloc", *fr = d->hip ? "hipFree" : "cudaFree";
   if (d->cache_off) {
-    sb_printf(adv, "%llu of the %llu tensor allocations in the steady %ss went to cudaMalloc: the caching "
-                   "allocator is off (PYTORCH_NO_CUDA_MEMORY_CACHING=1 in the environment, typically left from "
-                   "a memory-debugging run), so every tensor is allocated by the driver and every free is a "
-                   "cudaFree that waits for the device. Unset PYTORCH_NO_CUDA_MEMORY_CACHING; the cache then "
+    if (d->cache_off_by == CO_MEMORY_EVENTS)
+      sb_printf(adv, "%llu of the %llu tensor allocations in the steady %ss went to %s: the caching "
+                     "allocator is off",
+                (unsigned long long)d->nm, (unsigned long long)d->tensor_allocs, unit_of(d->source), ma);
+    else
+      sb_printf(adv, "%llu %s calls under aten ops in the steady %ss asked the driver for sizes the caching "
+                     "allocator never requests (under 2 MiB or not a multiple of it): the caching allocator is off",
+                (unsigned long long)d->odd_mallocs, ma, unit_of(d->source));
+    sb_printf(adv, " (PYTORCH_NO_CUDA_MEMORY_CACHING=1 in the environment, typically left from a memory-debugging "
+                   "run), so every tensor is allocated by the driver and every free is a %s that waits for the "
+                   "device. Re-enable the caching allocator: unset PYTORCH_NO_CUDA_MEMORY_CACHING; the cache then "
                    "serves steady-state tensors without a driver call.",
-              (unsigned long long)d->nm, (unsigned long long)d->tensor_allocs, unit_of(d->source));
+              fr);
     return;
   }
   if (d->empty_cache_ops || d->bursts)
     sb_printf(adv, "The cache is being released every step (torch.cuda.empty_cache(), or frees after a failed "
                    "allocation): remove torch.cuda.empty_cache() from the %s, so freed blocks are "
-                   "reused instead of returned with a synchronizing cudaFree and re-allocated with cudaMalloc. ",
-              wl->mode == WM_TRAIN ? "training loop" : "loop");
+                   "reused instead of returned with a synchronizing %s and re-allocated with %s. ",
+              wl->mode == WM_TRAIN ? "training loop" : "loop", fr, ma);
   else if (d->nf && d->backend != AR_BACKEND_EXPANDABLE && d->backend != AR_BACKEND_ASYNC)
     /* no empty_cache op or free burst names the release, but the native
      * allocator frees only when cached memory is released */
-    sb_puts(adv, "The caching allocator calls cudaFree only when cached memory is released (torch.cuda.empty_cache(), "
-                 "for example a benchmark's cache clearing or a cleanup in the loop, or a retry after a failed "
-                 "allocation), and the steady iterations here call it: find that release and take it out of the "
-                 "loop, so the blocks stay cached instead of being allocated again with cudaMalloc. ");
+    sb_printf(adv, "The caching allocator calls %s only when cached memory is released (torch.cuda.empty_cache(), "
+                   "for example a benchmark's cache clearing or a cleanup in the loop, or a retry after a failed "
+                   "allocation), and the steady iterations here call it: find that release and take it out of the "
+                   "loop, so the blocks stay cached instead of being allocated again with %s. ",
+              fr, ma);
   if (d->backend == AR_BACKEND_EXPANDABLE) {
     /* its cuMem* calls show expandable segments already on: the segments
      * themselves grow and shrink every step */
@@ -305,10 +384,16 @@ static fsdpa_status thrash_word(fsdpa_ctx *c, const ar *r, const thrash *d, int6
   sbuf ev, adv;
   sb_init(&ev, &c->alloc);
   sb_init(&adv, &c->alloc);
-  thrash_evidence(d, &ev);
+  fsdpa_status est = thrash_evidence(c, r, d, &ev);
+  if (est) {
+    sb_free(&ev);
+    sb_free(&adv);
+    return est;
+  }
   char title[200], detail[1200];
   const char *calls = d->backend == AR_BACKEND_EXPANDABLE ? "cuMemCreate/cuMemMap/cuMemUnmap/cuMemRelease"
                       : d->backend == AR_BACKEND_ASYNC    ? "cudaMallocAsync/cudaFreeAsync"
+                      : d->hip                            ? "hipMalloc/hipFree"
                                                           : "cudaMalloc/cudaFree";
   if (d->source == ITS_NONE)
     snprintf(title, sizeof title, "Caching allocator thrash: %llu %s calls over the whole trace (no iterations found)",

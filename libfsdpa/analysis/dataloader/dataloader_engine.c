@@ -33,6 +33,8 @@ static fsdpa_status dl_build(fsdpa_ctx *c, void *obj, const void *arg) {
   r->calls = dc->n;
   r->total_ns = dc->total_ns;
   r->window = di->window;
+  r->t0 = di->t0;
+  r->t1 = di->t1;
   r->window_ns = di->window_ns;
   r->idle_ns = di->idle_ns;
   r->cost_ns = di->cost_ns;

@@ -4,6 +4,8 @@
 #include "analysis/dataloader/dataloader.h"
 #include "analysis/dataloader/dataloader_impl.h"
 #include "util/sort.h"
+#include "model/depgraph.h"
+#include "model/dataloader_calls.h"
 #include "model/workload.h"
 #include "util/fmt.h"
 #include <stdio.h>
@@ -63,7 +65,7 @@ static fsdpa_status stall_word(fsdpa_ctx *c, const dl_result *r, const stall *d,
   workload wl;
   fsdpa_status st = workload_build(c, &wl);
   if (st) return st;
-  char title[200], detail[900], evidence[400], t1[32], t2[32], t3[32];
+  char title[200], detail[900], t1[32], t2[32], t3[32];
   fmt_dur(t1, sizeof t1, r->cost_ns);
   fmt_dur(t2, sizeof t2, r->idle_ns);
   fmt_dur(t3, sizeof t3, r->total_ns);
@@ -84,14 +86,47 @@ static fsdpa_status stall_word(fsdpa_ctx *c, const dl_result *r, const stall *d,
           : "Prepare inputs off the thread that launches the model: a DataLoader with num_workers>0 (and "
             "pin_memory=True), preprocessing on the GPU, or a pipeline that prepares the next batch while the "
             "model runs. Look at the ranges below: each is one __next__ with the GPU idle inside it.";
-  snprintf(evidence, sizeof evidence,
-           "{\"calls\":%llu,\"total_ns\":%lld,\"idle_ns\":%lld,\"idle_in_dataloader_ns\":%lld,\"window_ns\":%lld,"
-           "\"window\":\"%s\",\"mode\":\"%s\"}",
-           (unsigned long long)r->calls, (long long)r->total_ns, (long long)r->idle_ns, (long long)r->cost_ns,
-           (long long)r->window_ns, r->window == DL_AFTER_FIRST_ITERATION ? "after_first_iteration" : "whole_trace",
-           wl_mode_name(wl.mode));
+  sbuf ev;
+  sb_init(&ev, &c->alloc);
+  jsonw w;
+  jw_init(&w, &ev, 0);
+  jw_obj(&w);
+  jw_ku64(&w, "calls", r->calls);
+  jw_ki64(&w, "total_ns", r->total_ns);
+  jw_ki64(&w, "idle_ns", r->idle_ns);
+  jw_ki64(&w, "idle_in_dataloader_ns", r->cost_ns);
+  jw_ki64(&w, "window_ns", r->window_ns);
+  jw_kstr(&w, "window", r->window == DL_AFTER_FIRST_ITERATION ? "after_first_iteration" : "whole_trace");
+  jw_kstr(&w, "mode", wl_mode_name(wl.mode));
+  {
+    /* the __next__ ranges cut from their threads, over the judged window */
+    const dl_calls *dl;
+    dg_cuts k;
+    dg_mods m;
+    memset(&m, 0, sizeof m);
+    m.t0 = r->t0;
+    m.t1 = r->t1;
+    if (!(st = dl_calls_get(c, &dl)) && !(st = dg_cuts_build(c, dl->track, dl->calls, dl->n, m.t0, m.t1, &k))) {
+      m.cut = k.cut;
+      m.cut_track = k.track;
+      m.ncut = k.n;
+      st = dg_saving_evidence(c, &m, "the DataLoader __next__ ranges are cut from their threads", &w);
+      dg_cuts_free(c, &k);
+    }
+    if (st) {
+      sb_free(&ev);
+      return st;
+    }
+  }
+  jw_obj_end(&w);
+  if (ev.failed) {
+    st = (fsdpa_status)ev.failed;
+    sb_free(&ev);
+    return st;
+  }
   finding *x = findings_add(f, "dataloader-stall", d->severity, rank, FSDPA_ABSENT, r->cost_ns, title, detail,
-                            advice, evidence);
+                            advice, ev.p);
+  sb_free(&ev);
   if (!x) return f->failed ? (fsdpa_status)f->failed : fa_fail_status(&c->alloc);
   for (int i = 0; i < r->ntop; i++) finding_add_range(x, ctx_abs(c, r->top[i].s), ctx_abs(c, r->top[i].e));
   return add_other_calls(c, r, x);

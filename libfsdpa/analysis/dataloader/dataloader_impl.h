@@ -14,6 +14,7 @@ typedef struct dl_result {
   uint64_t calls;      /* enumerate(DataLoader)#... annotations */
   int64_t total_ns;    /* their summed duration */
   int window;          /* DL_* (model/dataloader_calls.h) */
+  int64_t t0, t1;      /* its first start and last end (relative) */
   int64_t window_ns;   /* |GPU window ∩ judged window| */
   int64_t idle_ns;     /* GPU idle (no GPU activity on any stream) in it */
   int64_t cost_ns;     /* of that idle, inside the union of the __next__ ranges */

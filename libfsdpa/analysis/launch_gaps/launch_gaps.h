@@ -13,7 +13,7 @@ fsdpa_status launch_gaps_json(fsdpa_ctx *c, jsonw *w);
 /* launch_gaps_report.c: what the text report prints of launch_gaps (the
  * numbers of its idle_causes and warmup objects, whole trace, all streams).
  * gpu = 0 without GPU activity (launch_gaps is null; nothing else is set). */
-#define LAUNCH_GAPS_CAUSES 5  /* host_not_launched, host_blocked, stream_wait, rank_wait, unknown */
+#define LAUNCH_GAPS_CAUSES 6  /* host_not_launched, host_blocked, stream_wait, rank_wait, dispatch, unknown */
 typedef struct launch_gaps_brief {
   int gpu;
   int64_t idle_ns;                       /* = gpu_idle_ns */
@@ -25,4 +25,7 @@ typedef struct launch_gaps_brief {
 fsdpa_status launch_gaps_brief_get(fsdpa_ctx *c, launch_gaps_brief *out);
 /* launch_gaps_findings.c: launch-overhead, gpu-starvation */
 fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f);
+/* launch_gaps_findings_queued.c: queued-idle-unexplained, a root cause the
+ * other rooms may name (made before them) */
+fsdpa_status launch_gaps_queued_findings(fsdpa_ctx *c, int64_t rank, findings *f);
 #endif

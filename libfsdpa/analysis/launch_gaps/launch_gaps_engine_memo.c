@@ -10,14 +10,13 @@ typedef struct lg_ent {
   int used;        /* ENT_* bits: which results the entry holds */
   fsdpa_launch_gaps g;
   lg_extra x;
-  lg_causes k;
+  dg_causes k;
 } lg_ent;
 enum { ENT_GAPS = 1, ENT_CAUSES = 2 };
 
 typedef struct lg_memo {
   lg_ent *e;
   size_t cap, n;  /* cap: a power of two, or 0 */
-  lg_cidx *ix;    /* the idle-cause indexes, built on first use */
   lg_first_use *fu; /* the first-use calls, built on first use */
 } lg_memo;
 
@@ -43,7 +42,6 @@ static lg_ent *slot(lg_ent *e, size_t cap, const qwin *w) {
 
 static void memo_free(fsdpa_ctx *c, void *obj) {
   lg_memo *m = obj;
-  lg_cidx_free(c, m->ix);
   lg_first_use_free(c, m->fu);
   fa_free(&c->alloc, m->e, m->cap * sizeof *m->e);
   fa_free(&c->alloc, m, sizeof *m);
@@ -135,7 +133,7 @@ fsdpa_status lg_gaps(fsdpa_ctx *c, const store_views *v, const qwin *w0, fsdpa_l
   return FSDPA_OK;
 }
 
-fsdpa_status lg_idle_causes(fsdpa_ctx *c, const store_views *v, const qwin *w0, lg_causes *out) {
+fsdpa_status lg_idle_causes(fsdpa_ctx *c, const store_views *v, const qwin *w0, dg_causes *out) {
   qwin key = canonical(v, w0);
   const void *k = NULL;
   lg_memo *m = NULL;
@@ -148,18 +146,14 @@ fsdpa_status lg_idle_causes(fsdpa_ctx *c, const store_views *v, const qwin *w0, 
       return FSDPA_OK;
     }
   }
-  lg_cidx *ix = m ? m->ix : NULL, *own = NULL;
-  fsdpa_status st;
-  if (!ix) {
-    if ((st = lg_cidx_build(c, v, &own))) return st;
-    ix = own;
-    if (m) {  /* the memo keeps it */
-      m->ix = own;
-      own = NULL;
-    }
-  }
-  st = lg_causes_compute(c, v, ix, &key, out);
-  lg_cidx_free(c, own);
+  depgraph g;
+  lg_union u;
+  fsdpa_status st = dg_get(c, &g);
+  if (st) return st;
+  if ((st = lg_union_build(c, v, &key, &u))) return st;
+  st = dg_idle_causes(c, v, &g, &key, u.u, u.n, out);
+  lg_union_free(c, &u);
+  dg_free(c, &g);
   if (st || !m) return st;
   lg_ent *s = entry(c, m, &key);
   if (s) {

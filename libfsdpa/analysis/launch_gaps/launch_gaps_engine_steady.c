@@ -3,6 +3,7 @@
  * so that a trace without ProfilerStep gets a steady state too), and
  * whether the trace is a sample of its events at all. */
 #include "analysis/launch_gaps/launch_gaps_impl.h"
+#include "events/classify.h"
 #include "model/iterations.h"
 #include <string.h>
 
@@ -36,6 +37,24 @@ fsdpa_status lg_steady_get(fsdpa_ctx *c, lg_steady *y) {
   }
   if (!y->n) return FSDPA_OK;
   y->first = lg_first_steady(y->n);
+  /* steps that capture a CUDA graph record work instead of running it: set-up
+   * like a warm-up step, never the steady state, while later steps remain */
+  uint8_t *cap = fa_calloc(&c->alloc, y->n);
+  if (!cap) {
+    lg_steady_free(c, y);
+    return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory (launch gaps steps)");
+  }
+  const store *st = &c->st;
+  for (size_t i = 0; i < st->rt.len; i++) {
+    const ev_rec *r = STORE_REC(&st->rt, i);
+    const char *nm = store_name(st, r->name);
+    if (!classify_graph_capture(nm, intern_len(&st->names, r->name))) continue;
+    for (size_t k = 0; k < y->n; k++)
+      if (r->ts >= y->s[k].ts && r->ts < y->s[k].end) cap[k] = 1;
+  }
+  while (y->first < y->n && cap[y->first] && y->first + 1 < y->n) y->first++;
+  for (size_t k = 0; k < y->first; k++) y->capture += cap[k];
+  fa_free(&c->alloc, cap, y->n);
   y->t0 = y->s[y->first].ts;
   y->t1 = y->s[y->first].end;
   for (size_t i = y->first; i < y->n; i++)

@@ -4,11 +4,6 @@
 #include "analysis/launch_gaps/launch_gaps_impl.h"
 #include <string.h>
 
-int lg_selected(const gpu_stream_view *sv, const qwin *w) {
-  return (w->device == FSDPA_ABSENT || sv->device == w->device) &&
-         (w->stream == FSDPA_ABSENT || sv->stream == w->stream);
-}
-
 size_t lg_first_op_from(const store *st, const gpu_stream_view *sv, int64_t t) {
   size_t lo = 0, hi = sv->nops;
   while (lo < hi) {

@@ -1,5 +1,6 @@
 /* Findings of the launch-gaps analysis: `launch-overhead` and
- * `gpu-starvation` (report contract), judged on the steady state
+ * `gpu-starvation` (report contract; `queued-idle-unexplained` in
+ * launch_gaps_findings_queued.c), judged on the steady state
  * (lg_steady_get: ProfilerStep or inferred iterations, the first of two or
  * more left out as warm-up), severity by the cost's share of it, none on a
  * sampled trace.  Each finding is decided first (whether it fires, its
@@ -7,6 +8,8 @@
  * worded from that struct alone (title, detail, advice, evidence). */
 #include "analysis/launch_gaps/launch_gaps.h"
 #include "analysis/launch_gaps/launch_gaps_impl.h"
+#include "events/classify.h"
+#include "model/dataloader_calls.h"
 #include "model/iterations.h"
 #include "model/workload.h"
 #include "util/fmt.h"
@@ -15,28 +18,22 @@
 
 typedef lg_steady steady;
 
-/* The step number of a finding over the steady range: the one steady
- * ProfilerStep, else none. */
-static int64_t steady_step(const steady *y) {
+int64_t lg_steady_step(const lg_steady *y) {
   return (y->n && y->n - y->first == 1) ? y->s[y->first].number : FSDPA_ABSENT;
 }
 
-static double share(int64_t part, int64_t whole) {
+double lg_share(int64_t part, int64_t whole) {
   return whole > 0 ? (double)part / (double)whole : -1.0;
 }
 
-/* findings.min_cost_ppm: drop findings that cost too small a share of the span. */
-static int too_cheap(fsdpa_ctx *c, const store_views *v, int64_t cost) {
+int lg_too_cheap(fsdpa_ctx *c, const store_views *v, int64_t cost) {
   int64_t ppm = c->params[P_FINDING_MIN_COST_PPM];
   if (ppm <= 0 || !v->nall) return 0;
   int64_t span = v->all_busy[v->nall - 1].e - v->all_busy[0].s;
   return (double)cost * 1e6 < (double)ppm * (double)span;
 }
 
-/* Severity by the share of the judged time a finding costs:
- * severity.critical_ppm and severity.warning_ppm (the verdict corpus's
- * scale), info below. */
-static int sev_by_share(const fsdpa_ctx *c, int64_t cost, int64_t judged) {
+int lg_sev_by_share(const fsdpa_ctx *c, int64_t cost, int64_t judged) {
   if (judged <= 0) return SEV_INFO;
   double ppm = (double)cost * 1e6 / (double)judged;
   return ppm >= (double)c->params[P_SEVERITY_CRITICAL_PPM]  ? SEV_CRITICAL
@@ -72,15 +69,15 @@ static fsdpa_status overhead_decide(fsdpa_ctx *c, const store_views *v, const st
                                    (double)P[P_LAUNCH_MIN_IDLE_SHARE_PPM] * (double)g->gpu_window_ns)
     return FSDPA_OK;
   int64_t cost = g->gpu_small_launch_ns;
-  if (too_cheap(c, v, cost)) return FSDPA_OK;
+  if (lg_too_cheap(c, v, cost)) return FSDPA_OK;
   qwin q = {y->t0, y->t1, FSDPA_ABSENT, FSDPA_ABSENT};
   fsdpa_status st = lg_latency(c, v, &q, &d->l);
   if (st) return st;
   d->fires = 1;
   d->cost_ns = cost;
-  d->idle_share = share(cost, g->gpu_window_ns);
-  d->sev = sev_by_share(c, cost, g->gpu_window_ns);
-  d->step = steady_step(y);
+  d->idle_share = lg_share(cost, g->gpu_window_ns);
+  d->sev = lg_sev_by_share(c, cost, g->gpu_window_ns);
+  d->step = lg_steady_step(y);
   d->short_kernel_ns = P[P_LAUNCH_SHORT_KERNEL_NS];
   d->kernels = x->kernels;
   d->short_kernels = x->short_kernels;
@@ -95,13 +92,14 @@ static fsdpa_status overhead_decide(fsdpa_ctx *c, const store_views *v, const st
 typedef struct starve_one {
   int64_t step;         /* FSDPA_ABSENT: the steady range of several steps or no steps */
   int sev;
-  int64_t cost_ns;      /* host-bound GPU idle: g.gpu_host_wait_ns */
-  double host_share;    /* of the GPU's idle */
+  int64_t cost_ns;      /* host-bound GPU idle (the graph's host_not_launched + host_blocked), less first use */
+  int64_t host_ns;      /* host-bound GPU idle: host_not_launched + host_blocked of k */
+  double host_share;    /* host_ns of the GPU's idle */
   fsdpa_launch_gaps g;  /* that range, the device's streams */
   lg_top ranges;        /* its longest host-wait gaps */
   qwin q;               /* that range (relative), the device */
-  lg_causes k;          /* its device-level idle by cause */
-  int main_cause;       /* the largest of k.ns (LG_C_*; ties: the earlier) */
+  dg_causes k;          /* its device-level idle by cause */
+  int main_cause;       /* the largest of k.ns (DG_C_*; ties: the earlier) */
   uint64_t kernels;     /* kernels starting in that range */
   double cost_share;    /* cost_ns / the steady range's GPU window (the judged time) */
   int64_t dl_ns;        /* of the host-bound idle, inside DataLoader __next__ */
@@ -112,6 +110,10 @@ typedef struct starve_one {
   int al_main;          /* al_ns is at least starvation.explained_min_ppm of it, and more than dl_ns */
   int al_explained;     /* al_main and allocator-thrash is in the report: named as the cause */
   int64_t al_ppm;       /* al_ns / gpu_host_wait_ns, ppm */
+  int64_t sy_ns;        /* the replay without the range's blocking calls saves this (ABSENT: not computed) */
+  int sy_main;          /* sy_ns is at least starvation.explained_min_ppm of the host-bound idle, and no
+                         * allocator or DataLoader cause: the thread lost its lead in those calls */
+  int sy_explained;     /* sy_main and cpu-sync-stall is in the report: named as the cause */
   int first_use;        /* no steady state is judged (no iterations): first-use idle counted apart */
   int64_t fu_host_ns;   /* of the host-bound idle, inside first-use calls (first_use only) */
   int64_t fu_idle_ns;   /* of all the idle, inside them */
@@ -134,18 +136,22 @@ typedef struct starvation {
   starve_one one[STARVE_WORST];
 } starvation;
 
-/* Host-bound idle (launch issued after the GPU went idle) explains most of
- * the idle, and the GPU is busy less than the density threshold (dense = 1)
- * or, with judged > 0, the host-bound idle is itself a warning-sized share
- * of the judged time (a GPU 60 % busy that waits on its host 40 % of the
- * time starves as much as the 40 % says). */
-static int starving(fsdpa_ctx *c, const fsdpa_launch_gaps *g, int64_t judged) {
+/* Host-bound idle explains most of the idle, and the GPU is busy less than
+ * the density threshold or, with judged > 0, the host-bound idle is itself a
+ * warning-sized share of the judged time (a GPU 60 % busy that waits on its
+ * host 40 % of the time starves as much as the 40 % says).  Host-bound is
+ * what the dependency graph gives the host (host_not_launched +
+ * host_blocked), not HTA's host-wait category: an op launched a few us into
+ * a gap and then queued behind a stream wait makes the whole gap host-wait
+ * for HTA, but the GPU was not waiting for its host. */
+static int64_t host_bound(const dg_causes *k) { return k->ns[DG_C_NOT_LAUNCHED] + k->ns[DG_C_BLOCKED]; }
+static int starving(fsdpa_ctx *c, const fsdpa_launch_gaps *g, const dg_causes *k, int64_t judged) {
   const int64_t *P = c->params;
+  int64_t host = host_bound(k);
   if (g->utilization < 0 || g->gpu_idle_ns <= 0) return 0;
-  if ((double)g->gpu_host_wait_ns * 1e6 < (double)P[P_STARVATION_HOST_SHARE_PPM] * (double)g->gpu_idle_ns)
-    return 0;
+  if ((double)host * 1e6 < (double)P[P_STARVATION_HOST_SHARE_PPM] * (double)g->gpu_idle_ns) return 0;
   return g->utilization * 1e6 < (double)P[P_STARVATION_DENSITY_PPM] ||
-         (judged > 0 && (double)g->gpu_host_wait_ns * 1e6 >= (double)P[P_SEVERITY_WARNING_PPM] * (double)judged);
+         (judged > 0 && (double)host * 1e6 >= (double)P[P_SEVERITY_WARNING_PPM] * (double)judged);
 }
 
 /* Cost, share and severity of a starving range; 0 when too cheap to report.
@@ -153,8 +159,9 @@ static int starving(fsdpa_ctx *c, const fsdpa_launch_gaps *g, int64_t judged) {
  * than starvation.min_kernels kernels in the range: a snippet of a handful
  * of kernels (a demo, one first forward) shows no steady state to rank. */
 static int starve_judge(fsdpa_ctx *c, const store_views *v, int64_t judged, int dl_stall, int al_thrash,
-                        starve_one *o) {
+                        int sync_stall, starve_one *o) {
   int64_t host = o->g.gpu_host_wait_ns, min_ppm = c->params[P_STARVATION_EXPLAINED_PPM];
+  o->host_ns = host_bound(&o->k);
   /* the host inside cudaMalloc / cudaFree (or their backends' calls) for
    * most of it: the allocator is the root cause, named when allocator-thrash
    * is in the report; in a first pass those calls are the cache filling,
@@ -169,26 +176,64 @@ static int starve_judge(fsdpa_ctx *c, const store_views *v, int64_t judged, int 
   o->explained_ppm = host > 0 ? (int64_t)((double)o->dl_ns * 1e6 / (double)host) : 0;
   o->dl_main = !o->al_main && o->dl_ns > 0 && (double)o->dl_ns * 1e6 >= (double)min_ppm * (double)host;
   o->explained = o->dl_main && dl_stall;
+  /* the launching thread blocked in synchronizing calls while the GPU
+   * worked, and lost the lead that would have covered the idle after them:
+   * the replay without those calls removes most of it */
+  o->sy_main = !o->al_main && !o->dl_main && o->sy_ns != FSDPA_ABSENT && o->sy_ns > 0 &&
+               (double)o->sy_ns * 1e6 >= (double)min_ppm * (double)o->host_ns;
+  o->sy_explained = o->sy_main && sync_stall;
   if (!o->first_use) o->fu_host_ns = o->fu_idle_ns = 0;
   o->fu_main = o->fu_host_ns > 0 && (double)o->fu_host_ns * 1e6 >= (double)min_ppm * (double)host;
   /* first-use cost is paid once: what is left is the starvation to judge */
-  int64_t cost = host - o->fu_host_ns;
-  if (too_cheap(c, v, cost)) return 0;
+  int64_t cost = o->host_ns - o->fu_host_ns;
+  if (cost < 0) cost = 0;
+  if (lg_too_cheap(c, v, cost)) return 0;
   o->cost_ns = cost;
-  o->host_share = share(o->g.gpu_host_wait_ns, o->g.gpu_idle_ns);
-  o->cost_share = share(cost, judged);
-  o->sev = sev_by_share(c, cost, judged);
+  o->host_share = lg_share(o->host_ns, o->g.gpu_idle_ns);
+  o->cost_share = lg_share(cost, judged);
+  o->sev = lg_sev_by_share(c, cost, judged);
   if ((int64_t)o->kernels < c->params[P_STARVATION_MIN_KERNELS]) o->sev = SEV_INFO;
   return 1;
 }
 
 /* The idle causes of a starving range: the wording blames the CPU's launch
  * rate only for the part the host had not launched yet. */
-static fsdpa_status starve_causes(fsdpa_ctx *c, const store_views *v, const qwin *q, starve_one *o) {
+/* Marks the blocking calls (the dependency graph's) of the context: the
+ * what-if of a thread that never blocks.  Caller frees z (st.rt.len). */
+static fsdpa_status blocking_calls(fsdpa_ctx *c, uint8_t **z) {
+  size_t n = c->st.rt.len;
+  *z = NULL;
+  if (!n) return FSDPA_OK;
+  depgraph g;
+  fsdpa_status st = dg_get(c, &g);
+  if (st) return st;
+  *z = fa_calloc(&c->alloc, n);
+  if (*z)
+    for (size_t i = 0; i < g.nblk; i++)
+      if (g.blk[i].rt < n) (*z)[g.blk[i].rt] = 1;
+  dg_free(c, &g);
+  return *z ? FSDPA_OK : fa_fail_status(&c->alloc);
+}
+
+static fsdpa_status starve_causes(fsdpa_ctx *c, const store_views *v, const qwin *q, int sync_stall,
+                                  starve_one *o) {
   fsdpa_status st = lg_idle_causes(c, v, q, &o->k);
   if (st) return st;
-  o->main_cause = LG_C_NOT_LAUNCHED;
-  for (int i = 1; i < LG_C__N; i++)
+  o->sy_ns = FSDPA_ABSENT;
+  if (sync_stall) {  /* only a cause the report holds is worth the replay */
+    uint8_t *z;
+    if ((st = blocking_calls(c, &z))) return st;
+    dg_mods m;
+    memset(&m, 0, sizeof m);
+    m.t0 = q->t0;
+    m.t1 = q->t1;
+    m.rt_zero = z;
+    st = dg_saving(c, &m, &o->sy_ns);
+    fa_free(&c->alloc, z, c->st.rt.len);
+    if (st) return st;
+  }
+  o->main_cause = DG_C_NOT_LAUNCHED;
+  for (int i = 1; i < DG_C__N; i++)
     if (o->k.ns[i] > o->k.ns[o->main_cause]) o->main_cause = i;
   return FSDPA_OK;
 }
@@ -200,7 +245,8 @@ static fsdpa_status starve_causes(fsdpa_ctx *c, const store_views *v, const qwin
  * the rank (the model's decision, over the same iterations after the first). */
 static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const steady *y,
                                       int64_t device, const fsdpa_launch_gaps *all_g,
-                                      const lg_extra *all_x, int dl_stall, int al_thrash, starvation *d) {
+                                      const lg_extra *all_x, int dl_stall, int al_thrash, int sync_stall,
+                                      starvation *d) {
   memset(d, 0, sizeof *d);
   d->device = device;
   d->max_density_ppm = c->params[P_STARVATION_DENSITY_PPM];
@@ -234,7 +280,9 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
     memset(&cd, 0, sizeof cd);
     lg_extra cx;
     if ((st = lg_gaps(c, v, &qs, &cd.g, &cx))) return st;
-    if (!starving(c, &cd.g, 0)) continue;  /* a step by its own density only */
+    if (cd.g.utilization < 0 || cd.g.gpu_idle_ns <= 0) continue;
+    if ((st = lg_idle_causes(c, v, &qs, &cd.k))) return st;
+    if (!starving(c, &cd.g, &cd.k, 0)) continue;  /* a step by its own density only */
     nstarve++;
     cd.step = y->s[i].number;
     cd.dl_ns = cx.host_in_dataloader_ns;
@@ -244,10 +292,10 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
     cd.q = qs;
     int k;
     if (nw < STARVE_WORST) k = nw++;
-    else if (worst[STARVE_WORST - 1].g.gpu_host_wait_ns >= cd.g.gpu_host_wait_ns) continue;
+    else if (host_bound(&worst[STARVE_WORST - 1].k) >= host_bound(&cd.k)) continue;
     else k = STARVE_WORST - 1;
     worst[k] = cd;
-    for (; k > 0 && worst[k - 1].g.gpu_host_wait_ns < worst[k].g.gpu_host_wait_ns; k--) {
+    for (; k > 0 && host_bound(&worst[k - 1].k) < host_bound(&worst[k].k); k--) {
       starve_one t = worst[k];
       worst[k] = worst[k - 1];
       worst[k - 1] = t;
@@ -256,11 +304,14 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
   d->steady_steps = nsteady;
   /* the whole range when dense-starved, or when no single step is and the
    * host-bound share of the whole is large: idle spread over all steps */
-  if (starving(c, &g, 0) || (!nstarve && starving(c, &g, d->judged_ns))) {
+  dg_causes gk;
+  if ((st = lg_idle_causes(c, v, &q, &gk))) return st;
+  if (starving(c, &g, &gk, 0) || (!nstarve && starving(c, &g, &gk, d->judged_ns))) {
     d->whole = 1;
     d->starving_steps = nsteady == 1 ? 1 : nstarve;
     starve_one *o = &d->one[0];
-    o->step = steady_step(y);
+    o->step = lg_steady_step(y);
+    o->q = q;
     o->g = g;
     o->ranges = x.host_gaps;
     o->kernels = x.kernels;
@@ -276,24 +327,28 @@ static fsdpa_status starvation_decide(fsdpa_ctx *c, const store_views *v, const 
       lg_first_use_count(fu, q.t0, q.t1, &o->fu_launches, &o->fu_allocs);
       lg_first_use_free(c, own);
     }
-    if ((st = starve_causes(c, v, &q, o))) return st;
-    if (starve_judge(c, v, d->judged_ns, dl_stall, al_thrash, o)) d->n = 1;
+    if ((st = starve_causes(c, v, &q, sync_stall, o))) return st;
+    if (starve_judge(c, v, d->judged_ns, dl_stall, al_thrash, sync_stall, o)) d->n = 1;
     return FSDPA_OK;
   }
   d->starving_steps = nstarve;
   for (int k = 0; k < nw; k++) {
-    if ((st = starve_causes(c, v, &worst[k].q, &worst[k]))) return st;
-    if (starve_judge(c, v, d->judged_ns, dl_stall, al_thrash, &worst[k])) d->one[d->n++] = worst[k];
+    if ((st = starve_causes(c, v, &worst[k].q, sync_stall, &worst[k]))) return st;
+    if (starve_judge(c, v, d->judged_ns, dl_stall, al_thrash, sync_stall, &worst[k])) d->one[d->n++] = worst[k];
   }
   return FSDPA_OK;
 }
 
 /* ---- wording ---- */
 
-static void fmt_scope(char *b, size_t n, const steady *y) {
+void lg_fmt_scope(char *b, size_t n, const lg_steady *y) {
   if (!y->n) snprintf(b, n, "the whole trace (no iterations found)");
   else if (y->source == ITS_PROFILER_STEP && y->n - y->first == 1)
     fmt_step(b, n, y->s[y->first].number);
+  else if (y->source == ITS_PROFILER_STEP && y->capture)
+    snprintf(b, n, "steady-state steps #%lld-#%lld (%zu step%s before excluded: warm-up and %zu CUDA-graph capture%s)",
+             (long long)y->s[y->first].number, (long long)y->s[y->n - 1].number, y->first, y->first == 1 ? "" : "s",
+             y->capture, y->capture == 1 ? "" : "s");
   else if (y->source == ITS_PROFILER_STEP)
     snprintf(b, n, "steady-state steps #%lld-#%lld%s", (long long)y->s[y->first].number,
              (long long)y->s[y->n - 1].number, y->first ? " (first step excluded as warm-up)" : "");
@@ -305,9 +360,9 @@ static void fmt_scope(char *b, size_t n, const steady *y) {
              y->first ? ", the first left out as warm-up" : "");
 }
 
-static fsdpa_status add(findings *f, fsdpa_ctx *c, const char *id, int sev, int64_t rank,
-                        int64_t step, int64_t cost, const char *title, const char *detail,
-                        const char *advice, sbuf *ev, const lg_top *ranges) {
+fsdpa_status lg_add_finding(findings *f, fsdpa_ctx *c, const char *id, int sev, int64_t rank,
+                            int64_t step, int64_t cost, const char *title, const char *detail,
+                            const char *advice, sbuf *ev, const lg_top *ranges) {
   if (ev->failed) return (fsdpa_status)ev->failed;
   finding *x = findings_add(f, id, sev, rank, step, cost, title, detail, advice, ev->p);
   if (!x) return f->failed ? (fsdpa_status)f->failed : FSDPA_ENOMEM;
@@ -321,7 +376,7 @@ static fsdpa_status overhead_word(fsdpa_ctx *c, const steady *y, int64_t rank, f
   const fsdpa_launch_gaps *g = &d->g;
   const fsdpa_launch_latency *l = &d->l;
   char scope[160], t_short[32], t_small[32], t_cost[32], t_win[32], t_p50[32], t_lat[32];
-  fmt_scope(scope, sizeof scope, y);
+  lg_fmt_scope(scope, sizeof scope, y);
   fmt_dur(t_short, sizeof t_short, d->short_kernel_ns);
   fmt_dur(t_small, sizeof t_small, g->small_gap_threshold_ns);
   fmt_dur(t_cost, sizeof t_cost, d->cost_ns);
@@ -368,18 +423,99 @@ static fsdpa_status overhead_word(fsdpa_ctx *c, const steady *y, int64_t rank, f
   jw_kratio(&w, "utilization", g->utilization);
   jw_ki64(&w, "gap_p50_ns", g->p50_ns);
   jw_ki64(&w, "launch_latency_p50_ns", l->p50_ns);
+  {
+    /* the launch calls take no time (fewer launches: compiled or graphed) */
+    size_t n = c->st.rt.len;
+    uint8_t *z = n ? fa_calloc(&c->alloc, n) : NULL;
+    if (n && !z) {
+      sb_free(&b);
+      return fa_fail_status(&c->alloc);
+    }
+    for (size_t i = 0; i < n; i++) z[i] = (store_name_info(&c->st, STORE_REC(&c->st.rt, i)->name) & NC_LAUNCH) != 0;
+    dg_mods m;
+    memset(&m, 0, sizeof m);
+    m.t0 = y->t0;
+    m.t1 = y->t1;
+    m.rt_zero = z;
+    fsdpa_status sst = dg_saving_evidence(c, &m, "the launch calls take no time", &w);
+    fa_free(&c->alloc, z, n);
+    if (sst) {
+      sb_free(&b);
+      return sst;
+    }
+  }
   jw_obj_end(&w);
-  fsdpa_status st = add(f, c, "launch-overhead", d->sev, rank, d->step, d->cost_ns, title, detail,
+  fsdpa_status st = lg_add_finding(f, c, "launch-overhead", d->sev, rank, d->step, d->cost_ns, title, detail,
                         advice, &b, &d->ranges);
   sb_free(&b);
   return st;
+}
+
+/* What fixing the starvation would save: its root cause's calls gone (the
+ * allocator's calls take no time, the DataLoader's __next__ ranges are cut
+ * from their threads), else a host that costs nothing (every thread's CPU
+ * time and calls take none; syncs still wait for the GPU). */
+static fsdpa_status starve_saving(fsdpa_ctx *c, const starve_one *o, jsonw *w) {
+  dg_mods m;
+  memset(&m, 0, sizeof m);
+  m.t0 = o->q.t0;
+  m.t1 = o->q.t1;
+  fsdpa_status st;
+  if (o->al_main) {
+    size_t n = c->st.rt.len;
+    uint8_t *z = n ? fa_calloc(&c->alloc, n) : NULL;
+    if (n && !z) return fa_fail_status(&c->alloc);
+    for (size_t i = 0; i < n; i++) {
+      uint32_t info = store_name_info(&c->st, STORE_REC(&c->st.rt, i)->name);
+      z[i] = (info & (NC_MALLOC | NC_FREE | NC_VMM)) && !(info & NC_PINNED);
+    }
+    m.rt_zero = z;
+    st = dg_saving_evidence(c, &m, "the device allocator calls take no time", w);
+    fa_free(&c->alloc, z, n);
+    return st;
+  }
+  if (o->dl_main) {
+    const dl_calls *dl;
+    dg_cuts k;
+    if ((st = dl_calls_get(c, &dl)) || (st = dg_cuts_build(c, dl->track, dl->calls, dl->n, m.t0, m.t1, &k)))
+      return st;
+    m.cut = k.cut;
+    m.cut_track = k.track;
+    m.ncut = k.n;
+    st = dg_saving_evidence(c, &m, "the DataLoader __next__ ranges are cut from their threads", w);
+    dg_cuts_free(c, &k);
+    return st;
+  }
+  if (o->sy_main) {
+    uint8_t *z;
+    if ((st = blocking_calls(c, &z))) return st;
+    m.rt_zero = z;
+    st = dg_saving_evidence(c, &m, "the blocking calls take no time and wait for nothing", w);
+    fa_free(&c->alloc, z, c->st.rt.len);
+    return st;
+  }
+  m.cpu_zero = 1;
+  return dg_saving_evidence(c, &m, "a host that costs nothing: CPU time between runtime calls and the calls take none; "
+                                   "synchronizations still wait for the GPU", w);
+}
+
+/* Whether the launching thread replays CUDA/HIP graphs in [t0, t1): then
+ * "fewer launches, CUDA graphs" is done, and what is left between replays is
+ * the host's own per-step work. */
+static int replays_graphs(const fsdpa_ctx *c, int64_t t0, int64_t t1) {
+  const store *s = &c->st;
+  for (size_t i = 0; i < s->rt.len; i++) {
+    const ev_rec *r = STORE_REC(&s->rt, i);
+    if (r->ts >= t0 && r->ts < t1 && (store_name_info(s, r->name) & NC_GRAPH_LAUNCH)) return 1;
+  }
+  return 0;
 }
 
 static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, findings *f,
                                 const starvation *d, const starve_one *o) {
   const fsdpa_launch_gaps *g = &o->g;
   char scope[160];
-  if (d->whole) fmt_scope(scope, sizeof scope, y);
+  if (d->whole) lg_fmt_scope(scope, sizeof scope, y);
   else fmt_step(scope, sizeof scope, o->step);
   char t_busy[32], t_win[32], t_idle[32], t_host[32], t_kw[32], t_oth[32];
   fmt_dur(t_busy, sizeof t_busy, g->busy_ns);
@@ -388,19 +524,30 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
   fmt_dur(t_host, sizeof t_host, g->gpu_host_wait_ns);
   fmt_dur(t_kw, sizeof t_kw, g->gpu_kernel_wait_ns);
   fmt_dur(t_oth, sizeof t_oth, g->gpu_other_ns);
-  const lg_causes *k = &o->k;
-  char t_nl[32], t_bl[32], t_sw[32], t_rw[32], t_un[32], top[200] = "";
-  fmt_dur(t_nl, sizeof t_nl, k->ns[LG_C_NOT_LAUNCHED]);
-  fmt_dur(t_bl, sizeof t_bl, k->ns[LG_C_BLOCKED]);
-  fmt_dur(t_sw, sizeof t_sw, k->ns[LG_C_STREAM_WAIT]);
-  fmt_dur(t_rw, sizeof t_rw, k->ns[LG_C_RANK_WAIT]);
-  fmt_dur(t_un, sizeof t_un, k->ns[LG_C_UNKNOWN]);
+  const dg_causes *k = &o->k;
+  char t_nl[32], t_bl[32], t_sw[32], t_rw[32], t_dp[32], t_un[32], t_hb[32], top[200] = "";
+  fmt_dur(t_nl, sizeof t_nl, k->ns[DG_C_NOT_LAUNCHED]);
+  fmt_dur(t_bl, sizeof t_bl, k->ns[DG_C_BLOCKED]);
+  fmt_dur(t_sw, sizeof t_sw, k->ns[DG_C_STREAM_WAIT]);
+  fmt_dur(t_rw, sizeof t_rw, k->ns[DG_C_RANK_WAIT]);
+  fmt_dur(t_dp, sizeof t_dp, k->ns[DG_C_DISPATCH]);
+  fmt_dur(t_un, sizeof t_un, k->ns[DG_C_UNKNOWN]);
+  fmt_dur(t_hb, sizeof t_hb, o->host_ns);
+  int64_t top_ns = 0;
+  int graphs = replays_graphs(c, o->q.t0, o->q.t1);
   for (int i = 0; i < k->ntop; i++)  /* what the main cause mostly was */
-    if (k->top[i].cause == o->main_cause && k->top[i].wkind != LG_W_NONE) {
-      lg_cause_what(c, &k->top[i], top, sizeof top);
+    if (k->top[i].cause == o->main_cause && k->top[i].wkind != DG_W_NONE) {
+      dg_cause_what(c, &k->top[i], top, sizeof top);
+      top_ns = k->top[i].wkind == DG_W_NAME ? k->top[i].ns : 0;
       break;
     }
-  double sh = share(k->ns[o->main_cause], k->idle_ns);
+  /* host work done in line: one named CPU op or annotation holds most of the
+   * not-launched idle, in long gaps (preprocessing before the first kernel),
+   * not the many short gaps of a launch rate that fewer launches would cure */
+  int host_work = o->main_cause == DG_C_NOT_LAUNCHED && top_ns > 0 && o->ranges.n &&
+                  o->ranges.w[0] >= c->params[P_STARVATION_HOST_WORK_GAP_NS] &&
+                  (double)top_ns * 1e6 >= (double)c->params[P_STARVATION_EXPLAINED_PPM] * (double)k->ns[DG_C_NOT_LAUNCHED];
+  double sh = lg_share(k->ns[o->main_cause], k->idle_ns);
   char title[512], detail[3072], why[600], warm[200] = "";
   if (d->warmup_idle_ns != FSDPA_ABSENT) {
     char t_w[32];
@@ -421,7 +568,7 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
   int wl_dataloader = wl.dataloader;
   const char *advice;
   switch (o->main_cause) {
-    case LG_C_BLOCKED:
+    case DG_C_BLOCKED:
       snprintf(why, sizeof why,
                "Most of it (%.1f%%) the launching thread was blocked inside a runtime call%s%s%s, "
                "not slow at launching",
@@ -431,7 +578,7 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
                "synchronous copies (pinned memory with non_blocking=True), cudaFree and "
                "synchronizations (avoid torch.cuda.empty_cache(), .item(), .cpu() in the loop).";
       break;
-    case LG_C_STREAM_WAIT:
+    case DG_C_STREAM_WAIT:
       snprintf(why, sizeof why,
                "Most of it (%.1f%%) the next op was already queued but waited for an event on "
                "another stream%s%s%s, not for the CPU",
@@ -440,7 +587,7 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
                "below: the awaited stream's work, or what delays it, is on the critical path; "
                "issue it earlier or wait later.";
       break;
-    case LG_C_RANK_WAIT:
+    case DG_C_RANK_WAIT:
       snprintf(why, sizeof why,
                "Most of it (%.1f%%) the work waited for a collective%s%s%s, i.e. for other ranks",
                100.0 * sh, top[0] ? " (mostly " : "", top, top[0] ? ")" : "");
@@ -448,7 +595,17 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
                "or an unbalanced workload holds the collective; overlap communication with "
                "compute.";
       break;
-    case LG_C_UNKNOWN:
+    case DG_C_DISPATCH:
+      snprintf(why, sizeof why,
+               "Most of it (%.1f%%) the device itself took to start work that was already queued behind "
+               "the op it depended on (gaps of at most %lld ns between dependent ops)",
+               100.0 * sh, (long long)c->params[P_IDLE_DISPATCH_MAX_NS]);
+      advice = graphs ? "The steps already replay captured graphs (cudaGraphLaunch): the device's own start-up gaps between dependent "
+                        "ops shrink only with fewer, larger kernels inside the graph (fusion, larger batches)."
+                      : "Fewer, larger kernels shorten the device's own start-up gaps between dependent ops: "
+                        "torch.compile fuses chains of small ops; CUDA graphs replay them with less overhead.";
+      break;
+    case DG_C_UNKNOWN:
       snprintf(why, sizeof why,
                "Most of it (%.1f%%) the next op was queued for reasons the trace does not show",
                100.0 * sh);
@@ -462,6 +619,27 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
                100.0 * sh, top[0] ? " (the launching thread mostly in " : "", top,
                top[0] ? ")" : "");
       /* name the DataLoader only where the trace has one */
+      if (host_work) {
+        snprintf(why, sizeof why,
+                 "Most of it (%.1f%%) the next op had not been launched yet: the launching thread was in %s for "
+                 "%.1f%% of that time, host work done in line before the GPU could go on",
+                 100.0 * sh, top, 100.0 * lg_share(top_ns, k->ns[DG_C_NOT_LAUNCHED]));
+        advice = wl_dataloader
+                     ? "Do that host work ahead of the GPU instead of in line: in DataLoader worker processes "
+                       "(num_workers>0, pin_memory=True) or a background thread that prepares the next input "
+                       "while the model runs, or on the GPU; then profile again."
+                     : "Do that host work ahead of the GPU instead of in line: in a background thread or worker "
+                       "process that prepares the next inputs while the model runs, or on the GPU; then profile "
+                       "again.";
+        break;
+      }
+      if (graphs) {
+        advice = "The steps already replay captured graphs (cudaGraphLaunch), so launches are not what is left: look at what the "
+                 "CPU does between replays in the ranges below (scheduling, sampling, preparing the next inputs, "
+                 "host-side syncs such as .item()) and overlap it with the replay: prepare step N+1 while step N "
+                 "runs.";
+        break;
+      }
       advice = wl_dataloader
                    ? "Look at what the CPU does in the ranges below: data loading (more DataLoader "
                      "workers, pin_memory, prefetching), Python overhead between ops, host-side syncs "
@@ -521,12 +699,30 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
                    "the model runs. Then profile again to see whether anything else starves the GPU.";
     snprintf(cause_title, sizeof cause_title, "%.0f%% of its host-bound idle inside DataLoader __next__",
              1e-4 * (double)o->explained_ppm);
+  } else if (o->sy_main) {
+    int64_t sy = o->sy_ns < o->host_ns ? o->sy_ns : o->host_ns;  /* a replay also moves busy time */
+    fmt_dur(t_cause, sizeof t_cause, sy);
+    snprintf(why, sizeof why,
+             "The launching thread blocked in synchronizing calls while the GPU still had work, and lost the lead "
+             "that would have covered this idle: a replay of the trace's dependencies without those calls removes "
+             "%s of it (%.1f%%), so they are the %s cause of this starvation%s",
+             t_cause, 100.0 * lg_share(sy, o->host_ns), o->sy_explained ? "root" : "main",
+             o->sy_explained ? " (see cpu-sync-stall)" : "");
+    advice = o->sy_explained
+                 ? "The blocking calls are the cause (see cpu-sync-stall, its calls and its advice): make them "
+                   "non-blocking first, so the host keeps launching ahead of the GPU, then profile again to see "
+                   "whether anything else starves the GPU."
+                 : "Take host synchronization out of the loop (tensor.item(), .cpu(), copies to pageable memory, "
+                   "torch.cuda.synchronize()): the host then keeps launching ahead of the GPU. Then profile again "
+                   "to see whether anything else starves the GPU.";
+    snprintf(cause_title, sizeof cause_title, "%.0f%% of its host-bound idle follows blocking calls%s",
+             100.0 * lg_share(sy, o->host_ns), o->sy_explained ? " (see cpu-sync-stall)" : "");
   } else if (o->fu_host_ns > 0) {
     char t_thr[32];
     fmt_dur(t_cause, sizeof t_cause, o->fu_host_ns);
     fmt_dur(t_left, sizeof t_left, o->cost_ns);
     fmt_dur(t_thr, sizeof t_thr, c->params[P_FIRST_USE_LAUNCH_NS]);
-    double fsh = 100.0 * share(o->fu_host_ns, g->gpu_host_wait_ns);
+    double fsh = 100.0 * lg_share(o->fu_host_ns, g->gpu_host_wait_ns);
     snprintf(note, sizeof note,
              " Of the host-bound idle, %s (%.1f%%) lies inside first-use calls (%llu first launch%s of a "
              "kernel lasting at least %s: module loading; %llu allocation call%s: the caching allocator "
@@ -544,9 +740,10 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
                fsh);
     }
   }
-  static const char *const short_cause[LG_C__N] = {
+  static const char *const short_cause[DG_C__N] = {
       "waiting on the CPU to launch", "with the CPU blocked in a call",
-      "waiting for another stream", "waiting for other ranks", "of unknown cause"};
+      "waiting for another stream", "waiting for other ranks", "the device starting queued work",
+      "of unknown cause"};
   if (cause_title[0])
     snprintf(title, sizeof title, "GPU starved: device %lld busy %.0f%% of the time, %s", (long long)d->device,
              100.0 * g->utilization, cause_title);
@@ -554,12 +751,13 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
     snprintf(title, sizeof title, "GPU starved: device %lld busy %.0f%% of the time, %.0f%% of its idle time %s",
              (long long)d->device, 100.0 * g->utilization, 100.0 * sh, short_cause[o->main_cause]);
   snprintf(detail, sizeof detail,
-           "In %s device %lld ran GPU work %s of %s (%.1f%%). Of %s idle, %s (%.1f%%) were "
-           "host-bound gaps (the launch call of the next GPU op started only after the GPU had "
-           "gone idle; kernel wait %s, other %s). Split by cause: host not launched %s, host "
-           "blocked %s, stream wait %s, rank wait %s, unknown %s. %s.%s%s",
-           scope, (long long)d->device, t_busy, t_win, 100.0 * g->utilization, t_idle, t_host,
-           100.0 * o->host_share, t_kw, t_oth, t_nl, t_bl, t_sw, t_rw, t_un, why, note, warm);
+           "In %s device %lld ran GPU work %s of %s (%.1f%%). Of %s idle, the host held %s (%.1f%%): "
+           "the next GPU op was not launched yet or its launching thread was blocked in a call "
+           "(the dependency graph's causes: host not launched %s, host blocked %s, stream wait %s, "
+           "rank wait %s, dispatch %s, unknown %s; HTA's categories: host wait %s, kernel wait %s, "
+           "other %s). %s.%s%s",
+           scope, (long long)d->device, t_busy, t_win, 100.0 * g->utilization, t_idle, t_hb,
+           100.0 * o->host_share, t_nl, t_bl, t_sw, t_rw, t_dp, t_un, t_host, t_kw, t_oth, why, note, warm);
   sbuf b;
   sb_init(&b, &c->alloc);
   jsonw w;
@@ -579,12 +777,14 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
   jw_ki64(&w, "min_host_share_ppm", d->min_host_share_ppm);
   jw_ku64(&w, "starving_steps", d->starving_steps);
   jw_ku64(&w, "steady_steps", d->steady_steps);
-  jw_ki64(&w, "host_not_launched_ns", k->ns[LG_C_NOT_LAUNCHED]);
-  jw_ki64(&w, "host_blocked_ns", k->ns[LG_C_BLOCKED]);
-  jw_ki64(&w, "stream_wait_ns", k->ns[LG_C_STREAM_WAIT]);
-  jw_ki64(&w, "rank_wait_ns", k->ns[LG_C_RANK_WAIT]);
-  jw_ki64(&w, "unknown_ns", k->ns[LG_C_UNKNOWN]);
-  jw_kstr(&w, "main_cause", lg_cause_names[o->main_cause]);
+  jw_ki64(&w, "host_not_launched_ns", k->ns[DG_C_NOT_LAUNCHED]);
+  jw_ki64(&w, "host_blocked_ns", k->ns[DG_C_BLOCKED]);
+  jw_ki64(&w, "stream_wait_ns", k->ns[DG_C_STREAM_WAIT]);
+  jw_ki64(&w, "rank_wait_ns", k->ns[DG_C_RANK_WAIT]);
+  jw_ki64(&w, "dispatch_ns", k->ns[DG_C_DISPATCH]);
+  jw_ki64(&w, "unknown_ns", k->ns[DG_C_UNKNOWN]);
+  jw_ki64(&w, "host_bound_ns", o->host_ns);
+  jw_kstr(&w, "main_cause", dg_cause_names[o->main_cause]);
   jw_ki64(&w, "judged_window_ns", d->judged_ns);
   jw_kratio(&w, "cost_share", o->cost_share);
   jw_ku64(&w, "kernels", o->kernels);
@@ -601,14 +801,24 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
     jw_kstr(&w, "explained_by", "dataloader-stall");
     jw_ki64(&w, "explained_ns", o->dl_ns);
     jw_ki64(&w, "explained_ppm", o->explained_ppm);
+  } else if (o->sy_explained) {
+    jw_kstr(&w, "explained_by", "cpu-sync-stall");
+    jw_ki64(&w, "explained_ns", o->sy_ns < o->host_ns ? o->sy_ns : o->host_ns);
+    jw_ki64(&w, "explained_ppm", (int64_t)(1e6 * lg_share(o->sy_ns < o->host_ns ? o->sy_ns : o->host_ns, o->host_ns)));
   }
+  jw_ki64(&w, "host_bound_after_blocking_ns", o->sy_ns);
   jw_ki64(&w, "first_use_host_wait_ns", o->first_use ? o->fu_host_ns : FSDPA_ABSENT);
   jw_ki64(&w, "first_use_idle_ns", o->first_use ? o->fu_idle_ns : FSDPA_ABSENT);
   jw_ki64(&w, "first_use_launches", o->first_use ? (int64_t)o->fu_launches : FSDPA_ABSENT);
   jw_ki64(&w, "first_use_alloc_calls", o->first_use ? (int64_t)o->fu_allocs : FSDPA_ABSENT);
   jw_ki64(&w, "first_use_launch_threshold_ns", c->params[P_FIRST_USE_LAUNCH_NS]);
+  fsdpa_status sst = starve_saving(c, o, &w);
+  if (sst) {
+    sb_free(&b);
+    return sst;
+  }
   jw_obj_end(&w);
-  fsdpa_status st = add(f, c, "gpu-starvation", o->sev, rank, o->step, o->cost_ns, title, detail,
+  fsdpa_status st = lg_add_finding(f, c, "gpu-starvation", o->sev, rank, o->step, o->cost_ns, title, detail,
                         advice, &b, &o->ranges);
   sb_free(&b);
   return st;
@@ -655,7 +865,8 @@ fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   lg_extra x;
   int one = lg_one_device(v);
   /* the rooms of root causes made their findings first (report/rank_part.c) */
-  int dl_stall = findings_has(f, "dataloader-stall", rank), al_thrash = findings_has(f, "allocator-thrash", rank);
+  int dl_stall = findings_has(f, "dataloader-stall", rank), al_thrash = findings_has(f, "allocator-thrash", rank),
+      sync_stall = findings_has(f, "cpu-sync-stall", rank);
   overhead od;
   if (!(st = lg_gaps(c, v, &q, &g, &x)) && !(st = overhead_decide(c, v, &y, &g, &x, &od)) &&
       od.fires)
@@ -664,7 +875,7 @@ fsdpa_status launch_gaps_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
     if (i && v->streams[i].device == v->streams[i - 1].device) continue;
     starvation sd;
     st = starvation_decide(c, v, &y, v->streams[i].device, one ? &g : NULL, one ? &x : NULL, dl_stall, al_thrash,
-                           &sd);
+                           sync_stall, &sd);
     if (!st) st = starvation_word(c, &y, rank, f, &sd);
   }
   lg_steady_free(c, &y);

@@ -5,7 +5,8 @@
  * (launch_gaps_engine_stats.c), the selected streams and their busy union
  * (launch_gaps_engine_union.c), the HTA-compatible idle breakdown used to
  * cross-check (launch_gaps_engine_hta.c), the cause of every idle
- * nanosecond (launch_gaps_engine_causes.c), the calls paid only on first use
+ * nanosecond (read from the dependency graph, model/depgraph.h, and
+ * remembered per window), the calls paid only on first use
  * (launch_gaps_engine_first_use.c).  Users: the public queries
  * (launch_gaps_query.c), the JSON section (launch_gaps_report.c) and the
  * findings (launch_gaps_findings.c).  Definitions live in fsdpa.h, group
@@ -13,7 +14,10 @@
 #ifndef FSDPA_ANALYSIS_LAUNCH_GAPS_IMPL_H
 #define FSDPA_ANALYSIS_LAUNCH_GAPS_IMPL_H
 #include "ctx.h"
+#include "model/depgraph.h"
 #include "model/sampling.h"
+#include "findings/findings.h"
+#include "util/jsonw.h"
 
 /* The first steady iteration of n sorted ones: the first of two or more is
  * warm-up (allocator, autotuning, lazy module loading, cuDNN set-up) and
@@ -28,6 +32,7 @@ static inline size_t lg_first_steady(size_t nsteps) { return nsteps >= 2 ? 1 : 0
 typedef struct lg_steady {
   step_rec *s;
   size_t n, cap, first;
+  size_t capture;      /* of s[0..first), steps that capture a CUDA graph (set-up, left out like warm-up) */
   int source;          /* enum it_source (model/iterations.h) */
   int64_t t0, t1;
 } lg_steady;
@@ -67,7 +72,7 @@ void lg_sort_i64(int64_t *a, size_t n);
 void lg_gap_range(const iv *u, size_t n, int64_t t0, int64_t t1, size_t *k0, size_t *k1);
 
 /* launch_gaps_engine_union.c */
-int lg_selected(const gpu_stream_view *sv, const qwin *w);
+static inline int lg_selected(const gpu_stream_view *sv, const qwin *w) { return dg_selected(sv, w); }
 /* First op of a stream view starting at or after t. */
 size_t lg_first_op_from(const store *st, const gpu_stream_view *sv, int64_t t);
 /* Union of the selected streams' busy intervals: either the views' own
@@ -153,60 +158,29 @@ typedef struct lg_hta {
 fsdpa_status lg_hta_idle(fsdpa_ctx *c, int64_t device, int64_t stream, int drop_unlinked,
                          int64_t kernel_wait_us, lg_hta *out);
 
-/* launch_gaps_engine_causes.c: every idle interval of the union of a
- * window's streams split at the launch of the op that ends it, each part
- * given exactly one cause.  Precedence, for a gap [g0, g1) ended by op K
- * (on a device gap: of the ops starting at g1, the one whose launch call L
- * started first; [tL, tE) = L):
- *   1. [g0, tL): not launched yet.  host_blocked where L's thread was inside
- *      a blocking runtime call (model/runtime_calls.h SC_BLOCKING_MASK; what
- *      = the call), else host_not_launched (what = the innermost CPU op of
- *      that thread spanning the part, none when no op does);
- *   2. [tL, tE): inside the launch call: host_blocked in L when L lasted at
- *      least idle.slow_launch_ns (first launch loading a module) or is itself
- *      a blocking call (a synchronous copy), else host_not_launched as in 1;
- *   3. [tE, g1): queued.  When a stream-wait (cuda_sync with wait_on_stream)
- *      on K's stream was issued after the op before K and at or before tL,
- *      the awaited op A is the op of the awaited stream whose launch call
- *      started last before the event's record call; until A ends: if A had not started, first
- *      A's own launch as in 1-2, then stream_wait (rank_wait when A is a
- *      communication kernel).  A wait no such cuda_sync event names (ROCm,
- *      wait_on_stream -1; chosen per wait, launch_gaps_engine_causes.c)
- *      is read from the runtime calls: a cudaStreamWaitEvent of L's thread after
- *      its previous launch and at or before tL waits on the event of that
- *      thread's last cudaEventRecord before it, recorded on the stream of the
- *      thread's last launch before the record (PyTorch records on the
- *      current stream);
- *   4. the rest: rank_wait when K is a communication kernel (a collective
- *      held for its peers), else unknown (what = K).
- * A gap whose ops have no launch call is unknown (what none).  Parts are
- * clipped to the window, so they sum exactly to gpu_idle_ns of the same
- * window (a test). */
-enum { LG_C_NOT_LAUNCHED, LG_C_BLOCKED, LG_C_STREAM_WAIT, LG_C_RANK_WAIT, LG_C_UNKNOWN, LG_C__N };
-extern const char *const lg_cause_names[LG_C__N];
-enum { LG_W_NONE, LG_W_NAME, LG_W_STREAM };  /* what a part names: nothing, an intern id, a stream */
-#define LG_CAUSE_TOP 5
-typedef struct lg_cause_top {
-  int cause, wkind;
-  int64_t what;   /* intern id (LG_W_NAME) or stream number (LG_W_STREAM) */
-  int64_t ns;
-} lg_cause_top;
-typedef struct lg_causes {
-  int64_t idle_ns;         /* = gpu_idle_ns of the window */
-  int64_t ns[LG_C__N];     /* sums to idle_ns */
-  int ntop;
-  lg_cause_top top[LG_CAUSE_TOP];  /* heaviest (cause, what) pairs, heaviest first */
-} lg_causes;
-/* Indexes the attribution reads (blocking calls and CPU ops per thread,
- * stream waits per stream), built once per context state. */
-typedef struct lg_cidx lg_cidx;
-fsdpa_status lg_cidx_build(fsdpa_ctx *c, const store_views *v, lg_cidx **out);
-void lg_cidx_free(fsdpa_ctx *c, lg_cidx *ix);
-fsdpa_status lg_causes_compute(fsdpa_ctx *c, const store_views *v, const lg_cidx *ix,
-                               const qwin *w, lg_causes *out);
-/* lg_causes_compute() remembered per window next to lg_gaps()
- * (launch_gaps_engine_memo.c). */
-fsdpa_status lg_idle_causes(fsdpa_ctx *c, const store_views *v, const qwin *w, lg_causes *out);
-/* The text of a part's what ("" for none). */
-void lg_cause_what(const fsdpa_ctx *c, const lg_cause_top *t, char *b, size_t n);
+/* The idle causes of a window, read from the dependency graph
+ * (model/depgraph.h: dg_idle_causes over the window's busy union),
+ * remembered per window next to lg_gaps() (launch_gaps_engine_memo.c). */
+fsdpa_status lg_idle_causes(fsdpa_ctx *c, const store_views *v, const qwin *w, dg_causes *out);
+
+/* Shared by the finding files (launch_gaps_findings*.c). */
+/* Add a finding with its evidence (ev) and ranges (relative, made absolute). */
+fsdpa_status lg_add_finding(findings *f, fsdpa_ctx *c, const char *id, int sev, int64_t rank, int64_t step,
+                            int64_t cost, const char *title, const char *detail, const char *advice, sbuf *ev,
+                            const lg_top *ranges);
+/* The step number of a finding over the steady range: the one steady
+ * ProfilerStep, else none. */
+int64_t lg_steady_step(const lg_steady *y);
+/* part / whole, -1 when whole is not positive. */
+double lg_share(int64_t part, int64_t whole);
+/* findings.min_cost_ppm: a finding costing too small a share of the span. */
+int lg_too_cheap(fsdpa_ctx *c, const store_views *v, int64_t cost);
+/* Severity by the share of the judged time a finding costs:
+ * severity.critical_ppm and severity.warning_ppm (the verdict corpus's
+ * scale), info below. */
+int lg_sev_by_share(const fsdpa_ctx *c, int64_t cost, int64_t judged);
+/* "steady-state steps #3-#9 (first step excluded as warm-up)" and the like. */
+void lg_fmt_scope(char *b, size_t n, const lg_steady *y);
+/* launch_gaps_findings_queued.c: queued-idle-unexplained, per device. */
+fsdpa_status lg_queued_findings(fsdpa_ctx *c, const store_views *v, const lg_steady *y, int64_t rank, findings *f);
 #endif

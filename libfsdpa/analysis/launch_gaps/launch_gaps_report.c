@@ -2,6 +2,7 @@
  * stream, per device and per step (definitions in fsdpa.h, launch_gaps). */
 #include "analysis/launch_gaps/launch_gaps.h"
 #include "analysis/launch_gaps/launch_gaps_impl.h"
+#include "model/iterations.h"
 #include "util/fmt.h"
 #include <stdio.h>
 #include <string.h>
@@ -104,21 +105,23 @@ static void queue_obj(jsonw *w, const fsdpa_launch_queue *q) {
 }
 
 /* idle_causes: the GPU idle of the window split by cause (launch_gaps_impl.h). */
-static void causes_obj(const fsdpa_ctx *c, jsonw *w, const lg_causes *k) {
-  static const char *const keys[LG_C__N] = {"host_not_launched_ns", "host_blocked_ns",
-                                            "stream_wait_ns", "rank_wait_ns", "unknown_ns"};
+static void causes_obj(const fsdpa_ctx *c, jsonw *w, const dg_causes *k) {
+  static const char *const keys[DG_C__N] = {"host_not_launched_ns", "host_blocked_ns", "stream_wait_ns",
+                                            "rank_wait_ns", "dispatch_ns", "unknown_ns"};
   jw_key(w, "idle_causes");
   jw_obj(w);
   jw_ki64(w, "idle_ns", k->idle_ns);
-  for (int i = 0; i < LG_C__N; i++) jw_ki64(w, keys[i], k->ns[i]);
+  for (int i = 0; i < DG_C__N; i++) jw_ki64(w, keys[i], k->ns[i]);
+  jw_ki64(w, "outside_trace_ns", k->outside_ns);
+  jw_ki64(w, "inferred_ns", k->inferred_ns);
   jw_key(w, "top");
   jw_arr(w);
   for (int i = 0; i < k->ntop; i++) {
     char what[256];
-    lg_cause_what(c, &k->top[i], what, sizeof what);
+    dg_cause_what(c, &k->top[i], what, sizeof what);
     jw_obj(w);
-    jw_kstr(w, "cause", lg_cause_names[k->top[i].cause]);
-    if (k->top[i].wkind == LG_W_NONE) {
+    jw_kstr(w, "cause", dg_cause_names[k->top[i].cause]);
+    if (k->top[i].wkind == DG_W_NONE) {
       jw_key(w, "what");
       jw_null(w);
     } else {
@@ -135,7 +138,7 @@ static void causes_obj(const fsdpa_ctx *c, jsonw *w, const lg_causes *k) {
  * there is (the common single-GPU trace: saves a pass over every op). */
 static fsdpa_status streams_json(fsdpa_ctx *c, const store_views *v, jsonw *w,
                                  const fsdpa_launch_gaps *all_g, const fsdpa_launch_latency *all_l,
-                                 const lg_causes *all_k) {
+                                 const dg_causes *all_k) {
   jw_key(w, "streams");
   jw_arr(w);
   for (size_t i = 0; i < v->nstreams; i++) {
@@ -144,7 +147,7 @@ static fsdpa_status streams_json(fsdpa_ctx *c, const store_views *v, jsonw *w,
     fsdpa_launch_gaps g;
     fsdpa_launch_latency l;
     fsdpa_launch_queue qu;
-    lg_causes k;
+    dg_causes k;
     fsdpa_status st;
     if (v->nstreams == 1) {
       g = *all_g;
@@ -170,7 +173,7 @@ static fsdpa_status streams_json(fsdpa_ctx *c, const store_views *v, jsonw *w,
 }
 
 static fsdpa_status devices_json(fsdpa_ctx *c, const store_views *v, jsonw *w,
-                                 const fsdpa_launch_gaps *all_g, const lg_causes *all_k) {
+                                 const fsdpa_launch_gaps *all_g, const dg_causes *all_k) {
   int one = lg_one_device(v);
   jw_key(w, "devices");
   jw_arr(w);
@@ -178,7 +181,7 @@ static fsdpa_status devices_json(fsdpa_ctx *c, const store_views *v, jsonw *w,
     if (i && v->streams[i].device == v->streams[i - 1].device) continue;
     qwin q = {INT64_MIN, INT64_MAX, v->streams[i].device, FSDPA_ABSENT};
     fsdpa_launch_gaps g;
-    lg_causes k;
+    dg_causes k;
     if (one) {
       g = *all_g;
       k = *all_k;
@@ -209,8 +212,16 @@ static fsdpa_status steps_json(fsdpa_ctx *c, const store_views *v, jsonw *w) {
   step_rec *s = fa_malloc(&c->alloc, n * sizeof *s);
   if (!s) return ctx_fail(c, fa_fail_status(&c->alloc), "out of memory (launch gaps steps)");
   n = ctx_sorted_steps(c, s, n);
-  size_t first = lg_first_steady(n);
-  fsdpa_status st = FSDPA_OK;
+  /* the steady cut of the findings (graph-capture steps at the start count
+   * as set-up) */
+  lg_steady y;
+  fsdpa_status st = lg_steady_get(c, &y);
+  if (st) {
+    fa_free(&c->alloc, s, c->st.steps.len * sizeof *s);
+    return st;
+  }
+  size_t first = y.source == ITS_PROFILER_STEP ? y.first : lg_first_steady(n);
+  lg_steady_free(c, &y);
   for (size_t i = 0; i < n && !st; i++) {
     qwin q = {s[i].ts, s[i].end, FSDPA_ABSENT, FSDPA_ABSENT};
     fsdpa_launch_gaps g;
@@ -251,6 +262,7 @@ static fsdpa_status warmup_json(fsdpa_ctx *c, const store_views *v, jsonw *w) {
     jw_kstr(w, "iterations_from", lg_steady_source(&y));
     jw_ku64(w, "iterations", y.n);
     jw_ku64(w, "warmup_iterations", y.first);
+    jw_ku64(w, "capture_iterations", y.capture);
     jw_ki64(w, "warmup_start_ns", y.first ? ctx_abs(c, y.s[0].ts) : FSDPA_ABSENT);
     jw_ki64(w, "warmup_end_ns", y.first ? ctx_abs(c, y.t0) : FSDPA_ABSENT);
     jw_ki64(w, "warmup_gpu_idle_ns", y.first ? wg.gpu_idle_ns : 0);
@@ -328,7 +340,7 @@ fsdpa_status launch_gaps_json(fsdpa_ctx *c, jsonw *w) {
   qwin all = {INT64_MIN, INT64_MAX, FSDPA_ABSENT, FSDPA_ABSENT};
   fsdpa_launch_gaps g;
   fsdpa_launch_latency l;
-  lg_causes k;
+  dg_causes k;
   fsdpa_status st;
   if ((st = lg_gaps(c, v, &all, &g, NULL)) || (st = lg_latency(c, v, &all, &l)) ||
       (st = lg_idle_causes(c, v, &all, &k)))
@@ -349,7 +361,7 @@ fsdpa_status launch_gaps_json(fsdpa_ctx *c, jsonw *w) {
   return FSDPA_OK;
 }
 
-_Static_assert(LG_C__N == LAUNCH_GAPS_CAUSES, "launch_gaps.h names every cause");
+_Static_assert(DG_C__N == LAUNCH_GAPS_CAUSES, "launch_gaps.h names every cause");
 
 fsdpa_status launch_gaps_brief_get(fsdpa_ctx *c, launch_gaps_brief *out) {
   memset(out, 0, sizeof *out);
@@ -357,12 +369,12 @@ fsdpa_status launch_gaps_brief_get(fsdpa_ctx *c, launch_gaps_brief *out) {
   if (!v) return fa_fail_status(&c->alloc);
   if (!v->nstreams) return FSDPA_OK;
   qwin all = {INT64_MIN, INT64_MAX, FSDPA_ABSENT, FSDPA_ABSENT};
-  lg_causes k;
+  dg_causes k;
   fsdpa_status st = lg_idle_causes(c, v, &all, &k);
   if (st) return st;
   out->gpu = 1;
   out->idle_ns = k.idle_ns;
-  for (int i = 0; i < LG_C__N; i++) out->cause_ns[i] = k.ns[i];
+  for (int i = 0; i < DG_C__N; i++) out->cause_ns[i] = k.ns[i];
   lg_steady y;
   if ((st = lg_steady_get(c, &y))) return st;
   out->iterations = y.n;

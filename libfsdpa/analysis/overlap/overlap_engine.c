@@ -2,6 +2,7 @@
  * exactly in ns over the kernel sets of a window (model/kernel_sets.h), per
  * collective type and per process group, with achieved NCCL bus bandwidth. */
 #include "analysis/overlap/overlap_impl.h"
+#include "util/sort.h"
 #include "events/classify.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +158,78 @@ fsdpa_status overlap_exposed(fsdpa_ctx *c, const ks_data *d, overlap_ivs *out) {
   out->n = iv_subtract(d->comm, d->ncomm, d->comp, d->ncomp, out->v);
   qsort(out->v, out->n, sizeof *out->v, cmp_len_desc);
   return FSDPA_OK;
+}
+
+typedef struct wkey {
+  int32_t coll;
+  uint32_t pg;
+  int64_t bytes, dur;
+  size_t i;
+} wkey;
+#define WK_LESS(a, b)                                                                                  \
+  ((a)->coll != (b)->coll ? (a)->coll < (b)->coll : (a)->pg != (b)->pg ? (a)->pg < (b)->pg             \
+   : (a)->bytes != (b)->bytes ? (a)->bytes < (b)->bytes : (a)->dur != (b)->dur ? (a)->dur < (b)->dur    \
+                                                        : (a)->i < (b)->i)
+FA_SORT_DEFINE(sort_wkey, wkey, WK_LESS)
+
+fsdpa_status overlap_wait(fsdpa_ctx *c, const ks_data *d, ov_wait *out) {
+  memset(out, 0, sizeof *out);
+  size_t n = 0;
+  for (size_t i = 0; i < d->nents; i++) n += d->ents[i].bytes != FSDPA_ABSENT && d->ents[i].e > d->ents[i].s;
+  if (n < 2) return FSDPA_OK;
+  wkey *k = fa_malloc(&c->alloc, n * sizeof *k);
+  iv *wt = fa_malloc(&c->alloc, n * sizeof *wt), *cm = fa_malloc(&c->alloc, n * sizeof *cm);
+  size_t cap = n + d->ncomp;
+  iv *tmp = fa_malloc(&c->alloc, cap * sizeof *tmp);
+  fsdpa_status st = FSDPA_OK;
+  if (!k || !wt || !cm || !tmp) {
+    st = fa_fail_status(&c->alloc);
+    goto out;
+  }
+  size_t m = 0;
+  for (size_t i = 0; i < d->nents; i++) {
+    const ks_ent *e = &d->ents[i];
+    if (e->bytes != FSDPA_ABSENT && e->e > e->s) k[m++] = (wkey){e->coll, e->pg, e->bytes, e->dur, i};
+  }
+  sort_wkey(k, m);
+  size_t nw = 0, nc = 0;
+  for (size_t a = 0; a < m;) {
+    size_t b = a + 1;
+    while (b < m && k[b].coll == k[a].coll && k[b].pg == k[a].pg && k[b].bytes == k[a].bytes) b++;
+    if (b - a >= 2) {
+      int64_t fast = k[a].dur;  /* sorted by duration inside the group */
+      out->groups++;
+      if (fast > 0) {
+        int64_t r = k[b - 1].dur / fast * 100 + (k[b - 1].dur % fast) * 100 / fast;
+        if (r > out->worst_ratio_x100) out->worst_ratio_x100 = r;
+      }
+      for (size_t j = a; j < b; j++) {
+        const ks_ent *e = &d->ents[k[j].i];
+        out->kernels++;
+        cm[nc++] = (iv){e->s, e->e};
+        /* the wait comes first: the kernel spins until its peers arrive */
+        int64_t we = e->s + (k[j].dur - fast);
+        if (we > e->e) we = e->e;
+        if (we > e->s) wt[nw++] = (iv){e->s, we};
+      }
+    }
+    a = b;
+  }
+  nc = iv_union(cm, nc);
+  nw = iv_union(wt, nw);
+  out->judged_ns = iv_total(cm, nc);
+  out->wait_ns = iv_total(wt, nw);
+  /* exposed: outside every compute kernel */
+  size_t ne = iv_subtract(cm, nc, d->comp, d->ncomp, tmp);
+  out->exposed_ns = iv_total(tmp, ne);
+  size_t nx = iv_subtract(wt, nw, d->comp, d->ncomp, tmp);
+  out->exposed_wait_ns = iv_total(tmp, nx);
+out:
+  fa_free(&c->alloc, k, n * sizeof *k);
+  fa_free(&c->alloc, wt, n * sizeof *wt);
+  fa_free(&c->alloc, cm, n * sizeof *cm);
+  fa_free(&c->alloc, tmp, cap * sizeof *tmp);
+  return st;
 }
 
 void overlap_ivs_free(fsdpa_ctx *c, overlap_ivs *x) {

@@ -3,6 +3,7 @@
  * (decide_*), and its sentences (word_*). */
 #include "analysis/overlap/overlap_impl.h"
 #include "model/fsdp_model.h"
+#include "model/depgraph.h"
 #include "model/workload.h"
 #include "model/sampling.h"
 #include "events/classify.h"
@@ -19,6 +20,7 @@ typedef struct ov_facts {
   int64_t span_ns;               /* first to last GPU activity of the rank */
   uint64_t comm_streams, mixed_streams;
   fm_summary fs;
+  ov_wait wait;                  /* the waiting part of the communication, read from this rank */
 } ov_facts;
 
 typedef struct serialized_decision {
@@ -44,6 +46,8 @@ typedef struct exposed_decision {
   fsdpa_comm_split top;          /* the collective with the most exposed time (top.count 0: none) */
   int64_t comm_ns;
   const overlap_ivs *ranges;
+  ov_wait wait;
+  int waiting;                   /* most of the exposed time is waiting for peers (ov_wait) */
 } exposed_decision;
 
 /* ---- facts and evidence ---- */
@@ -60,8 +64,26 @@ static void facts_streams(const store_views *v, ov_facts *x) {
  * roles, and (FSDP) how many units need more comm than compute; then the
  * finding's own keys: comm-serialized's (sd alone), exposed-comm's (ed; with
  * sd where comm-serialized fires too, which explains part of it). */
-static void evidence(fsdpa_ctx *c, jsonw *w, const ov_facts *x, const struct serialized_decision *sd,
-                     const struct exposed_decision *ed) {
+/* exposed-comm's what-if: the communication kernels take no time. */
+static fsdpa_status comm_saving(fsdpa_ctx *c, jsonw *w) {
+  const store_views *v = ctx_views(c);
+  if (!v) return fa_fail_status(&c->alloc);
+  size_t n = c->st.gpu.len;
+  uint8_t *z = n ? fa_calloc(&c->alloc, n) : NULL;
+  if (n && !z) return fa_fail_status(&c->alloc);
+  for (size_t i = 0; i < n && v->comm; i++) z[i] = v->comm[i] != 0;
+  dg_mods m;
+  memset(&m, 0, sizeof m);
+  m.t0 = v->nall ? v->all_busy[0].s : 0;
+  m.t1 = v->nall ? v->all_busy[v->nall - 1].e : 0;
+  m.op_zero = z;
+  fsdpa_status st = dg_saving_evidence(c, &m, "the communication kernels take no time", w);
+  fa_free(&c->alloc, z, n);
+  return st;
+}
+
+static fsdpa_status evidence(fsdpa_ctx *c, jsonw *w, const ov_facts *x, const struct serialized_decision *sd,
+                             const struct exposed_decision *ed) {
   const fsdpa_overlap *o = &x->o;
   jw_obj(w);
   jw_ki64(w, "comm_ns", o->comm_ns);
@@ -91,8 +113,22 @@ static void evidence(fsdpa_ctx *c, jsonw *w, const ov_facts *x, const struct ser
     if (ed->top.count) jw_str(w, ed->top.name);
     else jw_null(w);
     jw_ki64(w, "top_exposed_collective_ns", ed->top.count ? ed->top.exposed_ns : FSDPA_ABSENT);
+    jw_ki64(w, "wait_judged_ns", x->wait.judged_ns);
+    jw_ki64(w, "wait_ns", x->wait.wait_ns);
+    jw_ki64(w, "exposed_wait_ns", x->wait.exposed_wait_ns);
+    jw_key(w, "exposed_wait_share");
+    jw_f64(w, ed->cost_ns > 0 ? (double)x->wait.exposed_wait_ns / (double)ed->cost_ns : 0, 4);
+    jw_ku64(w, "same_size_groups", x->wait.groups);
+    jw_key(w, "worst_skew_ratio");
+    if (x->wait.groups) jw_f64(w, (double)x->wait.worst_ratio_x100 / 100.0, 2);
+    else jw_null(w);
+    jw_key(w, "mostly_waiting");
+    jw_bool(w, ed->waiting);
+    fsdpa_status st = comm_saving(c, w);
+    if (st) return st;
   }
   jw_obj_end(w);
+  return FSDPA_OK;
 }
 
 /* ---- decisions ---- */
@@ -159,6 +195,8 @@ static void decide_exposed(const fsdpa_ctx *c, const ov_facts *x, exposed_decisi
     if (d->nbw < COLL__COUNT && sp.busbw_gbps >= 0) d->bw[d->nbw++] = sp;
   }
   d->ranges = &x->exposed;
+  d->wait = x->wait;
+  d->waiting = x->wait.exposed_wait_ns > exposed / 2;
 }
 
 /* ---- wording ---- */
@@ -253,6 +291,16 @@ static void word_exposed(fsdpa_ctx *c, int64_t rank, findings *f, const exposed_
             "%.3f ms of communication (%.1f%% of the %.3f ms GPU span) runs with no compute "
             "kernel beside it.",
             fmt_ms(d->cost_ns), d->share_pct, fmt_ms(d->span_ns));
+  if (d->wait.groups)
+    sb_printf(det,
+              " Collectives of one type, process group and size move the same data: the fastest of each such "
+              "group (%llu groups, %llu kernels) takes its transfer time, and what the others take beyond it "
+              "is waiting for their peers (the longest is %.1fx its group's fastest): %.3f ms of the exposed "
+              "time (%.1f%%) is waiting%s.",
+              (unsigned long long)d->wait.groups, (unsigned long long)d->wait.kernels,
+              (double)d->wait.worst_ratio_x100 / 100.0, fmt_ms(d->wait.exposed_wait_ns),
+              d->cost_ns > 0 ? 100.0 * (double)d->wait.exposed_wait_ns / (double)d->cost_ns : 0.0,
+              d->waiting ? ", not moving data: the ranks enter these collectives at different times" : "");
   if (sd)
     sb_printf(det,
               " %.3f ms of it could run under compute that ran at another time: communication and "
@@ -268,7 +316,13 @@ static void word_exposed(fsdpa_ctx *c, int64_t rank, findings *f, const exposed_
   for (size_t i = 0; i < d->nbw; i++)
     sb_printf(det, " %s: %llu kernels, %.3f ms exposed, bus bandwidth %.1f GB/s.", d->bw[i].name,
               (unsigned long long)d->bw[i].count, fmt_ms(d->bw[i].exposed_ns), d->bw[i].busbw_gbps);
-  if (d->netbound) {
+  if (d->waiting) {
+    sb_puts(adv, "Most of the exposed time is waiting for other ranks, not moving data: find the rank that is "
+                 "late (fsdpa analyze over all the ranks' traces: straggler-rank names it and cross_rank gives "
+                 "every collective's arrival skew) and why (uneven batches or sequence lengths, a slower host or "
+                 "input pipeline on that rank, load imbalance between experts). Bucket sizes, overlap and "
+                 "bandwidth tuning do not shorten a wait for a late rank.");
+  } else if (d->netbound) {
     sb_printf(adv, "Communication takes longer than the compute it should hide under: reduce the bytes each "
                    "iteration moves (%s), give each GPU more work per byte (%s), and compare the achieved bus "
                    "bandwidth with what the fabric should deliver.",
@@ -297,6 +351,7 @@ static void word_exposed(fsdpa_ctx *c, int64_t rank, findings *f, const exposed_
     snprintf(top, sizeof top, "; %s %s (%s)", d->top.exposed_ns * 2 > d->cost_ns ? "mostly" : "largest",
              d->top.name[0] ? d->top.name : "other", t2);
   }
+  if (d->waiting) snprintf(top, sizeof top, "; mostly waiting for other ranks");
   snprintf(title, sizeof title, "Exposed communication: %s, %.1f%% of the GPU span and %.1f%% of the communication%s",
            t1, d->share_pct, d->comm_ns > 0 ? 100.0 * (double)d->cost_ns / (double)d->comm_ns : 0.0, top);
   finding *x = findings_add(f, "exposed-comm", d->severity, rank, FSDPA_ABSENT, d->cost_ns, title,
@@ -336,6 +391,7 @@ fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   if (!st) st = overlap_splits(c, &d, 0, &acc, &x.ncoll);
   x.by_coll = acc;
   if (!st) st = overlap_exposed(c, &d, &x.exposed);
+  if (!st) st = overlap_wait(c, &d, &x.wait);
   if (!st) st = fm_summarize(c, &x.fs);
   if (st) goto done;
   facts_streams(v, &x);
@@ -346,7 +402,7 @@ fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   jsonw jw;
   if (sd.fires) {
     jw_init(&jw, &ev, 0);
-    evidence(c, &jw, &x, &sd, NULL);
+    if ((st = evidence(c, &jw, &x, &sd, NULL))) goto done;
     if (ev.failed) {
       st = (fsdpa_status)ev.failed;
       goto done;
@@ -356,7 +412,7 @@ fsdpa_status overlap_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   if (ed.fires) {
     ev.len = 0;
     jw_init(&jw, &ev, 0);
-    evidence(c, &jw, &x, &sd, &ed);
+    if ((st = evidence(c, &jw, &x, &sd, &ed))) goto done;
     if (ev.failed) {
       st = (fsdpa_status)ev.failed;
       goto done;

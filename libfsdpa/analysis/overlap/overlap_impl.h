@@ -46,6 +46,22 @@ fsdpa_status overlap_both(fsdpa_ctx *c, const ks_data *d, overlap_ivs *out);
 /* comm − compute of a gathered selection, longest first (ties: earliest). */
 fsdpa_status overlap_exposed(fsdpa_ctx *c, const ks_data *d, overlap_ivs *out);
 void overlap_ivs_free(fsdpa_ctx *c, overlap_ivs *x);
+/* How much of the communication waited rather than moved data, read from
+ * one rank: collective kernels of one type, process group and size (bytes)
+ * move the same data, so the fastest of them (at least two) is its
+ * transfer time; the rest of a longer one is waiting for its peers, at its
+ * start (a collective kernel spins until the last rank joins, then moves the
+ * data).  Kernels of a size seen once, or without a known size, are not
+ * judged. */
+typedef struct ov_wait {
+  int64_t judged_ns;       /* comm time of the kernels judged (clipped) */
+  int64_t wait_ns;         /* of it, waiting */
+  int64_t exposed_ns;      /* exposed communication of the kernels judged */
+  int64_t exposed_wait_ns; /* of it, waiting */
+  uint64_t kernels, groups;
+  int64_t worst_ratio_x100;/* longest / fastest of a group, x100 (the most skewed group) */
+} ov_wait;
+fsdpa_status overlap_wait(fsdpa_ctx *c, const ks_data *d, ov_wait *out);
 
 /* ---- overlap_report.c ---- */
 

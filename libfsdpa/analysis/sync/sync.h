@@ -14,4 +14,6 @@ fsdpa_status sync_waits_json(fsdpa_ctx *c, jsonw *w);
 fsdpa_status sync_classes_json(fsdpa_ctx *c, jsonw *w);
 /* sync_findings.c: cpu-sync-stall */
 fsdpa_status sync_waits_findings(fsdpa_ctx *c, int64_t rank, findings *f);
+/* sync_findings_spin.c: host-spin-wait */
+fsdpa_status sync_spin_findings(fsdpa_ctx *c, int64_t rank, findings *f);
 #endif

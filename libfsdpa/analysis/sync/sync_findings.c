@@ -2,26 +2,42 @@
 #include "analysis/sync/sync.h"
 #include "analysis/sync/sync_impl.h"
 #include "events/classify.h"
+#include "model/depgraph.h"
 #include "model/iterations.h"
 #include "model/workload.h"
 #include "util/fmt.h"
 #include "util/interval.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Whether cpu-sync-stall fires and with which numbers. */
+/* A call site of flagged calls: the call's API, where the thread made it
+ * (the outermost CPU op or annotation around it inside the step) and the op
+ * it waited for. */
+enum { STALL_SITES = 3 };
+typedef struct stall_site {
+  uint32_t api, where, op;    /* intern ids: the call's name, where (INTERN_NONE), the op it waited for
+                               * (INTERN_NONE) */
+  uint64_t calls;
+  int64_t blocked_ns, saving_ns;  /* saving_ns: the replay without that site's calls alone */
+} stall_site;
+
 typedef struct stall {
   int fires;
   int severity;
   int64_t step;               /* number of the one flagged step, ABSENT when several */
-  int64_t cost_ns;            /* the finding's cost: opened_ns */
+  int64_t cost_ns;            /* the finding's cost: caused_ns */
   int64_t idle_ns;            /* GPU idle while blocked and until work resumed, flagged steps */
   size_t nflag, nsteps;
   int64_t flagged_ns;         /* blocked time in the flagged steps */
   int64_t flagged_dur;        /* their summed duration */
   int64_t judged_ns;          /* summed duration of every step judged */
   int64_t opened_ns;          /* GPU gaps opened while the flagged calls blocked, full length */
-  int64_t opened_ppm;         /* opened_ns as a share of judged_ns: the severity */
+  int64_t opened_ppm;         /* opened_ns as a share of judged_ns */
+  int64_t saving_ns;          /* the dependency graph replayed without the flagged calls saves this */
+  int64_t caused_ns;          /* opened_ns, at most saving_ns: the idle they opened that their removal removes */
+  int64_t caused_ppm;         /* caused_ns as a share of judged_ns: the severity */
   const step_rec *worst_step; /* flagged step whose worst thread blocked longest */
   const sa_step *worst;       /* its row */
   size_t worst_index;         /* its index in win */
@@ -45,9 +61,24 @@ typedef struct stall {
   int64_t free_ns;            /* of flagged_ns, in device frees (cudaFree, hipFree, cuMemRelease ...) */
   int64_t free_ppm;           /* free_ns / flagged_ns */
   int al_thrash;              /* allocator-thrash is in the report for this rank */
+  int queued;                 /* queued-idle-unexplained is in the report for this rank */
+  int queued_cause;           /* queued and the replay without the calls saves less than half their
+                               * blocked time: they waited for work that itself waited on something
+                               * the trace does not show, and are its symptom */
+  int64_t queued_ns;          /* flagged_ns - saving_ns: the blocked time removing them does not save */
+  int nsites;                 /* the costliest call sites, by blocked time */
+  stall_site site[STALL_SITES];
   int free_cause;             /* free_ns is at least starvation.explained_min_ppm of flagged_ns and
                                * allocator-thrash is in the report: the allocator is the root cause */
 } stall;
+
+/* A copy to the host by its Kineto name ("Memcpy DtoH (Device -> Pageable)",
+ * ROCm's "CopyDeviceToHost"): what .item() / .cpu() make; an input copy to
+ * the device is not. */
+static int copy_to_host(const char *nm) {
+  return strstr(nm, "DtoH") || strstr(nm, "DeviceToHost") || strstr(nm, "Device -> Host") ||
+         strstr(nm, "Device -> Pageable") || strstr(nm, "Device -> Pinned");
+}
 
 static size_t rows_bytes(const stall *d) { return (d->nwin ? d->nwin : 1) * sizeof(sa_step); }
 
@@ -114,7 +145,117 @@ static fsdpa_status idle_opened(fsdpa_ctx *c, const sc_set *s, const uint8_t *se
   return FSDPA_OK;
 }
 
-static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, int al_thrash, stall *d) {
+/* The judged windows of a stall, for its what-if. */
+static void stall_mods(const stall *d, dg_mods *m) {
+  memset(m, 0, sizeof *m);
+  m->t0 = d->nwin > d->first ? d->win[d->first].ts : 0;
+  m->t1 = d->nwin ? d->win[d->nwin - 1].end : 0;
+}
+
+/* The flagged calls by site (the call's API and the op it waited for), the
+ * three that blocked longest, each with what the replay without that site's
+ * calls alone saves: one site may be a fix on its own (a metric read back
+ * every step) while another is needed at once (sizes read to launch the next
+ * op).  Only with two sites or more: one site's saving is the finding's. */
+static int cmp_site(const void *pa, const void *pb) {
+  const stall_site *a = pa, *b = pb;
+  if (a->api != b->api) return a->api < b->api ? -1 : 1;
+  if (a->where != b->where) return a->where < b->where ? -1 : 1;
+  return a->op < b->op ? -1 : a->op > b->op;
+}
+
+/* The outermost CPU op around [a, b) on thread tr below a ProfilerStep (or
+ * at the top level): the part of the step the call was made in. */
+static uint32_t call_where(const fsdpa_ctx *c, const depgraph *g, uint32_t tr, int64_t a, int64_t b) {
+  size_t hint = 0;
+  uint32_t i = dg_cpu_innermost(g, tr, a, b, &hint), out = INTERN_NONE;
+  for (; i != DG_NONE; i = g->cpu[i].parent) {
+    if (store_name_info(&c->st, g->cpu[i].name) & NC_STEP) break;
+    out = g->cpu[i].name;
+  }
+  return out;
+}
+
+static uint32_t waited_name(const fsdpa_ctx *c, const sc_call *k) {
+  return k->op != UINT32_MAX ? STORE_REC(&c->st.gpu, k->op)->name : INTERN_NONE;
+}
+
+static fsdpa_status stall_sites(fsdpa_ctx *c, const sync_run *r, stall *d) {
+  const sc_call *v = r->s.v;
+  size_t m = 0;
+  for (size_t i = 0; i < r->s.n; i++) m += d->in[i] != 0;
+  if (m < 2) return FSDPA_OK;
+  depgraph g;
+  fsdpa_status st = dg_get(c, &g);
+  if (st) return st;
+  stall_site *all = fa_malloc(&c->alloc, m * sizeof *all);
+  uint32_t *where = fa_malloc(&c->alloc, m * sizeof *where);
+  if (!all || !where) {
+    fa_free(&c->alloc, all, m * sizeof *all);
+    fa_free(&c->alloc, where, m * sizeof *where);
+    dg_free(c, &g);
+    return fa_fail_status(&c->alloc);
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < r->s.n; i++)
+    if (d->in[i]) {
+      where[k] = call_where(c, &g, v[i].track, v[i].ts, v[i].end);
+      all[k] = (stall_site){v[i].name, where[k], waited_name(c, &v[i]), 1, v[i].end - v[i].ts, 0};
+      k++;
+    }
+  qsort(all, m, sizeof *all, cmp_site);
+  size_t ns = 0;
+  for (size_t i = 0; i < m; i++) {
+    if (ns && !cmp_site(&all[ns - 1], &all[i])) {
+      all[ns - 1].calls++;
+      all[ns - 1].blocked_ns += all[i].blocked_ns;
+    } else {
+      all[ns++] = all[i];
+    }
+  }
+  /* the STALL_SITES longest, longest first (ties: the order above) */
+  for (size_t a = 0; a < ns && (int)a < STALL_SITES; a++) {
+    size_t best = a;
+    for (size_t b = a + 1; b < ns; b++)
+      if (all[b].blocked_ns > all[best].blocked_ns) best = b;
+    stall_site t = all[a];
+    all[a] = all[best];
+    all[best] = t;
+    d->site[d->nsites++] = all[a];
+  }
+  fa_free(&c->alloc, all, m * sizeof *all);
+  dg_free(c, &g);
+  size_t n = c->st.rt.len;
+  uint8_t *z = d->nsites >= 2 && n ? fa_calloc(&c->alloc, n) : NULL;
+  if (d->nsites < 2 || (n && !z)) {
+    fa_free(&c->alloc, where, m * sizeof *where);
+    if (d->nsites < 2) {
+      d->nsites = 0;
+      return FSDPA_OK;
+    }
+    return fa_fail_status(&c->alloc);
+  }
+  for (int s = 0; s < d->nsites && !st; s++) {
+    memset(z, 0, n);
+    k = 0;
+    for (size_t i = 0; i < r->s.n; i++) {
+      if (!d->in[i]) continue;
+      if (v[i].rt < n && v[i].name == d->site[s].api && where[k] == d->site[s].where &&
+          waited_name(c, &v[i]) == d->site[s].op)
+        z[v[i].rt] = 1;
+      k++;
+    }
+    dg_mods md;
+    stall_mods(d, &md);
+    md.rt_zero = z;
+    st = dg_saving(c, &md, &d->site[s].saving_ns);
+  }
+  fa_free(&c->alloc, z, n);
+  fa_free(&c->alloc, where, m * sizeof *where);
+  return st;
+}
+
+static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, int al_thrash, int queued, stall *d) {
   const sc_set *s = &r->s;
   memset(d, 0, sizeof *d);
   d->al_thrash = al_thrash;
@@ -145,7 +286,9 @@ static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, int al_thrash,
     const sc_call *k = &s->v[i];
     d->seen |= k->info;
     if ((k->info & NC_FREE) && !(k->info & (NC_PINNED | NC_MALLOC))) d->free_ns += k->end - k->ts;
-    if (k->op != UINT32_MAX && STORE_REC(&c->st.gpu, k->op)->kind == RK_MEMCPY) d->copy_wait = 1;
+    if (k->op != UINT32_MAX && STORE_REC(&c->st.gpu, k->op)->kind == RK_MEMCPY &&
+        copy_to_host(store_name(&c->st, STORE_REC(&c->st.gpu, k->op)->name)))
+      d->copy_wait = 1;
   }
   d->worst = &d->rows[worst];
   d->worst_step = &d->win[worst];
@@ -175,27 +318,53 @@ static fsdpa_status stall_decide(fsdpa_ctx *c, const sync_run *r, int al_thrash,
     if (st) return st;
   }
   /* a thread blocked while the GPU kept busy costs the CPU its lead, not GPU
-   * time: severity follows the GPU idle the blocking calls opened, as a
+   * time: severity follows the GPU idle the blocking calls caused, as a
    * share of the windows judged, on the scale every finding uses */
   if ((st = idle_opened(c, s, d->in, &d->opened_ns))) return st;
+  /* what the replay of the dependency graph without the flagged calls saves */
+  {
+    size_t n = c->st.rt.len;
+    uint8_t *z = n ? fa_calloc(&c->alloc, n) : NULL;
+    if (n && !z) return fa_fail_status(&c->alloc);
+    for (size_t i = 0; i < s->n; i++)
+      if (d->in[i] && s->v[i].rt < n) z[s->v[i].rt] = 1;
+    dg_mods m;
+    stall_mods(d, &m);
+    m.rt_zero = z;
+    st = dg_saving(c, &m, &d->saving_ns);
+    fa_free(&c->alloc, z, n);
+    if (st) return st;
+  }
   for (size_t i = d->first; i < d->nwin; i++)
     if (d->win[i].end > d->win[i].ts) d->judged_ns += d->win[i].end - d->win[i].ts;
-  /* the cost is the idle the waits caused: idle after a call that returned
-   * on a GPU that had run dry before it was already there */
-  d->cost_ns = d->opened_ns;
+  /* the cost is the idle the waits caused: the gaps that opened while they
+   * blocked, as far as removing them would remove that idle.  A thread
+   * waiting for queued work that itself waited (on another stream, a graph
+   * replay, work outside the trace) opened gaps it did not cause: the replay
+   * without it saves nothing there. */
+  d->caused_ns = d->saving_ns == FSDPA_ABSENT || d->saving_ns > d->opened_ns ? d->opened_ns : d->saving_ns;
+  if (d->caused_ns < 0) d->caused_ns = 0;
+  d->cost_ns = d->caused_ns;
   /* without iterations the share of the whole trace says nothing about a
    * repeating pattern (one synchronize that ends a capture is normal): the
    * waits must have cost the GPU at least what a stall must last */
-  if (d->source == ITS_NONE && d->opened_ns < d->min_stall_ns) return FSDPA_OK;
+  if (d->source == ITS_NONE && d->caused_ns < d->min_stall_ns) return FSDPA_OK;
   d->opened_ppm = d->judged_ns > 0 ? (int64_t)(1e6 * ((double)d->opened_ns / (double)d->judged_ns)) : 0;
-  d->severity = d->opened_ppm >= c->params[P_SEVERITY_CRITICAL_PPM]  ? SEV_CRITICAL
-                : d->opened_ppm >= c->params[P_SEVERITY_WARNING_PPM] ? SEV_WARNING
+  d->caused_ppm = d->judged_ns > 0 ? (int64_t)(1e6 * ((double)d->caused_ns / (double)d->judged_ns)) : 0;
+  d->severity = d->caused_ppm >= c->params[P_SEVERITY_CRITICAL_PPM]  ? SEV_CRITICAL
+                : d->caused_ppm >= c->params[P_SEVERITY_WARNING_PPM] ? SEV_WARNING
                                                                       : SEV_INFO;
   d->step = d->nflag == 1 ? d->worst_step->number : FSDPA_ABSENT;
   /* a device free synchronizes because the allocator releases memory: with
    * allocator-thrash in the report, most blocked time in frees is its symptom */
   d->free_ppm = d->flagged_ns > 0 ? (int64_t)(1e6 * ((double)d->free_ns / (double)d->flagged_ns)) : 0;
   d->free_cause = d->al_thrash && d->free_ns > 0 && d->free_ppm >= c->params[P_STARVATION_EXPLAINED_PPM];
+  d->queued = queued;
+  if (!d->free_cause && queued && d->saving_ns != FSDPA_ABSENT && d->saving_ns * 2 < d->flagged_ns) {
+    d->queued_cause = 1;
+    d->queued_ns = d->flagged_ns - (d->saving_ns > 0 ? d->saving_ns : 0);
+  }
+  if ((st = stall_sites(c, r, d))) return st;
   d->fires = 1;
   return FSDPA_OK;
 }
@@ -256,12 +425,26 @@ static void stall_detail(const fsdpa_ctx *c, const sync_run *r, const stall *d, 
     n += snprintf(detail + n, cap - (size_t)n, "; the GPU then idled %.3f ms", fmt_ms(lk->idle_after));
   if (n > 0 && (size_t)n < cap)
     snprintf(detail + n, cap - (size_t)n,
-             ". The waits cost the GPU %.2f ms of idle (%.1f%% of the %s judged): the GPU gaps that opened "
-             "while they blocked. From the start of the waits until work resumed the GPU was idle %.2f ms; the "
-             "rest of that idle had begun before the waits, when the GPU had already run out of work.",
-             fmt_ms(d->opened_ns), (double)d->opened_ppm / 1e4,
+             ". The waits cost the GPU %.2f ms of idle (%.1f%% of the %s judged): the GPU gaps that opened while "
+             "they blocked (%.2f ms), as far as a replay of the trace's dependencies without them removes that "
+             "idle. From the start of the waits until work resumed the GPU was idle %.2f ms; the rest had begun "
+             "before the waits.",
+             fmt_ms(d->caused_ns), (double)d->caused_ppm / 1e4,
              d->source == ITS_PROFILER_STEP ? "steps" : d->source == ITS_NONE ? "trace" : "iterations",
-             fmt_ms(d->idle_ns));
+             fmt_ms(d->opened_ns), fmt_ms(d->idle_ns));
+  /* each site on its own: which fix pays */
+  for (int k = 0; k < d->nsites; k++) {
+    size_t m = strlen(detail);
+    if (m + 1 >= cap) break;
+    const stall_site *x = &d->site[k];
+    char sv[32] = "nothing measurable";
+    if (x->saving_ns != FSDPA_ABSENT) snprintf(sv, sizeof sv, "%.2f ms", fmt_ms(x->saving_ns));
+    snprintf(detail + m, cap - m, "%s%s%s%s (%llu call%s, %.2f ms blocked) made non-blocking alone would save %s%s",
+             k ? "; " : " By call site: ", store_name(&c->st, x->api),
+             x->where != INTERN_NONE ? " in " : "", x->where != INTERN_NONE ? store_name(&c->st, x->where) : "",
+             (unsigned long long)x->calls, x->calls == 1 ? "" : "s", fmt_ms(x->blocked_ns), sv,
+             k + 1 == d->nsites ? "." : "");
+  }
 }
 
 /* Advice for the APIs that actually stalled, in the words of the workload:
@@ -319,10 +502,17 @@ static void stall_advice(const stall *d, const workload *wl, sbuf *b) {
                               "allocation); keep such releases out of the loop.");
 }
 
-static void stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall *d, sbuf *ev) {
+static void stall_saving(const stall *d, jsonw *w) {
+  dg_mods m;
+  stall_mods(d, &m);
+  dg_saving_write(w, &m, d->saving_ns, "the flagged blocking calls take no time and wait for nothing");
+}
+
+static fsdpa_status stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall *d, sbuf *ev) {
   jsonw w;
   jw_init(&w, ev, 0);
   jw_obj(&w);
+  stall_saving(d, &w);
   jw_ku64(&w, "flagged_steps", d->nflag);
   jw_ku64(&w, "steps", d->nsteps);
   jw_ki64(&w, "flagged_sync_ns", d->flagged_ns);
@@ -330,6 +520,8 @@ static void stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall *d, sbuf
   jw_ki64(&w, "judged_ns", d->judged_ns);
   jw_ki64(&w, "gpu_idle_opened_ns", d->opened_ns);
   jw_ki64(&w, "gpu_idle_opened_ppm", d->opened_ppm);
+  jw_ki64(&w, "gpu_idle_caused_ns", d->caused_ns);
+  jw_ki64(&w, "gpu_idle_caused_ppm", d->caused_ppm);
   jw_ki64(&w, "gpu_idle_ns", d->idle_ns);
   jw_kstr(&w, "judged", d->source == ITS_NONE ? "whole_trace" : "iterations");
   jw_kstr(&w, "iterations_from", it_source_name(d->source));
@@ -351,7 +543,30 @@ static void stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall *d, sbuf
     jw_kstr(&w, "explained_by", "allocator-thrash");
     jw_ki64(&w, "explained_ns", d->free_ns);
     jw_ki64(&w, "explained_ppm", d->free_ppm);
+  } else if (d->queued_cause) {
+    jw_kstr(&w, "explained_by", "queued-idle-unexplained");
+    jw_ki64(&w, "explained_ns", d->queued_ns);
+    jw_ki64(&w, "explained_ppm", d->flagged_ns > 0 ? (int64_t)(1e6 * ((double)d->queued_ns / (double)d->flagged_ns)) : 0);
   }
+  jw_key(&w, "saving_by_site");
+  jw_arr(&w);
+  for (int k = 0; k < d->nsites; k++) {
+    jw_obj(&w);
+    jw_kstr(&w, "api", store_name(&c->st, d->site[k].api));
+    jw_key(&w, "where");
+    if (d->site[k].where != INTERN_NONE) jw_str(&w, store_name(&c->st, d->site[k].where));
+    else jw_null(&w);
+    jw_key(&w, "waited_op");
+    if (d->site[k].op != INTERN_NONE) jw_str(&w, store_name(&c->st, d->site[k].op));
+    else jw_null(&w);
+    jw_ku64(&w, "calls", d->site[k].calls);
+    jw_ki64(&w, "blocked_ns", d->site[k].blocked_ns);
+    jw_key(&w, "saving_ns");
+    if (d->site[k].saving_ns != FSDPA_ABSENT) jw_i64(&w, d->site[k].saving_ns);
+    else jw_null(&w);
+    jw_obj_end(&w);
+  }
+  jw_arr_end(&w);
   jw_key(&w, "by_api");
   jw_arr(&w);
   for (size_t i = 0; i < r->napis; i++) {
@@ -375,6 +590,7 @@ static void stall_evidence(fsdpa_ctx *c, const sync_run *r, const stall *d, sbuf
   for (int i = 0; i < d->ntop; i++) sync_write_wait(c, &r->s, &r->s.v[d->top[i]], &w);
   jw_arr_end(&w);
   jw_obj_end(&w);
+  return FSDPA_OK;
 }
 
 static fsdpa_status stall_word(fsdpa_ctx *c, const sync_run *r, const stall *d, int64_t rank, findings *f) {
@@ -382,9 +598,9 @@ static fsdpa_status stall_word(fsdpa_ctx *c, const sync_run *r, const stall *d, 
   char title[256], detail[1400];
   char lab[64];
   win_label(d, lab, sizeof lab);
-  snprintf(title, sizeof title, "CPU waits opened %.2f ms of GPU idle; the thread blocked %.2f ms in %s %s %s (%.1f%% of "
+  snprintf(title, sizeof title, "CPU waits cost %.2f ms of GPU idle; the thread blocked %.2f ms in %s %s %s (%.1f%% of "
            "the %s)",
-           fmt_ms(d->opened_ns), fmt_ms(d->worst->worst_thread), store_name(&c->st, lk->name),
+           fmt_ms(d->caused_ns), fmt_ms(d->worst->worst_thread), store_name(&c->st, lk->name),
            d->source == ITS_NONE ? "over" : "in", lab, 100.0 * d->share, win_noun(d));
   stall_detail(c, r, d, detail, sizeof detail);
   workload wl;
@@ -394,7 +610,11 @@ static fsdpa_status stall_word(fsdpa_ctx *c, const sync_run *r, const stall *d, 
   sb_init(&ev, &c->alloc);
   sb_init(&adv, &c->alloc);
   stall_advice(d, &wl, &adv);
-  stall_evidence(c, r, d, &ev);
+  if ((st = stall_evidence(c, r, d, &ev))) {
+    sb_free(&ev);
+    sb_free(&adv);
+    return st;
+  }
   if (ev.failed || adv.failed) {
     st = (fsdpa_status)(ev.failed ? ev.failed : adv.failed);
   } else {
@@ -431,7 +651,8 @@ fsdpa_status sync_waits_findings(fsdpa_ctx *c, int64_t rank, findings *f) {
   fsdpa_status st = sync_run_open_all(c, &r);
   if (st) return st;
   stall d;
-  st = stall_decide(c, &r, findings_has(f, "allocator-thrash", rank), &d);
+  st = stall_decide(c, &r, findings_has(f, "allocator-thrash", rank), findings_has(f, "queued-idle-unexplained", rank),
+                    &d);
   if (!st && d.fires) st = stall_word(c, &r, &d, rank, f);
   stall_free(c, &r, &d);
   sync_run_free(c, &r);

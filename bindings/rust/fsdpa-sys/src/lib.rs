@@ -488,6 +488,10 @@ c_struct!(
         pub evidence_json: *const c_char,
         pub nranges: usize,
         pub ranges: *const fsdpa_range,
+        // since 0.3: what fixing it would save (FSDPA_ABSENT where the fix is
+        // not replayed) and the length of the window it was measured over
+        pub saving_ns: i64,
+        pub saving_window_ns: i64,
     }
 );
 c_struct!(

@@ -29,7 +29,7 @@
 //! println!("backward: {}", a.backward()?.pattern);
 //! for w in a.sync_waits(&Query::all())? { println!("{} x{}", w.api, w.count); }
 //! println!("{:?}", a.memory(&Query::all().window(0, i64::MAX))?.peak_reserved_bytes);
-//! for f in a.findings()? { println!("{} {:?}", f.id, f.cost_ns); }
+//! for f in a.findings()? { println!("{} {:?} saves {:?}", f.id, f.cost_ns, f.saving_ns); }
 //! let summary = a.summary()?;                       // mergeable per-rank summary
 //! let report = fsdpa::summary_report(fsdpa::summary_merge(&[summary])?)?;
 //! # Ok::<(), fsdpa::Error>(())

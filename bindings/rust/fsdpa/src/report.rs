@@ -88,6 +88,16 @@ pub struct Finding {
     /// the time it costs (the finding's own definition; findings are
     /// ordered by it); `None` if the library marks it absent
     pub cost_ns: Option<i64>,
+    /// what fixing it would save: the latest end of the work of its judged
+    /// window as recorded, minus the same after replaying the rank's
+    /// dependency graph with the finding's edges removed (recomputed through
+    /// every dependency; docs/report-contract.md "What-if"); `None` where
+    /// the fix is not replayed (cross-rank findings, memory costs, the
+    /// backward schedule): the report's `saving_ns`
+    pub saving_ns: Option<i64>,
+    /// the length of the window `saving_ns` was measured over (the
+    /// evidence's `saving_window_ns`); `None` with `saving_ns`
+    pub saving_window_ns: Option<i64>,
     /// its `evidence` object as the library's JSON text (ranges included)
     pub evidence_json: String,
     /// the evidence time ranges, worst first
@@ -122,8 +132,23 @@ impl ListItem for Finding {
             detail: cstr(f.detail),
             advice: cstr(f.advice),
             cost_ns: opt(f.cost_ns),
+            saving_ns: opt(f.saving_ns),
+            saving_window_ns: opt(f.saving_window_ns),
             evidence_json: cstr(f.evidence_json),
             ranges,
+        }
+    }
+}
+
+impl Finding {
+    /// The report's `saving_share`: `saving_ns` over `saving_window_ns`
+    /// (the report writes it with 6 decimals); `None` with `saving_ns`, and
+    /// where the replay ends later than recorded (a negative saving), as the
+    /// report's null.
+    pub fn saving_share(&self) -> Option<f64> {
+        match (self.saving_ns, self.saving_window_ns) {
+            (Some(s), Some(w)) if w > 0 && s >= 0 => Some(s as f64 / w as f64),
+            _ => None,
         }
     }
 }

@@ -243,6 +243,30 @@ fn report_accessors() {
             assert!(rg.start_ns <= rg.end_ns);
         }
     }
+    // both fixes are replayed over the judged step (ProfilerStep#6, 1 ms)
+    let savings: Vec<(&str, Option<i64>, Option<i64>, Option<f64>)> = r
+        .findings()
+        .map(|f| {
+            (
+                f.id.as_str(),
+                f.saving_ns,
+                f.saving_window_ns,
+                f.saving_share(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        savings,
+        vec![
+            ("gpu-starvation", Some(990_000), Some(1_000_000), Some(0.99)),
+            (
+                "queued-idle-unexplained",
+                Some(50_000),
+                Some(1_000_000),
+                Some(0.05)
+            )
+        ]
+    );
     assert!(a
         .report(fsdpa::Format::Text)
         .unwrap()

@@ -650,7 +650,8 @@ pub fn assert_values_eq(path: &str, mine: &Value, theirs: &Value) {
 }
 
 /// The typed findings equal the JSON report's `findings[]`, in order, field
-/// by field: id, severity name, rank and step (null = `None`), cost, texts,
+/// by field: id, severity name, rank and step (null = `None`), cost, the
+/// what-if saving (its share, and its window from the evidence), texts,
 /// the evidence object (the typed finding's JSON text, parsed) and its
 /// `ranges` (the typed ranges).
 pub fn assert_findings_match(what: &str, mine: &[fsdpa::Finding], report: &Value) {
@@ -674,6 +675,32 @@ pub fn assert_findings_match(what: &str, mine: &[fsdpa::Finding], report: &Value
         assert_eq!(m.step, r.get("step").as_i64(), "{w}: step");
         assert_eq!(m.step.is_none(), r.get("step").is_null(), "{w}: step null");
         assert_eq!(m.cost_ns, r.get("cost_ns").as_i64(), "{w}: cost_ns");
+        assert_eq!(m.saving_ns, r.get("saving_ns").as_i64(), "{w}: saving_ns");
+        assert_eq!(
+            m.saving_ns.is_none(),
+            r.get("saving_ns").is_null(),
+            "{w}: saving_ns null"
+        );
+        assert!(
+            ratio_eq(m.saving_share(), r.get("saving_share")),
+            "{w}: saving_share {:?}, the report has {:?}",
+            m.saving_share(),
+            r.get("saving_share")
+        );
+        // the report writes both keys on every finding (null where the fix
+        // is not replayed), the window in the evidence beside the saving
+        for k in ["saving_ns", "saving_share"] {
+            assert!(
+                r.as_object().iter().any(|(key, _)| key == k),
+                "{w}: the report has no {k}"
+            );
+        }
+        let window = if r.get("saving_ns").is_null() {
+            None
+        } else {
+            r.get("evidence").get("saving_window_ns").as_i64()
+        };
+        assert_eq!(m.saving_window_ns, window, "{w}: saving_window_ns");
         assert_eq!(
             Some(m.title.as_str()),
             r.get("title").as_str(),
@@ -839,10 +866,24 @@ pub fn padded<T>(size: usize) -> Vec<u64> {
 pub fn bytes(v: &[u64]) -> &[u8] {
     unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, v.len() * 8) }
 }
-/// Where the last field of T ends: its first released size (0.2.0 is the
-/// first release of every struct).
+/// The first field each struct gained after its first release (0.2.0), as
+/// `include/fsdpa/fsdpa.h` marks them ("since 0.3"): its first size ends
+/// before it (libfsdpa/util/abi.h, tests/abi/abi_core.h).
+const GROWN_AT: &[(&str, &str)] = &[("fsdpa_finding", "saving_ns")];
+
+/// T's first released size: where its 0.2.0 fields end (every struct's first
+/// release), i.e. the start of its first later field, else its last field's
+/// end.
 pub fn first_size<T: fsdpa::sys::Layout>() -> usize {
     let f = T::fields();
+    if let Some((_, grown)) = GROWN_AT.iter().find(|(t, _)| *t == T::NAME) {
+        let i = f
+            .iter()
+            .position(|x| x.0 == *grown)
+            .unwrap_or_else(|| panic!("{}: no field {grown}", T::NAME));
+        let last = &f[i - 1];
+        return last.1 + last.2;
+    }
     let last = f.last().unwrap();
     last.1 + last.2
 }
