@@ -397,8 +397,15 @@ fsdpa_status dg_saving(fsdpa_ctx *c, const dg_mods *m, int64_t *saving) {
 }
 
 void dg_saving_write(jsonw *w, const dg_mods *m, int64_t saving, const char *change) {
+  /* a window past the int64 range (hostile timestamps) has no length to
+   * share a saving by: no saving is claimed over it */
+  int64_t win;
+  if (saving == FSDPA_ABSENT || m->t1 <= m->t0 || __builtin_sub_overflow(m->t1, m->t0, &win)) {
+    win = FSDPA_ABSENT;
+    saving = FSDPA_ABSENT;
+  }
   jw_ki64(w, "saving_ns", saving);
-  jw_ki64(w, "saving_window_ns", saving == FSDPA_ABSENT ? FSDPA_ABSENT : m->t1 - m->t0);
+  jw_ki64(w, "saving_window_ns", win);
   jw_kstr(w, "saving_change", change);
 }
 
