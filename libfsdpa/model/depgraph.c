@@ -161,7 +161,7 @@ static fsdpa_status ops_build(bld *b) {
       b->tl[k] = (tcall){l->track, (uint32_t)s, l->ts, op, ri};
       b->lo[k++] = (lop){l->ts, op, 0};
     }
-    sort_lop(b->lo + b->so[s], k - b->so[s]);
+    if (k > b->so[s]) sort_lop(b->lo + b->so[s], k - b->so[s]);
   }
   b->so[v->nstreams] = k;
   sort_tcall(b->tl, nl);
