@@ -179,6 +179,17 @@ static const tcall *tc_before(const tcall *a, size_t n, uint32_t tr, int64_t t) 
   return lo && a[lo - 1].track == tr ? &a[lo - 1] : NULL;
 }
 
+/* The first call of thread tr in a[0..n) starting at or after t, or NULL. */
+static const tcall *tc_from(const tcall *a, size_t n, uint32_t tr, int64_t t) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (a[mid].track < tr || (a[mid].track == tr && a[mid].ts < t)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && a[lo].track == tr ? &a[lo] : NULL;
+}
+
 /* The first call of thread tr in a[0..n) starting after t, or NULL. */
 static const tcall *tc_after(const tcall *a, size_t n, uint32_t tr, int64_t t) {
   size_t lo = 0, hi = n;
@@ -507,6 +518,8 @@ static fsdpa_status threads_build(bld *b) {
     while (top != DG_NONE && g->cpu[top].end <= o->ts) top = g->cpu[top].parent;
     o->parent = top;
     top = (uint32_t)i;
+    const tcall *l = tc_from(b->tl, b->ntl, o->track, o->ts);
+    if (l && l->ts < o->end) o->flags |= DG_CPU_LAUNCHES;
   }
   return FSDPA_OK;
 }

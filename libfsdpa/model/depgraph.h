@@ -83,8 +83,12 @@ typedef struct dg_cpu {
   uint32_t track, name;
   int64_t ts, end;
   uint32_t parent;   /* index of the enclosing op, DG_NONE = none */
-  uint32_t pad;
+  uint32_t flags;    /* DG_CPU_* */
 } dg_cpu;
+/* The op's thread launched GPU work of the trace while inside it: a gap
+ * inside such an op is time between its launches, not host work done
+ * before any. */
+#define DG_CPU_LAUNCHES 1u
 
 /* A blocking runtime call (model/runtime_calls.h SC_BLOCKING_MASK), sorted by
  * (thread, start). */
@@ -175,6 +179,7 @@ typedef struct dg_cause_top {
   int cause, wkind;
   int64_t what;       /* intern id (DG_W_NAME) or stream number (DG_W_STREAM) */
   int64_t ns;
+  int64_t host_ns;    /* of ns (host_not_launched, DG_W_NAME): inside instances that launched no GPU work */
 } dg_cause_top;
 typedef struct dg_causes {
   int64_t idle_ns;        /* the window's GPU idle */
