@@ -101,6 +101,7 @@ void dg_free(fsdpa_ctx *c, depgraph *g) {
   fa_free(&c->alloc, g->blk_u, g->nblk * sizeof(iv));
   fa_free(&c->alloc, g->te, g->nte * sizeof(dg_tedge));
   fa_free(&c->alloc, g->peer, g->npeer * sizeof(dg_peer));
+  dg_order_free(c, g);
   memset(g, 0, sizeof *g);
 }
 
@@ -769,6 +770,7 @@ static fsdpa_status dg_build(fsdpa_ctx *c, void *obj, const void *arg) {
   if (!s) s = thread_edges(&b);
   if (!s) s = threads_build(&b);
   if (!s) s = peer_waits(&b);
+  if (!s) s = dg_order_build(c, g);
   bld_free(&b);
   if (s) dg_free(c, g);
   return s;
