@@ -69,7 +69,8 @@ START_TEST(t_whatif_blocking_call) {
   depgraph g;
   ck_assert_int_eq(dg_get(c, &g), FSDPA_OK);
   uint8_t z[3] = {0, 0, 0};
-  for (size_t i = 0; i < c->st.rt.len; i++)
+  ck_assert_uint_eq(c->st.rt.len, sizeof z);
+  for (size_t i = 0; i < c->st.rt.len && i < sizeof z; i++)
     if (!strcmp(store_name(&c->st, STORE_REC(&c->st.rt, i)->name), "cudaDeviceSynchronize")) z[i] = 1;
   dg_mods m;
   memset(&m, 0, sizeof m);

@@ -99,7 +99,10 @@ static char *report_of(const char *rank0, const char *rank1, const char *finding
   return s;
 }
 
-static char *diff(const char *b, const char *n, int64_t gate_ppm, int64_t min_ppm, int *regressed) {
+/* not inlined: gcc -O3 then reads the returned buffer as the address of the
+ * local `out` (-Wdangling-pointer, a false positive) */
+__attribute__((noinline)) static char *diff(const char *b, const char *n, int64_t gate_ppm, int64_t min_ppm,
+                                            int *regressed) {
   fsdpa_diff_options o;
   fsdpa_diff_options_init(&o);
   o.fail_on_regression_ppm = gate_ppm;

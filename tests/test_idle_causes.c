@@ -389,9 +389,58 @@ START_TEST(t_starvation_wording) {
 }
 END_TEST
 
+/* Host work done in line against time between launches: three steps, each a
+ * "forward" annotation that launches a kernel, leaves the GPU idle 3 ms, and
+ * launches another.  With a CPU-only "clear_cache" op filling the 3 ms, that
+ * op holds the not-launched idle (host_only) and the advice is to move the
+ * host work off the launch path; with nothing inside the forward during the
+ * 3 ms (the thread between its launches), the forward holds it, not as host
+ * work, and the advice stays the launch-rate one. */
+static char *forward_steps(int flush) {
+  fsdpa_ctx *c = tu_new_ctx();
+  int64_t corr = 1;
+  for (int s = 0; s < 3; s++) {
+    int64_t t = s * 4000000;
+    char name[32];
+    snprintf(name, sizeof name, "ProfilerStep#%d", s);
+    tu_add_x(c, "user_annotation", name, 100, 1, t, 4000000, A);
+    tu_add_x(c, "user_annotation", "forward", 100, 1, t + 5, 3900000, A);
+    kern(c, t + 10, t + 15, corr++, 7, t + 20, t + 400000);
+    if (flush) tu_add_x(c, "cpu_op", "clear_cache", 100, 1, t + 400100, 3000000, A);
+    kern(c, t + 3400200, t + 3400205, corr++, 7, t + 3400210, t + 3800000);
+  }
+  char *rep = tu_report(c, FSDPA_FORMAT_JSON);
+  ck_assert_ptr_nonnull(rep);
+  fsdpa_ctx_free(c);
+  return rep;
+}
+START_TEST(t_starvation_host_work) {
+  char *rep = forward_steps(1);
+  const char *f = strstr(rep, "\"gpu-starvation\"");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_ptr_nonnull(strstr(f, "the launching thread was in clear_cache for"));
+  ck_assert_ptr_nonnull(strstr(f, "host work done in line"));
+  ck_assert(tj_str_is(rep, "ranks.0.launch_gaps.idle_causes.top.0.what", "clear_cache"));
+  ck_assert(tj_num(rep, "ranks.0.launch_gaps.idle_causes.top.0.ns") == 9000000);
+  ck_assert(tj_num(rep, "ranks.0.launch_gaps.idle_causes.top.0.host_only_ns") == 9000000);
+  free(rep);
+  rep = forward_steps(0);
+  f = strstr(rep, "\"gpu-starvation\"");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_ptr_null(strstr(f, "host work done in line"));
+  ck_assert_ptr_nonnull(strstr(f, "the launching thread mostly in forward"));
+  ck_assert(tj_str_is(rep, "ranks.0.launch_gaps.idle_causes.top.0.what", "forward"));
+  ck_assert(tj_num(rep, "ranks.0.launch_gaps.idle_causes.top.0.ns") >= 9000000);
+  ck_assert(tj_num(rep, "ranks.0.launch_gaps.idle_causes.top.0.host_only_ns") == 0);
+  free(rep);
+}
+END_TEST
+
 /* Random nested CPU ops on the launching thread and random gaps: the top
  * list's "what" (innermost op spanning each part, found by galloping from
- * the previous answer) equals a linear scan for the innermost op. */
+ * the previous answer; where that op launched GPU work itself, its pieces
+ * given to the children inside it, and so on down) equals linear scans, and
+ * host_ns counts exactly the pieces in ops that launched nothing. */
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static int64_t rnd(int64_t n) {
   rng ^= rng << 13;
@@ -416,6 +465,35 @@ static int naive_inner(const nop *o, int n, int64_t a, int64_t b) {
     if (o[i].s <= a && o[i].e >= b && (best < 0 || o[i].s >= o[best].s)) best = i;
   return best;
 }
+/* nest() adds a parent before its children and a sibling after the one
+ * before's subtree: the parent is the last earlier op spanning it */
+static int naive_parent(const nop *o, int i) {
+  for (int j = i - 1; j >= 0; j--)
+    if (o[j].s <= o[i].s && o[j].e >= o[i].e) return j;
+  return -1;
+}
+typedef struct nrun { const nop *o; int n; const int64_t *ls; int nls; int64_t *want, *host; } nrun;
+static int naive_launches(const nrun *r, int i) {
+  for (int k = 0; k < r->nls; k++)
+    if (r->ls[k] >= r->o[i].s && r->ls[k] < r->o[i].e) return 1;
+  return 0;
+}
+static void naive_give(const nrun *r, int i, int64_t ns) {
+  r->want[i < 0 ? 4 : r->o[i].name] += ns;
+  if (i >= 0 && !naive_launches(r, i)) r->host[r->o[i].name] += ns;
+}
+static void naive_in(const nrun *r, int x, int64_t a, int64_t b) {
+  int64_t pos = a;
+  for (int j = x + 1; j < r->n && r->o[j].s < b; j++) {
+    if (naive_parent(r->o, j) != x || r->o[j].e <= pos) continue;
+    int64_t s = r->o[j].s > pos ? r->o[j].s : pos, e = r->o[j].e < b ? r->o[j].e : b;
+    if (s > pos) naive_give(r, x, s - pos);
+    if (naive_launches(r, j)) naive_in(r, j, s, e);
+    else naive_give(r, j, e - s);
+    pos = e;
+  }
+  if (pos < b) naive_give(r, x, b - pos);
+}
 START_TEST(t_random_innermost) {
   static const char *NAMES[] = {"op0", "op1", "op2", "op3"};
   for (int round = 0; round < 20; round++) {
@@ -423,25 +501,36 @@ START_TEST(t_random_innermost) {
     int n = nest(o, 0, 4000, 0, 400000, 0);
     fsdpa_ctx *c = tu_new_ctx();
     for (int i = 0; i < n; i++) tu_add_x(c, "cpu_op", NAMES[o[i].name], 100, 1, o[i].s, o[i].e - o[i].s, A);
-    int64_t want[5] = {0};  /* per name, [4] = none */
-    int64_t t = 0, corr = 1, prev_end = 0;
-    while (t < 400000) {
+    int64_t want[5] = {0}, host[5] = {0};  /* per name, [4] = none */
+    static int64_t K[4000][4];             /* launch start, end, kernel start, end */
+    int nk = 0;
+    for (int64_t t = 0; t < 400000 && nk < 4000;) {
       int64_t ls = t + rnd(3000), le = ls + 1 + rnd(20), ks = le, ke = ks + 1 + rnd(3000);  /* nothing queued: the top list holds only host parts */
-      kern(c, ls, le, corr++, 7, ks, ke);
+      K[nk][0] = ls, K[nk][1] = le, K[nk][2] = ks, K[nk][3] = ke;
+      nk++;
+      t = ke;
+    }
+    static int64_t ls[4000];
+    for (int i = 0; i < nk; i++) ls[i] = K[i][0];
+    nrun r = {o, n, ls, nk, want, host};
+    int64_t corr = 1, prev_end = 0;
+    for (int q = 0; q < nk; q++) {
+      int64_t l0 = K[q][0], l1 = K[q][1], ks = K[q][2], ke = K[q][3];
+      kern(c, l0, l1, corr++, 7, ks, ke);
       if (corr > 2 && ks > prev_end) {  /* the gap [prev_end, ks) */
-        int64_t a = prev_end, pre = ls > a ? ls : a, in_end = le > a ? le : a;
+        int64_t a = prev_end, pre = l0 > a ? l0 : a, in_end = l1 > a ? l1 : a;
         int64_t parts[2][2] = {{a, pre < ks ? pre : ks}, {pre < ks ? pre : ks, in_end < ks ? in_end : ks}};
         for (int p = 0; p < 2; p++) {
           if (parts[p][1] <= parts[p][0]) continue;
           int i = naive_inner(o, n, parts[p][0], parts[p][1]);
-          want[i < 0 ? 4 : o[i].name] += parts[p][1] - parts[p][0];
+          if (i >= 0 && naive_launches(&r, i)) naive_in(&r, i, parts[p][0], parts[p][1]);
+          else naive_give(&r, i, parts[p][1] - parts[p][0]);
         }
       }
       if (ke > prev_end) prev_end = ke;
-      t = ke;
     }
     dg_causes k = ALL(c);
-    int64_t got[5] = {0};
+    int64_t got[5] = {0}, got_host[5] = {0};
     for (int i = 0; i < k.ntop; i++) {
       if (k.top[i].cause != NL) continue;
       if (k.top[i].wkind == DG_W_NONE) {
@@ -451,9 +540,14 @@ START_TEST(t_random_innermost) {
       char b[64];
       dg_cause_what(c, &k.top[i], b, sizeof b);
       got[b[2] - '0'] = k.top[i].ns;
+      got_host[b[2] - '0'] = k.top[i].host_ns;
     }
-    for (int i = 0; i < 5; i++) ck_assert_msg(got[i] == want[i], "round %d name %d: %lld vs %lld", round, i,
-                                              (long long)got[i], (long long)want[i]);
+    for (int i = 0; i < 5; i++) {
+      ck_assert_msg(got[i] == want[i], "round %d name %d: %lld vs %lld", round, i, (long long)got[i],
+                    (long long)want[i]);
+      ck_assert_msg(got_host[i] == host[i], "round %d name %d: host %lld vs %lld", round, i,
+                    (long long)got_host[i], (long long)host[i]);
+    }
     fsdpa_ctx_free(c);
   }
 }
@@ -804,7 +898,7 @@ int main(void) {
   TU_CASE(s, "core", 0, NULL, t_launch_bound, t_blocked_host, t_slow_launch, t_stream_wait,
           t_stream_wait_runtime_calls, t_wait_on_blocked_copy, t_rank_wait, t_unlinked_and_closer_choice,
           t_wait_outside_trace, t_inferred_edge,
-          t_starvation_wording, t_random_innermost);
+          t_starvation_wording, t_starvation_host_work, t_random_innermost);
   TU_CASE(s, "traces", 1200, NULL, t_corpus, t_generator, t_generator_stream_wait, t_generator_gaps);
   return tu_run_suite(s);
 }

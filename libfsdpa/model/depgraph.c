@@ -101,6 +101,7 @@ void dg_free(fsdpa_ctx *c, depgraph *g) {
   fa_free(&c->alloc, g->blk_u, g->nblk * sizeof(iv));
   fa_free(&c->alloc, g->te, g->nte * sizeof(dg_tedge));
   fa_free(&c->alloc, g->peer, g->npeer * sizeof(dg_peer));
+  dg_order_free(c, g);
   memset(g, 0, sizeof *g);
 }
 
@@ -161,7 +162,7 @@ static fsdpa_status ops_build(bld *b) {
       b->tl[k] = (tcall){l->track, (uint32_t)s, l->ts, op, ri};
       b->lo[k++] = (lop){l->ts, op, 0};
     }
-    sort_lop(b->lo + b->so[s], k - b->so[s]);
+    if (k > b->so[s]) sort_lop(b->lo + b->so[s], k - b->so[s]);
   }
   b->so[v->nstreams] = k;
   sort_tcall(b->tl, nl);
@@ -177,6 +178,17 @@ static const tcall *tc_before(const tcall *a, size_t n, uint32_t tr, int64_t t) 
     else hi = mid;
   }
   return lo && a[lo - 1].track == tr ? &a[lo - 1] : NULL;
+}
+
+/* The first call of thread tr in a[0..n) starting at or after t, or NULL. */
+static const tcall *tc_from(const tcall *a, size_t n, uint32_t tr, int64_t t) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (a[mid].track < tr || (a[mid].track == tr && a[mid].ts < t)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && a[lo].track == tr ? &a[lo] : NULL;
 }
 
 /* The first call of thread tr in a[0..n) starting after t, or NULL. */
@@ -507,6 +519,8 @@ static fsdpa_status threads_build(bld *b) {
     while (top != DG_NONE && g->cpu[top].end <= o->ts) top = g->cpu[top].parent;
     o->parent = top;
     top = (uint32_t)i;
+    const tcall *l = tc_from(b->tl, b->ntl, o->track, o->ts);
+    if (l && l->ts < o->end) o->flags |= DG_CPU_LAUNCHES;
   }
   return FSDPA_OK;
 }
@@ -756,6 +770,7 @@ static fsdpa_status dg_build(fsdpa_ctx *c, void *obj, const void *arg) {
   if (!s) s = thread_edges(&b);
   if (!s) s = threads_build(&b);
   if (!s) s = peer_waits(&b);
+  if (!s) s = dg_order_build(c, g);
   bld_free(&b);
   if (s) dg_free(c, g);
   return s;

@@ -83,8 +83,12 @@ typedef struct dg_cpu {
   uint32_t track, name;
   int64_t ts, end;
   uint32_t parent;   /* index of the enclosing op, DG_NONE = none */
-  uint32_t pad;
+  uint32_t flags;    /* DG_CPU_* */
 } dg_cpu;
+/* The op's thread launched GPU work of the trace while inside it: a gap
+ * inside such an op is time between its launches, not host work done
+ * before any. */
+#define DG_CPU_LAUNCHES 1u
 
 /* A blocking runtime call (model/runtime_calls.h SC_BLOCKING_MASK), sorted by
  * (thread, start). */
@@ -118,6 +122,17 @@ typedef struct dg_peer {
   int64_t xfer_ns;        /* its transfer: the shortest duration of the same collective */
 } dg_peer;
 
+/* The replay's fixed orders (depgraph_sim.c), built once with the graph:
+ * every what-if replays in them. */
+typedef struct dg_order {
+  size_t nrt;             /* = st.rt.len when built */
+  uint32_t *rt_order;     /* runtime calls by start */
+  uint32_t *op_order;     /* GPU ops by start */
+  uint32_t *rt_wait;      /* per call: the op a blocking call waited for, DG_NONE */
+  uint32_t *rt_prev;      /* per call: the call before it on its thread (by start), DG_NONE */
+  uint32_t *w_off, *w_rt; /* per op: the blocking calls waiting for it (CSR, nops + 1 / nblk) */
+} dg_order;
+
 typedef struct depgraph {
   size_t nops;            /* = st.gpu.len when built */
   uint32_t *launch;       /* per op: st.rt index of its launch call, DG_NONE */
@@ -137,6 +152,7 @@ typedef struct depgraph {
   dg_peer *peer;          /* collectives that waited for later peers, sorted by op */
   size_t npeer;
   dg_evidence ev;
+  dg_order ord;
   int borrowed;           /* a copy of the context's cached graph: dg_free only forgets it */
 } depgraph;
 
@@ -175,6 +191,7 @@ typedef struct dg_cause_top {
   int cause, wkind;
   int64_t what;       /* intern id (DG_W_NAME) or stream number (DG_W_STREAM) */
   int64_t ns;
+  int64_t host_ns;    /* of ns (host_not_launched, DG_W_NAME): inside instances that launched no GPU work */
 } dg_cause_top;
 typedef struct dg_causes {
   int64_t idle_ns;        /* the window's GPU idle */
@@ -212,6 +229,8 @@ fsdpa_status dg_idle_by_block(fsdpa_ctx *c, const store_views *v, const depgraph
 void dg_cause_what(const fsdpa_ctx *c, const dg_cause_top *t, char *b, size_t n);
 
 /* ---- replay: what-if and the critical path (depgraph_sim.c) ---- */
+fsdpa_status dg_order_build(fsdpa_ctx *c, depgraph *g);
+void dg_order_free(fsdpa_ctx *c, depgraph *g);
 
 /* The edges a what-if changes, for calls and ops starting in [t0, t1). */
 typedef struct dg_mods {

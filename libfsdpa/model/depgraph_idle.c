@@ -38,7 +38,7 @@ const char *const dg_cause_names[DG_C__N] = {"host_not_launched", "host_blocked"
 #define DG_DEPTH 8
 
 typedef struct tkey {
-  int64_t what, ns;
+  int64_t what, ns, host_ns;
   int cause, wkind;  /* cause < 0: empty slot */
 } tkey;
 
@@ -83,8 +83,8 @@ static int tk_grow(acc *A) {
 }
 
 /* A part [a, b) of an idle interval, clipped to the window; returns its
- * clipped length. */
-static int64_t put(acc *A, int cause, int wkind, int64_t what, int64_t a, int64_t b) {
+ * clipped length.  host: the part lies in an op that launched no GPU work. */
+static int64_t put_part(acc *A, int cause, int wkind, int64_t what, int64_t a, int64_t b, int host) {
   if (a < A->w->t0) a = A->w->t0;
   if (b > A->w->t1) b = A->w->t1;
   if (b <= a) return 0;
@@ -97,16 +97,21 @@ static int64_t put(acc *A, int cause, int wkind, int64_t what, int64_t a, int64_
   }
   tkey *k = tk_slot(A->t, A->cap, cause, wkind, what);
   if (k->cause < 0) {
-    *k = (tkey){what, 0, cause, wkind};
+    *k = (tkey){.what = what, .cause = cause, .wkind = wkind};
     A->n++;
   }
   k->ns += b - a;
+  if (host) k->host_ns += b - a;
   return b - a;
+}
+
+static int64_t put(acc *A, int cause, int wkind, int64_t what, int64_t a, int64_t b) {
+  return put_part(A, cause, wkind, what, a, b, 0);
 }
 
 static void put_op(acc *A, uint32_t i, int64_t a, int64_t b) {
   if (i == DG_NONE) put(A, DG_C_NOT_LAUNCHED, DG_W_NONE, 0, a, b);
-  else put(A, DG_C_NOT_LAUNCHED, DG_W_NAME, A->g->cpu[i].name, a, b);
+  else put_part(A, DG_C_NOT_LAUNCHED, DG_W_NAME, A->g->cpu[i].name, a, b, !(A->g->cpu[i].flags & DG_CPU_LAUNCHES));
 }
 
 /* The first CPU op of thread tr starting at or after t (g->ncpu if none). */
@@ -123,6 +128,17 @@ static size_t cpu_from(const depgraph *g, uint32_t tr, int64_t t) {
 static int is_step(const acc *A, uint32_t i) {
   return i != DG_NONE && (store_name_info(&A->c->st, A->g->cpu[i].name) & NC_STEP);
 }
+
+/* An op whose pieces go to its children: a step, or an op that launched GPU
+ * work (a module's forward holds both its launches and, in line, host work
+ * such as a harness's cache flush: the gap is the child's, not the
+ * forward's). */
+static int splits(const acc *A, uint32_t i) {
+  return i != DG_NONE && (is_step(A, i) || (A->g->cpu[i].flags & DG_CPU_LAUNCHES));
+}
+
+/* How deep the pieces follow children that split. */
+#define DG_SPLIT_DEPTH 6
 
 /* The pieces of [a, b) inside x (DG_NONE: the thread's top level) that its
  * own children cover go to them (a child that is a ProfilerStep is split
@@ -145,7 +161,7 @@ static void put_in(acc *A, uint32_t tr, uint32_t x, int64_t a, int64_t b, int de
     }
     int64_t s = o->ts > pos ? o->ts : pos, e = o->end < b ? o->end : b;
     if (s > pos) put_op(A, x, pos, s);
-    if (is_step(A, (uint32_t)j) && depth < 2) put_in(A, tr, (uint32_t)j, s, e, depth + 1);
+    if (splits(A, (uint32_t)j) && depth < DG_SPLIT_DEPTH) put_in(A, tr, (uint32_t)j, s, e, depth + 1);
     else put_op(A, (uint32_t)j, s, e);
     pos = e;
     /* past this child's descendants */
@@ -156,14 +172,15 @@ static void put_in(acc *A, uint32_t tr, uint32_t x, int64_t a, int64_t b, int de
 }
 
 /* The part [a, b) the thread had not launched yet: what it ran, the
- * innermost CPU op spanning the part; where that is a ProfilerStep, or none
- * but the part crosses steps, the pieces go to the ops directly inside the
- * step (a long stretch of host preprocessing is "video_decode" and
- * "image_processor", not the step that holds them). */
+ * innermost CPU op spanning the part; where that is a ProfilerStep or an op
+ * that launched GPU work, or none but the part crosses steps, the pieces go
+ * to the ops inside it (a long stretch of host preprocessing is
+ * "video_decode" and "image_processor", not the step that holds them; a
+ * benchmark's cache flush is "clear_cache", not the forward around it). */
 static void put_cpu(acc *A, uint32_t tr, int64_t a, int64_t b) {
   if (b <= a) return;
   uint32_t x = dg_cpu_innermost(A->g, tr, a, b, &A->hint);
-  if (x == DG_NONE || is_step(A, x)) put_in(A, tr, x, a, b, 0);
+  if (x == DG_NONE || splits(A, x)) put_in(A, tr, x, a, b, 0);
   else put_op(A, x, a, b);
 }
 
@@ -384,16 +401,16 @@ static void top_fill(acc *A) {
     int p = out->ntop;
     if (p == DG_CAUSE_TOP) {
       const dg_cause_top *l = &out->top[DG_CAUSE_TOP - 1];
-      tkey lk = {l->what, l->ns, l->cause, l->wkind};
+      tkey lk = {.what = l->what, .ns = l->ns, .cause = l->cause, .wkind = l->wkind};
       if (!top_before(A->c, t, &lk)) continue;
       p = DG_CAUSE_TOP - 1;
     } else {
       out->ntop++;
     }
-    out->top[p] = (dg_cause_top){t->cause, t->wkind, t->what, t->ns};
+    out->top[p] = (dg_cause_top){t->cause, t->wkind, t->what, t->ns, t->host_ns};
     for (; p > 0; p--) {
       const dg_cause_top *u = &out->top[p - 1];
-      tkey uk = {u->what, u->ns, u->cause, u->wkind};
+      tkey uk = {.what = u->what, .ns = u->ns, .cause = u->cause, .wkind = u->wkind};
       if (!top_before(A->c, t, &uk)) break;
       dg_cause_top tmp = out->top[p];
       out->top[p] = out->top[p - 1];

@@ -31,15 +31,15 @@ typedef struct sim {
   fsdpa_ctx *c;
   const depgraph *g;
   size_t nrt, nop;
-  uint32_t *rt_order;   /* runtime calls by start */
-  uint32_t *op_order;   /* GPU ops by start */
-  uint32_t *rt_wait;    /* per call: the op a blocking call waited for, DG_NONE */
-  uint32_t *rt_prev;    /* per call: the call before it on its thread (by start), DG_NONE */
+  const uint32_t *rt_order;   /* the graph's fixed orders (dg_order) */
+  const uint32_t *op_order;
+  const uint32_t *rt_wait;
+  const uint32_t *rt_prev;
+  const uint32_t *w_off, *w_rt;
   int64_t *rs, *re;     /* per call: replayed start / end */
   int64_t *os, *oe;     /* per op */
   uint8_t *ob;          /* per op: B_* of the dependency that bound its start (baseline) */
   uint32_t *obi;        /* per op: that dependency (st.rt or st.gpu index) */
-  uint32_t *w_off, *w_rt; /* per op: the blocking calls waiting for it (CSR) */
   int64_t *delta;       /* per track: replayed - recorded time of the thread now */
   int64_t *last_end;    /* per track: recorded end of its last call */
   int64_t *delta_prev;  /* per track: its shift when that call ended */
@@ -57,27 +57,86 @@ FA_SORT_DEFINE(sort_ikey, ikey, IK_LESS)
 #define IKT_LESS(a, b) ((a)->track != (b)->track ? (a)->track < (b)->track : IK_LESS(a, b))
 FA_SORT_DEFINE(sort_ikey_track, ikey, IKT_LESS)
 
+static void *zalloc(fa_alloc *a, size_t n) { return n ? fa_calloc(a, n) : NULL; }
+
+void dg_order_free(fsdpa_ctx *c, depgraph *g) {
+  fa_alloc *a = &c->alloc;
+  dg_order *o = &g->ord;
+  fa_free(a, o->rt_order, o->nrt * sizeof(uint32_t));
+  fa_free(a, o->op_order, g->nops * sizeof(uint32_t));
+  fa_free(a, o->rt_wait, o->nrt * sizeof(uint32_t));
+  fa_free(a, o->rt_prev, o->nrt * sizeof(uint32_t));
+  fa_free(a, o->w_off, (g->nops + 1) * sizeof(uint32_t));
+  fa_free(a, o->w_rt, g->nblk * sizeof(uint32_t));
+  memset(o, 0, sizeof *o);
+}
+
+fsdpa_status dg_order_build(fsdpa_ctx *c, depgraph *g) {
+  const store *st = &c->st;
+  fa_alloc *a = &c->alloc;
+  dg_order *o = &g->ord;
+  size_t nrt = st->rt.len, nop = g->nops;
+  o->nrt = nrt;
+  size_t nk = nrt > nop ? nrt : nop;
+  ikey *k = nk ? fa_malloc(a, nk * sizeof *k) : NULL;
+  uint32_t *fill = zalloc(a, nop * sizeof(uint32_t));
+  o->rt_order = zalloc(a, nrt * sizeof(uint32_t));
+  o->op_order = zalloc(a, nop * sizeof(uint32_t));
+  o->rt_wait = zalloc(a, nrt * sizeof(uint32_t));
+  o->rt_prev = zalloc(a, nrt * sizeof(uint32_t));
+  o->w_off = fa_calloc(a, (nop + 1) * sizeof(uint32_t));
+  o->w_rt = zalloc(a, g->nblk * sizeof(uint32_t));
+  if ((nk && !k) || (nop && (!fill || !o->op_order)) || (nrt && (!o->rt_order || !o->rt_wait || !o->rt_prev)) ||
+      !o->w_off || (g->nblk && !o->w_rt)) {
+    fa_free(a, k, nk * sizeof *k);
+    fa_free(a, fill, nop * sizeof(uint32_t));
+    dg_order_free(c, g);
+    return ctx_fail(c, fa_fail_status(a), "out of memory (dependency graph)");
+  }
+  /* calls by start, and each call's predecessor on its thread */
+  for (size_t i = 0; i < nrt; i++) {
+    const ev_rec *r = STORE_REC(&st->rt, i);
+    k[i] = (ikey){r->ts, (uint32_t)i, r->track};
+  }
+  sort_ikey_track(k, nrt);
+  for (size_t i = 0; i < nrt; i++) o->rt_prev[k[i].i] = i && k[i - 1].track == k[i].track ? k[i - 1].i : DG_NONE;
+  sort_ikey(k, nrt);
+  for (size_t i = 0; i < nrt; i++) o->rt_order[i] = k[i].i;
+  for (size_t i = 0; i < nop; i++) {
+    const ev_rec *r = STORE_REC(&st->gpu, i);
+    k[i] = (ikey){r->ts, (uint32_t)i, 0};
+  }
+  sort_ikey(k, nop);
+  for (size_t i = 0; i < nop; i++) o->op_order[i] = k[i].i;
+  fa_free(a, k, nk * sizeof *k);
+  /* blocking calls and the op each waited for; per op the calls waiting */
+  for (size_t i = 0; i < nrt; i++) o->rt_wait[i] = DG_NONE;
+  for (size_t i = 0; i < g->nblk; i++)
+    if (g->blk[i].op != DG_NONE && g->blk[i].op < nop) {
+      o->rt_wait[g->blk[i].rt] = g->blk[i].op;
+      o->w_off[g->blk[i].op + 1]++;
+    }
+  for (size_t i = 0; i < nop; i++) o->w_off[i + 1] += o->w_off[i];
+  for (size_t i = 0; i < g->nblk; i++)
+    if (g->blk[i].op != DG_NONE && g->blk[i].op < nop)
+      o->w_rt[o->w_off[g->blk[i].op] + fill[g->blk[i].op]++] = g->blk[i].rt;
+  fa_free(a, fill, nop * sizeof(uint32_t));
+  return FSDPA_OK;
+}
+
 static void sim_free(sim *s) {
   fa_alloc *a = &s->c->alloc;
-  fa_free(a, s->rt_order, s->nrt * sizeof(uint32_t));
-  fa_free(a, s->op_order, s->nop * sizeof(uint32_t));
-  fa_free(a, s->rt_wait, s->nrt * sizeof(uint32_t));
-  fa_free(a, s->rt_prev, s->nrt * sizeof(uint32_t));
   fa_free(a, s->rs, s->nrt * sizeof(int64_t));
   fa_free(a, s->re, s->nrt * sizeof(int64_t));
   fa_free(a, s->os, s->nop * sizeof(int64_t));
   fa_free(a, s->oe, s->nop * sizeof(int64_t));
   fa_free(a, s->ob, s->nop);
   fa_free(a, s->obi, s->nop * sizeof(uint32_t));
-  fa_free(a, s->w_off, (s->nop + 1) * sizeof(uint32_t));
-  fa_free(a, s->w_rt, s->g->nblk * sizeof(uint32_t));
   fa_free(a, s->delta, s->ntracks * sizeof(int64_t));
   fa_free(a, s->last_end, s->ntracks * sizeof(int64_t));
   fa_free(a, s->delta_prev, s->ntracks * sizeof(int64_t));
   memset(s, 0, sizeof *s);
 }
-
-static void *zalloc(fa_alloc *a, size_t n) { return n ? fa_calloc(a, n) : NULL; }
 
 static fsdpa_status sim_open(fsdpa_ctx *c, const depgraph *g, sim *s) {
   memset(s, 0, sizeof *s);
@@ -85,67 +144,28 @@ static fsdpa_status sim_open(fsdpa_ctx *c, const depgraph *g, sim *s) {
   s->g = g;
   const store *st = &c->st;
   fa_alloc *a = &c->alloc;
-  s->nrt = st->rt.len;
+  s->nrt = g->ord.nrt;
   s->nop = g->nops;
   s->ntracks = st->tracks.len ? st->tracks.len : 1;
-  size_t nk = s->nrt > s->nop ? s->nrt : s->nop;
-  ikey *k = nk ? fa_malloc(a, nk * sizeof *k) : NULL;
-  s->rt_order = zalloc(a, s->nrt * sizeof(uint32_t));
-  s->op_order = zalloc(a, s->nop * sizeof(uint32_t));
-  s->rt_wait = zalloc(a, s->nrt * sizeof(uint32_t));
-  s->rt_prev = zalloc(a, s->nrt * sizeof(uint32_t));
+  s->rt_order = g->ord.rt_order;
+  s->op_order = g->ord.op_order;
+  s->rt_wait = g->ord.rt_wait;
+  s->rt_prev = g->ord.rt_prev;
+  s->w_off = g->ord.w_off;
+  s->w_rt = g->ord.w_rt;
   s->rs = zalloc(a, s->nrt * sizeof(int64_t));
   s->re = zalloc(a, s->nrt * sizeof(int64_t));
   s->os = zalloc(a, s->nop * sizeof(int64_t));
   s->oe = zalloc(a, s->nop * sizeof(int64_t));
   s->ob = zalloc(a, s->nop);
   s->obi = zalloc(a, s->nop * sizeof(uint32_t));
-  s->w_off = fa_calloc(a, (s->nop + 1) * sizeof(uint32_t));
-  s->w_rt = zalloc(a, g->nblk * sizeof(uint32_t));
   s->delta = fa_calloc(a, s->ntracks * sizeof(int64_t));
   s->last_end = fa_calloc(a, s->ntracks * sizeof(int64_t));
   s->delta_prev = fa_calloc(a, s->ntracks * sizeof(int64_t));
-  if (!s->delta_prev || (nk && !k) || (s->nrt && (!s->rt_order || !s->rt_wait || !s->rt_prev || !s->rs || !s->re)) ||
-      (s->nop && (!s->op_order || !s->os || !s->oe || !s->ob || !s->obi)) || !s->w_off ||
-      (g->nblk && !s->w_rt) || !s->delta || !s->last_end) {
-    fa_free(a, k, nk * sizeof *k);
+  if (!s->delta_prev || (s->nrt && (!s->rs || !s->re)) || (s->nop && (!s->os || !s->oe || !s->ob || !s->obi)) ||
+      !s->delta || !s->last_end || !s->w_off) {
     sim_free(s);
     return ctx_fail(c, fa_fail_status(a), "out of memory (critical path)");
-  }
-  /* calls by start, and each call's predecessor on its thread */
-  for (size_t i = 0; i < s->nrt; i++) {
-    const ev_rec *r = STORE_REC(&st->rt, i);
-    k[i] = (ikey){r->ts, (uint32_t)i, r->track};
-  }
-  sort_ikey_track(k, s->nrt);
-  for (size_t i = 0; i < s->nrt; i++) s->rt_prev[k[i].i] = i && k[i - 1].track == k[i].track ? k[i - 1].i : DG_NONE;
-  sort_ikey(k, s->nrt);
-  for (size_t i = 0; i < s->nrt; i++) s->rt_order[i] = k[i].i;
-  for (size_t i = 0; i < s->nop; i++) {
-    const ev_rec *r = STORE_REC(&st->gpu, i);
-    k[i] = (ikey){r->ts, (uint32_t)i, 0};
-  }
-  sort_ikey(k, s->nop);
-  for (size_t i = 0; i < s->nop; i++) s->op_order[i] = k[i].i;
-  fa_free(a, k, nk * sizeof *k);
-  /* blocking calls and the op each waited for; per op the calls waiting */
-  for (size_t i = 0; i < s->nrt; i++) s->rt_wait[i] = DG_NONE;
-  for (size_t i = 0; i < g->nblk; i++)
-    if (g->blk[i].op != DG_NONE && g->blk[i].op < s->nop) {
-      s->rt_wait[g->blk[i].rt] = g->blk[i].op;
-      s->w_off[g->blk[i].op + 1]++;
-    }
-  for (size_t i = 0; i < s->nop; i++) s->w_off[i + 1] += s->w_off[i];
-  {
-    uint32_t *fill = zalloc(a, s->nop * sizeof(uint32_t));
-    if (s->nop && !fill) {
-      sim_free(s);
-      return ctx_fail(c, fa_fail_status(a), "out of memory (critical path)");
-    }
-    for (size_t i = 0; i < g->nblk; i++)
-      if (g->blk[i].op != DG_NONE && g->blk[i].op < s->nop)
-        s->w_rt[s->w_off[g->blk[i].op] + fill[g->blk[i].op]++] = g->blk[i].rt;
-    fa_free(a, fill, s->nop * sizeof(uint32_t));
   }
   return FSDPA_OK;
 }
@@ -307,35 +327,46 @@ static void start_op(sim *s, const dg_mods *m, uint32_t k, int record) {
   }
 }
 
-/* Replay with m (NULL: as recorded; record the binding dependencies). */
+/* Replay with m (NULL: as recorded; record the binding dependencies).  A
+ * what-if stops after the last call or op starting by the end of its window:
+ * what starts later ends later, and the window's saving is read from what
+ * ends inside it (a blocking call waits for an op that started before it
+ * ended, and a thread goes on after its call ends). */
 static void replay(sim *s, const dg_mods *m) {
   memset(s->delta, 0, s->ntracks * sizeof(int64_t));
   memset(s->last_end, 0, s->ntracks * sizeof(int64_t));
   memset(s->delta_prev, 0, s->ntracks * sizeof(int64_t));
   const store *st = &s->c->st;
+  int64_t stop = m ? m->t1 : INT64_MAX;
   size_t i = 0, j = 0;
   while (i < s->nrt || j < s->nop) {
     /* calls first at equal starts: a launch before the op it launches */
-    int call = j >= s->nop ||
-               (i < s->nrt && STORE_REC(&st->rt, s->rt_order[i])->ts <= STORE_REC(&st->gpu, s->op_order[j])->ts);
+    int64_t ct = i < s->nrt ? STORE_REC(&st->rt, s->rt_order[i])->ts : INT64_MAX;
+    int64_t ot = j < s->nop ? STORE_REC(&st->gpu, s->op_order[j])->ts : INT64_MAX;
+    int call = j >= s->nop || (i < s->nrt && ct <= ot);
+    if ((call ? ct : ot) > stop) break;
     if (call) start_call(s, m, s->rt_order[i++]);
     else start_op(s, m, s->op_order[j++], m == NULL);
   }
 }
 
 /* The latest recorded end of the calls and ops ending in [t0, t1], and the
- * latest replayed end of the same set. */
+ * latest replayed end of the same set (all of them start by t1). */
 static void latest(const sim *s, int64_t t0, int64_t t1, int64_t *rec, int64_t *rep) {
   const store *st = &s->c->st;
   *rec = *rep = INT64_MIN;
-  for (size_t i = 0; i < s->nrt; i++) {
+  for (size_t k = 0; k < s->nrt; k++) {
+    uint32_t i = s->rt_order[k];
     const ev_rec *r = STORE_REC(&st->rt, i);
+    if (r->ts > t1) break;
     if (r->end < t0 || r->end > t1) continue;
     if (r->end > *rec) *rec = r->end;
     if (s->re[i] > *rep) *rep = s->re[i];
   }
-  for (size_t i = 0; i < s->nop; i++) {
+  for (size_t k = 0; k < s->nop; k++) {
+    uint32_t i = s->op_order[k];
     const ev_rec *r = STORE_REC(&st->gpu, i);
+    if (r->ts > t1) break;
     if (r->end < t0 || r->end > t1) continue;
     if (r->end > *rec) *rec = r->end;
     if (s->oe[i] > *rep) *rep = s->oe[i];
@@ -397,8 +428,15 @@ fsdpa_status dg_saving(fsdpa_ctx *c, const dg_mods *m, int64_t *saving) {
 }
 
 void dg_saving_write(jsonw *w, const dg_mods *m, int64_t saving, const char *change) {
+  /* a window past the int64 range (hostile timestamps) has no length to
+   * share a saving by: no saving is claimed over it */
+  int64_t win;
+  if (saving == FSDPA_ABSENT || m->t1 <= m->t0 || __builtin_sub_overflow(m->t1, m->t0, &win)) {
+    win = FSDPA_ABSENT;
+    saving = FSDPA_ABSENT;
+  }
   jw_ki64(w, "saving_ns", saving);
-  jw_ki64(w, "saving_window_ns", saving == FSDPA_ABSENT ? FSDPA_ABSENT : m->t1 - m->t0);
+  jw_ki64(w, "saving_window_ns", win);
   jw_kstr(w, "saving_change", change);
 }
 

@@ -17,7 +17,7 @@ contract.md ("Diff") defines every number.
 import ctypes
 import json
 import os
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union, cast
 
 from . import _capi as C
 from . import _lib
@@ -82,7 +82,7 @@ def _run_text(run: Run, params: Optional[Dict[str, ParamValue]], max_memory_byte
                 return f.read()
         return analyze(path, params=params, max_memory_bytes=max_memory_bytes,
                        html=False).json.encode("utf-8")
-    paths = list(run)
+    paths: List[PathLike] = list(cast(Sequence[PathLike], run))
     return analyze(paths, params=params, max_memory_bytes=max_memory_bytes,
                    html=False).json.encode("utf-8")
 
@@ -209,8 +209,8 @@ def diff(base: Run, new: Run, *, fail_on_regression: Optional[float] = None,
     n = _run_text(new, params, max_memory_bytes)
     opts = {"fail_on_regression": fail_on_regression, "min_change": min_change,
             "max_memory_bytes": max_memory_bytes}
-    text, _ = _diff_call(b, n, _options("json", width=100, **opts))
+    text, _ = _diff_call(b, n, _options("json", fail_on_regression, min_change, 100, max_memory_bytes))
     return Diff(text, b, n, opts)
 
 
-__all__: Iterable[str] = ["Diff", "Table", "diff"]
+__all__ = ["Diff", "Table", "diff"]

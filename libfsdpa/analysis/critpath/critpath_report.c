@@ -32,9 +32,36 @@ typedef struct sref {
   size_t i;
 } sref;
 #define SR_LONGER(a, b) ((a)->len != (b)->len ? (a)->len > (b)->len : (a)->s < (b)->s)
-FA_SORT_DEFINE(sort_longest, sref, SR_LONGER)
 #define SR_EARLIER(a, b) ((a)->s < (b)->s)
 FA_SORT_DEFINE(sort_earliest, sref, SR_EARLIER)
+
+/* The k longest segments into r[0..k) (ties: the earlier), in one pass:
+ * the path of a long trace has millions of segments and k is small. */
+static size_t longest(const dg_path *p, sref *r, size_t k) {
+  size_t n = 0;
+  for (size_t j = 0; j < p->nseg; j++) {
+    sref x = {p->seg[j].e - p->seg[j].s, p->seg[j].s, j};
+    if (n == k && !SR_LONGER(&x, &r[n - 1])) continue;
+    size_t q = n < k ? n++ : n - 1;
+    while (q > 0 && SR_LONGER(&x, &r[q - 1])) {
+      r[q] = r[q - 1];
+      q--;
+    }
+    r[q] = x;
+  }
+  return n;
+}
+
+/* The first segment ending after t (segments tile the path in time order). */
+static size_t seg_after(const dg_path *p, int64_t t) {
+  size_t lo = 0, hi = p->nseg;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (p->seg[mid].e <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 
 static void evidence(jsonw *w, const dg_evidence *e) {
   jw_obj(w);
@@ -100,7 +127,7 @@ fsdpa_status critpath_json(fsdpa_ctx *c, jsonw *w) {
   size_t nit = source == ITS_NONE ? 0 : nwin < CP_ITERATIONS ? nwin : CP_ITERATIONS;
   for (size_t i = 0; i < nit; i++) {
     int64_t by[DG_P__N] = {0}, len = 0;
-    for (size_t j = 0; j < p.nseg; j++) {
+    for (size_t j = seg_after(&p, win[i].ts); j < p.nseg && p.seg[j].s < win[i].end; j++) {
       int64_t s = p.seg[j].s > win[i].ts ? p.seg[j].s : win[i].ts;
       int64_t e = p.seg[j].e < win[i].end ? p.seg[j].e : win[i].end;
       if (e > s) {
@@ -120,14 +147,11 @@ fsdpa_status critpath_json(fsdpa_ctx *c, jsonw *w) {
   jw_arr_end(w);
   jw_ku64(w, "iterations_omitted", source == ITS_NONE ? 0 : nwin - nit);
   /* the longest segments, in time order */
-  size_t n = p.nseg < CP_SEGMENTS ? p.nseg : CP_SEGMENTS;
-  sref *r = p.nseg ? fa_malloc(&c->alloc, p.nseg * sizeof *r) : NULL;
-  if (p.nseg && !r) st = fa_fail_status(&c->alloc);
+  sref r[CP_SEGMENTS];
+  size_t n = longest(&p, r, CP_SEGMENTS);
   jw_key(w, "segments");
   jw_arr(w);
-  if (r) {
-    for (size_t j = 0; j < p.nseg; j++) r[j] = (sref){p.seg[j].e - p.seg[j].s, p.seg[j].s, j};
-    sort_longest(r, p.nseg);
+  {
     sort_earliest(r, n);
     for (size_t k = 0; k < n; k++) {
       const dg_seg *sg = &p.seg[r[k].i];
@@ -140,7 +164,6 @@ fsdpa_status critpath_json(fsdpa_ctx *c, jsonw *w) {
       else jw_strn(w, store_name(&c->st, sg->what), intern_len(&c->st.names, sg->what));
       jw_obj_end(w);
     }
-    fa_free(&c->alloc, r, p.nseg * sizeof *r);
   }
   jw_arr_end(w);
   jw_ku64(w, "segment_count", p.nseg);

@@ -73,9 +73,13 @@ static fsdpa_status build(fsdpa_ctx *c, const qwin *w, ef_table *t) {
     if (qwin_selects(w, &v->streams[i])) cap += v->streams[i].nops;
   ent *e = fa_malloc(a, (cap ? cap : 1) * sizeof *e);
   ckey *k = fa_malloc(a, (cap ? cap : 1) * sizeof *k);
+  /* kernel_runs_tf32 by GPU op name, once per name (0 unknown, 1 no, 2 yes):
+   * a matrix op's kernels repeat across its calls */
+  size_t nnames = intern_count(&s->names);
+  uint8_t *tf32_of = fa_calloc(a, nnames ? nnames : 1);
   t->calls = fa_malloc(a, (cap ? cap : 1) * sizeof *t->calls);
   t->calls_alloc = cap ? cap : 1;
-  if (!e || !k || !t->calls) {
+  if (!e || !k || !t->calls || !tf32_of) {
     st = fa_fail_status(a);
     goto done;
   }
@@ -115,7 +119,12 @@ static fsdpa_status build(fsdpa_ctx *c, const qwin *w, ef_table *t) {
       op_attr_class(c, oa, op->name, &cat, &model);
       for (size_t q = i; q < j && pm_is_matrix(model) && !x->tf32; q++) {
         uint32_t gn = STORE_REC(&s->gpu, e[q].gpu)->name;
-        x->tf32 = (uint8_t)kernel_runs_tf32(store_name(s, gn), intern_len(&s->names, gn));
+        if (gn >= nnames) {
+          x->tf32 = (uint8_t)kernel_runs_tf32(store_name(s, gn), intern_len(&s->names, gn));
+          continue;
+        }
+        if (!tf32_of[gn]) tf32_of[gn] = kernel_runs_tf32(store_name(s, gn), intern_len(&s->names, gn)) ? 2 : 1;
+        x->tf32 = tf32_of[gn] == 2;
       }
     } else {
       /* unattributed: one row per GPU op name and class */
@@ -176,6 +185,7 @@ static fsdpa_status build(fsdpa_ctx *c, const qwin *w, ef_table *t) {
 done:
   fa_free(a, e, (cap ? cap : 1) * sizeof *e);
   fa_free(a, k, (cap ? cap : 1) * sizeof *k);
+  fa_free(a, tf32_of, nnames ? nnames : 1);
   if (st) {
     ef_free(t);
     return st;

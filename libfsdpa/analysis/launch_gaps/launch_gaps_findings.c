@@ -533,20 +533,24 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
   fmt_dur(t_dp, sizeof t_dp, k->ns[DG_C_DISPATCH]);
   fmt_dur(t_un, sizeof t_un, k->ns[DG_C_UNKNOWN]);
   fmt_dur(t_hb, sizeof t_hb, o->host_ns);
-  int64_t top_ns = 0;
+  int64_t top_host_ns = 0;
   int graphs = replays_graphs(c, o->q.t0, o->q.t1);
   for (int i = 0; i < k->ntop; i++)  /* what the main cause mostly was */
     if (k->top[i].cause == o->main_cause && k->top[i].wkind != DG_W_NONE) {
       dg_cause_what(c, &k->top[i], top, sizeof top);
-      top_ns = k->top[i].wkind == DG_W_NAME ? k->top[i].ns : 0;
+      top_host_ns = k->top[i].wkind == DG_W_NAME ? k->top[i].host_ns : 0;
       break;
     }
   /* host work done in line: one named CPU op or annotation holds most of the
    * not-launched idle, in long gaps (preprocessing before the first kernel),
-   * not the many short gaps of a launch rate that fewer launches would cure */
-  int host_work = o->main_cause == DG_C_NOT_LAUNCHED && top_ns > 0 && o->ranges.n &&
+   * inside instances that launched no GPU work themselves; not the many short
+   * gaps of a launch rate that fewer launches would cure, nor the time
+   * between the launches of a module's forward (its annotation spans the
+   * gaps, but the thread was launching its kernels) */
+  int host_work = o->main_cause == DG_C_NOT_LAUNCHED && top_host_ns > 0 && o->ranges.n &&
                   o->ranges.w[0] >= c->params[P_STARVATION_HOST_WORK_GAP_NS] &&
-                  (double)top_ns * 1e6 >= (double)c->params[P_STARVATION_EXPLAINED_PPM] * (double)k->ns[DG_C_NOT_LAUNCHED];
+                  (double)top_host_ns * 1e6 >=
+                      (double)c->params[P_STARVATION_EXPLAINED_PPM] * (double)k->ns[DG_C_NOT_LAUNCHED];
   double sh = lg_share(k->ns[o->main_cause], k->idle_ns);
   char title[512], detail[3072], why[600], warm[200] = "";
   if (d->warmup_idle_ns != FSDPA_ABSENT) {
@@ -623,7 +627,7 @@ static fsdpa_status starve_word(fsdpa_ctx *c, const steady *y, int64_t rank, fin
         snprintf(why, sizeof why,
                  "Most of it (%.1f%%) the next op had not been launched yet: the launching thread was in %s for "
                  "%.1f%% of that time, host work done in line before the GPU could go on",
-                 100.0 * sh, top, 100.0 * lg_share(top_ns, k->ns[DG_C_NOT_LAUNCHED]));
+                 100.0 * sh, top, 100.0 * lg_share(top_host_ns, k->ns[DG_C_NOT_LAUNCHED]));
         advice = wl_dataloader
                      ? "Do that host work ahead of the GPU instead of in line: in DataLoader worker processes "
                        "(num_workers>0, pin_memory=True) or a background thread that prepares the next input "

@@ -128,6 +128,7 @@ static void causes_obj(const fsdpa_ctx *c, jsonw *w, const dg_causes *k) {
       jw_kstr(w, "what", what);
     }
     jw_ki64(w, "ns", k->top[i].ns);
+    jw_ki64(w, "host_only_ns", k->top[i].host_ns);
     jw_obj_end(w);
   }
   jw_arr_end(w);
