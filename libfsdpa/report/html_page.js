@@ -485,7 +485,7 @@
     }
     main.appendChild(el('div', { cls: 'hint', text: 'A cause comes first and the symptoms it explains are indented under it; ' +
       (nranks > 1 ? 'a finding of several ranks shows its worst rank, the others one click below; ' : '') +
-      'click a finding (or focus it and press Enter) to highlight its time ranges: ' +
+      'click a finding (or focus it and press Enter) to read it whole and highlight its time ranges: ' +
       'findings about runtime calls on the CPU thread that made them, the others on the GPU streams. Esc clears.' }));
     /* never let costs that overlap read as if they added up */
     var over = arr(get(REPORT, 'job.per_rank')).filter(function (r) { return num(r.span_ns) && r.findings_cost_ns > r.span_ns; });
