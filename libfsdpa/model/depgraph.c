@@ -169,36 +169,33 @@ static fsdpa_status ops_build(bld *b) {
   return FSDPA_OK;
 }
 
-/* The last call of thread tr in a[0..n) starting before t, or NULL. */
-static const tcall *tc_before(const tcall *a, size_t n, uint32_t tr, int64_t t) {
+/* Index of the first call in a[0..n) at or after (tr, t) in (thread, start)
+ * order; after: past the calls starting at t too. */
+static size_t tc_lower(const tcall *a, size_t n, uint32_t tr, int64_t t, int after) {
   size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (a[mid].track < tr || (a[mid].track == tr && a[mid].ts < t)) lo = mid + 1;
+    if (a[mid].track < tr || (a[mid].track == tr && (a[mid].ts < t || (after && a[mid].ts == t)))) lo = mid + 1;
     else hi = mid;
   }
+  return lo;
+}
+
+/* The last call of thread tr in a[0..n) starting before t, or NULL. */
+static const tcall *tc_before(const tcall *a, size_t n, uint32_t tr, int64_t t) {
+  size_t lo = tc_lower(a, n, tr, t, 0);
   return lo && a[lo - 1].track == tr ? &a[lo - 1] : NULL;
 }
 
 /* The first call of thread tr in a[0..n) starting at or after t, or NULL. */
 static const tcall *tc_from(const tcall *a, size_t n, uint32_t tr, int64_t t) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (a[mid].track < tr || (a[mid].track == tr && a[mid].ts < t)) lo = mid + 1;
-    else hi = mid;
-  }
+  size_t lo = tc_lower(a, n, tr, t, 0);
   return lo < n && a[lo].track == tr ? &a[lo] : NULL;
 }
 
 /* The first call of thread tr in a[0..n) starting after t, or NULL. */
 static const tcall *tc_after(const tcall *a, size_t n, uint32_t tr, int64_t t) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (a[mid].track < tr || (a[mid].track == tr && a[mid].ts <= t)) lo = mid + 1;
-    else hi = mid;
-  }
+  size_t lo = tc_lower(a, n, tr, t, 1);
   return lo < n && a[lo].track == tr ? &a[lo] : NULL;
 }
 
