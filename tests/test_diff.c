@@ -1,7 +1,7 @@
 /* fsdpa_diff() on hand-written reports with known answers (step time and
  * its spread, the gate, per-iteration values, tables, findings), its errors
  * and allocation failures, and the JSON tree it reads reports with
- * (util/jdom).  The CLI on generated runs with a known regression is
+ * (util/jdoc).  The CLI on generated runs with a known regression is
  * tests/diff_check.py. */
 #define FSDPA_EXPERIMENTAL
 #include <stdio.h>
@@ -9,60 +9,71 @@
 #include <string.h>
 #include "support/testutil.h"
 #include "support/tjson.h"
-#include "util/jdom.h"
+#include "util/jdoc.h"
 
 /* ---- the tree ---- */
 
-START_TEST(t_jdom) {
+START_TEST(t_jdoc) {
   fa_alloc a;
   fa_init(&a, NULL, 0);
-  jd_doc d;
+  jdoc d;
   const char *s = "{\"a\": [1, -2, 3.5, 1e3, -0.25e-2, 18446744073709551616, null, true, false],"
                   " \"s\": \"x\\u00e9\\n\\\"y\", \"o\": {\"k\": {\"deep\": 7}}, \"e\": [], \"f\": {}}";
-  ck_assert_int_eq(jd_parse(&d, &a, s, strlen(s)), FSDPA_OK);
-  const jd_node *r = jd_root(&d), *arr = jd_get(&d, r, "a");
+  ck_assert_int_eq(jdc_parse(&a, s, strlen(s), &d, NULL, 0), FSDPA_OK);
+  const jdc_node *r = jdc_root(&d), *arr = jdc_get(&d, r, "a");
   ck_assert_uint_eq(arr->n, 9);
+  /* every value's bytes as they were written */
+  ck_assert(arr->raw_len > 2 && arr->raw[0] == '[' && arr->raw[arr->raw_len - 1] == ']');
+  ck_assert_uint_eq(r->raw_len, strlen(s));
   int64_t i;
   double f;
-  const jd_node *x = jd_first(&d, arr);
-  ck_assert(jd_i64(x, &i) && i == 1);
-  x = jd_next(&d, x);
-  ck_assert(jd_i64(x, &i) && i == -2);
-  x = jd_next(&d, x);
-  ck_assert(!jd_i64(x, &i) && jd_f64(x, &f) && f == 3.5);
-  x = jd_next(&d, x);
-  ck_assert(!jd_i64(x, &i) && jd_f64(x, &f) && f == 1000.0);
-  x = jd_next(&d, x);
-  ck_assert(jd_f64(x, &f) && f > -0.0025000001 && f < -0.0024999999);
-  x = jd_next(&d, x);
-  ck_assert_msg(!jd_i64(x, &i), "2^64 is not an int64");
-  ck_assert(jd_f64(x, &f) && f == 18446744073709551616.0);
-  x = jd_next(&d, x);
-  ck_assert(x->type == JD_NULL && !jd_i64(x, &i) && !jd_f64(x, &f));
-  ck_assert(jd_next(&d, x)->type == JD_TRUE && jd_next(&d, jd_next(&d, x))->type == JD_FALSE);
+  const jdc_node *x = jdc_first(&d, arr);
+  ck_assert(jdc_to_i64(x, &i) && i == 1);
+  x = jdc_next(&d, x);
+  ck_assert(jdc_to_i64(x, &i) && i == -2);
+  x = jdc_next(&d, x);
+  ck_assert(!jdc_to_i64(x, &i) && jdc_to_f64(x, &f) && f == 3.5);
+  x = jdc_next(&d, x);
+  ck_assert(!jdc_to_i64(x, &i) && jdc_to_f64(x, &f) && f == 1000.0);
+  x = jdc_next(&d, x);
+  ck_assert(jdc_to_f64(x, &f) && f > -0.0025000001 && f < -0.0024999999);
+  ck_assert_uint_eq(x->raw_len, 8);
+  x = jdc_next(&d, x);
+  ck_assert_msg(!jdc_to_i64(x, &i), "2^64 is not an int64");
+  ck_assert(jdc_i64(x, -5) == -5);
+  ck_assert(jdc_to_f64(x, &f) && f == 18446744073709551616.0);
+  x = jdc_next(&d, x);
+  ck_assert(x->type == JDC_NULL && !jdc_to_i64(x, &i) && !jdc_to_f64(x, &f));
+  ck_assert(jdc_next(&d, x)->type == JDC_TRUE && jdc_next(&d, jdc_next(&d, x))->type == JDC_FALSE);
+  const jdc_node *str = jdc_get(&d, r, "s");
   char buf[16];
-  ck_assert_uint_eq(jd_str(jd_get(&d, r, "s"), buf, sizeof buf), 6);
+  ck_assert_uint_eq(jdc_str_copy(str, buf, sizeof buf), 6);
   ck_assert_str_eq(buf, "x\xc3\xa9\n\"y");
-  /* cut: never inside an escape, never inside a UTF-8 sequence */
-  ck_assert_uint_eq(jd_str(jd_get(&d, r, "s"), buf, 2), 1);
+  ck_assert_uint_eq(str->raw_len, 14);
+  ck_assert(str->raw[0] == '"' && str->raw[13] == '"');
+  /* cut: never inside a UTF-8 sequence */
+  ck_assert_uint_eq(jdc_str_copy(str, buf, 2), 1);
   ck_assert_str_eq(buf, "x");
-  ck_assert_uint_eq(jd_str(jd_get(&d, r, "s"), buf, 5), 1);
+  ck_assert_uint_eq(jdc_str_copy(str, buf, 3), 1);
   ck_assert_str_eq(buf, "x");
-  ck_assert_uint_eq(jd_str(jd_get(&d, r, "s"), buf, 8), 3);
+  ck_assert_uint_eq(jdc_str_copy(str, buf, 4), 3);
   ck_assert_str_eq(buf, "x\xc3\xa9");
-  ck_assert(jd_i64(jd_path(&d, r, "o", "k", "deep", NULL), &i) && i == 7);
-  ck_assert_ptr_null(jd_path(&d, r, "o", "missing", "deep", NULL));
-  ck_assert_ptr_null(jd_first(&d, jd_get(&d, r, "e")));
-  ck_assert_ptr_null(jd_first(&d, jd_get(&d, r, "f")));
-  ck_assert(jd_str_is(jd_get(&d, r, "s"), "x\\u00e9\\n\\\"y"));
-  jd_free(&d);
+  ck_assert_uint_eq(jdc_str_copy(str, buf, 5), 4);
+  ck_assert(jdc_to_i64(jdc_path(&d, r, "o.k.deep"), &i) && i == 7);
+  ck_assert_ptr_null(jdc_path(&d, r, "o.missing.deep"));
+  ck_assert_ptr_null(jdc_first(&d, jdc_get(&d, r, "e")));
+  ck_assert_ptr_null(jdc_first(&d, jdc_get(&d, r, "f")));
+  ck_assert(jdc_str_is(str, "x\xc3\xa9\n\"y"));
+  jdc_free(&d);
   /* errors carry the offset */
   const char *bad[] = {"{\"a\": [1, 2}", "{\"a\" 1}", "[1, 2] x", "", "{\"a\": tru}"};
   const size_t off[] = {11, 5, 7, 0, 6};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-    ck_assert_int_eq(jd_parse(&d, &a, bad[k], strlen(bad[k])), FSDPA_EPARSE);
+    char msg[128];
+    ck_assert_int_eq(jdc_parse(&a, bad[k], strlen(bad[k]), &d, msg, sizeof msg), FSDPA_EPARSE);
     ck_assert_msg(d.err_off == off[k], "%s: offset %zu", bad[k], d.err_off);
-    jd_free(&d);
+    ck_assert(d.err[0] && strstr(msg, "at byte"));
+    jdc_free(&d);
   }
   ck_assert_uint_eq(a.used, 0);
 }
@@ -383,7 +394,7 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("diff");
-  TU_CASE(s, "tree", 0, NULL, t_jdom);
+  TU_CASE(s, "tree", 0, NULL, t_jdoc);
   TU_CASE(s, "diff", 0, NULL, t_step_time_spread_gate, t_job_tables_findings, t_no_steps, t_errors, t_alloc_failures);
   return tu_run_suite(s);
 }

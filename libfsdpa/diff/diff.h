@@ -12,7 +12,7 @@
 #define FSDPA_DIFF_DIFF_H
 #include "fsdpa/fsdpa.h"
 #include "util/alloc.h"
-#include "util/jdom.h"
+#include "util/jdoc.h"
 #include "util/jsonw.h"
 
 /* The metrics of a rank, in output order. */
@@ -58,15 +58,15 @@ typedef struct drank {
   int64_t iterations;       /* >= 1: ProfilerSteps, else inferred iterations, else 1 */
   int has_steps;            /* step time from ProfilerSteps (else GPU span per iteration) */
   dval m[DM__COUNT];
-  const jd_node *node;      /* its element of "ranks" */
+  const jdc_node *node;      /* its element of "ranks" */
 } drank;
 
 typedef struct drun {
-  jd_doc doc;
+  jdoc doc;
   drank *r;                 /* sorted by rank */
   size_t n, cap;
-  const jd_node *findings;  /* the report's "findings" */
-  const jd_node *inputs;
+  const jdc_node *findings;  /* the report's "findings" */
+  const jdc_node *inputs;
 } drun;
 
 /* ---- diff_read.c ---- */
@@ -93,7 +93,7 @@ typedef struct dcmp {       /* one metric of both runs */
 /* A row of a compared table (kernels, ops, collectives, FSDP units): its
  * values per iteration, the mean over the matched ranks that have it. */
 typedef struct dtrow {
-  const jd_node *row;       /* a representative row (new's, else base's): names */
+  const jdc_node *row;       /* a representative row (new's, else base's): names */
   int present[2];           /* ranks having it: base, new */
   int64_t ns[2];            /* kernels: total; ops: kernel time; collectives, units: exposed */
   int64_t aux_ns[2];        /* collectives and units: communication time */
@@ -108,7 +108,7 @@ typedef struct dtable {
 } dtable;
 
 typedef struct dfind {      /* findings of one (id, rank) */
-  const jd_node *f[2];      /* the worst of each run (NULL: none) */
+  const jdc_node *f[2];      /* the worst of each run (NULL: none) */
   int sev[2];               /* -1: none */
   int64_t cost[2];          /* Σ cost_ns per iteration of the rank */
   int status;

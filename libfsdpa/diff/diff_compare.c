@@ -84,7 +84,7 @@ typedef struct tent {
   double count;             /* per iteration */
   int64_t raw_ns;           /* as reported (rates) */
   double raw_count, flops;  /* flops: per call × count */
-  const jd_node *row;
+  const jdc_node *row;
 } tent;
 
 static int key_cmp(const tent *a, const tent *b) {
@@ -99,68 +99,71 @@ static int key_cmp(const tent *a, const tent *b) {
 #define TENT_LESS(a, b) (key_cmp(a, b) != 0 ? key_cmp(a, b) < 0 : (a)->side < (b)->side)
 FA_SORT_DEFINE(sort_tent, tent, TENT_LESS)
 
-/* The raw text of a value (a string without its quotes; null for none). */
-static void raw(const jd_node *x, const char **k, uint32_t *kn) {
-  if (!x || x->type == JD_NULL) {
+/* The text of a value as a key (a string decoded; null for none). */
+static void raw(const jdc_node *x, const char **k, uint32_t *kn) {
+  if (!x || x->type == JDC_NULL) {
     *k = "null";
     *kn = 4;
+  } else if (x->type == JDC_STR) {
+    *k = x->s;
+    *kn = (uint32_t)x->len;
   } else {
-    *k = x->v;
-    *kn = x->v_len;
+    *k = x->raw;
+    *kn = (uint32_t)x->raw_len;
   }
 }
 
-static const jd_node *table_of(const jd_doc *d, const jd_node *rank, int t) {
+static const jdc_node *table_of(const jdoc *d, const jdc_node *rank, int t) {
   switch (t) {
-    case T_KERNELS: return jd_get(d, rank, "kernels");
-    case T_OPS: return jd_get(d, rank, "ops");
-    case T_COLLECTIVES: return jd_path(d, rank, "overlap", "by_collective", NULL);
-    default: return jd_path(d, rank, "fsdp", "units", NULL);
+    case T_KERNELS: return jdc_get(d, rank, "kernels");
+    case T_OPS: return jdc_get(d, rank, "ops");
+    case T_COLLECTIVES: return jdc_path(d, rank, "overlap.by_collective");
+    default: return jdc_path(d, rank, "fsdp.units");
   }
 }
 
 /* One table row as an entry; 0 for the folded "(other)" rows. */
-static int entry(const jd_doc *d, const jd_node *x, int t, const drank *r, int side, tent *e) {
+static int entry(const jdoc *d, const jdc_node *x, int t, const drank *r, int side, tent *e) {
   memset(e, 0, sizeof *e);
   e->side = (uint8_t)side;
   e->row = x;
   int64_t ns = 0, aux = 0, cnt = 0;
   switch (t) {
     case T_KERNELS: {
-      const jd_node *name = jd_get(d, x, "name");
-      if (!name || name->type != JD_STR) return 0;
+      const jdc_node *name = jdc_get(d, x, "name");
+      if (!name || name->type != JDC_STR) return 0;
       raw(name, &e->k[0], &e->kn[0]);
-      jd_i64(jd_get(d, x, "total_ns"), &ns);
-      jd_i64(jd_get(d, x, "count"), &cnt);
+      jdc_to_i64(jdc_get(d, x, "total_ns"), &ns);
+      jdc_to_i64(jdc_get(d, x, "count"), &cnt);
       break;
     }
     case T_OPS: {
-      const jd_node *name = jd_get(d, x, "name"), *g = jd_get(d, x, "gpu_op");
-      if ((!name || name->type != JD_STR) && (!g || g->type != JD_STR)) return 0;
-      raw(name && name->type == JD_STR ? name : g, &e->k[0], &e->kn[0]);
-      raw(jd_get(d, x, "input_dims"), &e->k[1], &e->kn[1]);
-      raw(jd_get(d, x, "input_types"), &e->k[2], &e->kn[2]);
-      jd_i64(jd_get(d, x, "kernel_ns"), &ns);
-      jd_i64(jd_get(d, x, "count"), &cnt);
+      const jdc_node *name = jdc_get(d, x, "name"), *g = jdc_get(d, x, "gpu_op");
+      if ((!name || name->type != JDC_STR) && (!g || g->type != JDC_STR)) return 0;
+      raw(name && name->type == JDC_STR ? name : g, &e->k[0], &e->kn[0]);
+      raw(jdc_get(d, x, "input_dims"), &e->k[1], &e->kn[1]);
+      raw(jdc_get(d, x, "input_types"), &e->k[2], &e->kn[2]);
+      jdc_to_i64(jdc_get(d, x, "kernel_ns"), &ns);
+      jdc_to_i64(jdc_get(d, x, "count"), &cnt);
       int64_t f;
-      if (jd_i64(jd_get(d, x, "flops"), &f)) {
+      if (jdc_to_i64(jdc_get(d, x, "flops"), &f)) {
         e->has_flops = 1;
         e->flops = (double)f * (double)cnt;
       }
       break;
     }
     case T_COLLECTIVES:
-      raw(jd_get(d, x, "collective"), &e->k[0], &e->kn[0]);
-      jd_i64(jd_get(d, x, "exposed_ns"), &ns);
-      jd_i64(jd_get(d, x, "comm_ns"), &aux);
-      jd_i64(jd_get(d, x, "count"), &cnt);
+      raw(jdc_get(d, x, "collective"), &e->k[0], &e->kn[0]);
+      jdc_to_i64(jdc_get(d, x, "exposed_ns"), &ns);
+      jdc_to_i64(jdc_get(d, x, "comm_ns"), &aux);
+      jdc_to_i64(jdc_get(d, x, "count"), &cnt);
       break;
     default:
-      raw(jd_get(d, x, "name"), &e->k[0], &e->kn[0]);
-      raw(jd_get(d, x, "phase"), &e->k[1], &e->kn[1]);
-      jd_i64(jd_get(d, x, "exposed_measured_ns"), &ns);
-      jd_i64(jd_get(d, x, "comm_ns"), &aux);
-      jd_i64(jd_get(d, x, "steps"), &cnt);
+      raw(jdc_get(d, x, "name"), &e->k[0], &e->kn[0]);
+      raw(jdc_get(d, x, "phase"), &e->k[1], &e->kn[1]);
+      jdc_to_i64(jdc_get(d, x, "exposed_measured_ns"), &ns);
+      jdc_to_i64(jdc_get(d, x, "comm_ns"), &aux);
+      jdc_to_i64(jdc_get(d, x, "steps"), &cnt);
       break;
   }
   e->raw_ns = ns;
@@ -213,8 +216,8 @@ static fsdpa_status table(fa_alloc *a, const dresult *r, const drank *const *rk[
   size_t cap = 0;
   for (int s = 0; s < 2; s++)
     for (size_t i = 0; i < r->nmatched; i++) {
-      const jd_node *tb = table_of(&r->run[s]->doc, rk[s][i]->node, t);
-      cap += tb && tb->type == JD_ARR ? tb->n : 0;
+      const jdc_node *tb = table_of(&r->run[s]->doc, rk[s][i]->node, t);
+      cap += tb && tb->type == JDC_ARR ? tb->n : 0;
     }
   if (!cap) return FSDPA_OK;
   tent *e = fa_malloc(a, cap * sizeof *e);
@@ -222,8 +225,8 @@ static fsdpa_status table(fa_alloc *a, const dresult *r, const drank *const *rk[
   size_t n = 0;
   for (int s = 0; s < 2; s++)
     for (size_t i = 0; i < r->nmatched; i++) {
-      const jd_doc *d = &r->run[s]->doc;
-      for (const jd_node *x = jd_first(d, table_of(d, rk[s][i]->node, t)); x; x = jd_next(d, x))
+      const jdoc *d = &r->run[s]->doc;
+      for (const jdc_node *x = jdc_first(d, table_of(d, rk[s][i]->node, t)); x; x = jdc_next(d, x))
         n += entry(d, x, t, rk[s][i], s, &e[n]);
     }
   sort_tent(e, n);
@@ -277,7 +280,7 @@ typedef struct fent {
   uint8_t side;
   int sev;
   int64_t cost;     /* per iteration */
-  const jd_node *f;
+  const jdc_node *f;
 } fent;
 static int fent_cmp(const fent *a, const fent *b) {
   size_t n = a->idn < b->idn ? a->idn : b->idn;
@@ -289,8 +292,8 @@ static int fent_cmp(const fent *a, const fent *b) {
 #define FENT_LESS(a, b) (fent_cmp(a, b) != 0 ? fent_cmp(a, b) < 0 : (a)->side < (b)->side)
 FA_SORT_DEFINE(sort_fent, fent, FENT_LESS)
 
-static int severity(const jd_node *x) {
-  return jd_str_is(x, "critical") ? 2 : jd_str_is(x, "warning") ? 1 : jd_str_is(x, "info") ? 0 : -1;
+static int severity(const jdc_node *x) {
+  return jdc_str_is(x, "critical") ? 2 : jdc_str_is(x, "warning") ? 1 : jdc_str_is(x, "info") ? 0 : -1;
 }
 
 static const drank *find_rank(const drun *run, int64_t rank) {
@@ -311,22 +314,22 @@ static fsdpa_status findings(fa_alloc *a, dresult *r, int64_t floor) {
   if (!e) return fa_fail_status(a);
   size_t n = 0;
   for (int s = 0; s < 2; s++) {
-    const jd_doc *d = &r->run[s]->doc;
-    for (const jd_node *x = jd_first(d, r->run[s]->findings); x; x = jd_next(d, x)) {
-      const jd_node *id = jd_get(d, x, "id");
+    const jdoc *d = &r->run[s]->doc;
+    for (const jdc_node *x = jdc_first(d, r->run[s]->findings); x; x = jdc_next(d, x)) {
+      const jdc_node *id = jdc_get(d, x, "id");
       int64_t rank = -1, cost = 0;
-      jd_i64(jd_get(d, x, "rank"), &rank);
-      if (!id || id->type != JD_STR) continue;
+      jdc_to_i64(jdc_get(d, x, "rank"), &rank);
+      if (!id || id->type != JDC_STR) continue;
       /* a rank in one run only is listed as such, not as findings new or resolved */
       const drank *rk[2] = {find_rank(r->run[0], rank), find_rank(r->run[1], rank)};
       if (rank >= 0 && (!rk[0] || !rk[1])) continue;
-      jd_i64(jd_get(d, x, "cost_ns"), &cost);
+      jdc_to_i64(jdc_get(d, x, "cost_ns"), &cost);
       fent *f = &e[n++];
-      f->id = id->v;
-      f->idn = id->v_len;
+      f->id = id->s;
+      f->idn = (uint32_t)id->len;
       f->rank = rank;
       f->side = (uint8_t)s;
-      f->sev = severity(jd_get(d, x, "severity"));
+      f->sev = severity(jdc_get(d, x, "severity"));
       f->cost = rank >= 0 ? cost / rk[s]->iterations : cost;
       f->f = x;
     }

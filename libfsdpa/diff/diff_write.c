@@ -55,9 +55,9 @@ static void run_json(jsonw *w, const drun *r) {
   jw_obj(w);
   jw_key(w, "inputs");
   jw_arr(w);
-  for (const jd_node *x = jd_first(&r->doc, r->inputs); x; x = jd_next(&r->doc, x)) {
-    const jd_node *p = jd_get(&r->doc, x, "path");
-    if (p && p->type == JD_STR) jw_raw(w, p->v - 1, p->v_len + 2u);
+  for (const jdc_node *x = jdc_first(&r->doc, r->inputs); x; x = jdc_next(&r->doc, x)) {
+    const jdc_node *p = jdc_get(&r->doc, x, "path");
+    if (p && p->type == JDC_STR) jw_raw(w, p->raw, p->raw_len);
     else jw_null(w);
   }
   jw_arr_end(w);
@@ -76,15 +76,14 @@ static void i64s(jsonw *w, const char *k, const int64_t *v, size_t n) {
 }
 
 /* A string member of a table row, copied as the report wrote it. */
-static void copy_member(jsonw *w, const jd_node *row, const jd_doc *d, const char *k) {
-  const jd_node *x = jd_get(d, row, k);
+static void copy_member(jsonw *w, const jdc_node *row, const jdoc *d, const char *k) {
+  const jdc_node *x = jdc_get(d, row, k);
   jw_key(w, k);
-  if (!x || x->type == JD_NULL) jw_null(w);
-  else if (x->type == JD_STR) jw_raw(w, x->v - 1, x->v_len + 2u);
-  else jw_raw(w, x->v, x->v_len);
+  if (!x || x->type == JDC_NULL) jw_null(w);
+  else jw_raw(w, x->raw, x->raw_len);
 }
 
-static const jd_doc *row_doc(const dresult *r, const dtrow *w) { return w->present[1] ? &r->run[1]->doc : &r->run[0]->doc; }
+static const jdoc *row_doc(const dresult *r, const dtrow *w) { return w->present[1] ? &r->run[1]->doc : &r->run[0]->doc; }
 
 static void pair_i(jsonw *w, const char *b, const char *n, const char *dl, const int64_t v[2], const int present[2]) {
   jw_key(w, b);
@@ -109,7 +108,7 @@ static void table_json(jsonw *w, const dresult *r, const dtable *t, int kind) {
   jw_arr(w);
   for (size_t i = 0; i < t->n; i++) {
     const dtrow *x = &t->rows[i];
-    const jd_doc *d = row_doc(r, x);
+    const jdoc *d = row_doc(r, x);
     jw_obj(w);
     switch (kind) {
       case 0:
@@ -164,7 +163,7 @@ static void findings_json(jsonw *w, const dresult *r) {
   for (size_t i = 0; i < r->nfinds; i++) {
     const dfind *f = &r->finds[i];
     int s = f->f[1] ? 1 : 0;
-    const jd_doc *d = &r->run[s]->doc;
+    const jdoc *d = &r->run[s]->doc;
     jw_obj(w);
     copy_member(w, f->f[s], d, "id");
     copy_member(w, f->f[s], d, "rank");
@@ -327,12 +326,12 @@ static const char *off(const dwrite_opts *o, int status) {
 }
 
 /* A name cut to n bytes (at a character start), for a column. */
-static void cut(char *out, size_t cap, const jd_node *x, size_t n) {
+static void cut(char *out, size_t cap, const jdc_node *x, size_t n) {
   char buf[512];
-  size_t len = jd_str(x, buf, sizeof buf);
-  if (!len && x && x->type != JD_STR) {
-    size_t k = x->v_len < sizeof buf - 1 ? x->v_len : sizeof buf - 1;
-    memcpy(buf, x->v, k);
+  size_t len = jdc_str_copy(x, buf, sizeof buf);
+  if (!len && x && x->type != JDC_STR) {
+    size_t k = x->raw_len < sizeof buf - 1 ? x->raw_len : sizeof buf - 1;
+    memcpy(buf, x->raw, k);
     buf[k] = 0;
     len = k;
   }
@@ -386,14 +385,14 @@ static void text_table(sbuf *b, const dwrite_opts *o, const dresult *r, const dt
     const dtrow *x = &t->rows[i];
     if (x->status == DS_SAME) continue;
     shown++;
-    const jd_doc *d = row_doc(r, x);
+    const jdoc *d = row_doc(r, x);
     char name[512], bv[32], nv[32], dv[40], extra[96] = "";
-    const jd_node *nm = jd_get(d, x->row, kind == 0 ? "short_name" : kind == 2 ? "collective" : "name");
-    if (kind == 1 && (!nm || nm->type != JD_STR)) nm = jd_get(d, x->row, "gpu_op");
+    const jdc_node *nm = jdc_get(d, x->row, kind == 0 ? "short_name" : kind == 2 ? "collective" : "name");
+    if (kind == 1 && (!nm || nm->type != JDC_STR)) nm = jdc_get(d, x->row, "gpu_op");
     cut(name, sizeof name, nm, namew);
     if (kind == 3) {
       char ph[32];
-      jd_str(jd_get(d, x->row, "phase"), ph, sizeof ph);
+      jdc_str_copy(jdc_get(d, x->row, "phase"), ph, sizeof ph);
       size_t l = strlen(name);
       snprintf(name + l, sizeof name - l, " %s", ph);
     }
@@ -427,24 +426,24 @@ static void text_findings(sbuf *b, const dwrite_opts *o, const dresult *r) {
     const dfind *f = &r->finds[i];
     if (f->status == DS_SAME) continue;
     int s = f->f[1] ? 1 : 0;
-    const jd_doc *d = &r->run[s]->doc;
+    const jdoc *d = &r->run[s]->doc;
     char id[64], title[512], sev[40];
-    jd_str(jd_get(d, f->f[s], "id"), id, sizeof id);
-    cut(title, sizeof title, jd_get(d, f->f[s], "title"), o->width > 60 ? (size_t)o->width - 40 : 20);
+    jdc_str_copy(jdc_get(d, f->f[s], "id"), id, sizeof id);
+    cut(title, sizeof title, jdc_get(d, f->f[s], "title"), o->width > 60 ? (size_t)o->width - 40 : 20);
     if (f->f[0] && f->f[1] && f->sev[0] != f->sev[1])
       snprintf(sev, sizeof sev, "%s->%s", f->sev[0] >= 0 ? SEV[f->sev[0]] : "?", f->sev[1] >= 0 ? SEV[f->sev[1]] : "?");
     else snprintf(sev, sizeof sev, "%s", f->sev[s] >= 0 ? SEV[f->sev[s]] : "?");
     int64_t rank = -1;
-    jd_i64(jd_get(d, f->f[s], "rank"), &rank);
+    jdc_to_i64(jdc_get(d, f->f[s], "rank"), &rank);
     sb_printf(b, "  %s%-8s%s %-16s %s rank %lld: %s\n", col(o, f->status), find_status(f->status), off(o, f->status),
               sev, id, (long long)rank, title);
   }
 }
 
 static void inputs_text(sbuf *b, const drun *r) {
-  const jd_node *x = jd_first(&r->doc, r->inputs);
+  const jdc_node *x = jdc_first(&r->doc, r->inputs);
   char p[256];
-  jd_str(jd_get(&r->doc, x, "path"), p, sizeof p);
+  jdc_str_copy(jdc_get(&r->doc, x, "path"), p, sizeof p);
   sb_printf(b, "%s%s (%zu rank%s)", p[0] ? p : "?", r->n > 1 ? " ..." : "", r->n, r->n == 1 ? "" : "s");
 }
 
@@ -522,21 +521,21 @@ static void html_table(sbuf *b, const dresult *r, const dtable *t, int kind, con
              "<th>rate</th><th>name</th></tr>\n");
   for (size_t i = 0; i < t->n; i++) {
     const dtrow *x = &t->rows[i];
-    const jd_doc *d = row_doc(r, x);
+    const jdoc *d = row_doc(r, x);
     char bv[32], nv[32], dv[40], rate[96] = "", name[1024], full[1024];
-    const jd_node *nm = jd_get(d, x->row, kind == 0 ? "short_name" : kind == 2 ? "collective" : "name");
-    if (kind == 1 && (!nm || nm->type != JD_STR)) nm = jd_get(d, x->row, "gpu_op");
-    jd_str(nm, name, sizeof name);
-    jd_str(jd_get(d, x->row, "name"), full, sizeof full);
+    const jdc_node *nm = jdc_get(d, x->row, kind == 0 ? "short_name" : kind == 2 ? "collective" : "name");
+    if (kind == 1 && (!nm || nm->type != JDC_STR)) nm = jdc_get(d, x->row, "gpu_op");
+    jdc_str_copy(nm, name, sizeof name);
+    jdc_str_copy(jdc_get(d, x->row, "name"), full, sizeof full);
     if (kind == 3) {
       char ph[32];
-      jd_str(jd_get(d, x->row, "phase"), ph, sizeof ph);
+      jdc_str_copy(jdc_get(d, x->row, "phase"), ph, sizeof ph);
       size_t l = strlen(name);
       snprintf(name + l, sizeof name - l, " %s", ph);
     }
     if (kind == 1) {
-      const jd_node *dims = jd_get(d, x->row, "input_dims");
-      if (dims && dims->type == JD_ARR) snprintf(full, sizeof full, "%.*s", (int)dims->v_len, dims->v);
+      const jdc_node *dims = jdc_get(d, x->row, "input_dims");
+      if (dims && dims->type == JDC_ARR) snprintf(full, sizeof full, "%.*s", (int)dims->raw_len, dims->raw);
     }
     fmt_dur(bv, sizeof bv, x->present[0] ? x->ns[0] : 0);
     fmt_dur(nv, sizeof nv, x->present[1] ? x->ns[1] : 0);
@@ -616,12 +615,12 @@ void diff_html(const dresult *r, sbuf *b) {
     for (size_t i = 0; i < r->nfinds; i++) {
       const dfind *f = &r->finds[i];
       int s = f->f[1] ? 1 : 0;
-      const jd_doc *d = &r->run[s]->doc;
+      const jdoc *d = &r->run[s]->doc;
       char id[64], title[1024];
       int64_t rank = -1;
-      jd_str(jd_get(d, f->f[s], "id"), id, sizeof id);
-      jd_str(jd_get(d, f->f[s], "title"), title, sizeof title);
-      jd_i64(jd_get(d, f->f[s], "rank"), &rank);
+      jdc_str_copy(jdc_get(d, f->f[s], "id"), id, sizeof id);
+      jdc_str_copy(jdc_get(d, f->f[s], "title"), title, sizeof title);
+      jdc_to_i64(jdc_get(d, f->f[s], "rank"), &rank);
       sb_printf(b, "<tr class=\"%s\"><td>%s</td><td>%s%s%s</td><td>", find_status(f->status), find_status(f->status),
                 f->f[0] && f->sev[0] >= 0 ? SEV[f->sev[0]] : "", f->f[0] && f->f[1] ? " -> " : "",
                 f->f[1] && f->sev[1] >= 0 ? SEV[f->sev[1]] : "");

@@ -1,7 +1,6 @@
 /* A JSON document as a tree (jdoc.h). */
 #include "util/jdoc.h"
 #include "util/jsonr.h"
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,12 +77,17 @@ static int value(jp *p, uint32_t *out, int depth) {
   uint32_t x;
   switch (c) {
     case '{':
-    case '[':
+    case '[': {
+      const char *b = p->r.p;
       x = new_node(p, c == '{' ? JDC_OBJ : JDC_ARR);
       if (p->oom) return jr_fail(&p->r, "out of memory");
       if (!(c == '{' ? jr_obj_begin(&p->r) : jr_arr_begin(&p->r))) return 0;
       *out = x;
-      return children(p, x, c == '{', depth);
+      if (!children(p, x, c == '{', depth)) return 0;
+      p->d->v[x].raw = b;
+      p->d->v[x].raw_len = (size_t)(p->r.p - b);
+      return 1;
+    }
     case '"': {
       const char *raw;
       size_t n;
@@ -91,6 +95,8 @@ static int value(jp *p, uint32_t *out, int depth) {
       x = new_node(p, JDC_STR);
       if (p->oom) return jr_fail(&p->r, "out of memory");
       p->d->v[x].s = decode(p, raw, n, &p->d->v[x].len);
+      p->d->v[x].raw = raw - 1;
+      p->d->v[x].raw_len = n + 2;
       *out = x;
       return 1;
     }
@@ -101,6 +107,8 @@ static int value(jp *p, uint32_t *out, int depth) {
       uint8_t t = *b == 't' ? JDC_TRUE : *b == 'f' ? JDC_FALSE : *b == 'n' ? JDC_NULL : JDC_NUM;
       x = new_node(p, t);
       if (p->oom) return jr_fail(&p->r, "out of memory");
+      p->d->v[x].raw = b;
+      p->d->v[x].raw_len = (size_t)(e - b);
       if (t == JDC_NUM) {
         p->d->v[x].s = b;
         p->d->v[x].len = (size_t)(e - b);
@@ -126,6 +134,8 @@ int jdc_parse(fa_alloc *a, const char *s, size_t n, jdoc *d, char *msg, size_t m
   int ok = value(&p, &root, 0) && jr_end(&p.r);
   if (p.oom) return fa_fail_status(a);
   if (!ok) {
+    d->err_off = p.r.err_off;
+    snprintf(d->err, sizeof d->err, "%s", p.r.msg);
     if (msg && msg_len) snprintf(msg, msg_len, "%s at byte %zu", p.r.msg, p.r.err_off);
     return FSDPA_EPARSE;
   }
@@ -172,26 +182,95 @@ const jdc_node *jdc_at(const jdoc *d, const jdc_node *a, size_t i) {
   return c;
 }
 
+int jdc_to_i64(const jdc_node *x, int64_t *v) {
+  if (!x || x->type != JDC_NUM) return 0;
+  const char *p = x->s, *e = x->s + x->len;
+  int neg = p < e && *p == '-';
+  p += neg;
+  uint64_t m = 0;
+  for (; p < e; p++) {
+    if (*p < '0' || *p > '9') return 0; /* a fraction or an exponent */
+    unsigned dg = (unsigned)(*p - '0');
+    if (m > (UINT64_MAX - dg) / 10) return 0;
+    m = m * 10 + dg;
+  }
+  if (neg ? m > (uint64_t)INT64_MAX + 1 : m > (uint64_t)INT64_MAX) return 0;
+  *v = neg ? (int64_t)(0 - m) : (int64_t)m;
+  return 1;
+}
+
+/* Numbers by hand, not strtod(): the library must not depend on the
+ * embedding process's LC_NUMERIC.  Digits past the 19th only scale. */
+int jdc_to_f64(const jdc_node *x, double *v) {
+  if (!x || x->type != JDC_NUM) return 0;
+  const char *p = x->s, *e = x->s + x->len;
+  int neg = p < e && *p == '-';
+  p += neg;
+  uint64_t m = 0;
+  int digits = 0, exp10 = 0;
+  for (; p < e && *p >= '0' && *p <= '9'; p++) {
+    if (digits < 19) {
+      m = m * 10 + (uint64_t)(*p - '0');
+      if (m) digits++;
+    } else {
+      exp10++;
+    }
+  }
+  if (p < e && *p == '.')
+    for (p++; p < e && *p >= '0' && *p <= '9'; p++)
+      if (digits < 19) {
+        m = m * 10 + (uint64_t)(*p - '0');
+        if (m) digits++;
+        exp10--;
+      }
+  if (p < e && (*p == 'e' || *p == 'E')) {
+    p++;
+    int en = p < e && *p == '-';
+    if (p < e && (*p == '-' || *p == '+')) p++;
+    int ev = 0;
+    for (; p < e && *p >= '0' && *p <= '9'; p++)
+      if (ev < 10000) ev = ev * 10 + (*p - '0');
+    exp10 += en ? -ev : ev;
+  }
+  double r = (double)m;
+  static const double P[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16};
+  while (exp10 > 0) {
+    int k = exp10 > 16 ? 16 : exp10;
+    r *= P[k];
+    exp10 -= k;
+  }
+  while (exp10 < 0) {
+    int k = -exp10 > 16 ? 16 : -exp10;
+    r /= P[k];
+    exp10 += k;
+  }
+  *v = neg ? -r : r;
+  return 1;
+}
+
 int64_t jdc_i64(const jdc_node *x, int64_t absent) {
-  if (!x || x->type != JDC_NUM || x->len >= 24) return absent;
-  char b[24];
-  memcpy(b, x->s, x->len);
-  b[x->len] = 0;
-  if (strpbrk(b, ".eE")) return absent;
-  errno = 0;
-  char *end;
-  long long v = strtoll(b, &end, 10);
-  return errno || *end ? absent : (int64_t)v;
+  int64_t v;
+  return jdc_to_i64(x, &v) ? v : absent;
 }
 
 double jdc_f64(const jdc_node *x, double absent) {
-  if (!x || x->type != JDC_NUM || x->len >= 64) return absent;
-  char b[64];
-  memcpy(b, x->s, x->len);
-  b[x->len] = 0;
-  char *end;
-  double v = strtod(b, &end);
-  return *end ? absent : v;
+  double v;
+  return jdc_to_f64(x, &v) ? v : absent;
+}
+
+size_t jdc_str_copy(const jdc_node *x, char *out, size_t cap) {
+  if (!cap) return 0;
+  out[0] = 0;
+  if (!x || x->type != JDC_STR) return 0;
+  size_t n = x->len;
+  if (n > cap - 1) {
+    /* not inside a UTF-8 sequence: back to the start of the one cut */
+    n = cap - 1;
+    while (n > 0 && ((unsigned char)x->s[n] & 0xC0) == 0x80) n--;
+  }
+  memcpy(out, x->s, n);
+  out[n] = 0;
+  return n;
 }
 
 const char *jdc_str(const jdc_node *x, const char *absent) { return x && x->type == JDC_STR ? x->s : absent; }

@@ -1,9 +1,10 @@
-/* A JSON document as a tree, for reading back what the library wrote: the
- * report (rendering text and HTML from the JSON alone) and the rank
- * sections a report is made of (the job section).  Strict JSON through the
- * pull reader (util/jsonr.h), nodes in one array, strings decoded once,
- * numbers kept as their bytes (an integer is read exactly; a number is
- * written back as it came).  Bounded: depth 128. */
+/* A JSON document as a tree, the library's one reader of whole documents:
+ * the report read back (rendering text and HTML from the JSON alone), the
+ * rank sections a report is made of (the job section), two reports compared
+ * (fsdpa_diff()).  Strict JSON through the pull reader (util/jsonr.h), nodes
+ * in one array, strings decoded once, every value's bytes kept (an integer
+ * is read exactly; a number is written back as it came), numbers read
+ * without the C library's locale.  Bounded: depth 128. */
 #ifndef FSDPA_UTIL_JDOC_H
 #define FSDPA_UTIL_JDOC_H
 #include <stddef.h>
@@ -22,6 +23,8 @@ typedef struct jdc_node {
   size_t key_len;
   const char *s;      /* JDC_STR: decoded bytes (NUL-terminated); JDC_NUM: the number's bytes in the input */
   size_t len;
+  const char *raw;    /* the value's bytes in the input (a string with its quotes, a container whole) */
+  size_t raw_len;
 } jdc_node;
 
 typedef struct jdoc {
@@ -30,11 +33,14 @@ typedef struct jdoc {
   size_t n, cap;
   char *strs;         /* decoded strings and keys */
   size_t strs_cap;
+  size_t err_off;     /* after EPARSE: the byte offset of the error */
+  char err[96];       /* and what it was */
 } jdoc;
 
-/* Parse s[0..n) (which must outlive the doc: numbers point into it).
- * EPARSE with a message naming the byte offset in msg, ENOMEM/ELIMIT from
- * the allocator.  Free with jdc_free() either way. */
+/* Parse s[0..n) (which must outlive the doc: numbers and raw bytes point
+ * into it).  EPARSE with err_off / err set and a message naming the byte
+ * offset in msg (may be NULL), ENOMEM/ELIMIT from the allocator.  Free with
+ * jdc_free() either way. */
 int jdc_parse(fa_alloc *a, const char *s, size_t n, jdoc *d, char *msg, size_t msg_len);
 void jdc_free(jdoc *d);
 
@@ -49,13 +55,19 @@ const jdc_node *jdc_next(const jdoc *d, const jdc_node *c);
 /* Element i of an array (linear in i). */
 const jdc_node *jdc_at(const jdoc *d, const jdc_node *a, size_t i);
 static inline size_t jdc_count(const jdc_node *x) { return x && (x->type == JDC_ARR || x->type == JDC_OBJ) ? x->n : 0; }
-/* An integer (no fraction or exponent) in int64 range, else `absent`
+/* An integer (no fraction or exponent) in int64 range: 1 with *v, else 0
  * (null, a missing node and anything else alike). */
+int jdc_to_i64(const jdc_node *x, int64_t *v);
+/* Any number: 1 with *v, else 0. */
+int jdc_to_f64(const jdc_node *x, double *v);
+/* The same, `absent` for anything else. */
 int64_t jdc_i64(const jdc_node *x, int64_t absent);
-/* A number as a double, else `absent`. */
 double jdc_f64(const jdc_node *x, double absent);
 /* A string's decoded bytes, else `absent`. */
 const char *jdc_str(const jdc_node *x, const char *absent);
+/* A string's decoded bytes into out (at most cap - 1 of them, cut at a
+ * character start, NUL-terminated): their count; 0 when x is not a string. */
+size_t jdc_str_copy(const jdc_node *x, char *out, size_t cap);
 static inline int jdc_is_null(const jdc_node *x) { return !x || x->type == JDC_NULL; }
 static inline int jdc_is_true(const jdc_node *x) { return x && x->type == JDC_TRUE; }
 /* Whether string node x is `lit`. */
