@@ -4,6 +4,7 @@
  * sorted findings (report_job.h). */
 #include "report/report_job.h"
 #include "util/jdoc.h"
+#include "util/sort.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,18 +132,20 @@ static int64_t member_key(const job_group *g, const job_member *m) {
   return g->by_bytes ? (m->bytes == FSDPA_ABSENT ? 0 : m->bytes) : m->cost;
 }
 
-static const job_group *sort_group;
-/* worst first: the larger cost (bytes for a memory finding), then the lower rank */
-static int cmp_member(const void *pa, const void *pb) {
-  const job_member *a = pa, *b = pb;
-  int64_t ka = member_key(sort_group, a), kb = member_key(sort_group, b);
-  if (ka != kb) return ka > kb ? -1 : 1;
-  return a->rank < b->rank ? -1 : a->rank > b->rank;
-}
+/* worst first: the larger cost (bytes for a memory finding), then the lower
+ * rank (one member per rank: a total order) */
+#define MB_BYTES(m) ((m)->bytes == FSDPA_ABSENT ? 0 : (m)->bytes)
+#define MB_BY_COST(a, b) ((a)->cost != (b)->cost ? (a)->cost > (b)->cost : (a)->rank < (b)->rank)
+#define MB_BY_BYTES(a, b) (MB_BYTES(a) != MB_BYTES(b) ? MB_BYTES(a) > MB_BYTES(b) : (a)->rank < (b)->rank)
+FA_SORT_DEFINE(sort_by_cost, job_member, MB_BY_COST)
+FA_SORT_DEFINE(sort_by_bytes, job_member, MB_BY_BYTES)
+#define I64_LESS(a, b) (*(a) < *(b))
+FA_SORT_DEFINE(sort_i64s, int64_t, I64_LESS)
 
-static int cmp_i64(const void *pa, const void *pb) {
-  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-  return a < b ? -1 : a > b;
+/* A writer's own allocation failed: the section would be wrong, so the
+ * failure is the writer's (sticky, like its buffer's). */
+static void fail(jsonw *w, fa_alloc *a) {
+  if (!w->b->failed) w->b->failed = fa_fail_status(a);
 }
 
 /* Groups worst first: severity, then the worst rank's cost, then id. */
@@ -157,19 +160,22 @@ static const char *sev_name(int s) { return s == SEV_CRITICAL ? "critical" : s =
 
 /* min, lower median, max and total of the members' costs (or bytes) */
 static void cost_stats(fa_alloc *a, const job_group *g, int bytes, jsonw *w) {
-  int64_t *v = fa_malloc(a, g->nm * sizeof *v);
+  int64_t *v = fa_malloc(a, (g->nm ? g->nm : 1) * sizeof *v);
+  if (!v) {
+    fail(w, a);
+    return;
+  }
   int64_t total = 0;
   size_t n = 0;
   for (size_t i = 0; i < g->nm; i++) {
     int64_t x = bytes ? g->m[i].bytes : g->m[i].cost;
     if (x == FSDPA_ABSENT) continue;
-    if (v) v[n] = x;
-    n++;
+    v[n++] = x;
     total = add_sat(total, x);
   }
   jw_obj(w);
-  if (v && n) {
-    qsort(v, n, sizeof *v, cmp_i64);
+  if (n) {
+    sort_i64s(v, n);
     jw_ki64(w, "min", v[0]);
     jw_ki64(w, "median", v[(n - 1) / 2]);
     jw_ki64(w, "max", v[n - 1]);
@@ -180,7 +186,7 @@ static void cost_stats(fa_alloc *a, const job_group *g, int bytes, jsonw *w) {
   }
   jw_ki64(w, "total", n ? total : FSDPA_ABSENT);
   jw_obj_end(w);
-  fa_free(a, v, g->nm * sizeof *v);
+  fa_free(a, v, (g->nm ? g->nm : 1) * sizeof *v);
 }
 
 static void group_json(fa_alloc *a, const job_group *g, const findings *all, size_t nranks, int nested,
@@ -191,8 +197,9 @@ static void group_json(fa_alloc *a, const job_group *g, const findings *all, siz
   jw_key(w, "ranks");
   jw_arr(w);
   int64_t *rk = fa_malloc(a, (g->nm ? g->nm : 1) * sizeof *rk);
+  if (!rk) fail(w, a);
   for (size_t i = 0; rk && i < g->nm; i++) rk[i] = g->m[i].rank;
-  if (rk) qsort(rk, g->nm, sizeof *rk, cmp_i64);
+  if (rk) sort_i64s(rk, g->nm);
   for (size_t i = 0; rk && i < g->nm; i++) jw_i64(w, rk[i]);
   fa_free(a, rk, (g->nm ? g->nm : 1) * sizeof *rk);
   jw_arr_end(w);
@@ -285,8 +292,8 @@ static fsdpa_status groups_build(fa_alloc *a, const findings *all, job_group **o
     /* a group is a symptom only where every one of its findings names the
      * same cause */
     if (t->mixed_cause) t->explained_by[0] = 0;
-    sort_group = t;
-    qsort(t->m, t->nm, sizeof *t->m, cmp_member);
+    if (t->by_bytes) sort_by_bytes(t->m, t->nm);
+    else sort_by_cost(t->m, t->nm);
     t->worst_rank = t->m[0].rank;
     t->worst = member_key(t, &t->m[0]);
   }
