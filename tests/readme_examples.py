@@ -44,7 +44,8 @@ def check_python(readme):
         # Python is not built with the sanitizer's runtime, which must be
         # loaded first: the example runs in the builds without one
         print("# SKIP the Python example: the library is built with -fsanitize=%s, which an "
-              "uninstrumented python3 cannot load (it runs in every build without a sanitizer)" % san)
+              "uninstrumented python3 cannot load (it runs in every build without a sanitizer; "
+              "the C example is built with the same -fsanitize here)" % san)
         return
     env = dict(os.environ)
     env["FSDPA_LIBRARY"] = os.path.join(BUILD, "libfsdpa", "libfsdpa.so.2")
@@ -79,6 +80,10 @@ def check_c(readme):
         with open(os.path.join(d, "example.c"), "w") as f:
             f.write(code)
         build_cmd = cmds.group(1).replace("build/libfsdpa", os.path.join(BUILD, "libfsdpa"))
+        san = os.environ.get("FSDPA_SANITIZE", "none")
+        if san not in ("", "none"):
+            # a program linking a sanitized library carries its runtime first
+            build_cmd += " -fsanitize=" + san
         r = subprocess.run(build_cmd + " -Wall -Werror", shell=True, cwd=d, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=300)
         if r.returncode:
